@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, testEngines, type TestDatabase } from '../../tests/server/databases';
+import { isUniqueViolation, migrate, openStore, type Store } from './db';
+import { sharedSecret } from './secrets';
+
+describe.each(testEngines())('store on %s', (engine) => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(engine);
+    store = await openStore({ url: database.url, schema: database.schema });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await database?.cleanup();
+  });
+
+  it('creates every table of the data model', async () => {
+    const tables = (await store.db.introspection.getTables()).map((t) => t.name).sort();
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        'api_keys',
+        'dispatches',
+        'gamespace_favorites',
+        'gamespaces',
+        'identity_accounts',
+        'identity_payloads',
+        'key_values',
+        'players',
+        'template_favorites',
+        'templates',
+        'users',
+        'workers',
+        'workspace_favorites',
+        'workspaces',
+      ]),
+    );
+  });
+
+  it('runs migrations again without changes', async () => {
+    await expect(migrate(store.db)).resolves.toBeUndefined();
+  });
+
+  it('returns millisecond times as numbers and flags as integers', async () => {
+    const when = Date.UTC(2030, 0, 2, 3, 4, 5, 678);
+    await store.db
+      .insertInto('workspaces')
+      .values({
+        id: 'w1',
+        name: 'Times',
+        description: '',
+        tags: '',
+        author: '',
+        audience: '',
+        shareCode: '',
+        templateScope: '',
+        isPublished: 1,
+        templateLimit: 3,
+        hostAffinity: 0,
+        useUplinkSwitch: 0,
+        durationMinutes: 0,
+        launchCount: 0,
+        lastActivity: when,
+        challenge: '',
+        whenCreated: when,
+      })
+      .execute();
+    const row = await store.db
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('id', '=', 'w1')
+      .executeTakeFirstOrThrow();
+    expect(row.whenCreated).toBe(when);
+    expect(row.isPublished).toBe(1);
+  });
+
+  it('cascades workspace deletion to workers and templates but keeps gamespaces', async () => {
+    await store.db
+      .insertInto('workers')
+      .values({ subjectId: 'u1', workspaceId: 'w1', subjectName: 'U', permission: 255 })
+      .execute();
+    await store.db
+      .insertInto('templates')
+      .values({
+        id: 't1',
+        name: 't',
+        description: '',
+        audience: '',
+        iso: '',
+        networks: '',
+        guestinfo: '',
+        isHidden: 0,
+        isPublished: 0,
+        isLinked: 0,
+        detail: null,
+        parentId: null,
+        replicas: 0,
+        variant: 0,
+        workspaceId: 'w1',
+        whenCreated: 0,
+      })
+      .execute();
+    await store.db
+      .insertInto('gamespaces')
+      .values({
+        id: 'g1',
+        name: 'g',
+        managerId: 'u1',
+        managerName: 'U',
+        graderKey: '',
+        whenCreated: 0,
+        startTime: 0,
+        endTime: 0,
+        expirationTime: 0,
+        cleanupGraceMinutes: 0,
+        cleaned: 0,
+        allowReset: 0,
+        challenge: '',
+        workspaceId: 'w1',
+        variant: 0,
+        playerCount: 1,
+      })
+      .execute();
+    await store.db.deleteFrom('workspaces').where('id', '=', 'w1').execute();
+    expect(await store.db.selectFrom('workers').selectAll().execute()).toHaveLength(0);
+    expect(await store.db.selectFrom('templates').selectAll().execute()).toHaveLength(0);
+    const gs = await store.db
+      .selectFrom('gamespaces')
+      .selectAll()
+      .where('id', '=', 'g1')
+      .executeTakeFirstOrThrow();
+    expect(gs.workspaceId).toBeNull();
+  });
+
+  it('reports unique violations the same way on both engines', async () => {
+    const row = { id: 'f1', userId: 'u1', targetId: 'w9', whenCreated: 0 };
+    await store.db.insertInto('workspaceFavorites').values(row).execute();
+    const error = await store.db
+      .insertInto('workspaceFavorites')
+      .values({ ...row, id: 'f2' })
+      .execute()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(isUniqueViolation(error)).toBe(true);
+  });
+
+  it('creates a shared secret once and returns the same value afterwards', async () => {
+    const first = await sharedSecret(store.db, 'test.secret');
+    const again = await Promise.all([
+      sharedSecret(store.db, 'test.secret'),
+      sharedSecret(store.db, 'test.secret'),
+    ]);
+    expect(again).toEqual([first, first]);
+  });
+});

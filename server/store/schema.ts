@@ -1,0 +1,166 @@
+import type { Generated } from 'kysely';
+
+// One schema for SQLite and PostgreSQL. Column types are chosen so both engines return the same
+// JavaScript values: times are integer milliseconds since the epoch (0 = unset, which the API
+// writes as 0001-01-01T00:00:00+00:00), flags are integers 0/1, JSON documents are text.
+// Columns are snake_case in SQL and camelCase in TypeScript (Kysely's CamelCasePlugin).
+
+export type Flag = 0 | 1;
+
+export interface UserTable {
+  id: string;
+  name: string;
+  scope: string;
+  workspaceLimit: number;
+  gamespaceLimit: number;
+  gamespaceMaxMinutes: number;
+  gamespaceCleanupGraceMinutes: number;
+  role: number;
+  lastIdpAssignedRole: number | null;
+  serviceAccountClientId: string | null;
+  whenCreated: number;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  userId: string;
+  name: string;
+  hash: string;
+  whenCreated: number;
+}
+
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  description: string;
+  tags: string;
+  author: string;
+  audience: string;
+  shareCode: string;
+  templateScope: string;
+  isPublished: Flag;
+  templateLimit: number;
+  hostAffinity: Flag;
+  useUplinkSwitch: Flag;
+  durationMinutes: number;
+  launchCount: number;
+  lastActivity: number;
+  challenge: string;
+  whenCreated: number;
+}
+
+export interface TemplateTable {
+  id: string;
+  name: string;
+  description: string;
+  audience: string;
+  iso: string;
+  networks: string;
+  guestinfo: string;
+  isHidden: Flag;
+  isPublished: Flag;
+  isLinked: Flag;
+  detail: string | null;
+  parentId: string | null;
+  replicas: number;
+  variant: number;
+  workspaceId: string | null;
+  whenCreated: number;
+}
+
+export interface GamespaceTable {
+  id: string;
+  name: string;
+  managerId: string;
+  managerName: string;
+  graderKey: string;
+  whenCreated: number;
+  startTime: number;
+  endTime: number;
+  expirationTime: number;
+  cleanupGraceMinutes: number;
+  cleaned: Flag;
+  allowReset: Flag;
+  challenge: string;
+  workspaceId: string | null;
+  variant: number;
+  playerCount: number;
+}
+
+export interface WorkerTable {
+  subjectId: string;
+  workspaceId: string;
+  subjectName: string;
+  permission: number;
+}
+
+export interface PlayerTable {
+  subjectId: string;
+  gamespaceId: string;
+  subjectName: string;
+  permission: number;
+}
+
+export interface DispatchTable {
+  id: string;
+  referenceId: string;
+  trigger: string;
+  targetGroup: string;
+  targetName: string;
+  result: string;
+  error: string;
+  whenUpdated: number;
+  whenCreated: number;
+}
+
+export interface FavoriteTable {
+  id: string;
+  userId: string;
+  targetId: string;
+  whenCreated: number;
+}
+
+/** Local accounts of the embedded identity provider; `id` is the subject (`sub`) of its tokens. */
+export interface IdentityAccountTable {
+  id: string;
+  username: string;
+  name: string;
+  passwordHash: string;
+  whenCreated: number;
+}
+
+/** Storage of the embedded identity provider (sessions, grants, codes, interactions). */
+export interface IdentityPayloadTable {
+  id: string;
+  model: string;
+  payload: string;
+  grantId: string | null;
+  userCode: string | null;
+  uid: string | null;
+  expiresAt: number | null;
+}
+
+/** Server secrets and settings that must survive restarts and be shared by every server process. */
+export interface KeyValueTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  users: UserTable;
+  apiKeys: ApiKeyTable;
+  workspaces: WorkspaceTable;
+  templates: TemplateTable;
+  gamespaces: GamespaceTable;
+  workers: WorkerTable;
+  players: PlayerTable;
+  dispatches: DispatchTable;
+  workspaceFavorites: FavoriteTable;
+  gamespaceFavorites: FavoriteTable;
+  templateFavorites: FavoriteTable;
+  identityAccounts: IdentityAccountTable;
+  identityPayloads: IdentityPayloadTable;
+  keyValues: KeyValueTable;
+  /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
+  kyselyMigration: { name: string; timestamp: Generated<string> };
+}

@@ -1,0 +1,25 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+// The API server (npm run server) listens on PORT (default 5080); the dev server proxies to it
+// so that the SPA and the API share one origin, as they do in production.
+const api = `http://127.0.0.1:${process.env.PORT ?? '5080'}`;
+
+export default defineConfig({
+  plugins: [react()],
+  server: {
+    port: 5173,
+    proxy: {
+      '/api': api,
+      '/assets/settings.json': api,
+      '/identity': api,
+      '/docs': api,
+      '/hub': { target: api, ws: true },
+    },
+  },
+  build: {
+    outDir: 'dist',
+    sourcemap: false,
+    chunkSizeWarningLimit: 1200,
+  },
+});
