@@ -1,0 +1,30 @@
+// The server for end-to-end tests: a fresh data folder and SQLite database on every run, a known
+// seed password, the built SPA. Playwright starts it and stops it.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-e2e-'));
+const port = process.env.E2E_PORT ?? '5181';
+const server = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'server', 'main.ts')], {
+  cwd: root,
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    PORT: port,
+    HOST: '127.0.0.1',
+    TOPOPLAY_URL: `http://127.0.0.1:${port}`,
+    TOPOPLAY_DATA: dataDir,
+    TOPOPLAY_SEED_PASSWORD: process.env.E2E_PASSWORD ?? 'e2e-password-123',
+    DATABASE_URL: '',
+    LOG_LEVEL: 'warn',
+  },
+});
+const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
+server.on('exit', (code) => {
+  cleanup();
+  process.exit(code ?? 0);
+});

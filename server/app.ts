@@ -1,0 +1,198 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import fastifyStatic from '@fastify/static';
+import { allowedOrigins, authority, usesEmbeddedIdentity, type Config } from './config';
+import { openStore, type Store } from './store/db';
+import { sharedSecret } from './store/secrets';
+import { createMemoryCache, type Cache } from './core/cache';
+import { createUserService } from './core/users';
+import { createWorkspaceService } from './core/workspaces';
+import { seedFirstRun, type SeedResult } from './core/seed';
+import { createAuthenticator } from './auth/authenticate';
+import { registerIdentity } from './identity';
+import { registerErrorHandling } from './http/errors';
+import { registerAuth } from './http/auth';
+import { userRoutes } from './http/user/routes';
+import { workspaceRoutes } from './http/workspace/routes';
+import { normalizeKeys } from './http/body';
+
+export interface App {
+  app: FastifyInstance;
+  store: Store;
+  cache: Cache;
+  config: Config;
+  seeded: SeedResult | null;
+  close(): Promise<void>;
+}
+
+const VERSION = '0.1.0';
+
+export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<App> {
+  const store = await openStore({ url: config.databaseUrl, schema: config.databaseSchema });
+  const cache = createMemoryCache();
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: config.logLevel },
+    trustProxy: true,
+    bodyLimit: 10 * 1024 * 1024,
+  });
+
+  // Bodies: JSON (also Moodle's application/json-patch+json), and text/plain strings (documents,
+  // announcements); a body without a content type is read as text, as the reference binds it.
+  app.addContentTypeParser(
+    ['application/json-patch+json'],
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'ignore'),
+  );
+  app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string' }, (_req, body, done) =>
+    done(null, body),
+  );
+  // JSON property names are case-insensitive on the way in (wire reference §0).
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    if (request.body && typeof request.body === 'object')
+      request.body = normalizeKeys(request.body);
+  });
+
+  const errors = registerErrorHandling(app);
+  void errors;
+
+  const defaults = {
+    workspaceLimit: config.defaultWorkspaceLimit,
+    gamespaceLimit: config.defaultGamespaceLimit,
+  };
+  const users = createUserService(store.db, defaults);
+  const workspaces = createWorkspaceService(store.db);
+  const origins = allowedOrigins(config);
+
+  let jwks: { keys: object[] } | undefined;
+  if (usesEmbeddedIdentity(config)) {
+    ({ jwks } = await registerIdentity(app, {
+      issuer: authority(config),
+      db: store.db,
+      apiAudience: config.oidc.audience,
+      appName: config.appName,
+      accessTokenTtlSeconds: config.oidc.accessTokenTtlSeconds,
+      clients: [
+        {
+          clientId: config.oidc.clientId,
+          redirectUris: origins.flatMap((o) => [`${o}/oidc`, `${o}/oidc-silent`]),
+          postLogoutRedirectUris: origins.map((o) => `${o}/`),
+        },
+      ],
+      logger: app.log,
+    }));
+  }
+
+  const cookieSecret = new Uint8Array(
+    Buffer.from(await sharedSecret(store.db, 'auth.cookieSecret'), 'base64'),
+  );
+  const authenticator = createAuthenticator({
+    db: store.db,
+    users,
+    cache,
+    defaults,
+    issuer: authority(config),
+    audience: config.oidc.audience,
+    jwks,
+    rolesClaimPath: config.oidc.rolesClaimPath,
+    cookieSecret,
+    cookieMinutes: config.mksCookieMinutes,
+  });
+  registerAuth(app, authenticator);
+
+  await app.register(userRoutes, {
+    users,
+    authenticator,
+    defaults,
+    cookieMinutes: config.mksCookieMinutes,
+    commit: config.commit,
+    version: VERSION,
+  });
+  await app.register(workspaceRoutes, { workspaces });
+
+  app.get('/assets/settings.json', { config: { auth: 'anonymous' } }, async (request, reply) => {
+    // Sign-in returns to the origin the page was loaded from when that origin is allowed.
+    const origin = `${request.protocol}://${request.host}`;
+    const base = origins.includes(origin) ? origin : config.publicUrl;
+    reply.header('Cache-Control', 'no-store');
+    return {
+      appname: config.appName,
+      apphost: config.appHost,
+      mkshost: config.mksHost,
+      enable_upload: config.enableUpload,
+      oidc: {
+        authority: authority(config),
+        client_id: config.oidc.clientId,
+        redirect_uri: `${base}/oidc`,
+        silent_redirect_uri: `${base}/oidc-silent`,
+        post_logout_redirect_uri: `${base}/`,
+        scope: config.oidc.scope,
+        response_type: 'code',
+        loadUserInfo: true,
+        automaticSilentRenew: true,
+        autoLogin: config.oidc.autoLogin,
+        autoLogout: true,
+        useLocalStorage: config.oidc.useLocalStorage,
+        silentRenewIfActiveSeconds: 0,
+        debug: false,
+      },
+    };
+  });
+
+  const index = join(config.spaDir, 'index.html');
+  const hasSpa = existsSync(index);
+  if (hasSpa) {
+    await app.register(fastifyStatic, {
+      root: config.spaDir,
+      wildcard: false,
+      index: false,
+      setHeaders(res, path) {
+        // Vite names built assets by content hash, so they never change under one name.
+        if (path.includes(`${join(config.spaDir, 'assets')}`)) {
+          res.header('Cache-Control', 'public, max-age=31536000, immutable');
+        }
+      },
+    });
+  }
+
+  // History fallback: any other GET for a page gets the SPA; API and protocol paths get 404.
+  const reserved = /^\/(api|identity|hub|docs)(\/|$)/;
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    if ((request.method === 'GET' || request.method === 'HEAD') && !reserved.test(path)) {
+      if (!hasSpa) {
+        return reply
+          .code(503)
+          .type('text/plain')
+          .send('The web application is not built: run `npm run build` (npm start does it).');
+      }
+      reply.header('Cache-Control', 'no-cache');
+      return reply.type('text/html').sendFile('index.html');
+    }
+    return reply.code(404).send('');
+  });
+
+  const seeded = usesEmbeddedIdentity(config)
+    ? await seedFirstRun({
+        db: store.db,
+        users,
+        defaults,
+        dataDir: config.dataDir,
+        knownPassword: config.seedPassword,
+        url: config.publicUrl,
+      })
+    : null;
+
+  return {
+    app,
+    store,
+    cache,
+    config,
+    seeded,
+    async close() {
+      await app.close();
+      await cache.close();
+      await store.close();
+    },
+  };
+}

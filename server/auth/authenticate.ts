@@ -1,0 +1,249 @@
+import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Db } from '../store/db';
+import type { Cache } from '../core/cache';
+import { sha256Hex, newToken } from '../core/ids';
+import {
+  actorFrom,
+  agentActor,
+  type Actor,
+  type UserDefaults,
+  type UserService,
+} from '../core/users';
+import { parseRole, strongest, type RoleName } from './roles';
+
+// The four ways a caller proves who it is (wire reference §5): an OpenID Connect access token
+// (JWT bearer), an API key (a user's, or a gamespace's grader key), a one-time ticket, and the
+// console cookie. Each route's policy names the schemes it accepts.
+
+export type Scheme = 'jwt' | 'apikey' | 'ticket' | 'cookie';
+export type Policy = 'default' | 'anyUser' | 'admin' | 'cookie' | 'anonymous';
+
+export const POLICY_SCHEMES: Record<Exclude<Policy, 'anonymous'>, readonly Scheme[]> = {
+  default: ['jwt', 'apikey'],
+  admin: ['jwt', 'apikey'],
+  anyUser: ['jwt', 'apikey', 'ticket', 'cookie'],
+  cookie: ['cookie'],
+};
+
+export const MKS_COOKIE = 'topomojo.mks';
+export const TICKET_TTL_MS = 30_000;
+export const ticketKey = (ticket: string) => `tkt:${ticket}`;
+
+export interface Credentials {
+  bearer?: string;
+  ticket?: string;
+  apiKey?: string;
+  cookie?: string;
+}
+
+export interface AuthenticatorOptions {
+  db: Db;
+  users: UserService;
+  cache: Cache;
+  defaults: UserDefaults;
+  issuer: string;
+  audience: string;
+  /** Public keys of the embedded provider; when absent the issuer's jwks_uri is used. */
+  jwks?: { keys: object[] };
+  rolesClaimPath: string;
+  cookieSecret: Uint8Array;
+  cookieMinutes: number;
+}
+
+const looksLikeJwt = (s: string) => s.split('.').length === 3;
+
+/** Reads the credentials a request carries (headers, query keys case-insensitively, cookie). */
+export function readCredentials(
+  headers: Record<string, string | string[] | undefined>,
+  query: Record<string, unknown>,
+): Credentials {
+  const creds: Credentials = {};
+  const header = (name: string) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const authorization = header('authorization')?.trim();
+  if (authorization) {
+    const [scheme = '', value = '', ...rest] = authorization.split(/\s+/);
+    const kind = scheme.toLowerCase();
+    if (kind === 'bearer' && value) {
+      if (looksLikeJwt(value)) creds.bearer = value;
+      else creds.ticket = value;
+    } else if (kind === 'ticket' && value) creds.ticket = value;
+    else if (kind === 'apikey' && value) creds.apiKey = value;
+    void rest;
+  }
+  const apiKey = header('x-api-key');
+  if (apiKey) creds.apiKey = apiKey.trim();
+  for (const [key, value] of Object.entries(query)) {
+    const k = key.toLowerCase();
+    const v = Array.isArray(value) ? value[0] : value;
+    // "undefined" is what one reference client sends when it has no ticket.
+    if (
+      (k === 'ticket' || k === 'access_token') &&
+      typeof v === 'string' &&
+      v &&
+      v !== 'undefined'
+    ) {
+      creds.ticket ??= v;
+    }
+  }
+  const cookie = header('cookie');
+  if (cookie) {
+    for (const part of cookie.split(';')) {
+      const eq = part.indexOf('=');
+      if (eq > 0 && part.slice(0, eq).trim() === MKS_COOKIE) {
+        creds.cookie = decodeURIComponent(part.slice(eq + 1).trim());
+      }
+    }
+  }
+  return creds;
+}
+
+function claimAt(payload: JWTPayload, path: string): unknown {
+  let node: unknown = payload;
+  for (const key of path.split('.').filter(Boolean)) {
+    if (!node || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+export function createAuthenticator(options: AuthenticatorOptions) {
+  const { db, users, cache, defaults } = options;
+  let keySet: ReturnType<typeof createLocalJWKSet> | null = options.jwks
+    ? createLocalJWKSet(options.jwks as Parameters<typeof createLocalJWKSet>[0])
+    : null;
+
+  async function remoteKeys() {
+    if (keySet) return keySet;
+    const res = await fetch(`${options.issuer}/.well-known/openid-configuration`);
+    if (!res.ok) throw new Error(`discovery failed: ${res.status}`);
+    const doc = (await res.json()) as { jwks_uri?: string };
+    if (!doc.jwks_uri) throw new Error('discovery has no jwks_uri');
+    const remote = createRemoteJWKSet(new URL(doc.jwks_uri));
+    keySet = remote as unknown as ReturnType<typeof createLocalJWKSet>;
+    return keySet;
+  }
+
+  function idpRoleOf(payload: JWTPayload): RoleName | null {
+    if (!options.rolesClaimPath) return null;
+    const raw = claimAt(payload, options.rolesClaimPath);
+    const list = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
+    return strongest(list.map(parseRole).filter((r): r is RoleName => !!r));
+  }
+
+  async function actorForSubject(
+    id: string,
+    name: string,
+    idpRole: RoleName | null,
+  ): Promise<Actor> {
+    const row = await users.find(id);
+    return actorFrom(row, { id, name }, idpRole, defaults);
+  }
+
+  async function fromJwt(token: string): Promise<Actor | null> {
+    let payload: JWTPayload;
+    try {
+      const keys = await remoteKeys();
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: options.issuer,
+        audience: options.audience,
+      }));
+    } catch {
+      return null;
+    }
+    const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    const name =
+      (typeof payload.name === 'string' && payload.name) ||
+      (typeof payload.preferred_username === 'string' && payload.preferred_username) ||
+      '';
+    const idpRole = idpRoleOf(payload);
+    // A client-credentials token (no subject, or the subject is the client itself) stands for a
+    // service account. RFC 9068 access tokens carry client_id on user tokens too, so the claim
+    // alone cannot mean "service account" as it does in the reference.
+    if (clientId && (!payload.sub || payload.sub === clientId)) {
+      const row = await users.findByServiceAccount(clientId);
+      if (row) return actorFrom(row, { id: row.id, name: row.name }, idpRole, defaults);
+      if (!payload.sub) return null;
+    }
+    const sub = payload.sub ?? clientId;
+    if (!sub) return null;
+    return actorForSubject(sub, name, idpRole);
+  }
+
+  async function fromApiKey(key: string): Promise<Actor | null> {
+    const hash = sha256Hex(key);
+    const owner = await db
+      .selectFrom('apiKeys')
+      .innerJoin('users', 'users.id', 'apiKeys.userId')
+      .selectAll('users')
+      .where('apiKeys.hash', '=', hash)
+      .executeTakeFirst();
+    if (owner) return actorFrom(owner, { id: owner.id, name: owner.name }, null, defaults);
+    const gamespace = await db
+      .selectFrom('gamespaces')
+      .select('id')
+      .where('graderKey', '=', hash)
+      .executeTakeFirst();
+    return gamespace ? agentActor(gamespace.id) : null;
+  }
+
+  async function fromTicket(ticket: string): Promise<Actor | null> {
+    const value = await cache.take(ticketKey(ticket));
+    if (!value) return null;
+    const hash = value.indexOf('#');
+    const id = hash < 0 ? value : value.slice(0, hash);
+    const name = hash < 0 ? '' : value.slice(hash + 1);
+    return actorForSubject(id, name, null);
+  }
+
+  async function fromCookie(cookie: string): Promise<Actor | null> {
+    try {
+      const { payload } = await jwtVerify(cookie, options.cookieSecret, { algorithms: ['HS256'] });
+      if (!payload.sub) return null;
+      const idp = parseRole(payload.idp);
+      return actorForSubject(
+        payload.sub,
+        typeof payload.name === 'string' ? payload.name : '',
+        idp,
+      );
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    /** The actor of the first scheme (in the policy's order) whose credential is valid. */
+    async authenticate(creds: Credentials, schemes: readonly Scheme[]): Promise<Actor | null> {
+      for (const scheme of schemes) {
+        let actor: Actor | null = null;
+        if (scheme === 'jwt' && creds.bearer) actor = await fromJwt(creds.bearer);
+        else if (scheme === 'apikey' && creds.apiKey) actor = await fromApiKey(creds.apiKey);
+        else if (scheme === 'ticket' && creds.ticket) actor = await fromTicket(creds.ticket);
+        else if (scheme === 'cookie' && creds.cookie) actor = await fromCookie(creds.cookie);
+        if (actor) return actor;
+      }
+      return null;
+    },
+
+    /** A one-time ticket for the actor: 30 s, single use. */
+    async issueTicket(actor: Actor, ttlMs = TICKET_TTL_MS): Promise<string> {
+      const ticket = newToken();
+      await cache.set(ticketKey(ticket), `${actor.id}#${actor.name}`, ttlMs);
+      return ticket;
+    },
+
+    /** The console cookie's value: the actor's claims, signed, for `cookieMinutes`. */
+    async cookieFor(actor: Actor): Promise<string> {
+      return new SignJWT({ name: actor.name, idp: actor.lastIdpAssignedRole ?? undefined })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(actor.id)
+        .setIssuedAt()
+        .setExpirationTime(`${options.cookieMinutes}m`)
+        .sign(options.cookieSecret);
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;

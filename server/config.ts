@@ -1,0 +1,118 @@
+import { resolve } from 'node:path';
+
+// Every setting comes from the environment (documented in README.md with its default).
+
+export interface Config {
+  port: number;
+  host: string;
+  /** The address people use to reach this server; the embedded identity provider's issuer. */
+  publicUrl: string;
+  /** Other origins the SPA may be served from (the Vite dev server), allowed to sign in. */
+  extraOrigins: string[];
+  dataDir: string;
+  /** A postgres:// URL, or the SQLite file path. */
+  databaseUrl: string;
+  /** PostgreSQL schema (tests give each run its own). */
+  databaseSchema?: string;
+  appName: string;
+  /** Where the SPA calls the API ('' = same origin). */
+  appHost: string;
+  mksHost: string;
+  enableUpload: boolean;
+  oidc: {
+    /** External authority; empty means the embedded provider at {publicUrl}/identity. */
+    authority: string;
+    clientId: string;
+    audience: string;
+    scope: string;
+    autoLogin: boolean;
+    useLocalStorage: boolean;
+    /** JSON path of the identity provider's role list in the token (Keycloak layout by default). */
+    rolesClaimPath: string;
+    accessTokenTtlSeconds: number;
+  };
+  mksCookieMinutes: number;
+  defaultWorkspaceLimit: number;
+  defaultGamespaceLimit: number;
+  /** Known password for the seeded accounts (tests); generated when empty. */
+  seedPassword: string;
+  commit: string;
+  spaDir: string;
+  logLevel: string;
+}
+
+function bool(value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  return /^(1|true|yes|on)$/i.test(value);
+}
+
+function int(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number.parseInt(value, 10);
+  if (!Number.isFinite(n)) throw new Error(`expected an integer, got '${value}'`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env.PORT, 5080);
+  const host = env.HOST || '0.0.0.0';
+  const publicUrl = (env.TOPOPLAY_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const dataDir = resolve(env.TOPOPLAY_DATA || './data');
+  return {
+    port,
+    host,
+    publicUrl,
+    extraOrigins: (env.TOPOPLAY_EXTRA_ORIGINS || '')
+      .split(',')
+      .map((o) => o.trim().replace(/\/+$/, ''))
+      .filter(Boolean),
+    dataDir,
+    databaseUrl: env.DATABASE_URL || resolve(dataDir, 'topoplay.db'),
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
+    appName: env.APP_NAME || 'Topoplay',
+    appHost: env.APP_HOST || '',
+    mksHost: env.MKS_HOST || '',
+    enableUpload: bool(env.ENABLE_UPLOAD, true),
+    oidc: {
+      authority: (env.OIDC_AUTHORITY || '').replace(/\/+$/, ''),
+      clientId: env.OIDC_CLIENT_ID || 'topoplay-ui',
+      audience: env.OIDC_AUDIENCE || 'topoplay-api',
+      scope: env.OIDC_SCOPE || 'openid profile',
+      autoLogin: bool(env.OIDC_AUTO_LOGIN, false),
+      useLocalStorage: bool(env.OIDC_USE_LOCAL_STORAGE, true),
+      rolesClaimPath: env.OIDC_ROLES_CLAIM_PATH ?? 'realm_access.roles',
+      accessTokenTtlSeconds: int(env.IDENTITY_ACCESS_TOKEN_TTL, 3600),
+    },
+    mksCookieMinutes: int(env.MKS_COOKIE_MINUTES, 60),
+    defaultWorkspaceLimit: int(env.DEFAULT_WORKSPACE_LIMIT, 0),
+    defaultGamespaceLimit: int(env.DEFAULT_GAMESPACE_LIMIT, 2),
+    seedPassword: env.TOPOPLAY_SEED_PASSWORD || '',
+    commit: env.COMMIT || 'dev',
+    spaDir: resolve(env.TOPOPLAY_SPA || './dist'),
+    logLevel: env.LOG_LEVEL || 'info',
+  };
+}
+
+/** The issuer the API trusts: the external authority, or the embedded provider. */
+export function authority(config: Config): string {
+  return config.oidc.authority || `${config.publicUrl}/identity`;
+}
+
+export function usesEmbeddedIdentity(config: Config): boolean {
+  return !config.oidc.authority;
+}
+
+/**
+ * Origins from which the SPA may sign in: the public URL, the same port on the other loopback
+ * name (people type either localhost or 127.0.0.1), and any extra origins.
+ */
+export function allowedOrigins(config: Config): string[] {
+  const origins = new Set<string>();
+  const base = new URL(config.publicUrl);
+  origins.add(base.origin);
+  const loopback: Record<string, string> = { localhost: '127.0.0.1', '127.0.0.1': 'localhost' };
+  const other = loopback[base.hostname];
+  if (other) origins.add(`${base.protocol}//${other}${base.port ? `:${base.port}` : ''}`);
+  for (const o of config.extraOrigins) origins.add(new URL(o).origin);
+  return [...origins];
+}

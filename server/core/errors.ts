@@ -1,0 +1,55 @@
+// Domain errors carry the reference system's message names; the HTTP layer answers them as
+// 400 {"message": name} (wire reference §0). Authorization failures are a separate kind: 403 with
+// an empty body. Anything else is a 500 {"message":"Error"} with details only in the log.
+
+export type DomainErrorName =
+  | 'ResourceNotFound'
+  | 'ResourceAlreadyExists'
+  | 'MaximumTakeExceeded'
+  | 'ActionForbidden'
+  | 'ClientGamespaceLimitReached'
+  | 'WorkspaceLimitReached'
+  | 'TemplateLimitReached'
+  | 'TemplateHasDescendents'
+  | 'TemplateNotPublished'
+  | 'ResourceIsLocked'
+  | 'AttemptLimitReached'
+  | 'GamespaceIsExpired'
+  | 'InvalidInvitation'
+  | 'QuestionSetLockedByPreReq'
+  | 'UserDisabled'
+  | 'UserResolutionFailed'
+  | 'UserServiceAccountResolutionFailed'
+  | 'InvalidOperation'
+  | 'WorkspaceNotIsolated'
+  | 'ActorLacksAudienceScope';
+
+export class DomainError extends Error {
+  constructor(
+    override readonly name: DomainErrorName,
+    /** Extra text appended to the name, as the reference does for argument errors. */
+    readonly detail?: string,
+  ) {
+    super(detail ? `${name} ${detail}` : name);
+  }
+}
+
+/** The actor may not do this: answered 403 with an empty body. */
+export class Forbidden extends Error {
+  constructor() {
+    super('Forbidden');
+  }
+}
+
+/** An argument failed validation (a missing id, a too-long name): 400 problem details. */
+export class ValidationFailed extends Error {
+  constructor(
+    readonly argument: string,
+    readonly reason: string,
+  ) {
+    super(`${argument}: ${reason}`);
+  }
+}
+
+export const notFound = () => new DomainError('ResourceNotFound');
+export const forbidden = () => new Forbidden();

@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  POLICY_SCHEMES,
+  readCredentials,
+  type Authenticator,
+  type Policy,
+} from '../auth/authenticate';
+import { assertEnabled, type Actor } from '../core/users';
+import { forbidden } from '../core/errors';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call the route; API routes default to 'default' (JWT or API key). */
+    auth?: Policy;
+  }
+  interface FastifyRequest {
+    actor: Actor | null;
+  }
+}
+
+/**
+ * Authenticates every /api request by its route's policy before the body is read:
+ * no valid credential is 401 (with WWW-Authenticate), a disabled user 400 UserDisabled, a
+ * non-admin on an admin route 403.
+ */
+export function registerAuth(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('actor', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const configured = request.routeOptions.config?.auth;
+    const policy: Policy =
+      configured ?? (request.url.startsWith('/api/') ? 'default' : 'anonymous');
+    if (policy === 'anonymous') return;
+    const creds = readCredentials(request.headers, request.query as Record<string, unknown>);
+    const actor = await authenticator.authenticate(creds, POLICY_SCHEMES[policy]);
+    if (!actor) {
+      reply.header('WWW-Authenticate', 'Bearer');
+      return reply.code(401).send('');
+    }
+    assertEnabled(actor);
+    if (policy === 'admin' && !actor.isAdmin) throw forbidden();
+    request.actor = actor;
+  });
+}
+
+/** The authenticated actor of a route whose policy is not anonymous. */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw new Error('route has no authenticated actor');
+  return request.actor;
+}

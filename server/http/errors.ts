@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, Forbidden, ValidationFailed } from '../core/errors';
+
+// How every error is answered (wire reference §0): domain errors 400 {"message": name};
+// authorization 403 with an empty body; argument validation 400 problem details; anything else
+// 500 {"message":"Error"}, logged with the request's context and kept for the admin log.
+
+export interface ErrorLogEntry {
+  timestamp: string;
+  message: string;
+  stackTrace: string;
+}
+
+const KEEP = 50;
+
+function problem(reply: FastifyReply, request: FastifyRequest, errors: Record<string, string[]>) {
+  const first = Object.values(errors)[0]?.[0] ?? 'Invalid';
+  return reply.code(400).type('application/problem+json').send({
+    type: 'https://tools.ietf.org/html/rfc9110#section-15.5.1',
+    title: 'One or more validation errors occurred.',
+    status: 400,
+    errors,
+    traceId: request.id,
+    // Not in ASP.NET's shape; added so clients that show `message` (our SPA, scripts) have one.
+    message: first,
+  });
+}
+
+export function registerErrorHandling(app: FastifyInstance): { recent(): ErrorLogEntry[] } {
+  const recent: ErrorLogEntry[] = [];
+
+  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof Forbidden) return reply.code(403).send('');
+    if (error instanceof DomainError) return reply.code(400).send({ message: error.message });
+    if (error instanceof ValidationFailed) {
+      return problem(reply, request, { [error.argument]: [error.reason] });
+    }
+    const fe = error as FastifyError;
+    if (fe.validation) {
+      const errors: Record<string, string[]> = {};
+      for (const v of fe.validation) {
+        const path =
+          v.instancePath?.replace(/^\//, '').replace(/\//g, '.') ||
+          String(
+            (v.params as { missingProperty?: string })?.missingProperty ??
+              fe.validationContext ??
+              'body',
+          );
+        const text =
+          v.keyword === 'required'
+            ? `Missing value for required property '${(v.params as { missingProperty?: string }).missingProperty}'`
+            : `InvalidPropertyValue '${path}' ${v.message ?? ''}`.trim();
+        (errors[path] ??= []).push(text);
+      }
+      return problem(reply, request, errors);
+    }
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+      // Framework-level client errors: malformed JSON, unsupported media type, body too large.
+      return reply
+        .code(fe.statusCode)
+        .send({
+          message:
+            fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+              ? 'UnsupportedMediaType'
+              : 'InvalidOperation',
+        });
+    }
+    request.log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
+    recent.unshift({
+      timestamp: new Date().toISOString().replace('Z', '+00:00'),
+      message: error.message,
+      stackTrace: error.stack ?? '',
+    });
+    if (recent.length > KEEP) recent.length = KEEP;
+    return reply.code(500).send({ message: 'Error' });
+  });
+
+  return { recent: () => [...recent] };
+}

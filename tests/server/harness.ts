@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp, type App } from '../../server/app';
+import { loadConfig } from '../../server/config';
+import { newApiKey, newId, sha256Hex } from '../../server/core/ids';
+import { createTestDatabase, type TestDatabase } from './databases';
+
+export const SEED_PASSWORD = 'correct-horse-battery-staple';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestServer {
+  url: string;
+  app: App;
+  dataDir: string;
+  /** A user's API key (the row is written straight to the store, as an admin would create it). */
+  apiKeyFor(username: string): Promise<string>;
+  userId(username: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The real server on a free loopback port, with a fresh data folder and database. */
+export async function startTestServer(
+  options: { engine?: 'sqlite' | 'postgres'; env?: Record<string, string> } = {},
+): Promise<TestServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-test-'));
+  const database: TestDatabase = await createTestDatabase(options.engine ?? 'sqlite');
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TOPOPLAY_URL: url,
+    TOPOPLAY_DATA: dataDir,
+    TOPOPLAY_SPA: join(dataDir, 'no-spa'),
+    TOPOPLAY_SEED_PASSWORD: SEED_PASSWORD,
+    DATABASE_URL: database.engine === 'sqlite' ? database.url : database.url,
+    ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
+    LOG_LEVEL: 'warn',
+    ...options.env,
+  });
+  const app = await buildApp(config, { logger: false });
+  await app.app.listen({ port, host: '127.0.0.1' });
+
+  const userId = async (username: string) => {
+    const account = await app.store.db
+      .selectFrom('identityAccounts')
+      .select('id')
+      .where('username', '=', username)
+      .executeTakeFirstOrThrow();
+    return account.id;
+  };
+
+  return {
+    url,
+    app,
+    dataDir,
+    userId,
+    async apiKeyFor(username) {
+      const key = newApiKey();
+      await app.store.db
+        .insertInto('apiKeys')
+        .values({
+          id: newId(),
+          userId: await userId(username),
+          name: 'test',
+          hash: sha256Hex(key),
+          whenCreated: Date.now(),
+        })
+        .execute();
+      return key;
+    },
+    async close() {
+      await app.close();
+      await database.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
