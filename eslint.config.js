@@ -30,7 +30,16 @@ export default tseslint.config(
   {
     files: ['src/machines/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['react', 'react-dom', 'primereact', 'primereact/*', 'monaco-editor', '**/api/*'] }],
+      // Machines may use the api's *types* (DTOs), never its calls.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['react', 'react-dom', 'primereact', 'primereact/*', 'monaco-editor'] },
+            { group: ['**/api/*'], allowTypeImports: true },
+          ],
+        },
+      ],
     },
   },
 );

@@ -39,7 +39,7 @@ describe.each(testEngines())('store on %s', (engine) => {
   });
 
   it('runs migrations again without changes', async () => {
-    await expect(migrate(store.db)).resolves.toBeUndefined();
+    await expect(migrate(store.db, database.schema)).resolves.toBeUndefined();
   });
 
   it('returns millisecond times as numbers and flags as integers', async () => {

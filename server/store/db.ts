@@ -83,12 +83,18 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sqlite.pragma('busy_timeout = 5000');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
   }
-  await migrate(db);
+  await migrate(db, options.schema);
   return { db, dialect, close: () => db.destroy() };
 }
 
-export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations() });
+export async function migrate(db: Db, schema?: string): Promise<void> {
+  // With a schema, Kysely's bookkeeping tables live in it too; otherwise its lookup would find
+  // another schema's tables in the same PostgreSQL database.
+  const migrator = new Migrator({
+    db,
+    provider: new StaticMigrations(),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

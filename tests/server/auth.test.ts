@@ -9,19 +9,26 @@ import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
 import { signIn } from './oidc';
 
+// Response bodies are checked field by field below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = (res: Response): Promise<any> => res.json();
+
 describe.each(testEngines())('authentication and users on %s', (engine) => {
   let server: TestServer;
-  let adminToken: string;
-  let playerToken: string;
-  let creatorToken: string;
+  let adminToken = '';
+  let playerToken = '';
+  let creatorToken = '';
 
   beforeAll(async () => {
     server = await startTestServer({ engine });
-    [adminToken, playerToken, creatorToken] = await Promise.all(
+    const tokens = await Promise.all(
       ['admin', 'player', 'creator'].map(
         async (u) => (await signIn(server.url, u, SEED_PASSWORD)).accessToken,
       ),
     );
+    adminToken = tokens[0] ?? '';
+    playerToken = tokens[1] ?? '';
+    creatorToken = tokens[2] ?? '';
   });
   afterAll(async () => server?.close());
   afterEach(() => {
@@ -34,7 +41,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
   it('serves the SPA settings generated from the configuration', async () => {
     const res = await fetch(`${server.url}/assets/settings.json`);
     expect(res.status).toBe(200);
-    const settings = await res.json();
+    const settings = await json(res);
     expect(settings).toMatchObject({
       appname: 'Topoplay',
       apphost: '',
@@ -101,7 +108,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
   it('resolves the bearer token to the stored user with the effective role', async () => {
     const res = await api('/user', { headers: bearer(adminToken) });
     expect(res.status).toBe(200);
-    const user = await res.json();
+    const user = await json(res);
     expect(user).toMatchObject({
       id: await server.userId('admin'),
       name: 'Administrator',
@@ -111,7 +118,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
       isCreator: true,
       isBuilder: true,
     });
-    const player = await (await api('/user', { headers: bearer(playerToken) })).json();
+    const player = await json(await api('/user', { headers: bearer(playerToken) }));
     expect(player).toMatchObject({ role: 'user', isAdmin: false, isObserver: false });
   });
 
@@ -122,7 +129,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
       body: JSON.stringify({ sub: 'ignored', name: 'ignored' }),
     });
     expect(res.status).toBe(200);
-    const user = await res.json();
+    const user = await json(res);
     expect(user).toMatchObject({ name: 'Player', role: 'user', appRole: 'user' });
     expect(user.whenCreated).toMatch(/^\d{4}-\d\d-\d\dT.*\+00:00$/);
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('topomojo.mks='));
@@ -157,7 +164,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
   it('issues one-time tickets that work once', async () => {
     const res = await api('/user/ticket', { headers: bearer(playerToken) });
     expect(res.status).toBe(200);
-    const { ticket } = await res.json();
+    const { ticket } = await json(res);
     expect(ticket).toMatch(/^[0-9a-f]{32}$/);
     const first = await api(`/user/login?ticket=${ticket}`, { method: 'POST' });
     expect(first.status).toBe(200);
@@ -167,7 +174,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
 
   it('accepts a ticket from the access_token key and the Ticket and Bearer schemes', async () => {
     const ticket = async () =>
-      (await (await api('/user/ticket', { headers: bearer(playerToken) })).json()).ticket;
+      (await json(await api('/user/ticket', { headers: bearer(playerToken) }))).ticket;
     expect(
       (await api(`/user/login?access_token=${await ticket()}`, { method: 'POST' })).status,
     ).toBe(200);
@@ -194,7 +201,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
   });
 
   it('expires tickets after 30 seconds', async () => {
-    const { ticket } = await (await api('/user/ticket', { headers: bearer(playerToken) })).json();
+    const { ticket } = await json(await api('/user/ticket', { headers: bearer(playerToken) }));
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + TICKET_TTL_MS + 1_000 });
     expect((await api(`/user/login?ticket=${ticket}`, { method: 'POST' })).status).toBe(401);
   });
@@ -203,12 +210,12 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
     const key = await server.apiKeyFor('creator');
     const viaHeader = await api('/user', { headers: { 'x-api-key': key } });
     expect(viaHeader.status).toBe(200);
-    expect(await viaHeader.json()).toMatchObject({ name: 'Creator', role: 'creator' });
+    expect(await json(viaHeader)).toMatchObject({ name: 'Creator', role: 'creator' });
     expect((await api('/user', { headers: { authorization: `ApiKey ${key} test` } })).status).toBe(
       200,
     );
     expect((await api('/user', { headers: { 'x-api-key': `${key}x` } })).status).toBe(401);
-    const ticket = await (await api('/user/ticket', { headers: { 'x-api-key': key } })).json();
+    const ticket = await json(await api('/user/ticket', { headers: { 'x-api-key': key } }));
     expect(ticket.ticket).toMatch(/^[0-9a-f]{32}$/);
   });
 
@@ -222,7 +229,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
     try {
       const res = await api('/user', { headers: { 'x-api-key': key } });
       expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ message: 'UserDisabled' });
+      expect(await json(res)).toEqual({ message: 'UserDisabled' });
     } finally {
       await server.app.store.db
         .updateTable('users')
@@ -234,7 +241,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
 
   it('reports the version', async () => {
     const res = await api('/version', { headers: bearer(playerToken) });
-    expect(await res.json()).toEqual({ commit: expect.any(String) });
+    expect(await json(res)).toEqual({ commit: expect.any(String) });
     expect((await api('/version')).status).toBe(401);
   });
 
@@ -249,7 +256,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
     it('lets a creator create a workspace it manages', async () => {
       const res = await post(creatorToken, { name: 'Workspace Title' });
       expect(res.status).toBe(200);
-      const ws = await res.json();
+      const ws = await json(res);
       expect(ws).toMatchObject({
         name: 'Workspace Title',
         author: 'Creator',
@@ -261,11 +268,11 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
       expect(ws.id).toMatch(/^[0-9a-f]{32}$/);
       const again = await api(`/workspace/${ws.id}`, { headers: bearer(creatorToken) });
       expect(again.status).toBe(200);
-      expect((await again.json()).name).toBe('Workspace Title');
+      expect((await json(again)).name).toBe('Workspace Title');
     });
 
     it('reads property names case-insensitively', async () => {
-      const ws = await (await post(creatorToken, { Name: 'Pascal' })).json();
+      const ws = await json(await post(creatorToken, { Name: 'Pascal' }));
       expect(ws.name).toBe('Pascal');
     });
 
@@ -278,11 +285,11 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
     it('requires a name', async () => {
       const res = await post(creatorToken, { description: 'no name' });
       expect(res.status).toBe(400);
-      expect((await res.json()).errors.name).toBeDefined();
+      expect((await json(res)).errors.name).toBeDefined();
     });
 
     it('hides a workspace from someone who does not work on it (403, empty body)', async () => {
-      const ws = await (await post(creatorToken, { name: 'Private' })).json();
+      const ws = await json(await post(creatorToken, { name: 'Private' }));
       const res = await api(`/workspace/${ws.id}`, { headers: bearer(playerToken) });
       expect(res.status).toBe(403);
       expect(await res.text()).toBe('');
@@ -295,7 +302,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
         headers: bearer(creatorToken),
       });
       expect(res.status).toBe(400);
-      const body = await res.json();
+      const body = await json(res);
       expect(body.message).toBe('ResourceNotFound');
       expect(body.errors).toEqual({ id: ['ResourceNotFound'] });
     });

@@ -60,7 +60,7 @@ export async function signIn(
     jar.store(res);
     const location = res.headers.get('location');
     if (location) {
-      const target = new URL(location, next.url);
+      const target: URL = new URL(location, next.url);
       if (target.toString().startsWith(redirectUri)) {
         code = target.searchParams.get('code');
         if (!code) throw new Error(`sign-in failed: ${target.search}`);
