@@ -10,7 +10,10 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
     },
   },
   {
@@ -24,7 +27,10 @@ export default tseslint.config(
     // streams directly. Machines never import React or api calls.
     files: ['src/views/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['**/api/*', '**/streams/*', 'rxjs', 'rxjs/*'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['**/api/*', '**/streams/*', 'rxjs', 'rxjs/*'] },
+      ],
     },
   },
   {

@@ -13,12 +13,17 @@ const env = {
 };
 
 const children = [
-  spawn(bin('tsx'), ['watch', join(root, 'server', 'main.ts')], { cwd: root, stdio: 'inherit', env }),
+  spawn(bin('tsx'), ['watch', join(root, 'server', 'main.ts')], {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+  }),
   spawn(bin('vite'), [], { cwd: root, stdio: 'inherit', env }),
 ];
 const stop = (signal) => children.forEach((c) => c.kill(signal));
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stop(signal));
-for (const child of children) child.on('exit', (code) => {
-  stop('SIGTERM');
-  process.exit(code ?? 0);
-});
+for (const child of children)
+  child.on('exit', (code) => {
+    stop('SIGTERM');
+    process.exit(code ?? 0);
+  });

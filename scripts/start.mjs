@@ -20,10 +20,14 @@ const sources = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json'
 const stale = !existsSync(index) || Math.max(...sources.map(newest)) > statSync(index).mtimeMs;
 if (stale && process.env.TOPOPLAY_SKIP_BUILD !== '1') {
   console.log('Building the web application (vite build)...');
-  const build = spawnSync(join(root, 'node_modules', '.bin', 'vite'), ['build', '--logLevel', 'warn'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  const build = spawnSync(
+    join(root, 'node_modules', '.bin', 'vite'),
+    ['build', '--logLevel', 'warn'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
 

@@ -1,0 +1,127 @@
+import * as E from 'fp-ts/Either';
+import { pipe } from 'fp-ts/function';
+import type * as TE from 'fp-ts/TaskEither';
+import * as t from 'io-ts';
+
+/**
+ * Every failed call, whatever its cause, reaches machines as one shape. `message` is the server's
+ * message name when it sent one (`ResourceNotFound`), else the HTTP status text; `status` is 0
+ * when no response arrived (network failure or abort).
+ */
+export interface ApiError {
+  status: number;
+  message: string;
+}
+
+export const isApiError = (value: unknown): value is ApiError =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { status?: unknown }).status === 'number' &&
+  typeof (value as { message?: unknown }).message === 'string';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface HttpRequest {
+  method: HttpMethod;
+  /** Relative to the API base, without a leading slash: `workspace/abc`. */
+  path: string;
+  signal: AbortSignal;
+  body?: unknown;
+  /** Overrides the header taken from the current session (registration passes its own user). */
+  authorization?: string;
+}
+
+export interface HttpClient {
+  request<A>(codec: t.Decoder<unknown, A>, request: HttpRequest): TE.TaskEither<ApiError, A>;
+}
+
+export interface HttpClientOptions {
+  /** `${apphost}api`, e.g. `/api` or `https://host/api`. */
+  baseUrl: string;
+  /** The `Authorization` header value for the current session, if any. */
+  authorization: () => string | undefined;
+  fetch?: typeof fetch;
+}
+
+/** The reference answers a forbidden action with 403 and an empty body. */
+export const FORBIDDEN_MESSAGE = 'ActionForbidden';
+/** A response body that does not match the expected shape. */
+export const INVALID_RESPONSE_MESSAGE = 'InvalidResponse';
+
+/** The API base from the app host: '' means the SPA's own origin. */
+export function apiBaseUrl(apphost: string): string {
+  const host = apphost === '' ? '/' : apphost.endsWith('/') ? apphost : `${apphost}/`;
+  return `${host}api`;
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    // text/plain answers (documents, some admin calls) are passed on as the string itself.
+    return text;
+  }
+}
+
+function errorFromResponse(response: Response, body: unknown): ApiError {
+  const named =
+    typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
+  if (typeof named === 'string' && named !== '') {
+    return { status: response.status, message: named };
+  }
+  if (response.status === 403 && body === undefined) {
+    return { status: 403, message: FORBIDDEN_MESSAGE };
+  }
+  return {
+    status: response.status,
+    message: response.statusText || `HTTP ${response.status}`,
+  };
+}
+
+function errorFromException(error: unknown): ApiError {
+  if (error instanceof DOMException && error.name === 'AbortError') {
+    return { status: 0, message: 'Aborted' };
+  }
+  return { status: 0, message: error instanceof Error ? error.message : String(error) };
+}
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
+  const base = options.baseUrl.replace(/\/+$/, '');
+
+  return {
+    request:
+      <A>(codec: t.Decoder<unknown, A>, request: HttpRequest): TE.TaskEither<ApiError, A> =>
+      async () => {
+        const headers: Record<string, string> = { Accept: 'application/json' };
+        const authorization = request.authorization ?? options.authorization();
+        if (authorization) headers.Authorization = authorization;
+        if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+
+        let response: Response;
+        let body: unknown;
+        try {
+          response = await doFetch(`${base}/${request.path}`, {
+            method: request.method,
+            headers,
+            body: request.body === undefined ? undefined : JSON.stringify(request.body),
+            signal: request.signal,
+          });
+          body = parseBody(await response.text());
+        } catch (error) {
+          return E.left(errorFromException(error));
+        }
+
+        if (!response.ok) return E.left(errorFromResponse(response, body));
+
+        return pipe(
+          codec.decode(body),
+          E.mapLeft((): ApiError => ({
+            status: response.status,
+            message: INVALID_RESPONSE_MESSAGE,
+          })),
+        );
+      },
+  };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { createLocalSettings, localSettingsKey } from './localSettings';
+
+/** An in-memory Storage. */
+function memoryStorage(initial: Record<string, string> = {}): Storage {
+  const data = new Map(Object.entries(initial));
+  return {
+    get length() {
+      return data.size;
+    },
+    clear: () => data.clear(),
+    getItem: (key) => data.get(key) ?? null,
+    key: (index) => [...data.keys()][index] ?? null,
+    removeItem: (key) => void data.delete(key),
+    setItem: (key, value) => void data.set(key, String(value)),
+  };
+}
+
+const HOST = 'localhost:5080';
+
+describe('local settings', () => {
+  it('are stored per host under one key', () => {
+    const storage = memoryStorage();
+    createLocalSettings(storage, HOST).rememberLast('/topo/ws-1/settings');
+    expect(localSettingsKey(HOST)).toBe('topoplay__localhost:5080');
+    expect(JSON.parse(storage.getItem('topoplay__localhost:5080') ?? '')).toEqual({
+      last: '/topo/ws-1/settings',
+    });
+  });
+
+  it('give the remembered page back once per page load, and forget it', () => {
+    const storage = memoryStorage({ [localSettingsKey(HOST)]: '{"last":"/topo/ws-1/play"}' });
+    const local = createLocalSettings(storage, HOST);
+    expect(local.takeLastForRestore()).toBe('/topo/ws-1/play');
+    expect(local.read()).toEqual({});
+    expect(local.takeLastForRestore()).toBeUndefined();
+  });
+
+  it('restore nothing once a page was remembered during this page load', () => {
+    const local = createLocalSettings(memoryStorage(), HOST);
+    local.rememberLast('/topo/ws-1/settings');
+    expect(local.takeLastForRestore()).toBeUndefined();
+    expect(local.read()).toEqual({ last: '/topo/ws-1/settings' });
+  });
+
+  it('forget the remembered page on request', () => {
+    const storage = memoryStorage({ [localSettingsKey(HOST)]: '{"last":"/topo/gone/settings"}' });
+    const local = createLocalSettings(storage, HOST);
+    local.forgetLast();
+    expect(local.read()).toEqual({});
+    expect(local.takeLastForRestore()).toBeUndefined();
+  });
+
+  it('treat unreadable storage as empty', () => {
+    const local = createLocalSettings(memoryStorage({ [localSettingsKey(HOST)]: '{oops' }), HOST);
+    expect(local.read()).toEqual({});
+    expect(
+      createLocalSettings(memoryStorage({ [localSettingsKey(HOST)]: '{"last":3}' }), HOST).read(),
+    ).toEqual({});
+  });
+
+  it('survive a storage that refuses to write', () => {
+    const storage = memoryStorage();
+    storage.setItem = () => {
+      throw new Error('QuotaExceededError');
+    };
+    expect(() => createLocalSettings(storage, HOST).rememberLast('/about')).not.toThrow();
+  });
+});

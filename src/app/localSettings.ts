@@ -1,0 +1,79 @@
+import * as E from 'fp-ts/Either';
+import * as t from 'io-ts';
+
+const LocalSettingsCodec = t.partial({ last: t.string });
+
+/** What the SPA keeps in the browser between visits, per host. */
+export type LocalSettings = t.TypeOf<typeof LocalSettingsCodec>;
+
+export interface LocalSettingsStore {
+  read(): LocalSettings;
+  update(patch: Partial<LocalSettings>): void;
+  /** Remembers a URL to come back to (the workspace section in view, or where a session expired). */
+  rememberLast(url: string): void;
+  forgetLast(): void;
+  /**
+   * The remembered URL, once per page load: home restores it on the first visit only, so that
+   * pressing Home later does not bounce back to the workspace that remembered itself. Reading it
+   * clears it. Remembering a URL also ends the restoration window, as in the reference UI.
+   */
+  takeLastForRestore(): string | undefined;
+}
+
+export const localSettingsKey = (host: string): string => `topoplay__${host}`;
+
+/**
+ * Local settings stored as one JSON document under `topoplay__{host}`. Storage errors (private
+ * mode, quota, corrupt JSON) are absorbed: local settings are a convenience, never a failure.
+ */
+export function createLocalSettings(storage: Storage, host: string): LocalSettingsStore {
+  const key = localSettingsKey(host);
+  let restorationComplete = false;
+
+  const read = (): LocalSettings => {
+    try {
+      const raw = storage.getItem(key);
+      if (!raw) return {};
+      const decoded = LocalSettingsCodec.decode(JSON.parse(raw));
+      return E.isRight(decoded) ? decoded.right : {};
+    } catch {
+      return {};
+    }
+  };
+
+  const write = (value: LocalSettings): void => {
+    try {
+      storage.setItem(key, JSON.stringify(value));
+    } catch {
+      // Nothing to do: the value simply is not remembered.
+    }
+  };
+
+  const update = (patch: Partial<LocalSettings>): void => {
+    const next: LocalSettings = { ...read(), ...patch };
+    for (const k of Object.keys(next) as (keyof LocalSettings)[]) {
+      if (next[k] === undefined) delete next[k];
+    }
+    write(next);
+  };
+
+  return {
+    read,
+    update,
+    rememberLast(url) {
+      restorationComplete = true;
+      update({ last: url });
+    },
+    forgetLast() {
+      update({ last: undefined });
+    },
+    takeLastForRestore() {
+      if (restorationComplete) return undefined;
+      restorationComplete = true;
+      const { last } = read();
+      if (last === undefined) return undefined;
+      update({ last: undefined });
+      return last || undefined;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import 'primereact/resources/themes/lara-light-blue/theme.css';
+import 'primereact/resources/primereact.min.css';
+import 'primeicons/primeicons.css';
+import './app.css';
+
+import { Log } from 'oidc-client-ts';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router/dom';
+import { createActor } from 'xstate';
+import { apiBaseUrl, createHttpClient } from '../api/http';
+import { authTokenMachine } from '../machines/authTokenMachine';
+import { selectUser } from '../machines/authTokenMachine.selectors';
+import { sidebarMachine } from '../machines/sidebarMachine';
+import { hotkeys$ } from '../streams/keyboard';
+import { authorizationOf, authTokenImplementations, createUserManager } from './auth';
+import { createEventLog } from './eventLog';
+import { createLocalSettings } from './localSettings';
+import { createAppRouter } from './router';
+import { AppServicesContext, machineImplementations, type AppServices } from './services';
+import { loadSettings } from './settings';
+
+/** How many events the in-memory event log keeps (oldest dropped first). */
+const EVENT_LOG_CAPACITY = 2_000;
+
+/** The page the silent-renew iframe loads: it completes the renew and nothing else. */
+const SILENT_CALLBACK_PATH = '/oidc-silent';
+
+const currentUrl = () =>
+  `${window.location.pathname}${window.location.search}${window.location.hash}`;
+
+async function start(container: HTMLElement): Promise<void> {
+  const settings = await loadSettings(window.location.origin);
+  if (settings.oidc.debug) {
+    Log.setLogger(console);
+    Log.setLevel(Log.DEBUG);
+  }
+
+  const local = createLocalSettings(window.localStorage, window.location.host);
+  const eventLog = createEventLog({ capacity: EVENT_LOG_CAPACITY });
+  const userManager = createUserManager(settings.oidc);
+
+  // Effects navigate through the router, which is created once the services exist.
+  const navigate = (to: string) => void router.navigate(to);
+
+  const http = createHttpClient({
+    baseUrl: apiBaseUrl(settings.apphost),
+    authorization: () => {
+      const user = selectUser(auth.getSnapshot());
+      return user ? authorizationOf(user) : undefined;
+    },
+  });
+
+  const auth = createActor(
+    authTokenMachine.provide(
+      authTokenImplementations({
+        userManager,
+        http,
+        postLogoutRedirectUri: settings.oidc.post_logout_redirect_uri,
+        rememberCurrentUrl: () => local.rememberLast(currentUrl()),
+        navigate,
+      }),
+    ),
+    { systemId: 'authToken', inspect: eventLog.inspect },
+  );
+  const sidebar = createActor(sidebarMachine, { systemId: 'sidebar', inspect: eventLog.inspect });
+
+  const services: AppServices = {
+    settings,
+    auth,
+    sidebar,
+    local,
+    eventLog,
+    inspect: eventLog.inspect,
+    implementations: machineImplementations({ http, userManager, auth, local, navigate }),
+  };
+  const router = createAppRouter({ local, uploadEnabled: settings.enable_upload });
+
+  hotkeys$(document).subscribe((intent) => {
+    switch (intent.type) {
+      case 'sidebar.openRequested':
+      case 'sidebar.toggleRequested':
+        sidebar.send(intent);
+        break;
+      case 'navigation.homeRequested':
+        navigate('/');
+        break;
+      case 'navigation.sectionRequested': {
+        // Section shortcuts mean something only inside a workspace.
+        const workspace = /^\/topo\/([^/]+)\//.exec(router.state.location.pathname);
+        if (workspace) navigate(`/topo/${workspace[1]}/${intent.section}`);
+        break;
+      }
+    }
+  });
+
+  sidebar.start();
+  // In the silent-renew iframe the session belongs to the parent page: starting a second
+  // authToken actor there would register the user again and race the parent over the store.
+  if (window.location.pathname !== SILENT_CALLBACK_PATH) auth.start();
+
+  createRoot(container).render(
+    <StrictMode>
+      <AppServicesContext value={services}>
+        <RouterProvider router={router} />
+      </AppServicesContext>
+    </StrictMode>,
+  );
+}
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root element');
+void start(container);

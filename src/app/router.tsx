@@ -1,0 +1,135 @@
+import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
+import { createBrowserRouter, redirect, useLocation, type RouteObject } from 'react-router';
+import { isWorkspaceSection } from '../machines/workspaceEditorMachine';
+import type { RouteRole } from '../machines/routeGuard.selectors';
+import { RouteErrorBoundary } from '../views/common/RouteErrorBoundary';
+import { Spinner } from '../views/common/Spinner';
+import { RouteGuard } from '../views/guard/RouteGuard';
+import type { LocalSettingsStore } from './localSettings';
+import { HomeRoute } from './routes/HomeRoute';
+import { LoginRoute } from './routes/LoginRoute';
+import { OidcCallbackRoute } from './routes/OidcCallbackRoute';
+import { ShellRoute } from './routes/ShellRoute';
+import { useAppServices } from './services';
+
+// Everything but the shell, home, login and the sign-in callbacks loads on demand, so that the
+// first page stays within its size budget; the admin area above all.
+const AboutView = lazy(() => import('../views/about/AboutView'));
+const NotFoundView = lazy(() => import('../views/notFound/NotFoundView'));
+const ObserveView = lazy(() => import('../views/observe/ObserveView'));
+const GamespaceView = lazy(() => import('../views/mojo/GamespaceView'));
+const RedeemGamespaceInvitationView = lazy(
+  () => import('../views/mojo/RedeemGamespaceInvitationView'),
+);
+const WorkspaceInvitationView = lazy(() => import('../views/topo/WorkspaceInvitationView'));
+const WorkspaceRoute = lazy(() => import('./routes/WorkspaceRoute'));
+const AdminRoute = lazy(() => import('./routes/AdminRoute'));
+
+/** Each routed view gets its own error boundary, which recovers when the location changes. */
+function RouteFrame({ children }: { children: ReactNode }) {
+  const { pathname } = useLocation();
+  return (
+    <RouteErrorBoundary resetKey={pathname}>
+      <Suspense fallback={<Spinner label="Loading" />}>{children}</Suspense>
+    </RouteErrorBoundary>
+  );
+}
+
+function Guarded({ role, children }: { role?: RouteRole; children: ReactNode }) {
+  const { auth } = useAppServices();
+  return (
+    <RouteGuard auth={auth} role={role}>
+      {children}
+    </RouteGuard>
+  );
+}
+
+const framed = (View: ComponentType) => (
+  <RouteFrame>
+    <View />
+  </RouteFrame>
+);
+
+const guarded = (View: ComponentType, role?: RouteRole) => (
+  <RouteFrame>
+    <Guarded role={role}>
+      <View />
+    </Guarded>
+  </RouteFrame>
+);
+
+export interface RouteDependencies {
+  local: LocalSettingsStore;
+  /** The Files section exists only when uploads are enabled (settings.enable_upload). */
+  uploadEnabled: boolean;
+}
+
+export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObject[] {
+  const hasSection = (section: string | undefined) =>
+    isWorkspaceSection(section) && (section !== 'files' || uploadEnabled);
+
+  return [
+    // The silent-renew iframe shows no shell.
+    {
+      path: '/oidc-silent',
+      element: (
+        <RouteFrame>
+          <OidcCallbackRoute silent />
+        </RouteFrame>
+      ),
+    },
+    {
+      path: '/',
+      element: <ShellRoute />,
+      hydrateFallbackElement: <Spinner label="Loading" />,
+      children: [
+        {
+          index: true,
+          // On the first visit of a page load, go back to where the user last was (then forget it).
+          loader: () => {
+            const last = local.takeLastForRestore();
+            return last && last !== '/' ? redirect(last) : null;
+          },
+          element: framed(HomeRoute),
+        },
+        { path: 'about', element: framed(AboutView) },
+        { path: 'login', element: framed(LoginRoute) },
+        {
+          path: 'oidc',
+          element: (
+            <RouteFrame>
+              <OidcCallbackRoute silent={false} />
+            </RouteFrame>
+          ),
+        },
+        { path: 'mojo/:id/:slug/:code', element: guarded(RedeemGamespaceInvitationView) },
+        { path: 'mojo/:id/*', element: guarded(GamespaceView) },
+        { path: 'topo/:id/invite/:code', element: guarded(WorkspaceInvitationView) },
+        {
+          path: 'topo/:id/:section',
+          loader: ({ params, request }) => {
+            const id = encodeURIComponent(params.id ?? '');
+            if (!hasSection(params.section)) return redirect(`/topo/${id}/settings`);
+            // The section in view is the page to come back to (spec §2 Workspace editor).
+            const url = new URL(request.url);
+            local.rememberLast(`${url.pathname}${url.search}`);
+            return null;
+          },
+          element: guarded(WorkspaceRoute),
+        },
+        {
+          path: 'topo/:id',
+          loader: ({ params }) => redirect(`/topo/${encodeURIComponent(params.id ?? '')}/settings`),
+        },
+        { path: 'observe', element: guarded(ObserveView, 'observer') },
+        { path: 'admin', element: guarded(AdminRoute, 'admin') },
+        { path: 'admin/:section', element: guarded(AdminRoute, 'admin') },
+        { path: '*', element: framed(NotFoundView) },
+      ],
+    },
+  ];
+}
+
+export function createAppRouter(deps: RouteDependencies) {
+  return createBrowserRouter(appRoutes(deps));
+}

@@ -1,0 +1,60 @@
+import { useParams } from 'react-router';
+import {
+  AdminPlaceholder,
+  AdminView,
+  isAdminSection,
+  type AdminSection,
+} from '../../views/admin/AdminView';
+import { EventLogView } from '../../views/admin/EventLogView';
+import NotFoundView from '../../views/notFound/NotFoundView';
+import type { EventLog } from '../eventLog';
+import { useAppServices } from '../services';
+
+/** Saves the whole event log as a JSON file. */
+function downloadEventLog(eventLog: EventLog): void {
+  const blob = new Blob([eventLog.toJSON()], { type: 'application/json' });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `topoplay-events-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  link.click();
+  // Revoked once the browser has started the download.
+  setTimeout(() => URL.revokeObjectURL(url), 1_000);
+}
+
+function Section({ section }: { section: AdminSection }) {
+  const { eventLog } = useAppServices();
+  switch (section) {
+    case '':
+      return (
+        <AdminPlaceholder title="Dashboard">
+          Announcements, live connections and the janitor arrive with the admin tools.
+        </AdminPlaceholder>
+      );
+    case 'templates':
+      return (
+        <AdminPlaceholder title="Templates">
+          The template manager arrives with templates.
+        </AdminPlaceholder>
+      );
+    case 'events':
+      return (
+        <EventLogView
+          subscribe={eventLog.subscribe}
+          entries={eventLog.entries}
+          onExport={() => downloadEventLog(eventLog)}
+        />
+      );
+  }
+}
+
+/** /admin and /admin/{section} (admins only; loaded on demand). */
+export default function AdminRoute() {
+  const { section = '' } = useParams();
+  if (!isAdminSection(section)) return <NotFoundView />;
+  return (
+    <AdminView>
+      <Section section={section} />
+    </AdminView>
+  );
+}

@@ -1,0 +1,129 @@
+import { createContext, useContext } from 'react';
+import type { UserManager } from 'oidc-client-ts';
+import * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
+import { fromPromise, waitFor, type ActorOptions, type AnyActorLogic } from 'xstate';
+import { fromTaskEither } from '../api/actor';
+import type { HttpClient } from '../api/http';
+import { createWorkspace, getWorkspace, NEW_WORKSPACE_NAME } from '../api/workspace';
+import type { AuthTokenActorRef } from '../machines/authTokenMachine';
+import { selectIsAuthenticated } from '../machines/authTokenMachine.selectors';
+import type { loginMachine } from '../machines/loginMachine';
+import type { newWorkspaceMachine } from '../machines/newWorkspaceMachine';
+import type { oidcCallbackMachine } from '../machines/oidcCallbackMachine';
+import type { SidebarActorRef } from '../machines/sidebarMachine';
+import type { workspaceEditorMachine } from '../machines/workspaceEditorMachine';
+import type { EventLog } from './eventLog';
+import type { LocalSettingsStore } from './localSettings';
+import type { AppSettings } from './settings';
+
+type Implementations<T extends { provide: (...args: never[]) => unknown }> = Parameters<
+  T['provide']
+>[0];
+
+/** The effects of the route-level machines, built once from the real dependencies. */
+export interface MachineImplementations {
+  login: Implementations<typeof loginMachine>;
+  oidcCallback: Implementations<typeof oidcCallbackMachine>;
+  oidcSilentCallback: Implementations<typeof oidcCallbackMachine>;
+  newWorkspace: Implementations<typeof newWorkspaceMachine>;
+  workspaceEditor: Implementations<typeof workspaceEditorMachine>;
+}
+
+/** Everything route containers need; views receive only actor refs and plain values. */
+export interface AppServices {
+  settings: AppSettings;
+  auth: AuthTokenActorRef;
+  sidebar: SidebarActorRef;
+  local: LocalSettingsStore;
+  eventLog: EventLog;
+  /** Records every event of the actors it is given to in the event log. */
+  inspect: NonNullable<ActorOptions<AnyActorLogic>['inspect']>;
+  implementations: MachineImplementations;
+}
+
+export const AppServicesContext = createContext<AppServices | null>(null);
+
+export function useAppServices(): AppServices {
+  const services = useContext(AppServicesContext);
+  if (!services) throw new Error('useAppServices: no AppServicesContext provider');
+  return services;
+}
+
+/** A sign-in that takes longer than this to become a session is reported as failed. */
+const SESSION_WAIT_MS = 10_000;
+
+export interface ImplementationDependencies {
+  http: HttpClient;
+  userManager: UserManager;
+  auth: AuthTokenActorRef;
+  local: LocalSettingsStore;
+  navigate: (to: string) => void;
+}
+
+export function machineImplementations(deps: ImplementationDependencies): MachineImplementations {
+  const { http, userManager, auth, local, navigate } = deps;
+
+  // The callback URL's code can be exchanged once; a second run of the actor (React's strict
+  // effects, or returning to the page) shares the first exchange instead of failing on it.
+  let signin: Promise<string | null> | null = null;
+  const completeRedirectSignin = () => {
+    signin ??= (async () => {
+      const user = await userManager.signinRedirectCallback();
+      // Guarded targets need the session settled (the token state is debounced).
+      await waitFor(auth, selectIsAuthenticated, { timeout: SESSION_WAIT_MS });
+      return typeof user.state === 'string' ? user.state : null;
+    })();
+    return signin;
+  };
+
+  return {
+    login: {
+      actors: {
+        startLogin: fromPromise<void, { returnUrl: string }>(async ({ input }) => {
+          await userManager.signinRedirect({ state: input.returnUrl });
+        }),
+      },
+    },
+    oidcCallback: {
+      actors: { completeSignin: fromPromise<string | null>(completeRedirectSignin) },
+      actions: { navigateToTarget: (_, { url }) => navigate(url) },
+    },
+    oidcSilentCallback: {
+      actors: {
+        completeSignin: fromPromise<string | null>(async () => {
+          await userManager.signinSilentCallback();
+          return null;
+        }),
+      },
+      // The renew iframe is discarded by its parent once notified: running the app's home in it
+      // would only consume the parent's remembered page from the shared local settings.
+      actions: { navigateToTarget: () => undefined },
+    },
+    newWorkspace: {
+      actors: {
+        createWorkspace: fromTaskEither((_: void, signal) =>
+          pipe(
+            createWorkspace(http)(NEW_WORKSPACE_NAME, signal),
+            TE.map((workspace) => ({ id: workspace.id })),
+          ),
+        ),
+      },
+      actions: {
+        navigateToWorkspace: (_, { workspace }) =>
+          navigate(`/topo/${encodeURIComponent(workspace.id)}/settings`),
+      },
+    },
+    workspaceEditor: {
+      actors: {
+        loadWorkspace: fromTaskEither(({ id }: { id: string }, signal) =>
+          pipe(
+            getWorkspace(http)(id, signal),
+            TE.map((workspace) => ({ id: workspace.id, name: workspace.name ?? '' })),
+          ),
+        ),
+      },
+      actions: { forgetLastPage: () => local.forgetLast() },
+    },
+  };
+}

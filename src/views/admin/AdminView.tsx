@@ -1,0 +1,49 @@
+import type { ReactNode } from 'react';
+import { NavLink } from 'react-router';
+
+/** The admin area's sections, in menu order; the first one is /admin itself. */
+export const ADMIN_SECTIONS = [
+  { path: '', label: 'Dashboard' },
+  { path: 'templates', label: 'Templates' },
+  { path: 'events', label: 'Event log' },
+] as const;
+
+export type AdminSection = (typeof ADMIN_SECTIONS)[number]['path'];
+
+export const isAdminSection = (value: string): value is AdminSection =>
+  ADMIN_SECTIONS.some((s) => s.path === value);
+
+const tabClass = ({ isActive }: { isActive: boolean }) =>
+  isActive ? 'tp-tab tp-tab-active' : 'tp-tab';
+
+/** The admin area: its menu and the section in view. */
+export function AdminView({ children }: { children: ReactNode }) {
+  return (
+    <div className="tp-page">
+      <h1>Admin</h1>
+      <nav className="tp-tabs" aria-label="Admin sections">
+        {ADMIN_SECTIONS.map((s) => (
+          <NavLink
+            key={s.path}
+            to={s.path ? `/admin/${s.path}` : '/admin'}
+            end
+            className={tabClass}
+          >
+            {s.label}
+          </NavLink>
+        ))}
+      </nav>
+      {children}
+    </div>
+  );
+}
+
+/** A section whose tools arrive in a later issue. */
+export function AdminPlaceholder({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section aria-label={title}>
+      <h2>{title}</h2>
+      <p className="tp-muted">{children}</p>
+    </section>
+  );
+}

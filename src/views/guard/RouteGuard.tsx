@@ -1,0 +1,52 @@
+import { useSelector } from '@xstate/react';
+import type { ReactNode } from 'react';
+import { Navigate, useLocation } from 'react-router';
+import type { AuthTokenActorRef } from '../../machines/authTokenMachine';
+import {
+  selectAdminGuard,
+  selectObserverGuard,
+  selectSignedInGuard,
+  type RouteRole,
+} from '../../machines/routeGuard.selectors';
+import { Spinner } from '../common/Spinner';
+
+/** Router state handed to /login: where to return once signed in. */
+export interface LoginRedirectState {
+  from?: string;
+  loginError?: string;
+}
+
+const selectors = {
+  signedIn: selectSignedInGuard,
+  admin: selectAdminGuard,
+  observer: selectObserverGuard,
+} as const;
+
+/** Shows its route only to signed-in users (with `role`, only to those who have it). */
+export function RouteGuard({
+  auth,
+  role,
+  children,
+}: {
+  auth: AuthTokenActorRef;
+  role?: RouteRole;
+  children: ReactNode;
+}) {
+  const outcome = useSelector(auth, selectors[role ?? 'signedIn']);
+  const location = useLocation();
+
+  switch (outcome) {
+    case 'pending':
+      return <Spinner label="Checking your session" />;
+    case 'login': {
+      const target = `${location.pathname}${location.search}${location.hash}`;
+      if (target === '/') return <Navigate to="/" replace />;
+      const state: LoginRedirectState = { from: target };
+      return <Navigate to="/login" replace state={state} />;
+    }
+    case 'home':
+      return <Navigate to="/" replace />;
+    case 'allowed':
+      return children;
+  }
+}

@@ -1,0 +1,91 @@
+import { useSelector } from '@xstate/react';
+import type { ReactNode } from 'react';
+import type { AuthTokenActorRef } from '../../machines/authTokenMachine';
+import { selectIsAuthenticated, selectIsResolved } from '../../machines/authTokenMachine.selectors';
+import type { NewWorkspaceActorRef } from '../../machines/newWorkspaceMachine';
+import {
+  selectCanCreate,
+  selectCreateErrors,
+  selectIsCreating,
+} from '../../machines/newWorkspaceMachine.selectors';
+import type { SidebarActorRef } from '../../machines/sidebarMachine';
+import { DismissibleAlerts } from '../common/DismissibleAlerts';
+import { Spinner } from '../common/Spinner';
+
+function GettingStarted({
+  sidebar,
+  newWorkspace,
+}: {
+  sidebar: SidebarActorRef;
+  newWorkspace: NewWorkspaceActorRef;
+}) {
+  const creating = useSelector(newWorkspace, selectIsCreating);
+  const canCreate = useSelector(newWorkspace, selectCanCreate);
+  const errors = useSelector(newWorkspace, selectCreateErrors);
+
+  return (
+    <section className="tp-getting-started" aria-labelledby="tp-getting-started">
+      <h2 id="tp-getting-started">Getting Started</h2>
+      <p>We build in a workspace; then play in a gamespace.</p>
+      <div className="tp-actions">
+        <button
+          type="button"
+          className="p-button p-component p-button-outlined p-button-secondary"
+          onClick={() => sidebar.send({ type: 'sidebar.openRequested' })}
+        >
+          <i className="pi pi-angle-double-left" aria-hidden="true" />
+          <span>Find A Space</span>
+        </button>
+        <button
+          type="button"
+          className="p-button p-component"
+          disabled={!canCreate}
+          aria-busy={creating}
+          onClick={() => newWorkspace.send({ type: 'workspace.createRequested' })}
+        >
+          <i className={creating ? 'pi pi-spin pi-spinner' : 'pi pi-plus'} aria-hidden="true" />
+          <span>New Workspace</span>
+        </button>
+      </div>
+      <DismissibleAlerts
+        messages={errors}
+        onDismiss={(index) => newWorkspace.send({ type: 'workspace.errorDismissed', index })}
+      />
+    </section>
+  );
+}
+
+/** The home page: app name and tagline, then what to do next (spec §2 route ''). */
+export function HomeView({
+  appname,
+  auth,
+  sidebar,
+  newWorkspace,
+  loginPrompt,
+}: {
+  appname: string;
+  auth: AuthTokenActorRef;
+  sidebar: SidebarActorRef;
+  newWorkspace: NewWorkspaceActorRef;
+  /** Shown to signed-out users; it owns its own login actor. */
+  loginPrompt: ReactNode;
+}) {
+  const resolved = useSelector(auth, selectIsResolved);
+  const signedIn = useSelector(auth, selectIsAuthenticated);
+
+  return (
+    <div className="tp-page tp-home">
+      <header className="tp-hero">
+        <h1>{appname}</h1>
+        <p className="tp-lead">a simple virtual topology builder and player</p>
+      </header>
+      {!resolved ? (
+        <Spinner label="Checking your session" />
+      ) : signedIn ? (
+        <GettingStarted sidebar={sidebar} newWorkspace={newWorkspace} />
+      ) : (
+        loginPrompt
+      )}
+    </div>
+  );
+}

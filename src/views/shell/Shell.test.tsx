@@ -1,0 +1,157 @@
+// @vitest-environment jsdom
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { MemoryRouter } from 'react-router';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createActor, fromCallback, fromPromise, SimulatedClock, type EventObject } from 'xstate';
+import {
+  authTokenMachine,
+  TOKEN_DEBOUNCE_MS,
+  type AuthTokenEvent,
+  type AuthUser,
+  type Profile,
+} from '../../machines/authTokenMachine';
+import { sidebarMachine } from '../../machines/sidebarMachine';
+import { Shell } from './Shell';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const USER: AuthUser = {
+  accessToken: 'token',
+  tokenType: 'Bearer',
+  expiresAt: null,
+  profile: { sub: 'u-1', name: 'Ada' },
+};
+
+const profile = (roles: Partial<Profile>): Profile => ({
+  id: 'u-1',
+  name: 'Ada',
+  role: 'user',
+  isAdmin: false,
+  isObserver: false,
+  isCreator: false,
+  isBuilder: false,
+  ...roles,
+});
+
+const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/** A settled session: signed out, or signed in with `roles`. */
+async function session(roles: Partial<Profile> | null) {
+  const clock = new SimulatedClock();
+  const initial: AuthTokenEvent = roles
+    ? { type: 'user.loaded', user: USER }
+    : { type: 'user.unloaded' };
+  const auth = createActor(
+    authTokenMachine.provide({
+      actors: {
+        userEvents: fromCallback<EventObject>(({ sendBack }) => sendBack(initial)),
+        registerUser: fromPromise<Profile, { user: AuthUser }>(async () => profile(roles ?? {})),
+        logout: fromPromise<void, void>(() => new Promise<void>(() => undefined)),
+        renewSilently: fromPromise<void, void>(async () => undefined),
+      },
+      actions: {
+        rememberUrl: () => undefined,
+        navigateHome: () => undefined,
+        clearUser: () => undefined,
+      },
+    }),
+    { clock },
+  ).start();
+  clock.increment(TOKEN_DEBOUNCE_MS);
+  await flush();
+  return auth;
+}
+
+let root: Root | null = null;
+let container: HTMLElement | null = null;
+
+afterEach(() => {
+  act(() => root?.unmount());
+  container?.remove();
+  root = null;
+  container = null;
+});
+
+async function renderShell(roles: Partial<Profile> | null) {
+  const auth = await session(roles);
+  const sidebar = createActor(sidebarMachine).start();
+  container = document.createElement('div');
+  document.body.append(container);
+  root = createRoot(container);
+  await act(async () =>
+    root?.render(
+      <MemoryRouter>
+        <Shell appname="Topoplay" auth={auth} sidebar={sidebar}>
+          <p>page</p>
+        </Shell>
+      </MemoryRouter>,
+    ),
+  );
+  const el = container;
+  const byName = (selector: string, name: string) =>
+    [...el.querySelectorAll<HTMLElement>(selector)].find(
+      (node) => (node.getAttribute('aria-label') ?? node.textContent?.trim()) === name,
+    );
+  const topbar = () =>
+    [
+      ...el.querySelectorAll<HTMLElement>(
+        'nav[aria-label="Main"] a, nav[aria-label="Main"] button',
+      ),
+    ].map((node) => node.textContent?.trim());
+  const panel = () => el.querySelector<HTMLElement>('nav[aria-label="Workspace browser"]');
+  return { auth, sidebar, byName, topbar, panel, el };
+}
+
+describe('Shell', () => {
+  it('offers Home and About to signed-out users, and asks them to sign in in the sidebar', async () => {
+    const { topbar, panel, byName } = await renderShell(null);
+    expect(topbar()).toEqual(['Home', 'About']);
+    expect(panel()?.dataset.state).toBe('collapsed');
+    await act(async () => byName('button', 'Pin sidebar')?.click());
+    expect(panel()?.dataset.state).toBe('expanded');
+    expect(panel()?.textContent).toContain('Sign in to browse workspaces.');
+  });
+
+  it('adds Admin and Logout for administrators', async () => {
+    const { topbar } = await renderShell({ isAdmin: true, isObserver: true });
+    expect(topbar()).toEqual(['Home', 'About', 'Admin', 'Logout']);
+  });
+
+  it('adds Observe for observers who are not administrators', async () => {
+    const { topbar } = await renderShell({ isObserver: true });
+    expect(topbar()).toEqual(['Home', 'About', 'Observe', 'Logout']);
+  });
+
+  it('logs out with the Logout button', async () => {
+    const { auth, byName } = await renderShell({});
+    await act(async () => byName('button', 'Logout')?.click());
+    expect(auth.getSnapshot().matches({ token: 'signingOut' })).toBe(true);
+  });
+
+  it('expands the sidebar on hover and collapses it when the pointer leaves', async () => {
+    const { panel } = await renderShell(null);
+    const nav = panel();
+    await act(async () => {
+      nav?.dispatchEvent(
+        new MouseEvent('mouseover', { bubbles: true, relatedTarget: document.body }),
+      );
+    });
+    expect(panel()?.dataset.state).toBe('expanded');
+    await act(async () => {
+      nav?.dispatchEvent(
+        new MouseEvent('mouseout', { bubbles: true, relatedTarget: document.body }),
+      );
+    });
+    expect(panel()?.dataset.state).toBe('collapsed');
+  });
+
+  it('pins the sidebar from the keyboard: the pin button is a real, named toggle button', async () => {
+    const { byName } = await renderShell(null);
+    const pin = byName('button', 'Pin sidebar');
+    expect(pin?.tagName).toBe('BUTTON');
+    expect(pin?.getAttribute('aria-pressed')).toBe('false');
+    await act(async () => pin?.click());
+    expect(byName('button', 'Pin sidebar')?.getAttribute('aria-pressed')).toBe('true');
+  });
+});

@@ -1,0 +1,59 @@
+import { useSelector } from '@xstate/react';
+import type { SidebarActorRef } from '../../machines/sidebarMachine';
+import {
+  selectIsSidebarExpanded,
+  selectIsSidebarPinned,
+} from '../../machines/sidebarMachine.selectors';
+
+/**
+ * The left panel that will host the workspace browser. It opens while hovered and stays open
+ * when pinned with its button (a click, or Enter/Space on the focused button).
+ */
+export function Sidebar({ sidebar, signedIn }: { sidebar: SidebarActorRef; signedIn: boolean }) {
+  const expanded = useSelector(sidebar, selectIsSidebarExpanded);
+  const pinned = useSelector(sidebar, selectIsSidebarPinned);
+
+  return (
+    <div className={pinned ? 'tp-sidebar-slot tp-sidebar-slot-pinned' : 'tp-sidebar-slot'}>
+      <nav
+        className="tp-sidebar"
+        aria-label="Workspace browser"
+        data-state={expanded ? 'expanded' : 'collapsed'}
+        data-pinned={pinned ? 'true' : 'false'}
+        onMouseEnter={() => sidebar.send({ type: 'sidebar.pointerEntered' })}
+        onMouseLeave={() => sidebar.send({ type: 'sidebar.pointerLeft' })}
+      >
+        <div className="tp-sidebar-tools">
+          <button
+            type="button"
+            className="tp-icon-button"
+            aria-label="Pin sidebar"
+            aria-pressed={pinned}
+            title={pinned ? 'Unpin the left panel (Ctrl+L)' : 'Pin the left panel open (Ctrl+L)'}
+            onClick={(event) =>
+              sidebar.send({
+                type: 'sidebar.pinToggleRequested',
+                // A click made with Enter or Space reports no pointer clicks (detail 0).
+                via: event.detail === 0 ? 'keyboard' : 'pointer',
+              })
+            }
+          >
+            <i className={pinned ? 'pi pi-thumbtack' : 'pi pi-bars'} aria-hidden="true" />
+          </button>
+        </div>
+        {expanded && (
+          <div className="tp-sidebar-body">
+            <h2 className="tp-sidebar-title">Workspaces</h2>
+            {signedIn ? (
+              <ul className="tp-sidebar-list" aria-label="Workspaces">
+                <li className="tp-muted">No workspaces to show.</li>
+              </ul>
+            ) : (
+              <p className="tp-muted">Sign in to browse workspaces.</p>
+            )}
+          </div>
+        )}
+      </nav>
+    </div>
+  );
+}
