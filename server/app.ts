@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
+import fastifyWebsocket from '@fastify/websocket';
 import { allowedOrigins, authority, usesEmbeddedIdentity, type Config } from './config';
 import { openStore, type Store } from './store/db';
 import { sharedSecret } from './store/secrets';
 import { createMemoryCache, type Cache } from './core/cache';
+import { createRedisCache } from './core/redisCache';
 import { createUserService } from './core/users';
 import { createWorkspaceService } from './core/workspaces';
 import { seedFirstRun, type SeedResult } from './core/seed';
@@ -16,11 +18,19 @@ import { registerAuth } from './http/auth';
 import { userRoutes } from './http/user/routes';
 import { workspaceRoutes } from './http/workspace/routes';
 import { normalizeKeys } from './http/body';
+import { adminRoutes } from './http/admin/routes';
+import { createMemoryBackplane, type Backplane } from './hub/backplane';
+import { createRedisBackplane } from './hub/redisBackplane';
+import { createChannelAccess } from './hub/access';
+import { createHub, MAX_MESSAGE_BYTES, type Hub } from './hub/hub';
+import { hubRoutes } from './hub/routes';
 
 export interface App {
   app: FastifyInstance;
   store: Store;
   cache: Cache;
+  /** The real-time hub; route code publishes through `app.hub` (the same object). */
+  hub: Hub;
   config: Config;
   seeded: SeedResult | null;
   close(): Promise<void>;
@@ -30,12 +40,18 @@ const VERSION = '0.1.0';
 
 export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<App> {
   const store = await openStore({ url: config.databaseUrl, schema: config.databaseSchema });
-  const cache = createMemoryCache();
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
     trustProxy: true,
     bodyLimit: 10 * 1024 * 1024,
   });
+  // With Redis, every server process shares the cache (tickets) and the hub's groups.
+  const onRedisError = (err: unknown) => app.log.warn({ err }, 'redis');
+  const redis = config.redisUrl
+    ? { url: config.redisUrl, prefix: config.redisPrefix, onError: onRedisError }
+    : null;
+  const cache: Cache = redis ? createRedisCache(redis) : createMemoryCache();
+  const backplane: Backplane = redis ? await createRedisBackplane(redis) : createMemoryBackplane();
 
   // Bodies: JSON (also Moodle's application/json-patch+json), and text/plain strings (documents,
   // announcements); a body without a content type is read as text, as the reference binds it.
@@ -63,6 +79,23 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   const users = createUserService(store.db, defaults);
   const workspaces = createWorkspaceService(store.db);
   const origins = allowedOrigins(config);
+
+  const hub = createHub({
+    backplane,
+    canListen: createChannelAccess(store.db, workspaces),
+    log: app.log,
+    keepAliveMs: config.hubKeepAliveMs,
+    clientTimeoutMs: config.hubClientTimeoutMs,
+  });
+  app.decorate('hub', hub);
+  // Added before the WebSocket plugin's own preClose, so clients are told they may reconnect
+  // before their sockets are closed.
+  app.addHook('preClose', () => hub.close());
+  await app.register(fastifyWebsocket, {
+    options: { maxPayload: MAX_MESSAGE_BYTES },
+    // `ws` closes the connection itself after a protocol error (1009 for a too-large message).
+    errorHandler: (error) => app.log.debug({ err: error }, 'hub socket error'),
+  });
 
   let jwks: { keys: object[] } | undefined;
   if (usesEmbeddedIdentity(config)) {
@@ -109,6 +142,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     version: VERSION,
   });
   await app.register(workspaceRoutes, { workspaces });
+  await app.register(hubRoutes, { hub, authenticator, cache });
+  await app.register(adminRoutes, { hub });
 
   app.get('/assets/settings.json', { config: { auth: 'anonymous' } }, async (request, reply) => {
     // Sign-in returns to the origin the page was loaded from when that origin is allowed.
@@ -144,8 +179,10 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   if (hasSpa) {
     await app.register(fastifyStatic, {
       root: config.spaDir,
-      wildcard: false,
+      wildcard: true,
       index: false,
+      redirect: false,
+      list: false,
       setHeaders(res, path) {
         // Vite names built assets by content hash, so they never change under one name.
         if (path.includes(`${join(config.spaDir, 'assets')}`)) {
@@ -155,19 +192,25 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     });
   }
 
+  // The SPA's page: never cached, so a new build is picked up on the next load.
+  const sendIndex = (reply: FastifyReply) => {
+    if (!hasSpa) {
+      return reply
+        .code(503)
+        .type('text/plain')
+        .send('The web application is not built: run `npm run build` (npm start does it).');
+    }
+    reply.header('Cache-Control', 'no-cache');
+    return reply.type('text/html').sendFile('index.html', { cacheControl: false });
+  };
+  app.get('/', { config: { auth: 'anonymous' } }, (_request, reply) => sendIndex(reply));
+
   // History fallback: any other GET for a page gets the SPA; API and protocol paths get 404.
-  const reserved = /^\/(api|identity|hub|docs)(\/|$)/;
+  const reserved = /^\/(api|identity|hub|docs|assets)(\/|$)/;
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     if ((request.method === 'GET' || request.method === 'HEAD') && !reserved.test(path)) {
-      if (!hasSpa) {
-        return reply
-          .code(503)
-          .type('text/plain')
-          .send('The web application is not built: run `npm run build` (npm start does it).');
-      }
-      reply.header('Cache-Control', 'no-cache');
-      return reply.type('text/html').sendFile('index.html');
+      return sendIndex(reply);
     }
     return reply.code(404).send('');
   });
@@ -187,10 +230,12 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     app,
     store,
     cache,
+    hub,
     config,
     seeded,
     async close() {
       await app.close();
+      await backplane.close();
       await cache.close();
       await store.close();
     },

@@ -54,16 +54,19 @@ export function registerErrorHandling(app: FastifyInstance): { recent(): ErrorLo
       }
       return problem(reply, request, errors);
     }
+    if (fe.statusCode === 403 || fe.statusCode === 404) {
+      // From the static file server (a folder, a hidden file): nothing to show.
+      return reply.code(fe.statusCode).send('');
+    }
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
       // Framework-level client errors: malformed JSON, unsupported media type, body too large.
-      return reply
-        .code(fe.statusCode)
-        .send({
-          message:
-            fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-              ? 'UnsupportedMediaType'
-              : 'InvalidOperation',
-        });
+      const message =
+        fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+          ? 'UnsupportedMediaType'
+          : fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+            ? 'PayloadTooLarge'
+            : 'InvalidOperation';
+      return reply.code(fe.statusCode).send({ message });
     }
     request.log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
     recent.unshift({
