@@ -1,12 +1,15 @@
 // The server for end-to-end tests: a fresh data folder and SQLite database on every run, a known
-// seed password, the built SPA. Playwright starts it and stops it.
+// seed password, the built SPA. Playwright starts it and stops it. With E2E_DATA_DIR set, that
+// folder is used and kept, so that a test can stop the server and start it again on the same
+// data (the hub reconnection test).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-e2e-'));
+const keepData = Boolean(process.env.E2E_DATA_DIR);
+const dataDir = process.env.E2E_DATA_DIR || mkdtempSync(join(tmpdir(), 'topoplay-e2e-'));
 const port = process.env.E2E_PORT ?? '5181';
 const server = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'server', 'main.ts')], {
   cwd: root,
@@ -22,7 +25,9 @@ const server = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'ser
     LOG_LEVEL: 'warn',
   },
 });
-const cleanup = () => rmSync(dataDir, { recursive: true, force: true });
+const cleanup = () => {
+  if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+};
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));
 server.on('exit', (code) => {
   cleanup();

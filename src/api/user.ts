@@ -53,3 +53,13 @@ export const logoutUser =
   (http: HttpClient) =>
   (authorization: string | undefined, signal: AbortSignal): TE.TaskEither<ApiError, unknown> =>
     http.request(NoContent, { method: 'POST', path: 'user/logout', authorization, signal });
+
+/** A one-time ticket (30 s, single use) that authenticates a hub connection. */
+export const Ticket = t.type({ ticket: t.string });
+export type Ticket = t.TypeOf<typeof Ticket>;
+
+/** GET user/ticket: a fresh ticket for every hub connection attempt. */
+export const getTicket =
+  (http: HttpClient) =>
+  (signal: AbortSignal): TE.TaskEither<ApiError, Ticket> =>
+    http.request(Ticket, { method: 'GET', path: 'user/ticket', signal });

@@ -7,14 +7,20 @@ import { Log } from 'oidc-client-ts';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
+import * as E from 'fp-ts/Either';
+import { map } from 'rxjs';
 import { createActor } from 'xstate';
 import { apiBaseUrl, createHttpClient } from '../api/http';
+import { getTicket } from '../api/user';
 import { authTokenMachine } from '../machines/authTokenMachine';
-import { selectUser } from '../machines/authTokenMachine.selectors';
+import { selectTokenState, selectUser } from '../machines/authTokenMachine.selectors';
+import { hubConnectionMachine } from '../machines/hubConnectionMachine';
 import { sidebarMachine } from '../machines/sidebarMachine';
+import { snapshots$, tokenTransitions$ } from '../streams/hub';
 import { hotkeys$ } from '../streams/keyboard';
 import { authorizationOf, authTokenImplementations, createUserManager } from './auth';
 import { createEventLog } from './eventLog';
+import { createHubAdapter, hubUrl } from './hub';
 import { createLocalSettings } from './localSettings';
 import { createAppRouter } from './router';
 import { AppServicesContext, machineImplementations, type AppServices } from './services';
@@ -65,14 +71,37 @@ async function start(container: HTMLElement): Promise<void> {
   );
   const sidebar = createActor(sidebarMachine, { systemId: 'sidebar', inspect: eventLog.inspect });
 
+  const hubAdapter = createHubAdapter({
+    url: hubUrl(settings.apphost),
+    ticket: async (signal) => {
+      const result = await getTicket(http)(signal)();
+      // An Error, so that the hub client's log says why ('Failed to fetch', 'Unauthorized').
+      if (E.isLeft(result)) throw new Error(result.left.message);
+      return result.right.ticket;
+    },
+  });
+  const hub = createActor(hubConnectionMachine.provide(hubAdapter.implementations), {
+    systemId: 'hubConnection',
+    inspect: eventLog.inspect,
+  });
+
   const services: AppServices = {
     settings,
     auth,
+    hub,
     sidebar,
     local,
     eventLog,
     inspect: eventLog.inspect,
-    implementations: machineImplementations({ http, userManager, auth, local, navigate }),
+    implementations: machineImplementations({
+      http,
+      userManager,
+      auth,
+      hub,
+      hubEvents: hubAdapter.events,
+      local,
+      navigate,
+    }),
   };
   const router = createAppRouter({ local, uploadEnabled: settings.enable_upload });
 
@@ -95,9 +124,17 @@ async function start(container: HTMLElement): Promise<void> {
   });
 
   sidebar.start();
+  hub.start();
   // In the silent-renew iframe the session belongs to the parent page: starting a second
-  // authToken actor there would register the user again and race the parent over the store.
-  if (window.location.pathname !== SILENT_CALLBACK_PATH) auth.start();
+  // authToken actor there would register the user again and race the parent over the store,
+  // and a second hub connection would only duplicate the parent's.
+  if (window.location.pathname !== SILENT_CALLBACK_PATH) {
+    // The hub connects with the session and disconnects when it ends (spec §4).
+    tokenTransitions$(snapshots$(auth).pipe(map(selectTokenState))).subscribe((event) =>
+      hub.send(event),
+    );
+    auth.start();
+  }
 
   createRoot(container).render(
     <StrictMode>

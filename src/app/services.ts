@@ -2,17 +2,36 @@ import { createContext, useContext } from 'react';
 import type { UserManager } from 'oidc-client-ts';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import { fromPromise, waitFor, type ActorOptions, type AnyActorLogic } from 'xstate';
+import { map, merge } from 'rxjs';
+import {
+  fromCallback,
+  fromEventObservable,
+  fromPromise,
+  waitFor,
+  type ActorOptions,
+  type AnyActorLogic,
+  type EventObject,
+} from 'xstate';
 import { fromTaskEither } from '../api/actor';
 import type { HttpClient } from '../api/http';
 import { createWorkspace, getWorkspace, NEW_WORKSPACE_NAME } from '../api/workspace';
 import type { AuthTokenActorRef } from '../machines/authTokenMachine';
 import { selectIsAuthenticated } from '../machines/authTokenMachine.selectors';
+import type { HubConnectionActorRef } from '../machines/hubConnectionMachine';
+import { selectIsHubConnected } from '../machines/hubConnectionMachine.selectors';
 import type { loginMachine } from '../machines/loginMachine';
 import type { newWorkspaceMachine } from '../machines/newWorkspaceMachine';
 import type { oidcCallbackMachine } from '../machines/oidcCallbackMachine';
+import { presenceMachine, type PresenceSourceEvent } from '../machines/presenceMachine';
 import type { SidebarActorRef } from '../machines/sidebarMachine';
 import type { workspaceEditorMachine } from '../machines/workspaceEditorMachine';
+import {
+  documentEvents$,
+  hubDisconnections$,
+  presenceEvents$,
+  snapshots$,
+  type HubEventSource,
+} from '../streams/hub';
 import type { EventLog } from './eventLog';
 import type { LocalSettingsStore } from './localSettings';
 import type { AppSettings } from './settings';
@@ -34,6 +53,8 @@ export interface MachineImplementations {
 export interface AppServices {
   settings: AppSettings;
   auth: AuthTokenActorRef;
+  /** The real-time hub connection (systemId `hubConnection`). */
+  hub: HubConnectionActorRef;
   sidebar: SidebarActorRef;
   local: LocalSettingsStore;
   eventLog: EventLog;
@@ -57,12 +78,15 @@ export interface ImplementationDependencies {
   http: HttpClient;
   userManager: UserManager;
   auth: AuthTokenActorRef;
+  hub: HubConnectionActorRef;
+  /** Server events of the hub connection, whichever connection is open. */
+  hubEvents: HubEventSource;
   local: LocalSettingsStore;
   navigate: (to: string) => void;
 }
 
 export function machineImplementations(deps: ImplementationDependencies): MachineImplementations {
-  const { http, userManager, auth, local, navigate } = deps;
+  const { http, userManager, auth, hub, hubEvents, local, navigate } = deps;
 
   // The callback URL's code can be exchanged once; a second run of the actor (React's strict
   // effects, or returning to the page) shares the first exchange instead of failing on it.
@@ -122,6 +146,25 @@ export function machineImplementations(deps: ImplementationDependencies): Machin
             TE.map((workspace) => ({ id: workspace.id, name: workspace.name ?? '' })),
           ),
         ),
+        listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
+          hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
+          return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
+        }),
+        presence: presenceMachine.provide({
+          actors: {
+            hubEvents: fromEventObservable<PresenceSourceEvent, { channelId: string }>(() =>
+              merge(
+                presenceEvents$(hubEvents),
+                documentEvents$(hubEvents),
+                hubDisconnections$(snapshots$(hub).pipe(map(selectIsHubConnected))),
+              ),
+            ),
+          },
+          actions: {
+            greet: ({ context }) =>
+              hub.send({ type: 'hub.invokeRequested', method: 'Greet', args: [context.channelId] }),
+          },
+        }),
       },
       actions: { forgetLastPage: () => local.forgetLast() },
     },

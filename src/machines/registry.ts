@@ -1,8 +1,11 @@
 import type { AnyStateMachine } from 'xstate';
 import { authTokenMachine } from './authTokenMachine';
+import { hubChannelMachine } from './hubChannelMachine';
+import { hubConnectionMachine } from './hubConnectionMachine';
 import { loginMachine } from './loginMachine';
 import { newWorkspaceMachine } from './newWorkspaceMachine';
 import { oidcCallbackMachine } from './oidcCallbackMachine';
+import { presenceMachine } from './presenceMachine';
 import { sidebarMachine } from './sidebarMachine';
 import { workspaceEditorMachine } from './workspaceEditorMachine';
 
@@ -12,6 +15,9 @@ import { workspaceEditorMachine } from './workspaceEditorMachine';
  */
 export const machines = {
   authToken: authTokenMachine,
+  hubConnection: hubConnectionMachine,
+  hubChannel: hubChannelMachine,
+  presence: presenceMachine,
   login: loginMachine,
   oidcCallback: oidcCallbackMachine,
   newWorkspace: newWorkspaceMachine,

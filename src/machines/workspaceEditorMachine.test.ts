@@ -1,5 +1,14 @@
+import { NEVER } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise, SimulatedClock } from 'xstate';
+import {
+  createActor,
+  fromCallback,
+  fromEventObservable,
+  fromPromise,
+  SimulatedClock,
+  type EventObject,
+} from 'xstate';
+import { presenceMachine, type PresenceSourceEvent } from './presenceMachine';
 import {
   isWorkspaceSection,
   JANITOR_NOTICE_MS,
@@ -8,6 +17,7 @@ import {
 } from './workspaceEditorMachine';
 import {
   selectIsWorkspaceLoading,
+  selectPresence,
   selectShowJanitorNotice,
   selectWorkspaceHeader,
   selectWorkspaceLoadError,
@@ -16,9 +26,15 @@ import { unreachedStateIds } from './testing/reachability';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
-function startEditor(id: string, outcome: WorkspaceHeader | { reject: unknown }) {
+function startEditor(
+  id: string,
+  outcome: WorkspaceHeader | { reject: unknown },
+  userId: string | null = null,
+) {
   const clock = new SimulatedClock();
   const loaded: string[] = [];
+  /** What the editor asked of the hub, in order. */
+  const hub: string[] = [];
   let forgotten = 0;
   const actor = createActor(
     workspaceEditorMachine.provide({
@@ -28,12 +44,22 @@ function startEditor(id: string, outcome: WorkspaceHeader | { reject: unknown })
           if ('reject' in outcome) throw outcome.reject;
           return outcome;
         }),
+        listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
+          hub.push(`listen ${input.channelId}`);
+          return () => hub.push(`leave ${input.channelId}`);
+        }),
+        presence: presenceMachine.provide({
+          actors: {
+            hubEvents: fromEventObservable<PresenceSourceEvent, { channelId: string }>(() => NEVER),
+          },
+          actions: { greet: () => undefined },
+        }),
       },
       actions: { forgetLastPage: () => forgotten++ },
     }),
-    { input: { id }, clock },
+    { input: { id, userId }, clock },
   ).start();
-  return { actor, clock, loaded, forgotten: () => forgotten };
+  return { actor, clock, loaded, hub, forgotten: () => forgotten };
 }
 
 describe('workspaceEditorMachine', () => {
@@ -77,6 +103,27 @@ describe('workspaceEditorMachine', () => {
     expect(selectWorkspaceHeader(snapshot)).toBeNull();
     expect(selectShowJanitorNotice(snapshot)).toBe(false);
     expect(forgotten()).toBe(1);
+  });
+
+  it('listens on the workspace channel once loaded, with presence, and leaves when closed', async () => {
+    const { actor, hub } = startEditor('ws-1', { id: 'ws-1', name: 'Lab One' }, 'u-me');
+    expect(hub).toEqual([]);
+    expect(selectPresence(actor.getSnapshot())).toBeUndefined();
+    await flush();
+    expect(hub).toEqual(['listen ws-1']);
+    const presence = selectPresence(actor.getSnapshot());
+    expect(presence?.getSnapshot().context).toMatchObject({ channelId: 'ws-1', selfId: 'u-me' });
+
+    actor.stop();
+    expect(hub).toEqual(['listen ws-1', 'leave ws-1']);
+    expect(presence?.getSnapshot().status).toBe('stopped');
+  });
+
+  it('does not listen on a workspace that failed to load', async () => {
+    const { actor, hub } = startEditor('nope', { reject: { status: 403, message: 'Forbidden' } });
+    await flush();
+    expect(hub).toEqual([]);
+    expect(selectPresence(actor.getSnapshot())).toBeUndefined();
   });
 
   it('knows the sections of the editor', () => {

@@ -1,5 +1,14 @@
-import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import {
+  assign,
+  fromCallback,
+  fromPromise,
+  setup,
+  type ActorRefFrom,
+  type EventObject,
+  type SnapshotFrom,
+} from 'xstate';
 import { errorMessage } from '../domain/text';
+import { presenceMachine } from './presenceMachine';
 
 /** The editor's tabs, in order; 'files' is offered only when uploads are enabled. */
 export const WORKSPACE_SECTIONS = [
@@ -28,17 +37,21 @@ export type WorkspaceEditorEvent = { type: 'workspace.janitorNoticeDismissed' };
 
 export interface WorkspaceEditorInput {
   id: string;
+  /** The signed-in user's id, when known (the presence bar marks their other tabs). */
+  userId?: string | null;
 }
 
 export interface WorkspaceEditorContext {
   id: string;
+  userId: string | null;
   workspace: WorkspaceHeader | null;
   error: string | null;
 }
 
 /**
  * One workspace opened in the editor (one actor per workspace id). Loading it decides whether
- * the sections can be shown at all; a failure shows the server's message with a way home.
+ * the sections can be shown at all; a failure shows the server's message with a way home. Once
+ * loaded, the editor listens on the workspace's hub channel and tracks who else is in it.
  */
 export const workspaceEditorMachine = setup({
   types: {
@@ -56,6 +69,15 @@ export const workspaceEditorMachine = setup({
     loadWorkspace: fromPromise<WorkspaceHeader, { id: string }>(() => {
       throw new Error('workspaceEditorMachine: provide the loadWorkspace actor');
     }),
+    /**
+     * Listens on the hub channel while running: asks the hub connection to listen when started
+     * and to leave when stopped (the workspace closed or failed to stay open).
+     */
+    listenToChannel: fromCallback<EventObject, { channelId: string }>(() => {
+      throw new Error('workspaceEditorMachine: provide the listenToChannel actor');
+    }),
+    /** Who else is in the workspace; provide it with its hub events and greeting. */
+    presence: presenceMachine,
   },
   actions: {
     /**
@@ -69,8 +91,13 @@ export const workspaceEditorMachine = setup({
 }).createMachine({
   id: 'workspaceEditor',
   description:
-    'One workspace in the editor: loads it, then shows the janitor alert for 10 s; a failure shows the server message and forgets the remembered page.',
-  context: ({ input }) => ({ id: input.id, workspace: null, error: null }),
+    'One workspace in the editor: loads it, then listens on its hub channel with presence and shows the janitor alert for 10 s; a failure shows the server message and forgets the remembered page.',
+  context: ({ input }) => ({
+    id: input.id,
+    userId: input.userId ?? null,
+    workspace: null,
+    error: null,
+  }),
   initial: 'loading',
   states: {
     loading: {
@@ -88,6 +115,19 @@ export const workspaceEditorMachine = setup({
       },
     },
     loaded: {
+      // Only a workspace the user may open is listened to: the server refuses the others.
+      invoke: [
+        {
+          id: 'listenToChannel',
+          src: 'listenToChannel',
+          input: ({ context }) => ({ channelId: context.id }),
+        },
+        {
+          id: 'presence',
+          src: 'presence',
+          input: ({ context }) => ({ channelId: context.id, selfId: context.userId }),
+        },
+      ],
       initial: 'noticeShown',
       states: {
         noticeShown: {

@@ -3,9 +3,9 @@ import { Shell } from '../../views/shell/Shell';
 import { useAppServices } from '../services';
 
 export function ShellRoute() {
-  const { settings, auth, sidebar } = useAppServices();
+  const { settings, auth, hub, sidebar } = useAppServices();
   return (
-    <Shell appname={settings.appname} auth={auth} sidebar={sidebar}>
+    <Shell appname={settings.appname} auth={auth} hub={hub} sidebar={sidebar}>
       <Outlet />
     </Shell>
   );

@@ -1,5 +1,7 @@
-import { useActorRef } from '@xstate/react';
+import { useActorRef, useSelector } from '@xstate/react';
 import { useParams } from 'react-router';
+import type { AuthTokenSnapshot } from '../../machines/authTokenMachine';
+import { selectProfile } from '../../machines/authTokenMachine.selectors';
 import {
   isWorkspaceSection,
   workspaceEditorMachine,
@@ -8,10 +10,14 @@ import {
 import WorkspaceEditorView from '../../views/topo/WorkspaceEditorView';
 import { useAppServices } from '../services';
 
+const selectUserId = (snapshot: AuthTokenSnapshot) => selectProfile(snapshot)?.id ?? null;
+
 function WorkspaceEditor({ id, section }: { id: string; section: WorkspaceSection }) {
-  const { settings, implementations, inspect } = useAppServices();
+  const { settings, auth, implementations, inspect } = useAppServices();
+  // Read once, when the editor actor is created: it only marks the user's other tabs.
+  const userId = useSelector(auth, selectUserId);
   const editor = useActorRef(workspaceEditorMachine.provide(implementations.workspaceEditor), {
-    input: { id },
+    input: { id, userId },
     inspect,
   });
   return (

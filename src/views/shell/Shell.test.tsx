@@ -11,6 +11,12 @@ import {
   type AuthUser,
   type Profile,
 } from '../../machines/authTokenMachine';
+import { hubChannelMachine } from '../../machines/hubChannelMachine';
+import {
+  hubConnectionMachine,
+  type HubConnectionEvent,
+  type HubInvocation,
+} from '../../machines/hubConnectionMachine';
 import { sidebarMachine } from '../../machines/sidebarMachine';
 import { Shell } from './Shell';
 
@@ -63,6 +69,29 @@ async function session(roles: Partial<Profile> | null) {
   return auth;
 }
 
+/** A hub connection whose attempts succeed; `lose()` drops the current connection. */
+function connectingHub() {
+  let lose: ((event: HubConnectionEvent) => void) | undefined;
+  const hub = createActor(
+    hubConnectionMachine.provide({
+      actors: {
+        openConnection: fromPromise<string, void>(async () => 'c1'),
+        watchConnection: fromCallback<EventObject, { connectionId: string }>(({ sendBack }) => {
+          lose = sendBack;
+        }),
+        closeConnection: fromPromise<void, { connectionId: string }>(async () => undefined),
+        invoke: fromPromise<unknown, HubInvocation & { connectionId: string }>(
+          async () => undefined,
+        ),
+        hubChannel: hubChannelMachine,
+      },
+    }),
+    // The reconnect waits on this clock, which never advances: a lost connection stays lost.
+    { clock: new SimulatedClock() },
+  ).start();
+  return { hub, lose: () => lose?.({ type: 'hub.connectionLost', error: null }) };
+}
+
 let root: Root | null = null;
 let container: HTMLElement | null = null;
 
@@ -75,6 +104,7 @@ afterEach(() => {
 
 async function renderShell(roles: Partial<Profile> | null) {
   const auth = await session(roles);
+  const { hub, lose } = connectingHub();
   const sidebar = createActor(sidebarMachine).start();
   container = document.createElement('div');
   document.body.append(container);
@@ -82,7 +112,7 @@ async function renderShell(roles: Partial<Profile> | null) {
   await act(async () =>
     root?.render(
       <MemoryRouter>
-        <Shell appname="Topoplay" auth={auth} sidebar={sidebar}>
+        <Shell appname="Topoplay" auth={auth} hub={hub} sidebar={sidebar}>
           <p>page</p>
         </Shell>
       </MemoryRouter>,
@@ -100,7 +130,18 @@ async function renderShell(roles: Partial<Profile> | null) {
       ),
     ].map((node) => node.textContent?.trim());
   const panel = () => el.querySelector<HTMLElement>('nav[aria-label="Workspace browser"]');
-  return { auth, sidebar, byName, topbar, panel, el };
+  const banner = () =>
+    [...el.querySelectorAll<HTMLElement>('[role="alert"]')].find((node) =>
+      node.textContent?.includes('Attempting re-connection...'),
+    );
+  const connect = async () => {
+    await act(async () => {
+      hub.send({ type: 'hub.startRequested' });
+      await flush();
+    });
+  };
+  const loseConnection = async () => act(async () => lose());
+  return { auth, hub, sidebar, byName, topbar, panel, el, banner, connect, loseConnection };
 }
 
 describe('Shell', () => {
@@ -127,6 +168,23 @@ describe('Shell', () => {
     const { auth, byName } = await renderShell({});
     await act(async () => byName('button', 'Logout')?.click());
     expect(auth.getSnapshot().matches({ token: 'signingOut' })).toBe(true);
+  });
+
+  it('shows the reconnection banner while a signed-in user has lost the hub connection', async () => {
+    const { banner, connect, loseConnection } = await renderShell({});
+    expect(banner()).toBeUndefined();
+    await connect();
+    expect(banner()).toBeUndefined();
+    await loseConnection();
+    expect(banner()).toBeDefined();
+  });
+
+  it('hides the reconnection banner once the session ends', async () => {
+    const { auth, banner, connect, loseConnection } = await renderShell({});
+    await connect();
+    await loseConnection();
+    await act(async () => auth.send({ type: 'logout.requested' }));
+    expect(banner()).toBeUndefined();
   });
 
   it('expands the sidebar on hover and collapses it when the pointer leaves', async () => {

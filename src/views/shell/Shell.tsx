@@ -7,39 +7,54 @@ import {
   selectIsAuthenticated,
   selectIsObserver,
 } from '../../machines/authTokenMachine.selectors';
+import type { AuthTokenSnapshot } from '../../machines/authTokenMachine';
 import { selectShowReconnectBanner } from '../../machines/hubBanner.selectors';
+import type { HubConnectionActorRef } from '../../machines/hubConnectionMachine';
 import type { SidebarActorRef } from '../../machines/sidebarMachine';
 import { Sidebar } from './Sidebar';
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? 'tp-topbar-link tp-topbar-link-active' : 'tp-topbar-link';
 
+const wholeSnapshot = (snapshot: AuthTokenSnapshot) => snapshot;
+
+/** The red banner while a signed-in user's real-time connection is down (spec §2, §8). */
+function ReconnectBanner({ auth, hub }: { auth: AuthTokenActorRef; hub: HubConnectionActorRef }) {
+  // Only this banner re-renders with the session; the hub's changes are narrowed to one boolean.
+  const authSnapshot = useSelector(auth, wholeSnapshot);
+  const show = useSelector(hub, (hubSnapshot) =>
+    selectShowReconnectBanner(authSnapshot, hubSnapshot),
+  );
+  if (!show) return null;
+  return (
+    <div className="tp-banner" role="alert">
+      <i className="pi pi-exclamation-triangle" aria-hidden="true" />
+      <span>Attempting re-connection...</span>
+    </div>
+  );
+}
+
 /** Top bar, reconnection banner, left sidebar and the page beside it (spec §2 Shell). */
 export function Shell({
   appname,
   auth,
+  hub,
   sidebar,
   children,
 }: {
   appname: string;
   auth: AuthTokenActorRef;
+  hub: HubConnectionActorRef;
   sidebar: SidebarActorRef;
   children: ReactNode;
 }) {
   const signedIn = useSelector(auth, selectIsAuthenticated);
   const isAdmin = useSelector(auth, selectIsAdmin);
   const isObserver = useSelector(auth, selectIsObserver);
-  // The hub connection arrives with the real-time issue; the selector answers false until then.
-  const showReconnectBanner = signedIn && selectShowReconnectBanner(undefined);
 
   return (
     <div className="tp-app">
-      {showReconnectBanner && (
-        <div className="tp-banner" role="alert">
-          <i className="pi pi-exclamation-triangle" aria-hidden="true" />
-          <span>Attempting re-connection...</span>
-        </div>
-      )}
+      <ReconnectBanner auth={auth} hub={hub} />
       <header className="tp-topbar">
         <Link to="/" className="tp-brand">
           {appname}

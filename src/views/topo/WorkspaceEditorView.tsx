@@ -6,11 +6,13 @@ import {
   type WorkspaceSection,
 } from '../../machines/workspaceEditorMachine';
 import {
+  selectPresence,
   selectShowJanitorNotice,
   selectWorkspaceHeader,
   selectWorkspaceLoadError,
 } from '../../machines/workspaceEditorMachine.selectors';
 import { Spinner } from '../common/Spinner';
+import { PresenceBar } from './PresenceBar';
 
 const SECTION_LABELS: Record<WorkspaceSection, string> = {
   settings: 'Settings',
@@ -54,6 +56,7 @@ export default function WorkspaceEditorView({
 }) {
   const workspace = useSelector(editor, selectWorkspaceHeader);
   const error = useSelector(editor, selectWorkspaceLoadError);
+  const presence = useSelector(editor, selectPresence);
   const navigate = useNavigate();
 
   if (error !== null) {
@@ -74,8 +77,13 @@ export default function WorkspaceEditorView({
   return (
     <div className="tp-page">
       <header className="tp-workspace-header">
-        <p className="tp-muted tp-small">{workspace.id}</p>
-        <h1>{workspace.name}</h1>
+        <div className="tp-workspace-title">
+          <div>
+            <p className="tp-muted tp-small">{workspace.id}</p>
+            <h1>{workspace.name}</h1>
+          </div>
+          {presence && <PresenceBar presence={presence} />}
+        </div>
         <nav className="tp-tabs" aria-label="Workspace sections">
           {sections.map((s) => (
             <NavLink key={s} to={`/topo/${workspace.id}/${s}`} className={tabClass}>

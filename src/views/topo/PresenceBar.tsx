@@ -1,0 +1,30 @@
+import { useSelector } from '@xstate/react';
+import type { PresenceActorRef } from '../../machines/presenceMachine';
+import { presenceLabel, selectPresentActors } from '../../machines/presenceMachine.selectors';
+
+/**
+ * Who else is in the workspace (spec §2 Workspace editor): each actor's name or 'anonymous', a
+ * typing or user icon, and connected/disconnected. Colors rotate in order of arrival.
+ */
+export function PresenceBar({ presence }: { presence: PresenceActorRef }) {
+  const actors = useSelector(presence, selectPresentActors);
+  if (actors.length === 0) return null;
+  return (
+    <ul className="tp-presence" aria-label="Present">
+      {actors.map((actor) => (
+        <li
+          key={actor.id}
+          className={`tp-presence-actor tp-presence-${actor.color}`}
+          aria-label={presenceLabel(actor)}
+          title={presenceLabel(actor)}
+          data-online={actor.online}
+          data-editing={actor.editing}
+        >
+          <i className={actor.editing ? 'pi pi-pencil' : 'pi pi-user'} aria-hidden="true" />
+          <span>{actor.name}</span>{' '}
+          <span className="tp-presence-status">{actor.online ? 'connected' : 'disconnected'}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
