@@ -39,6 +39,14 @@ export interface Config {
   commit: string;
   spaDir: string;
   logLevel: string;
+  /** Redis shared by several server processes (cache, hub); empty keeps both in memory. */
+  redisUrl: string;
+  /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
+  redisPrefix: string;
+  /** How often the hub pings each connection. */
+  hubKeepAliveMs: number;
+  /** How long the hub keeps a connection whose client sends nothing. */
+  hubClientTimeoutMs: number;
 }
 
 function bool(value: string | undefined, fallback: boolean): boolean {
@@ -90,6 +98,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     commit: env.COMMIT || 'dev',
     spaDir: resolve(env.TOPOPLAY_SPA || './dist'),
     logLevel: env.LOG_LEVEL || 'info',
+    redisUrl: env.REDIS_URL || '',
+    redisPrefix: env.REDIS_PREFIX || 'topoplay:',
+    hubKeepAliveMs: int(env.HUB_KEEP_ALIVE_MS, 15_000),
+    hubClientTimeoutMs: int(env.HUB_CLIENT_TIMEOUT_MS, 30_000),
   };
 }
 

@@ -227,6 +227,9 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       return null;
     },
 
+    /** The actor of a subject already proven another way (the hub's negotiated connection). */
+    actorForSubject: (id: string, name: string) => actorForSubject(id, name, null),
+
     /** A one-time ticket for the actor: 30 s, single use. */
     async issueTicket(actor: Actor, ttlMs = TICKET_TTL_MS): Promise<string> {
       const ticket = newToken();

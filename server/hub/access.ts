@@ -1,0 +1,31 @@
+import type { Db } from '../store/db';
+import type { Actor } from '../core/users';
+import type { WorkspaceService } from '../core/workspaces';
+
+/**
+ * Who may listen on a channel (wire reference §3, Listen): an administrator; the gamespace's own
+ * agent (its id is the channel); a player or the manager of gamespace `channelId`; a worker of
+ * workspace `channelId`.
+ */
+export function createChannelAccess(db: Db, workspaces: WorkspaceService) {
+  return async function canListen(actor: Actor, channelId: string): Promise<boolean> {
+    if (actor.isAdmin || actor.id === channelId) return true;
+    const player = await db
+      .selectFrom('players')
+      .select('gamespaceId')
+      .where('gamespaceId', '=', channelId)
+      .where('subjectId', '=', actor.id)
+      .executeTakeFirst();
+    if (player) return true;
+    const managed = await db
+      .selectFrom('gamespaces')
+      .select('id')
+      .where('id', '=', channelId)
+      .where('managerId', '=', actor.id)
+      .executeTakeFirst();
+    if (managed) return true;
+    return workspaces.canEdit(actor, channelId);
+  };
+}
+
+export type ChannelAccess = ReturnType<typeof createChannelAccess>;

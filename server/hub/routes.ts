@@ -1,0 +1,140 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/websocket';
+import { readCredentials, ticketKey, type Authenticator } from '../auth/authenticate';
+import type { Cache } from '../core/cache';
+import { newToken } from '../core/ids';
+import { assertEnabled, type Actor } from '../core/users';
+import type { Hub } from './hub';
+
+// The hub's endpoint, /hub. Two ways in, both with a one-time ticket (GET /api/user/ticket):
+// - skipNegotiation + WebSockets (the SPA and the .NET agent): the upgrade request carries the
+//   ticket in `?access_token=` / `?ticket=` (browsers) or `Authorization: Bearer <ticket>`.
+// - The default negotiate: POST /hub/negotiate with the ticket binds the user to a fresh
+//   connection token for NEGOTIATION_TTL_MS; the upgrade then presents `?id=<connectionToken>`.
+//   The binding lives in the Cache, so negotiating with one server process and connecting to
+//   another works when they share Redis.
+// Only WebSockets are offered: no long polling, no server-sent events.
+
+export const NEGOTIATION_TTL_MS = 30_000;
+const negotiationKey = (token: string) => `hubneg:${token}`;
+
+interface Admission {
+  connectionId: string;
+  actor: Actor;
+}
+
+interface Negotiation {
+  connectionId: string;
+  id: string;
+  name: string;
+}
+
+const negotiateResponse = {
+  type: 'object',
+  properties: {
+    negotiateVersion: { type: 'integer' },
+    connectionId: { type: 'string' },
+    connectionToken: { type: 'string' },
+    availableTransports: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          transport: { type: 'string' },
+          transferFormats: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  },
+} as const;
+
+const TRANSPORTS = [{ transport: 'WebSockets', transferFormats: ['Text', 'Binary'] }];
+
+function unauthorized(reply: FastifyReply) {
+  reply.header('WWW-Authenticate', 'Bearer');
+  return reply.code(401).send('');
+}
+
+export async function hubRoutes(
+  app: FastifyInstance,
+  options: { hub: Hub; authenticator: Authenticator; cache: Cache },
+): Promise<void> {
+  const { hub, authenticator, cache } = options;
+  const admissions = new WeakMap<FastifyRequest, Admission>();
+
+  const ticketActor = (request: FastifyRequest) =>
+    authenticator.authenticate(
+      readCredentials(request.headers, request.query as Record<string, unknown>),
+      ['ticket'],
+    );
+
+  app.post<{ Querystring: { negotiateVersion?: number } }>(
+    '/hub/negotiate',
+    {
+      config: { auth: 'anonymous' },
+      schema: {
+        querystring: { type: 'object', properties: { negotiateVersion: { type: 'integer' } } },
+        response: { 200: negotiateResponse },
+      },
+    },
+    async (request, reply) => {
+      const actor = await ticketActor(request);
+      if (!actor) return unauthorized(reply);
+      assertEnabled(actor);
+      const connectionId = newToken();
+      // Version 0 clients connect with the connection id itself.
+      const version = (request.query.negotiateVersion ?? 0) >= 1 ? 1 : 0;
+      const connectionToken = version ? newToken() : connectionId;
+      const binding: Negotiation = { connectionId, id: actor.id, name: actor.name };
+      await cache.set(negotiationKey(connectionToken), JSON.stringify(binding), NEGOTIATION_TTL_MS);
+      return {
+        negotiateVersion: version,
+        connectionId,
+        ...(version ? { connectionToken } : {}),
+        availableTransports: TRANSPORTS,
+      };
+    },
+  );
+
+  app.get(
+    '/hub',
+    {
+      websocket: true,
+      config: { auth: 'anonymous' },
+      // The ticket may come in any case of `access_token` or `ticket`, so other keys are allowed.
+      schema: { querystring: { type: 'object', properties: { id: { type: 'string' } } } },
+      // Runs before the upgrade, so a refused client gets a plain HTTP status.
+      async preValidation(request, reply) {
+        if (!request.ws) return;
+        const query = request.query as Record<string, unknown>;
+        const token = typeof query.id === 'string' ? query.id : '';
+        let admission: Admission;
+        if (token) {
+          const stored = await cache.take(negotiationKey(token));
+          if (!stored) return reply.code(404).type('text/plain').send('No Connection with that ID');
+          // The stock client asks its token factory again for the WebSocket: that fresh ticket
+          // is not needed, so it is spent rather than left usable.
+          const { ticket } = readCredentials(request.headers, query);
+          if (ticket) await cache.take(ticketKey(ticket));
+          const binding = JSON.parse(stored) as Negotiation;
+          admission = {
+            connectionId: binding.connectionId,
+            actor: await authenticator.actorForSubject(binding.id, binding.name),
+          };
+        } else {
+          const actor = await ticketActor(request);
+          if (!actor) return unauthorized(reply);
+          admission = { connectionId: newToken(), actor };
+        }
+        assertEnabled(admission.actor);
+        admissions.set(request, admission);
+      },
+    },
+    (socket, request) => {
+      const admission = admissions.get(request);
+      admissions.delete(request);
+      if (!admission) socket.close(1008);
+      else hub.accept(socket, admission.connectionId, admission.actor);
+    },
+  );
+}
