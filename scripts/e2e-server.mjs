@@ -3,13 +3,31 @@
 // folder is used and kept, so that a test can stop the server and start it again on the same
 // data (the hub reconnection test).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+
+// Playwright may end this script without a signal it can handle, which skips the cleanup below:
+// remove the folders of earlier runs whose script is no longer alive.
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+for (const entry of readdirSync(tmpdir())) {
+  const owner = /^topoplay-e2e-(\d+)-/.exec(entry);
+  if (owner && !alive(Number(owner[1])))
+    rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+}
+
 const keepData = Boolean(process.env.E2E_DATA_DIR);
-const dataDir = process.env.E2E_DATA_DIR || mkdtempSync(join(tmpdir(), 'topoplay-e2e-'));
+const dataDir =
+  process.env.E2E_DATA_DIR || mkdtempSync(join(tmpdir(), `topoplay-e2e-${process.pid}-`));
 const port = process.env.E2E_PORT ?? '5181';
 const server = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'server', 'main.ts')], {
   cwd: root,
@@ -21,7 +39,9 @@ const server = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'ser
     TOPOPLAY_URL: `http://127.0.0.1:${port}`,
     TOPOPLAY_DATA: dataDir,
     TOPOPLAY_SEED_PASSWORD: process.env.E2E_PASSWORD ?? 'e2e-password-123',
+    // Hermetic: SQLite in the data folder and in-memory hub and cache, whatever the shell has.
     DATABASE_URL: '',
+    REDIS_URL: '',
     LOG_LEVEL: 'warn',
   },
 });

@@ -10,6 +10,10 @@ import { createMemoryCache, type Cache } from './core/cache';
 import { createRedisCache } from './core/redisCache';
 import { createUserService } from './core/users';
 import { createWorkspaceService } from './core/workspaces';
+import { createTemplateService } from './core/templates';
+import { createGamespaceService } from './core/gamespaces';
+import { seedStockTemplates } from './core/stockTemplates';
+import type { Publisher } from './core/fields';
 import { seedFirstRun, type SeedResult } from './core/seed';
 import { createAuthenticator } from './auth/authenticate';
 import { registerIdentity } from './identity';
@@ -17,6 +21,8 @@ import { registerErrorHandling } from './http/errors';
 import { registerAuth } from './http/auth';
 import { userRoutes } from './http/user/routes';
 import { workspaceRoutes } from './http/workspace/routes';
+import { templateRoutes } from './http/template/routes';
+import { gamespaceRoutes } from './http/gamespace/routes';
 import { normalizeKeys } from './http/body';
 import { adminRoutes } from './http/admin/routes';
 import { createMemoryBackplane, type Backplane } from './hub/backplane';
@@ -77,7 +83,16 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     gamespaceLimit: config.defaultGamespaceLimit,
   };
   const users = createUserService(store.db, defaults);
-  const workspaces = createWorkspaceService(store.db);
+  // The authoring services publish hub events through this; `hub` is created below, before any
+  // request can reach them.
+  const publisher: Publisher = {
+    publish: (group, event, payload) => hub.toGroup(group).send(event, payload),
+  };
+  const workspaces = createWorkspaceService(store.db, {
+    publisher,
+    docsDir: join(config.dataDir, 'docs'),
+  });
+  const templates = createTemplateService(store.db, { publisher });
   const origins = allowedOrigins(config);
 
   const hub = createHub({
@@ -142,6 +157,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     version: VERSION,
   });
   await app.register(workspaceRoutes, { workspaces });
+  await app.register(templateRoutes, { templates });
+  await app.register(gamespaceRoutes, { gamespaces: createGamespaceService(store.db) });
   await app.register(hubRoutes, { hub, authenticator, cache });
   await app.register(adminRoutes, { hub });
 
@@ -225,6 +242,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
         url: config.publicUrl,
       })
     : null;
+  await seedStockTemplates(store.db);
 
   return {
     app,

@@ -1,7 +1,10 @@
-import type * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
+import * as TE from 'fp-ts/TaskEither';
 import * as t from 'io-ts';
-import { nullable } from './codecs';
+import { withQuery } from '../domain/query';
+import { nullable, NoContent } from './codecs';
 import type { ApiError, HttpClient } from './http';
+import { Template } from './template';
 
 /** The title every new workspace starts with (spec §3). */
 export const NEW_WORKSPACE_NAME = 'Workspace Title';
@@ -11,16 +14,17 @@ export const Worker = t.intersection([
   t.partial({
     workspaceId: nullable(t.string),
     subjectName: nullable(t.string),
-    permission: nullable(t.string),
+    /** 'none' | 'editor' | 'manager' over REST; hub payloads carry the flags as numbers (255). */
+    permission: nullable(t.union([t.string, t.number])),
     canManage: t.boolean,
     canEdit: t.boolean,
   }),
 ]);
 export type Worker = t.TypeOf<typeof Worker>;
 
-/** Templates are edited by a later issue; here only their identity is relied upon. */
-export const WorkspaceTemplate = t.type({ id: t.string, name: nullable(t.string) });
-export type WorkspaceTemplate = t.TypeOf<typeof WorkspaceTemplate>;
+/** The workspace's templates are full templates (wire reference §2.1). */
+export const WorkspaceTemplate = Template;
+export type WorkspaceTemplate = Template;
 
 /** Extra fields (stats, flags the reference adds later) pass through untouched. */
 export const Workspace = t.intersection([
@@ -56,3 +60,106 @@ export const getWorkspace =
       path: `workspace/${encodeURIComponent(id)}`,
       signal,
     });
+
+/** PUT workspace's body (RestrictedChangedWorkspace, wire reference §2.1). */
+export interface ChangedWorkspace {
+  id: string;
+  name: string;
+  description: string;
+  tags: string;
+  author: string;
+  audience: string;
+  durationMinutes: number;
+}
+
+/** PUT workspace (200 with no body; the hub announces TOPO.UPDATED). */
+export const updateWorkspace =
+  (http: HttpClient) =>
+  (changed: ChangedWorkspace, signal: AbortSignal): TE.TaskEither<ApiError, unknown> =>
+    http.request(NoContent, { method: 'PUT', path: 'workspace', body: changed, signal });
+
+/** DELETE workspace/{id} (managers only; the hub announces TOPO.DELETED). */
+export const deleteWorkspace =
+  (http: HttpClient) =>
+  (id: string, signal: AbortSignal): TE.TaskEither<ApiError, unknown> =>
+    http.request(NoContent, {
+      method: 'DELETE',
+      path: `workspace/${encodeURIComponent(id)}`,
+      signal,
+    });
+
+/** POST workspace/{id}/clone: the copy, with its new id. */
+export const cloneWorkspace =
+  (http: HttpClient) =>
+  (id: string, signal: AbortSignal): TE.TaskEither<ApiError, Workspace> =>
+    http.request(Workspace, {
+      method: 'POST',
+      path: `workspace/${encodeURIComponent(id)}/clone`,
+      body: {},
+      signal,
+    });
+
+export const JoinCode = t.type({ id: t.string, code: t.string });
+export type JoinCode = t.TypeOf<typeof JoinCode>;
+
+/** PUT workspace/{id}/invite: a new invitation code; the previous one stops working. */
+export const generateWorkspaceInvitation =
+  (http: HttpClient) =>
+  (id: string, signal: AbortSignal): TE.TaskEither<ApiError, JoinCode> =>
+    http.request(JoinCode, {
+      method: 'PUT',
+      path: `workspace/${encodeURIComponent(id)}/invite`,
+      body: {},
+      signal,
+    });
+
+/** DELETE workspace/{id}/worker/{subjectId}: removes a collaborator (not the last manager). */
+export const removeWorker =
+  (http: HttpClient) =>
+  (workspaceId: string, subjectId: string, signal: AbortSignal): TE.TaskEither<ApiError, unknown> =>
+    http.request(NoContent, {
+      method: 'DELETE',
+      path: `workspace/${encodeURIComponent(workspaceId)}/worker/${encodeURIComponent(subjectId)}`,
+      signal,
+    });
+
+export const WorkspaceStats = t.intersection([
+  t.type({ id: t.string }),
+  t.partial({
+    activeGamespaceCount: nullable(t.number),
+    launchCount: nullable(t.number),
+    lastActivity: nullable(t.string),
+  }),
+]);
+export type WorkspaceStats = t.TypeOf<typeof WorkspaceStats>;
+
+/** DELETE workspace/{id}/games: ends every gamespace of the workspace; answers the stats. */
+export const endWorkspaceGames =
+  (http: HttpClient) =>
+  (id: string, signal: AbortSignal): TE.TaskEither<ApiError, WorkspaceStats> =>
+    http.request(WorkspaceStats, {
+      method: 'DELETE',
+      path: `workspace/${encodeURIComponent(id)}/games`,
+      signal,
+    });
+
+/** VmOptions: the ISO paths (`{workspaceId}/file.iso`), when asked for ISOs. */
+export const IsoOptions = t.partial({ iso: nullable(t.array(t.string)) });
+export type IsoOptions = t.TypeOf<typeof IsoOptions>;
+
+/** GET workspace/{id}/isos?term&local: the ISOs a template of the workspace may mount. */
+export const listWorkspaceIsos =
+  (http: HttpClient) =>
+  (
+    id: string,
+    search: { term: string; local: boolean },
+    signal: AbortSignal,
+  ): TE.TaskEither<ApiError, string[]> =>
+    pipe(
+      http.request(IsoOptions, {
+        method: 'GET',
+        path: withQuery(`workspace/${encodeURIComponent(id)}/isos`, search),
+        signal,
+      }),
+      TE.map((options) => options.iso ?? []),
+    );

@@ -59,6 +59,17 @@ describe('local settings', () => {
     ).toEqual({});
   });
 
+  it('keep the browse mode beside the remembered page', () => {
+    const storage = memoryStorage();
+    const local = createLocalSettings(storage, HOST);
+    local.rememberLast('/about');
+    local.update({ browseMode: 'gamespaces' });
+    expect(createLocalSettings(storage, HOST).read()).toEqual({
+      last: '/about',
+      browseMode: 'gamespaces',
+    });
+  });
+
   it('survive a storage that refuses to write', () => {
     const storage = memoryStorage();
     storage.setItem = () => {

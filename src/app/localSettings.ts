@@ -1,7 +1,9 @@
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
 
-const LocalSettingsCodec = t.partial({ last: t.string });
+// `browseMode` is kept as any string: a value this version does not know (an older or newer
+// build's) must not make the whole document unreadable; the browser checks it when reading.
+const LocalSettingsCodec = t.partial({ last: t.string, browseMode: t.string });
 
 /** What the SPA keeps in the browser between visits, per host. */
 export type LocalSettings = t.TypeOf<typeof LocalSettingsCodec>;

@@ -16,6 +16,7 @@ import { authTokenMachine } from '../machines/authTokenMachine';
 import { selectTokenState, selectUser } from '../machines/authTokenMachine.selectors';
 import { hubConnectionMachine } from '../machines/hubConnectionMachine';
 import { sidebarMachine } from '../machines/sidebarMachine';
+import { workspaceBrowserMachine } from '../machines/workspaceBrowserMachine';
 import { snapshots$, tokenTransitions$ } from '../streams/hub';
 import { hotkeys$ } from '../streams/keyboard';
 import { authorizationOf, authTokenImplementations, createUserManager } from './auth';
@@ -25,6 +26,7 @@ import { createLocalSettings } from './localSettings';
 import { createAppRouter } from './router';
 import { AppServicesContext, machineImplementations, type AppServices } from './services';
 import { loadSettings } from './settings';
+import { rememberedBrowseMode, workspaceBrowserImplementations } from './workspaceBrowser';
 
 /** How many events the in-memory event log keeps (oldest dropped first). */
 const EVENT_LOG_CAPACITY = 2_000;
@@ -84,12 +86,19 @@ async function start(container: HTMLElement): Promise<void> {
     systemId: 'hubConnection',
     inspect: eventLog.inspect,
   });
+  const browser = createActor(
+    workspaceBrowserMachine.provide(
+      workspaceBrowserImplementations({ http, auth, sidebar, hubEvents: hubAdapter.events, local }),
+    ),
+    { systemId: 'workspaceBrowser', input: rememberedBrowseMode(local), inspect: eventLog.inspect },
+  );
 
   const services: AppServices = {
     settings,
     auth,
     hub,
     sidebar,
+    browser,
     local,
     eventLog,
     inspect: eventLog.inspect,
@@ -102,12 +111,24 @@ async function start(container: HTMLElement): Promise<void> {
       local,
       navigate,
     }),
+    workspace: {
+      http,
+      hub,
+      hubEvents: hubAdapter.events,
+      local,
+      navigate,
+      clipboard: navigator.clipboard,
+    },
   };
   const router = createAppRouter({ local, uploadEnabled: settings.enable_upload });
 
   hotkeys$(document).subscribe((intent) => {
     switch (intent.type) {
       case 'sidebar.openRequested':
+        // Ctrl+O opens the sidebar with the focus in its search box (spec §2 Shell).
+        sidebar.send(intent);
+        browser.send({ type: 'search.focusRequested' });
+        break;
       case 'sidebar.toggleRequested':
         sidebar.send(intent);
         break;
@@ -124,6 +145,7 @@ async function start(container: HTMLElement): Promise<void> {
   });
 
   sidebar.start();
+  browser.start();
   hub.start();
   // In the silent-renew iframe the session belongs to the parent page: starting a second
   // authToken actor there would register the user again and race the parent over the store,

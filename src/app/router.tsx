@@ -1,6 +1,6 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, redirect, useLocation, type RouteObject } from 'react-router';
-import { isWorkspaceSection } from '../machines/workspaceEditorMachine';
+import { isWorkspaceSection } from '../machines/workspaceSections';
 import type { RouteRole } from '../machines/routeGuard.selectors';
 import { RouteErrorBoundary } from '../views/common/RouteErrorBoundary';
 import { Spinner } from '../views/common/Spinner';
@@ -21,7 +21,7 @@ const GamespaceView = lazy(() => import('../views/mojo/GamespaceView'));
 const RedeemGamespaceInvitationView = lazy(
   () => import('../views/mojo/RedeemGamespaceInvitationView'),
 );
-const WorkspaceInvitationView = lazy(() => import('../views/topo/WorkspaceInvitationView'));
+const WorkspaceInvitationRoute = lazy(() => import('./routes/WorkspaceInvitationRoute'));
 const WorkspaceRoute = lazy(() => import('./routes/WorkspaceRoute'));
 const AdminRoute = lazy(() => import('./routes/AdminRoute'));
 
@@ -104,7 +104,7 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
         },
         { path: 'mojo/:id/:slug/:code', element: guarded(RedeemGamespaceInvitationView) },
         { path: 'mojo/:id/*', element: guarded(GamespaceView) },
-        { path: 'topo/:id/invite/:code', element: guarded(WorkspaceInvitationView) },
+        { path: 'topo/:id/invite/:code', element: guarded(WorkspaceInvitationRoute) },
         {
           path: 'topo/:id/:section',
           loader: ({ params, request }) => {

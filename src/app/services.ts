@@ -1,40 +1,30 @@
 import { createContext, useContext } from 'react';
 import type { UserManager } from 'oidc-client-ts';
+import * as E from 'fp-ts/Either';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import { map, merge } from 'rxjs';
-import {
-  fromCallback,
-  fromEventObservable,
-  fromPromise,
-  waitFor,
-  type ActorOptions,
-  type AnyActorLogic,
-  type EventObject,
-} from 'xstate';
+import { fromPromise, waitFor, type ActorOptions, type AnyActorLogic } from 'xstate';
 import { fromTaskEither } from '../api/actor';
 import type { HttpClient } from '../api/http';
-import { createWorkspace, getWorkspace, NEW_WORKSPACE_NAME } from '../api/workspace';
+import { createWorkspace, NEW_WORKSPACE_NAME } from '../api/workspace';
+import { redeemWorkspaceInvitation } from '../api/workspaces';
 import type { AuthTokenActorRef } from '../machines/authTokenMachine';
 import { selectIsAuthenticated } from '../machines/authTokenMachine.selectors';
 import type { HubConnectionActorRef } from '../machines/hubConnectionMachine';
-import { selectIsHubConnected } from '../machines/hubConnectionMachine.selectors';
 import type { loginMachine } from '../machines/loginMachine';
 import type { newWorkspaceMachine } from '../machines/newWorkspaceMachine';
 import type { oidcCallbackMachine } from '../machines/oidcCallbackMachine';
-import { presenceMachine, type PresenceSourceEvent } from '../machines/presenceMachine';
 import type { SidebarActorRef } from '../machines/sidebarMachine';
-import type { workspaceEditorMachine } from '../machines/workspaceEditorMachine';
-import {
-  documentEvents$,
-  hubDisconnections$,
-  presenceEvents$,
-  snapshots$,
-  type HubEventSource,
-} from '../streams/hub';
+import type { WorkspaceBrowserActorRef } from '../machines/workspaceBrowserMachine';
+import type {
+  JoinedWorkspace,
+  workspaceInvitationMachine,
+} from '../machines/workspaceInvitationMachine';
+import type { HubEventSource } from '../streams/hub';
 import type { EventLog } from './eventLog';
 import type { LocalSettingsStore } from './localSettings';
 import type { AppSettings } from './settings';
+import type { WorkspaceDependencies } from './workspaceImplementations';
 
 type Implementations<T extends { provide: (...args: never[]) => unknown }> = Parameters<
   T['provide']
@@ -46,7 +36,7 @@ export interface MachineImplementations {
   oidcCallback: Implementations<typeof oidcCallbackMachine>;
   oidcSilentCallback: Implementations<typeof oidcCallbackMachine>;
   newWorkspace: Implementations<typeof newWorkspaceMachine>;
-  workspaceEditor: Implementations<typeof workspaceEditorMachine>;
+  workspaceInvitation: Implementations<typeof workspaceInvitationMachine>;
 }
 
 /** Everything route containers need; views receive only actor refs and plain values. */
@@ -56,11 +46,18 @@ export interface AppServices {
   /** The real-time hub connection (systemId `hubConnection`). */
   hub: HubConnectionActorRef;
   sidebar: SidebarActorRef;
+  /** The workspace browser in the sidebar (systemId `workspaceBrowser`). */
+  browser: WorkspaceBrowserActorRef;
   local: LocalSettingsStore;
   eventLog: EventLog;
   /** Records every event of the actors it is given to in the event log. */
   inspect: NonNullable<ActorOptions<AnyActorLogic>['inspect']>;
   implementations: MachineImplementations;
+  /**
+   * What the workspace editor's effects are built from; they are built by the lazily loaded
+   * workspace route (src/app/workspaceImplementations.ts), so that they stay out of the first page.
+   */
+  workspace: WorkspaceDependencies;
 }
 
 export const AppServicesContext = createContext<AppServices | null>(null);
@@ -86,7 +83,7 @@ export interface ImplementationDependencies {
 }
 
 export function machineImplementations(deps: ImplementationDependencies): MachineImplementations {
-  const { http, userManager, auth, hub, hubEvents, local, navigate } = deps;
+  const { http, userManager, auth, navigate } = deps;
 
   // The callback URL's code can be exchanged once; a second run of the actor (React's strict
   // effects, or returning to the page) shares the first exchange instead of failing on it.
@@ -99,6 +96,22 @@ export function machineImplementations(deps: ImplementationDependencies): Machin
       return typeof user.state === 'string' ? user.state : null;
     })();
     return signin;
+  };
+
+  // Redeeming runs once per code: React's strict effects restart the page's actor at once, and
+  // the restarted actor shares the call in flight rather than aborting it and sending another.
+  const redemptions = new Map<string, Promise<JoinedWorkspace>>();
+  const redeemOnce = (code: string) => {
+    let redemption = redemptions.get(code);
+    if (!redemption) {
+      redemption = (async () => {
+        const result = await redeemWorkspaceInvitation(http)(code, new AbortController().signal)();
+        if (E.isLeft(result)) throw result.left;
+        return { id: result.right.id };
+      })().finally(() => redemptions.delete(code));
+      redemptions.set(code, redemption);
+    }
+    return redemption;
   };
 
   return {
@@ -138,35 +151,16 @@ export function machineImplementations(deps: ImplementationDependencies): Machin
           navigate(`/topo/${encodeURIComponent(workspace.id)}/settings`),
       },
     },
-    workspaceEditor: {
+    workspaceInvitation: {
       actors: {
-        loadWorkspace: fromTaskEither(({ id }: { id: string }, signal) =>
-          pipe(
-            getWorkspace(http)(id, signal),
-            TE.map((workspace) => ({ id: workspace.id, name: workspace.name ?? '' })),
-          ),
+        redeemInvitation: fromPromise<JoinedWorkspace, { code: string }>(({ input }) =>
+          redeemOnce(input.code),
         ),
-        listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
-          hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
-          return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
-        }),
-        presence: presenceMachine.provide({
-          actors: {
-            hubEvents: fromEventObservable<PresenceSourceEvent, { channelId: string }>(() =>
-              merge(
-                presenceEvents$(hubEvents),
-                documentEvents$(hubEvents),
-                hubDisconnections$(snapshots$(hub).pipe(map(selectIsHubConnected))),
-              ),
-            ),
-          },
-          actions: {
-            greet: ({ context }) =>
-              hub.send({ type: 'hub.invokeRequested', method: 'Greet', args: [context.channelId] }),
-          },
-        }),
       },
-      actions: { forgetLastPage: () => local.forgetLast() },
+      actions: {
+        navigateToWorkspace: (_, { workspace }) =>
+          navigate(`/topo/${encodeURIComponent(workspace.id)}/settings`),
+      },
     },
   };
 }

@@ -1,13 +1,25 @@
 import type { AnyStateMachine } from 'xstate';
 import { authTokenMachine } from './authTokenMachine';
+import { collaboratorsMachine } from './collaboratorsMachine';
+import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
+import { invitationMachine } from './invitationMachine';
+import { isoChooserMachine } from './isoChooserMachine';
 import { loginMachine } from './loginMachine';
 import { newWorkspaceMachine } from './newWorkspaceMachine';
 import { oidcCallbackMachine } from './oidcCallbackMachine';
+import { pagedSearchMachine } from './pagedSearchMachine';
 import { presenceMachine } from './presenceMachine';
 import { sidebarMachine } from './sidebarMachine';
+import { templateEditorMachine } from './templateEditorMachine';
+import { templateListMachine } from './templateListMachine';
+import { templateSelectorMachine } from './templateSelectorMachine';
+import { workspaceActionsMachine } from './workspaceActionsMachine';
+import { workspaceBrowserMachine } from './workspaceBrowserMachine';
 import { workspaceEditorMachine } from './workspaceEditorMachine';
+import { workspaceInvitationMachine } from './workspaceInvitationMachine';
+import { workspaceSettingsMachine } from './workspaceSettingsMachine';
 
 /**
  * Every machine of the SPA by name. `npm run charts` draws each one to docs/charts/<name>.md,
@@ -22,5 +34,17 @@ export const machines = {
   oidcCallback: oidcCallbackMachine,
   newWorkspace: newWorkspaceMachine,
   sidebar: sidebarMachine,
+  pagedSearch: pagedSearchMachine,
+  workspaceBrowser: workspaceBrowserMachine,
+  workspaceInvitation: workspaceInvitationMachine,
   workspaceEditor: workspaceEditorMachine,
+  workspaceSettings: workspaceSettingsMachine,
+  collaborators: collaboratorsMachine,
+  invitation: invitationMachine,
+  workspaceActions: workspaceActionsMachine,
+  templateList: templateListMachine,
+  templateEditor: templateEditorMachine,
+  isoChooser: isoChooserMachine,
+  templateSelector: templateSelectorMachine,
+  gamespaceCleanup: gamespaceCleanupMachine,
 } satisfies Record<string, AnyStateMachine>;

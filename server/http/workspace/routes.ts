@@ -1,50 +1,149 @@
 import type { FastifyInstance } from 'fastify';
-import { forbidden, ValidationFailed } from '../../core/errors';
-import type { NewWorkspace, WorkspaceService } from '../../core/workspaces';
+import type {
+  ChangedWorkspace,
+  NewWorkspace,
+  WorkspaceSearch,
+  WorkspaceService,
+} from '../../core/workspaces';
 import { actorOf } from '../auth';
+import { caseInsensitiveQuery } from './query';
+import {
+  changedWorkspaceBody,
+  codeParams,
+  favoriteParams,
+  idParams,
+  joinCodeSchema,
+  newWorkspaceBody,
+  workerParams,
+  workspaceSchema,
+  workspaceSearchQuery,
+  workspaceStatsSchema,
+  workspaceSummarySchema,
+} from './schemas';
 
-const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', maxLength: 64 } },
-} as const;
+// Workspace routes (wire reference §1.1). The rules live in the workspace service: an unknown id
+// is 400 ResourceNotFound before authorization, authorization failures 403 with an empty body.
 
-const newWorkspaceBody = {
-  type: 'object',
-  properties: {
-    name: { type: ['string', 'null'] },
-    description: { type: ['string', 'null'] },
-    tags: { type: ['string', 'null'] },
-    author: { type: ['string', 'null'] },
-    audience: { type: ['string', 'null'] },
-    challenge: {},
-    document: {},
-    templateScope: { type: ['string', 'null'] },
-    templateLimit: { type: ['integer', 'null'] },
-  },
-} as const;
+type IdRoute = { Params: { id: string } };
 
 export async function workspaceRoutes(
   app: FastifyInstance,
   options: { workspaces: WorkspaceService },
 ) {
   const { workspaces } = options;
+  caseInsensitiveQuery(app);
+
+  app.get<{ Querystring: WorkspaceSearch }>(
+    '/api/workspaces',
+    {
+      schema: {
+        querystring: workspaceSearchQuery,
+        response: { 200: { type: 'array', items: workspaceSummarySchema } },
+      },
+    },
+    async (request) => workspaces.list(actorOf(request), request.query),
+  );
 
   app.post<{ Body: NewWorkspace }>(
     '/api/workspace',
-    { schema: { body: newWorkspaceBody } },
+    { schema: { body: newWorkspaceBody, response: { 200: workspaceSchema } } },
     async (request) => workspaces.create(actorOf(request), request.body ?? {}),
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<IdRoute>(
+    '/api/workspace/:id',
+    { schema: { params: idParams, response: { 200: workspaceSchema } } },
+    async (request) => workspaces.get(actorOf(request), request.params.id),
+  );
+
+  app.put<{ Body: ChangedWorkspace }>(
+    '/api/workspace',
+    { schema: { body: changedWorkspaceBody } },
+    async (request, reply) => {
+      // RestrictedChangedWorkspace: the template scope and limit are left as they are.
+      await workspaces.update(actorOf(request), request.body ?? {});
+      return reply.code(200).send('');
+    },
+  );
+
+  app.put<{ Body: ChangedWorkspace }>(
+    '/api/workspace/priv',
+    { schema: { body: changedWorkspaceBody } },
+    async (request, reply) => {
+      await workspaces.update(actorOf(request), request.body ?? {}, true);
+      return reply.code(200).send('');
+    },
+  );
+
+  app.delete<IdRoute>(
     '/api/workspace/:id',
     { schema: { params: idParams } },
-    async (request) => {
-      const { id } = request.params;
-      // As the reference's validation filter: an unknown id is 400 before authorization.
-      if (!(await workspaces.exists(id))) throw new ValidationFailed('id', 'ResourceNotFound');
-      if (!(await workspaces.canEdit(actorOf(request), id))) throw forbidden();
-      return workspaces.load(id);
+    async (request, reply) => {
+      await workspaces.remove(actorOf(request), request.params.id);
+      return reply.code(200).send('');
+    },
+  );
+
+  app.post<IdRoute>(
+    '/api/workspace/:id/clone',
+    { schema: { params: idParams, response: { 200: workspaceSchema } } },
+    async (request) => workspaces.clone(actorOf(request), request.params.id),
+  );
+
+  app.get<IdRoute>(
+    '/api/workspace/:id/stats',
+    { schema: { params: idParams, response: { 200: workspaceStatsSchema } } },
+    async (request) => workspaces.stats(actorOf(request), request.params.id),
+  );
+
+  app.delete<IdRoute>(
+    '/api/workspace/:id/games',
+    { schema: { params: idParams, response: { 200: workspaceStatsSchema } } },
+    async (request) => workspaces.endGames(actorOf(request), request.params.id),
+  );
+
+  app.put<IdRoute>(
+    '/api/workspace/:id/invite',
+    { schema: { params: idParams, response: { 200: joinCodeSchema } } },
+    async (request) => workspaces.invite(actorOf(request), request.params.id),
+  );
+
+  app.post<{ Params: { code: string } }>(
+    '/api/worker/:code',
+    { schema: { params: codeParams, response: { 200: workspaceSummarySchema } } },
+    async (request) => workspaces.enlist(actorOf(request), request.params.code),
+  );
+
+  app.delete<{ Params: { id: string; subjectId: string } }>(
+    '/api/workspace/:id/worker/:subjectId',
+    { schema: { params: workerParams } },
+    async (request, reply) => {
+      await workspaces.removeWorker(actorOf(request), request.params.id, request.params.subjectId);
+      return reply.code(200).send('');
+    },
+  );
+
+  app.get(
+    '/api/workspace-favorites',
+    { schema: { response: { 200: { type: 'array', items: { type: 'string' } } } } },
+    async (request) => workspaces.favorites(actorOf(request)),
+  );
+
+  app.put<{ Params: { workspaceId: string } }>(
+    '/api/workspace-favorite/:workspaceId',
+    { schema: { params: favoriteParams } },
+    async (request, reply) => {
+      const found = await workspaces.favorite(actorOf(request), request.params.workspaceId);
+      return reply.code(found ? 200 : 404).send('');
+    },
+  );
+
+  app.delete<{ Params: { workspaceId: string } }>(
+    '/api/workspace-favorite/:workspaceId',
+    { schema: { params: favoriteParams } },
+    async (request, reply) => {
+      await workspaces.unfavorite(actorOf(request), request.params.workspaceId);
+      return reply.code(200).send('');
     },
   );
 }

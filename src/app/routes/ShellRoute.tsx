@@ -3,9 +3,16 @@ import { Shell } from '../../views/shell/Shell';
 import { useAppServices } from '../services';
 
 export function ShellRoute() {
-  const { settings, auth, hub, sidebar } = useAppServices();
+  const { settings, auth, hub, sidebar, browser } = useAppServices();
   return (
-    <Shell appname={settings.appname} auth={auth} hub={hub} sidebar={sidebar}>
+    <Shell
+      appname={settings.appname}
+      auth={auth}
+      hub={hub}
+      sidebar={sidebar}
+      browser={browser}
+      uploadEnabled={settings.enable_upload}
+    >
       <Outlet />
     </Shell>
   );

@@ -1,4 +1,5 @@
 import { useActorRef, useSelector } from '@xstate/react';
+import { useMemo } from 'react';
 import { useParams } from 'react-router';
 import type { AuthTokenSnapshot } from '../../machines/authTokenMachine';
 import { selectProfile } from '../../machines/authTokenMachine.selectors';
@@ -9,15 +10,21 @@ import {
 } from '../../machines/workspaceEditorMachine';
 import WorkspaceEditorView from '../../views/topo/WorkspaceEditorView';
 import { useAppServices } from '../services';
+import { workspaceEditorImplementations } from '../workspaceImplementations';
 
 const selectUserId = (snapshot: AuthTokenSnapshot) => selectProfile(snapshot)?.id ?? null;
 
 function WorkspaceEditor({ id, section }: { id: string; section: WorkspaceSection }) {
-  const { settings, auth, implementations, inspect } = useAppServices();
+  const { settings, auth, workspace, inspect } = useAppServices();
   // Read once, when the editor actor is created: it only marks the user's other tabs.
   const userId = useSelector(auth, selectUserId);
-  const editor = useActorRef(workspaceEditorMachine.provide(implementations.workspaceEditor), {
-    input: { id, userId },
+  // The editor's effects, built when the workspace route first loads (it is loaded on demand).
+  const machine = useMemo(
+    () => workspaceEditorMachine.provide(workspaceEditorImplementations(workspace)),
+    [workspace],
+  );
+  const editor = useActorRef(machine, {
+    input: { id, userId, origin: window.location.origin },
     inspect,
   });
   return (

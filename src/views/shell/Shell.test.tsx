@@ -3,7 +3,15 @@ import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock, type EventObject } from 'xstate';
+import {
+  createActor,
+  fromCallback,
+  fromEventObservable,
+  fromPromise,
+  SimulatedClock,
+  type EventObject,
+  type Subscribable,
+} from 'xstate';
 import {
   authTokenMachine,
   TOKEN_DEBOUNCE_MS,
@@ -18,6 +26,7 @@ import {
   type HubInvocation,
 } from '../../machines/hubConnectionMachine';
 import { sidebarMachine } from '../../machines/sidebarMachine';
+import { workspaceBrowserMachine } from '../../machines/workspaceBrowserMachine';
 import { Shell } from './Shell';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -92,6 +101,27 @@ function connectingHub() {
   return { hub, lose: () => lose?.({ type: 'hub.connectionLost', error: null }) };
 }
 
+/** Events that never come: the shell tests look at the browser only while signed out. */
+const silence = <E,>(): Subscribable<E> =>
+  ({ subscribe: () => ({ unsubscribe: () => undefined }) }) as unknown as Subscribable<E>;
+
+/** A browser that stays signed out and fetches nothing (WorkspaceBrowser.test covers the rest). */
+const signedOutBrowser = () =>
+  createActor(
+    workspaceBrowserMachine.provide({
+      actors: {
+        watchSession: fromEventObservable(() =>
+          silence<{ type: 'session.started' | 'session.ended' }>(),
+        ),
+        watchSidebar: fromEventObservable(() =>
+          silence<{ type: 'browser.shown' | 'browser.hidden' }>(),
+        ),
+      },
+      actions: { rememberMode: () => undefined },
+    }),
+    { input: {} },
+  ).start();
+
 let root: Root | null = null;
 let container: HTMLElement | null = null;
 
@@ -112,7 +142,14 @@ async function renderShell(roles: Partial<Profile> | null) {
   await act(async () =>
     root?.render(
       <MemoryRouter>
-        <Shell appname="Topoplay" auth={auth} hub={hub} sidebar={sidebar}>
+        <Shell
+          appname="Topoplay"
+          auth={auth}
+          hub={hub}
+          sidebar={sidebar}
+          browser={signedOutBrowser()}
+          uploadEnabled={false}
+        >
           <p>page</p>
         </Shell>
       </MemoryRouter>,

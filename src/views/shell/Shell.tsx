@@ -11,6 +11,7 @@ import type { AuthTokenSnapshot } from '../../machines/authTokenMachine';
 import { selectShowReconnectBanner } from '../../machines/hubBanner.selectors';
 import type { HubConnectionActorRef } from '../../machines/hubConnectionMachine';
 import type { SidebarActorRef } from '../../machines/sidebarMachine';
+import type { WorkspaceBrowserActorRef } from '../../machines/workspaceBrowserMachine';
 import { Sidebar } from './Sidebar';
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
@@ -40,12 +41,17 @@ export function Shell({
   auth,
   hub,
   sidebar,
+  browser,
+  uploadEnabled,
   children,
 }: {
   appname: string;
   auth: AuthTokenActorRef;
   hub: HubConnectionActorRef;
   sidebar: SidebarActorRef;
+  browser: WorkspaceBrowserActorRef;
+  /** The Files section exists only when uploads are enabled (settings.enable_upload). */
+  uploadEnabled: boolean;
   children: ReactNode;
 }) {
   const signedIn = useSelector(auth, selectIsAuthenticated);
@@ -88,7 +94,7 @@ export function Shell({
         </nav>
       </header>
       <div className="tp-body">
-        <Sidebar sidebar={sidebar} signedIn={signedIn} />
+        <Sidebar sidebar={sidebar} browser={browser} uploadEnabled={uploadEnabled} />
         <main className="tp-main">{children}</main>
       </div>
     </div>

@@ -4,12 +4,22 @@ import {
   selectIsSidebarExpanded,
   selectIsSidebarPinned,
 } from '../../machines/sidebarMachine.selectors';
+import type { WorkspaceBrowserActorRef } from '../../machines/workspaceBrowserMachine';
+import { WorkspaceBrowser } from './WorkspaceBrowser';
 
 /**
- * The left panel that will host the workspace browser. It opens while hovered and stays open
- * when pinned with its button (a click, or Enter/Space on the focused button).
+ * The left panel that hosts the workspace browser. It opens while hovered and stays open when
+ * pinned with its button (a click, or Enter/Space on the focused button).
  */
-export function Sidebar({ sidebar, signedIn }: { sidebar: SidebarActorRef; signedIn: boolean }) {
+export function Sidebar({
+  sidebar,
+  browser,
+  uploadEnabled,
+}: {
+  sidebar: SidebarActorRef;
+  browser: WorkspaceBrowserActorRef;
+  uploadEnabled: boolean;
+}) {
   const expanded = useSelector(sidebar, selectIsSidebarExpanded);
   const pinned = useSelector(sidebar, selectIsSidebarPinned);
 
@@ -41,18 +51,7 @@ export function Sidebar({ sidebar, signedIn }: { sidebar: SidebarActorRef; signe
             <i className={pinned ? 'pi pi-thumbtack' : 'pi pi-bars'} aria-hidden="true" />
           </button>
         </div>
-        {expanded && (
-          <div className="tp-sidebar-body">
-            <h2 className="tp-sidebar-title">Workspaces</h2>
-            {signedIn ? (
-              <ul className="tp-sidebar-list" aria-label="Workspaces">
-                <li className="tp-muted">No workspaces to show.</li>
-              </ul>
-            ) : (
-              <p className="tp-muted">Sign in to browse workspaces.</p>
-            )}
-          </div>
-        )}
+        {expanded && <WorkspaceBrowser browser={browser} uploadEnabled={uploadEnabled} />}
       </nav>
     </div>
   );

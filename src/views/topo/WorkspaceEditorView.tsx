@@ -1,4 +1,5 @@
 import { useSelector } from '@xstate/react';
+import { lazy, Suspense } from 'react';
 import { NavLink, useNavigate } from 'react-router';
 import {
   WORKSPACE_SECTIONS,
@@ -6,13 +7,17 @@ import {
   type WorkspaceSection,
 } from '../../machines/workspaceEditorMachine';
 import {
+  selectDeletedBy,
   selectPresence,
-  selectShowJanitorNotice,
   selectWorkspaceHeader,
   selectWorkspaceLoadError,
 } from '../../machines/workspaceEditorMachine.selectors';
 import { Spinner } from '../common/Spinner';
 import { PresenceBar } from './PresenceBar';
+
+// Each section loads when it is first shown.
+const SettingsSection = lazy(() => import('./settings/SettingsSection'));
+const TemplatesSection = lazy(() => import('./templates/TemplatesSection'));
 
 const SECTION_LABELS: Record<WorkspaceSection, string> = {
   settings: 'Settings',
@@ -26,22 +31,35 @@ const SECTION_LABELS: Record<WorkspaceSection, string> = {
 const tabClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? 'tp-tab tp-tab-active' : 'tp-tab';
 
-function JanitorNotice({ editor }: { editor: WorkspaceEditorActorRef }) {
-  const show = useSelector(editor, selectShowJanitorNotice);
-  if (!show) return null;
+/** A message and the way home: the workspace could not be opened, or is gone. */
+function Stopped({ title, detail }: { title: string; detail?: string }) {
+  const navigate = useNavigate();
   return (
-    <div className="tp-alert tp-alert-warning" role="status">
-      <span>Inactive workspaces may be deleted by the janitor.</span>
-      <button
-        type="button"
-        className="tp-alert-close"
-        aria-label="Dismiss"
-        onClick={() => editor.send({ type: 'workspace.janitorNoticeDismissed' })}
-      >
-        <i className="pi pi-times" aria-hidden="true" />
+    <div className="tp-page tp-center">
+      <h1 className="tp-error-title">{title}</h1>
+      {detail && <p className="tp-muted">{detail}</p>}
+      <button type="button" className="p-button p-component" onClick={() => navigate('/')}>
+        Continue
       </button>
     </div>
   );
+}
+
+function Section({
+  editor,
+  section,
+}: {
+  editor: WorkspaceEditorActorRef;
+  section: WorkspaceSection;
+}) {
+  switch (section) {
+    case 'settings':
+      return <SettingsSection editor={editor} />;
+    case 'templates':
+      return <TemplatesSection editor={editor} />;
+    default:
+      return <p className="tp-muted">The {SECTION_LABELS[section]} editor is not available yet.</p>;
+  }
 }
 
 /** The workspace editor: header, section tabs and the section in view (spec §2). */
@@ -56,17 +74,17 @@ export default function WorkspaceEditorView({
 }) {
   const workspace = useSelector(editor, selectWorkspaceHeader);
   const error = useSelector(editor, selectWorkspaceLoadError);
+  const deletedBy = useSelector(editor, selectDeletedBy);
   const presence = useSelector(editor, selectPresence);
-  const navigate = useNavigate();
 
-  if (error !== null) {
+  if (error !== null) return <Stopped title={error} />;
+
+  if (deletedBy !== null) {
     return (
-      <div className="tp-page tp-center">
-        <h1 className="tp-error-title">{error}</h1>
-        <button type="button" className="p-button p-component" onClick={() => navigate('/')}>
-          Continue
-        </button>
-      </div>
+      <Stopped
+        title="This workspace was deleted."
+        detail={deletedBy ? `${deletedBy} deleted it while it was open.` : undefined}
+      />
     );
   }
 
@@ -93,8 +111,9 @@ export default function WorkspaceEditorView({
         </nav>
       </header>
       <section aria-label={SECTION_LABELS[section]}>
-        {section === 'settings' && <JanitorNotice editor={editor} />}
-        <p className="tp-muted">The {SECTION_LABELS[section]} editor is not available yet.</p>
+        <Suspense fallback={<Spinner label={`Loading ${SECTION_LABELS[section]}`} />}>
+          <Section editor={editor} section={section} />
+        </Suspense>
       </section>
     </div>
   );

@@ -1,18 +1,36 @@
-import { useParams } from 'react-router';
+import { useSelector } from '@xstate/react';
+import { useNavigate } from 'react-router';
+import type { WorkspaceInvitationActorRef } from '../../machines/workspaceInvitationMachine';
+import { selectIsInvitationInvalid } from '../../machines/workspaceInvitationMachine.selectors';
+import { Spinner } from '../common/Spinner';
 
 /**
- * /topo/{id}/invite/{code}. Redeeming calls POST worker/{code}, which arrives with workspace
- * collaboration; until then the code is not redeemed and the page says so.
+ * /topo/{id}/invite/{code}: 'Redeeming invitation' while the code is redeemed; the page then
+ * moves on to the workspace, or says the code is invalid (spec §2, §8).
  */
-export default function WorkspaceInvitationView() {
-  const { id } = useParams();
+export function WorkspaceInvitationView({
+  invitation,
+}: {
+  invitation: WorkspaceInvitationActorRef;
+}) {
+  const invalid = useSelector(invitation, selectIsInvitationInvalid);
+  const navigate = useNavigate();
+
   return (
     <div className="tp-page tp-center">
       <h1>Redeeming invitation</h1>
-      <p className="tp-muted">
-        Workspace invitations arrive with collaboration; this invitation to workspace {id} cannot be
-        redeemed yet.
-      </p>
+      {invalid ? (
+        <>
+          <p className="tp-error-title" role="alert">
+            Invalid invitation code.
+          </p>
+          <button type="button" className="p-button p-component" onClick={() => navigate('/')}>
+            Continue
+          </button>
+        </>
+      ) : (
+        <Spinner label="Redeeming invitation" />
+      )}
     </div>
   );
 }

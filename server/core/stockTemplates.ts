@@ -1,0 +1,122 @@
+import { isUniqueViolation, type Db } from '../store/db';
+import type { TemplateTable } from '../store/schema';
+import { EMPTY_GUID, newId } from './ids';
+import { serializeDetail, toVmTemplate } from './templates';
+
+// Stock templates: published, in no workspace, so every author can link them from the first
+// start. Their disks live in the public folder; the hypervisor driver deploys them.
+
+/** Marks a database whose stock templates were seeded, so deleting them all is not undone. */
+export const STOCK_SEEDED_KEY = 'templates.stockSeeded';
+
+export interface StockTemplate {
+  name: string;
+  description: string;
+  networks: string;
+  detail: Record<string, unknown>;
+}
+
+const disk = (file: string, size: number) => ({
+  Path: `[ds] ${EMPTY_GUID}/${file}.vmdk`,
+  Source: '',
+  Controller: 'lsilogic',
+  Size: size,
+});
+
+export const STOCK_TEMPLATES: readonly StockTemplate[] = [
+  {
+    name: 'linux-server',
+    description: 'A small Linux server: 1 CPU, 1 GB of memory, a 10 GB disk, one network card.',
+    networks: 'lan',
+    detail: {
+      Cpu: '1x1',
+      Ram: 1,
+      Guest: 'ubuntu64Guest',
+      Adapters: 1,
+      Eth: [{ Net: 'lan', Type: 'vmxnet3' }],
+      Disks: [disk('linux-server', 10)],
+    },
+  },
+  {
+    name: 'workstation',
+    description: 'A Linux desktop workstation: 2 CPUs, 4 GB of memory, a 20 GB disk.',
+    networks: 'lan',
+    detail: {
+      Cpu: '1x2',
+      Ram: 4,
+      VideoRam: 128,
+      Guest: 'ubuntu64Guest',
+      Adapters: 1,
+      Eth: [{ Net: 'lan', Type: 'vmxnet3' }],
+      Disks: [disk('workstation', 20)],
+    },
+  },
+  {
+    name: 'router',
+    description: 'A router between two networks, lan and wan: 1 CPU, 1 GB of memory, a 2 GB disk.',
+    networks: 'lan wan',
+    detail: {
+      Cpu: '1x1',
+      Ram: 1,
+      Guest: 'otherLinux64Guest',
+      Adapters: 2,
+      Eth: [
+        { Net: 'lan', Type: 'vmxnet3' },
+        { Net: 'wan', Type: 'vmxnet3' },
+      ],
+      Disks: [disk('router', 2)],
+    },
+  },
+];
+
+export function stockTemplateRow(stock: StockTemplate, now = Date.now()): TemplateTable {
+  return {
+    id: newId(),
+    name: stock.name,
+    description: stock.description,
+    audience: '',
+    iso: '',
+    networks: stock.networks,
+    guestinfo: '',
+    isHidden: 0,
+    isPublished: 1,
+    isLinked: 0,
+    detail: serializeDetail(toVmTemplate({ ...stock.detail, Name: stock.name })),
+    parentId: null,
+    replicas: 0,
+    variant: 0,
+    workspaceId: null,
+    whenCreated: now,
+  };
+}
+
+/**
+ * Seeds the stock templates once per database: on its first start, or on the first start of a
+ * database that already has users but was never seeded. Several servers starting together on one
+ * database seed it once (the marker row's key is unique). Returns how many were added.
+ */
+export async function seedStockTemplates(db: Db): Promise<number> {
+  const seeded = await db
+    .selectFrom('keyValues')
+    .select('key')
+    .where('key', '=', STOCK_SEEDED_KEY)
+    .executeTakeFirst();
+  if (seeded) return 0;
+  const now = Date.now();
+  try {
+    await db.transaction().execute(async (tx) => {
+      await tx
+        .insertInto('keyValues')
+        .values({ key: STOCK_SEEDED_KEY, value: String(now) })
+        .execute();
+      await tx
+        .insertInto('templates')
+        .values(STOCK_TEMPLATES.map((s) => stockTemplateRow(s, now)))
+        .execute();
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return 0;
+    throw error;
+  }
+  return STOCK_TEMPLATES.length;
+}

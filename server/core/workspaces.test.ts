@@ -1,0 +1,151 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../store/db';
+import type { EventPayload, Publisher } from './fields';
+import { newId } from './ids';
+import { createTemplateService } from './templates';
+import { actorFrom, type Actor } from './users';
+import { createWorkspaceService, MARKDOWN_CUT_LINE, type WorkspaceService } from './workspaces';
+
+interface Recorded extends EventPayload {
+  group: string;
+  event: string;
+}
+
+function recorder(): Publisher & { events: Recorded[] } {
+  const events: Recorded[] = [];
+  return { events, publish: (group, event, payload) => events.push({ group, event, ...payload }) };
+}
+
+const defaults = { workspaceLimit: 0, gamespaceLimit: 2 };
+const creator: Actor = actorFrom(null, { id: 'creator', name: 'Creator' }, 'creator', defaults);
+
+describe('workspace service events and seams', () => {
+  let store: Store;
+  let workspaces: WorkspaceService;
+  let docsDir: string;
+  const hub = recorder();
+  const machines = { deleted: [] as string[][], ended: [] as string[] };
+
+  beforeAll(async () => {
+    store = await openStore({ url: ':memory:' });
+    docsDir = mkdtempSync(join(tmpdir(), 'topoplay-docs-'));
+    workspaces = createWorkspaceService(store.db, {
+      publisher: hub,
+      docsDir,
+      machines: {
+        workspaceDeleted: async (id, templates) =>
+          void machines.deleted.push([id, ...templates.map((t) => t.name)]),
+        gamespaceEnded: async (id) => void machines.ended.push(id),
+      },
+    });
+  });
+  afterAll(async () => {
+    await store?.close();
+    rmSync(docsDir, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    hub.events.length = 0;
+  });
+
+  const gamespace = async (workspaceId: string, endTime = 0) => {
+    const id = newId();
+    await store.db
+      .insertInto('gamespaces')
+      .values({
+        id,
+        name: 'game',
+        managerId: 'p',
+        managerName: 'P',
+        graderKey: '',
+        whenCreated: Date.now(),
+        startTime: Date.now(),
+        endTime,
+        expirationTime: Date.now() + 60_000,
+        cleanupGraceMinutes: 0,
+        cleaned: 0,
+        allowReset: 0,
+        challenge: '',
+        workspaceId,
+        variant: 0,
+        playerCount: 1,
+      })
+      .execute();
+    return id;
+  };
+
+  it('publishes TOPO.UPDATED with the Workspace to the workspace group', async () => {
+    const ws = await workspaces.create(creator, { name: 'Lab' });
+    await workspaces.update(creator, { id: ws.id, name: 'Lab 2', audience: 'everyone' });
+    expect(hub.events).toMatchObject([
+      {
+        group: ws.id,
+        event: 'TopoEvent',
+        action: 'TOPO.UPDATED',
+        actor: { id: 'creator', name: 'Creator' },
+        model: {
+          id: ws.id,
+          name: 'Lab 2',
+          audience: 'everyone',
+          workers: [{ subjectId: 'creator' }],
+        },
+      },
+    ]);
+  });
+
+  it('ends active gamespaces, removes their machines and publishes GAME.OVER {id} to each', async () => {
+    const ws = await workspaces.create(creator, { name: 'Played' });
+    const a = await gamespace(ws.id);
+    const b = await gamespace(ws.id);
+    const over = await gamespace(ws.id, 1_000);
+    const stats = await workspaces.endGames(creator, ws.id);
+    expect(stats.activeGamespaceCount).toBe(0);
+    expect(new Set(machines.ended)).toEqual(new Set([a, b]));
+    expect(hub.events.map((e) => [e.group, e.event, e.action, e.model])).toEqual(
+      expect.arrayContaining([
+        [a, 'GameEvent', 'GAME.OVER', { id: a }],
+        [b, 'GameEvent', 'GAME.OVER', { id: b }],
+      ]),
+    );
+    expect(hub.events).toHaveLength(2);
+    const ended = await store.db
+      .selectFrom('gamespaces')
+      .select(['id', 'endTime'])
+      .where('id', '=', over)
+      .executeTakeFirstOrThrow();
+    expect(ended.endTime).toBe(1_000);
+  });
+
+  it('removes the machines first, then deletes and publishes TOPO.DELETED', async () => {
+    const templates = createTemplateService(store.db);
+    const ws = await workspaces.create(creator, { name: 'Doomed' });
+    const stock = await templates.createDetail({ name: 'base', isPublished: true });
+    await templates.link(creator, { templateId: stock.id, workspaceId: ws.id });
+    const game = await gamespace(ws.id);
+    await workspaces.remove(creator, ws.id);
+    expect(machines.deleted.at(-1)?.[0]).toBe(ws.id);
+    expect(machines.deleted.at(-1)).toHaveLength(2);
+    expect(hub.events).toMatchObject([
+      { group: ws.id, event: 'TopoEvent', action: 'TOPO.DELETED', model: { id: ws.id } },
+    ]);
+    const row = await store.db
+      .selectFrom('gamespaces')
+      .select('workspaceId')
+      .where('id', '=', game)
+      .executeTakeFirstOrThrow();
+    expect(row.workspaceId).toBeNull();
+  });
+
+  it('lists the document above the cut line with doc=1 and all of it with doc=2', async () => {
+    const ws = await workspaces.create(creator, { name: 'Documented', audience: 'everyone' });
+    mkdirSync(docsDir, { recursive: true });
+    writeFileSync(join(docsDir, `${ws.id}.md`), `# Intro\n${MARKDOWN_CUT_LINE}\nsecret`);
+    const find = async (doc: number) =>
+      (await workspaces.list(creator, { term: ws.id, doc }))[0]?.text;
+    expect(await find(0)).toBeNull();
+    expect(await find(1)).toBe('# Intro\n');
+    expect(await find(2)).toContain('secret');
+  });
+});

@@ -1,0 +1,138 @@
+import type { FastifyInstance } from 'fastify';
+import type {
+  ChangedTemplate,
+  ChangedTemplateDetail,
+  NewTemplateDetail,
+  TemplateClone,
+  TemplateLink,
+  TemplateReLink,
+  TemplateSearch,
+  TemplateService,
+} from '../../core/templates';
+import { actorOf } from '../auth';
+import { caseInsensitiveQuery } from '../workspace/query';
+import {
+  changedTemplateBody,
+  idParams,
+  siblingsQuery,
+  templateCloneBody,
+  templateDetailBody,
+  templateDetailSchema,
+  templateLinkBody,
+  templateReLinkBody,
+  templateSchema,
+  templateSearchQuery,
+  templateSummarySchema,
+} from './schemas';
+
+// Template routes (wire reference §1.3). The rules live in the template service; the
+// template-detail and clone routes are for administrators only (403 before anything else).
+
+type IdRoute = { Params: { id: string } };
+
+const summaries = { 200: { type: 'array', items: templateSummarySchema } } as const;
+
+export async function templateRoutes(
+  app: FastifyInstance,
+  options: { templates: TemplateService },
+) {
+  const { templates } = options;
+  caseInsensitiveQuery(app);
+
+  app.get<{ Querystring: TemplateSearch }>(
+    '/api/templates',
+    { schema: { querystring: templateSearchQuery, response: summaries } },
+    async (request) => templates.list(actorOf(request), request.query),
+  );
+
+  app.get<IdRoute & { Querystring: { pub?: boolean } }>(
+    '/api/template/:id/siblings',
+    { schema: { params: idParams, querystring: siblingsQuery, response: summaries } },
+    async (request) =>
+      templates.siblings(actorOf(request), request.params.id, request.query.pub === true),
+  );
+
+  app.get<IdRoute>(
+    '/api/template/:id',
+    { schema: { params: idParams, response: { 200: templateSchema } } },
+    async (request) => templates.load(actorOf(request), request.params.id),
+  );
+
+  app.put<{ Body: ChangedTemplate }>(
+    '/api/template',
+    { schema: { body: changedTemplateBody } },
+    async (request, reply) => {
+      await templates.update(actorOf(request), request.body ?? {});
+      return reply.code(200).send('');
+    },
+  );
+
+  app.delete<IdRoute>(
+    '/api/template/:id',
+    { schema: { params: idParams } },
+    async (request, reply) => {
+      await templates.remove(actorOf(request), request.params.id);
+      return reply.code(200).send('');
+    },
+  );
+
+  app.post<{ Body: TemplateLink }>(
+    '/api/template',
+    { schema: { body: templateLinkBody, response: { 200: templateSchema } } },
+    async (request) => templates.link(actorOf(request), request.body ?? {}),
+  );
+
+  app.post<{ Body: TemplateLink }>(
+    '/api/template/unlink',
+    { schema: { body: templateLinkBody, response: { 200: templateSchema } } },
+    async (request) => templates.unlink(actorOf(request), request.body ?? {}),
+  );
+
+  app.post<{ Body: TemplateReLink }>(
+    '/api/template/relink',
+    { schema: { body: templateReLinkBody, response: { 200: templateSchema } } },
+    async (request) => templates.relink(actorOf(request), request.body ?? {}),
+  );
+
+  app.get<IdRoute>(
+    '/api/workspace/:id/templates',
+    { schema: { params: idParams, response: summaries } },
+    async (request) => templates.scoped(actorOf(request), request.params.id),
+  );
+
+  app.get<IdRoute>(
+    '/api/template-detail/:id',
+    {
+      config: { auth: 'admin' },
+      schema: { params: idParams, response: { 200: templateDetailSchema } },
+    },
+    async (request) => templates.loadDetail(request.params.id),
+  );
+
+  app.post<{ Body: NewTemplateDetail }>(
+    '/api/template-detail',
+    {
+      config: { auth: 'admin' },
+      schema: { body: templateDetailBody, response: { 200: templateDetailSchema } },
+    },
+    async (request) => templates.createDetail(request.body ?? {}),
+  );
+
+  app.put<{ Body: ChangedTemplateDetail }>(
+    '/api/template-detail',
+    { config: { auth: 'admin' }, schema: { body: templateDetailBody } },
+    async (request, reply) => {
+      await templates.configureDetail(request.body ?? {});
+      return reply.code(200).send('');
+    },
+  );
+
+  app.post<{ Body: TemplateClone }>(
+    '/api/template/clone',
+    {
+      config: { auth: 'admin' },
+      schema: { body: templateCloneBody, response: { 200: templateDetailSchema } },
+    },
+    async (request) => templates.clone(request.body ?? {}),
+  );
+}

@@ -1,0 +1,282 @@
+import * as E from 'fp-ts/Either';
+import * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
+import type * as t from 'io-ts';
+import { EMPTY, filter, map, merge, mergeMap, of, type Observable } from 'rxjs';
+import { fromCallback, fromEventObservable, type EventObject } from 'xstate';
+import { fromTaskEither } from '../api/actor';
+import type { ApiError, HttpClient } from '../api/http';
+import {
+  deleteTemplate,
+  linkTemplate,
+  listScopedTemplates,
+  listTemplateSiblings,
+  relinkTemplate,
+  searchPublishedTemplates,
+  Template,
+  type TemplateSummary,
+  unlinkTemplate,
+  updateTemplate,
+} from '../api/template';
+import {
+  cloneWorkspace,
+  deleteWorkspace,
+  endWorkspaceGames,
+  generateWorkspaceInvitation,
+  getWorkspace,
+  listWorkspaceIsos,
+  removeWorker,
+  updateWorkspace,
+  Workspace,
+} from '../api/workspace';
+import { collaboratorsMachine } from '../machines/collaboratorsMachine';
+import { gamespaceCleanupMachine } from '../machines/gamespaceCleanupMachine';
+import type { HubConnectionActorRef } from '../machines/hubConnectionMachine';
+import { selectIsHubConnected } from '../machines/hubConnectionMachine.selectors';
+import { invitationMachine } from '../machines/invitationMachine';
+import { isoChooserMachine } from '../machines/isoChooserMachine';
+import { presenceMachine, type PresenceSourceEvent } from '../machines/presenceMachine';
+import { templateEditorMachine } from '../machines/templateEditorMachine';
+import { templateListMachine, type TemplateListHubEvent } from '../machines/templateListMachine';
+import { templateSelectorMachine } from '../machines/templateSelectorMachine';
+import { workspaceActionsMachine } from '../machines/workspaceActionsMachine';
+import type {
+  WorkspaceTopoEvent,
+  workspaceEditorMachine,
+} from '../machines/workspaceEditorMachine';
+import { workspaceSettingsMachine } from '../machines/workspaceSettingsMachine';
+import {
+  documentEvents$,
+  hubDisconnections$,
+  presenceEvents$,
+  snapshots$,
+  templateEvents$,
+  topoEvents$,
+  type HubEventSource,
+} from '../streams/hub';
+import type { LocalSettingsStore } from './localSettings';
+
+export type WorkspaceEditorImplementations = Parameters<typeof workspaceEditorMachine.provide>[0];
+
+/** What the workspace editor's effects are made of; the app builds each once (src/app/main.tsx). */
+export interface WorkspaceDependencies {
+  http: HttpClient;
+  hub: HubConnectionActorRef;
+  /** Server events of the hub connection, whichever connection is open. */
+  hubEvents: HubEventSource;
+  local: LocalSettingsStore;
+  navigate: (to: string) => void;
+  /** navigator.clipboard in the browser. */
+  clipboard: Pick<Clipboard, 'writeText'>;
+}
+
+/** A hub model decoded as a DTO; one that does not match is dropped, with a warning. */
+const decoded =
+  <A>(codec: t.Decoder<unknown, A>, what: string) =>
+  (model: unknown): Observable<A> =>
+    pipe(
+      codec.decode(model),
+      E.match(
+        () => {
+          console.warn(`hub: dropped a ${what} that does not match its shape`);
+          return EMPTY;
+        },
+        (value) => of(value),
+      ),
+    );
+
+/** TOPO.UPDATED and TOPO.DELETED of one workspace, the updated workspace validated. */
+export const workspaceTopoEvents$ = (
+  source: HubEventSource,
+  workspaceId: string,
+): Observable<WorkspaceTopoEvent> =>
+  topoEvents$(source).pipe(
+    filter((event) => event.model.id === workspaceId),
+    mergeMap((event) =>
+      event.type === 'topo.deleted'
+        ? of<WorkspaceTopoEvent>({ type: 'topo.deleted', by: event.actor.name })
+        : decoded(
+            Workspace,
+            'workspace',
+          )(event.model).pipe(
+            map((workspace): WorkspaceTopoEvent => ({ type: 'topo.updated', workspace })),
+          ),
+    ),
+  );
+
+/** TEMPLATE.ADDED, UPDATED and REMOVED of one workspace's templates, validated. */
+export const workspaceTemplateEvents$ = (
+  source: HubEventSource,
+  workspaceId: string,
+): Observable<TemplateListHubEvent> =>
+  templateEvents$(source).pipe(
+    mergeMap((event) =>
+      event.type === 'template.messaged'
+        ? EMPTY
+        : decoded(
+            Template,
+            'template',
+          )(event.model).pipe(
+            filter((template) => template.workspaceId === workspaceId),
+            map((template): TemplateListHubEvent =>
+              event.type === 'template.removed'
+                ? { type: 'template.removed', templateId: template.id }
+                : { type: event.type, template },
+            ),
+          ),
+    ),
+  );
+
+/**
+ * The effects of the workspace editor and its sections. This module loads with the workspace
+ * route, not with the first page.
+ */
+export function workspaceEditorImplementations(
+  deps: WorkspaceDependencies,
+): WorkspaceEditorImplementations {
+  const { http, hub, hubEvents, local, navigate, clipboard } = deps;
+  const toWorkspace = (id: string) => `/topo/${encodeURIComponent(id)}/settings`;
+
+  return {
+    actors: {
+      loadWorkspace: fromTaskEither(({ id }: { id: string }, signal) =>
+        getWorkspace(http)(id, signal),
+      ),
+      topoEvents: fromEventObservable<WorkspaceTopoEvent, { workspaceId: string }>(({ input }) =>
+        workspaceTopoEvents$(hubEvents, input.workspaceId),
+      ),
+      listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
+        hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
+        return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
+      }),
+      presence: presenceMachine.provide({
+        actors: {
+          hubEvents: fromEventObservable<PresenceSourceEvent, { channelId: string }>(() =>
+            merge(
+              presenceEvents$(hubEvents),
+              documentEvents$(hubEvents),
+              hubDisconnections$(snapshots$(hub).pipe(map(selectIsHubConnected))),
+            ),
+          ),
+        },
+        actions: {
+          greet: ({ context }) =>
+            hub.send({ type: 'hub.invokeRequested', method: 'Greet', args: [context.channelId] }),
+        },
+      }),
+      settings: workspaceSettingsMachine.provide({
+        actors: {
+          saveWorkspace: fromTaskEither(updateWorkspace(http)),
+        },
+      }),
+      collaborators: collaboratorsMachine.provide({
+        actors: {
+          removeWorker: fromTaskEither(
+            ({ workspaceId, subjectId }: { workspaceId: string; subjectId: string }, signal) =>
+              removeWorker(http)(workspaceId, subjectId, signal),
+          ),
+        },
+      }),
+      invitation: invitationMachine.provide({
+        actors: {
+          generateInvitation: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+            pipe(
+              generateWorkspaceInvitation(http)(workspaceId, signal),
+              TE.map(({ code }) => ({ code })),
+            ),
+          ),
+          copyToClipboard: fromTaskEither(({ text }: { text: string }) =>
+            TE.tryCatch(
+              () => clipboard.writeText(text),
+              (error) => ({ status: 0, message: String(error) }),
+            ),
+          ),
+        },
+      }),
+      workspaceActions: workspaceActionsMachine.provide({
+        actors: {
+          cloneWorkspace: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+            pipe(
+              cloneWorkspace(http)(workspaceId, signal),
+              TE.map((copy) => ({ id: copy.id })),
+            ),
+          ),
+          deleteWorkspace: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+            deleteWorkspace(http)(workspaceId, signal),
+          ),
+        },
+        actions: {
+          navigateToWorkspace: (_, { workspaceId }) => navigate(toWorkspace(workspaceId)),
+          navigateHome: () => navigate('/'),
+        },
+      }),
+      templates: templateListMachine.provide({
+        actors: {
+          templateEvents: fromEventObservable<TemplateListHubEvent, { workspaceId: string }>(
+            ({ input }) => workspaceTemplateEvents$(hubEvents, input.workspaceId),
+          ),
+          templateEditor: templateEditorMachine.provide({
+            actors: {
+              saveTemplate: fromTaskEither(updateTemplate(http)),
+              unlinkTemplate: fromTaskEither(unlinkTemplate(http)),
+              listSiblings: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+                listTemplateSiblings(http)(templateId, signal),
+              ),
+              relinkTemplate: fromTaskEither(relinkTemplate(http)),
+              deleteTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+                deleteTemplate(http)(templateId, signal),
+              ),
+              isoChooser: isoChooserMachine.provide({
+                actors: {
+                  listIsos: fromTaskEither(
+                    (
+                      {
+                        workspaceId,
+                        term,
+                        local,
+                      }: { workspaceId: string; term: string; local: boolean },
+                      signal,
+                    ) => listWorkspaceIsos(http)(workspaceId, { term, local }, signal),
+                  ),
+                },
+              }),
+            },
+          }),
+          templateSelector: templateSelectorMachine.provide({
+            actors: {
+              // The audience-scoped list is a complement: without it the published list still
+              // serves, so its failure is not the search's.
+              searchTemplates: fromTaskEither(
+                ({ workspaceId, term }: { workspaceId: string; term: string }, signal) =>
+                  pipe(
+                    TE.Do,
+                    TE.apS('published', searchPublishedTemplates(http)(term, signal)),
+                    TE.apS(
+                      'scoped',
+                      pipe(
+                        listScopedTemplates(http)(workspaceId, signal),
+                        TE.orElse(() => TE.right<ApiError, TemplateSummary[]>([])),
+                      ),
+                    ),
+                    TE.map(({ published, scoped }) => ({ published, scoped })),
+                  ),
+              ),
+              linkTemplate: fromTaskEither(linkTemplate(http)),
+            },
+          }),
+          gamespaceCleanup: gamespaceCleanupMachine.provide({
+            actors: {
+              endGamespaces: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+                pipe(
+                  endWorkspaceGames(http)(workspaceId, signal),
+                  TE.map((stats): unknown => stats),
+                ),
+              ),
+            },
+          }),
+        },
+      }),
+    },
+    actions: { forgetLastPage: () => local.forgetLast() },
+  };
+}

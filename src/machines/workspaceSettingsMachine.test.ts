@@ -1,0 +1,319 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, createMachine, fromCallback, fromPromise } from 'xstate';
+import { createTestModel } from 'xstate/graph';
+import type { ChangedWorkspace, Workspace } from '../api/workspace';
+import type { WorkspaceSettingsField } from '../domain/workspaceSettings';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { unreachedStateIds } from './testing/reachability';
+import { hasChanges } from './formSync';
+import {
+  workspaceSettingsMachine,
+  type WorkspaceSettingsReport,
+  type WorkspaceSettingsSnapshot,
+} from './workspaceSettingsMachine';
+import {
+  selectSettingsError,
+  selectSettingsMessages,
+  selectSettingsSaveStatus,
+  selectSettingsValue,
+} from './workspaceSettingsMachine.selectors';
+
+const WORKSPACE: Workspace = {
+  id: 'ws-1',
+  name: 'Workspace Title',
+  description: 'A lab',
+  author: 'Ada',
+  audience: 'everyone',
+  tags: 'linux',
+  durationMinutes: 60,
+};
+
+/** Each save is a deferred the test settles; `reports` are what the editor header was told. */
+function startSettings(workspace: Workspace = WORKSPACE) {
+  const saves: Array<{ body: ChangedWorkspace; result: Deferred<unknown> }> = [];
+  const reports: WorkspaceSettingsReport[] = [];
+  const reportTo = createActor(
+    fromCallback<WorkspaceSettingsReport>(({ receive }) => receive((event) => reports.push(event))),
+  ).start();
+  const actor = createActor(
+    workspaceSettingsMachine.provide({
+      actors: {
+        saveWorkspace: fromPromise<unknown, ChangedWorkspace>(({ input }) => {
+          const result = deferred<unknown>();
+          saves.push({ body: input, result });
+          return result.promise;
+        }),
+      },
+    }),
+    { input: { workspace, reportTo } },
+  ).start();
+  const edit = (field: WorkspaceSettingsField, value: string) =>
+    actor.send({ type: 'settings.fieldEdited', field, value });
+  const blur = () => actor.send({ type: 'settings.fieldBlurred' });
+  const status = () => selectSettingsSaveStatus(actor.getSnapshot());
+  const value = (field: WorkspaceSettingsField) => selectSettingsValue(field)(actor.getSnapshot());
+  const settle = async (outcome: 'ok' | { reject: unknown }, index = saves.length - 1) => {
+    const save = saves[index];
+    if (!save) throw new Error(`no save #${index}`);
+    if (outcome === 'ok') save.result.resolve(undefined);
+    else save.result.reject(outcome.reject);
+    await flush();
+  };
+  return { actor, saves, reports, edit, blur, status, value, settle };
+}
+
+describe('workspaceSettingsMachine', () => {
+  it("starts pristine with the workspace's values, and a blur while pristine saves nothing", () => {
+    const s = startSettings();
+    expect(s.status()).toBe('pristine');
+    expect(s.value('name')).toBe('Workspace Title');
+    expect(s.value('durationMinutes')).toBe('60');
+    s.blur();
+    expect(s.status()).toBe('pristine');
+    expect(s.saves).toHaveLength(0);
+  });
+
+  it('saves a valid change on blur, with the whole restricted body, and reports the new name', async () => {
+    const s = startSettings();
+    s.edit('name', '  Intro Lab ');
+    s.edit('durationMinutes', '90');
+    expect(s.saves).toHaveLength(0);
+    s.blur();
+    expect(s.status()).toBe('saving');
+    expect(s.saves.map((save) => save.body)).toEqual([
+      {
+        id: 'ws-1',
+        name: 'Intro Lab',
+        description: 'A lab',
+        tags: 'linux',
+        author: 'Ada',
+        audience: 'everyone',
+        durationMinutes: 90,
+      },
+    ]);
+    await s.settle('ok');
+    expect(s.status()).toBe('saved');
+    expect(s.reports).toEqual([{ type: 'workspace.settingsSaved', name: 'Intro Lab' }]);
+    s.blur();
+    expect(s.saves).toHaveLength(1);
+  });
+
+  it('shows validation messages and does not save invalid values on blur', () => {
+    const s = startSettings();
+    s.edit('name', '   ');
+    s.edit('durationMinutes', 'soon');
+    s.edit('author', 'x'.repeat(65));
+    expect(selectSettingsMessages(s.actor.getSnapshot())).toEqual({
+      name: 'Please enter a name for this workspace.',
+      author: 'At most 64 characters.',
+      durationMinutes: 'Enter a whole number of minutes (0 or more).',
+    });
+    s.blur();
+    expect(s.status()).toBe('editing');
+    expect(s.saves).toHaveLength(0);
+  });
+
+  it('does not save on blur when the edits were undone', () => {
+    const s = startSettings();
+    s.edit('tags', 'linux windows');
+    s.edit('tags', 'linux');
+    s.blur();
+    expect(s.status()).toBe('editing');
+    expect(s.saves).toHaveLength(0);
+  });
+
+  it('keeps the edited values when a save fails, shows why, and retries on the next blur', async () => {
+    const s = startSettings();
+    s.edit('name', 'Intro Lab');
+    s.blur();
+    await s.settle({ reject: { status: 403, message: 'ActionForbidden' } });
+    expect(s.status()).toBe('failed');
+    expect(s.value('name')).toBe('Intro Lab');
+    expect(selectSettingsError(s.actor.getSnapshot())).toBe('Action Forbidden');
+    expect(s.reports).toEqual([]);
+
+    s.blur();
+    expect(s.status()).toBe('saving');
+    expect(selectSettingsError(s.actor.getSnapshot())).toBeNull();
+    await s.settle('ok');
+    expect(s.status()).toBe('saved');
+    expect(s.saves.map((save) => save.body.name)).toEqual(['Intro Lab', 'Intro Lab']);
+  });
+
+  it('queues one more save for changes blurred while a save is in flight', async () => {
+    const s = startSettings();
+    s.edit('name', 'Intro Lab');
+    s.blur();
+    s.edit('description', 'Networking basics');
+    s.blur();
+    s.blur();
+    expect(s.saves).toHaveLength(1);
+    await s.settle('ok');
+    expect(s.status()).toBe('saving');
+    expect(s.saves.map((save) => save.body.description)).toEqual(['A lab', 'Networking basics']);
+    await s.settle('ok');
+    expect(s.status()).toBe('saved');
+  });
+
+  it('goes back to editing after a save when the user typed meanwhile without leaving the field', async () => {
+    const s = startSettings();
+    s.edit('name', 'Intro Lab');
+    s.blur();
+    s.edit('name', 'Intro Lab 2');
+    await s.settle('ok');
+    expect(s.status()).toBe('editing');
+    s.blur();
+    expect(s.saves.map((save) => save.body.name)).toEqual(['Intro Lab', 'Intro Lab 2']);
+  });
+
+  it('does not send a queued save that became invalid', async () => {
+    const s = startSettings();
+    s.edit('name', 'Intro Lab');
+    s.blur();
+    s.edit('author', 'Grace');
+    s.blur();
+    s.edit('name', '');
+    await s.settle('ok');
+    expect(s.status()).toBe('editing');
+    expect(s.saves).toHaveLength(1);
+  });
+
+  it('takes remote updates for the fields the user has not changed, and keeps the one being edited', () => {
+    const s = startSettings();
+    s.actor.send({
+      type: 'workspace.updatedRemotely',
+      workspace: { ...WORKSPACE, author: 'Grace' },
+    });
+    expect(s.status()).toBe('pristine');
+    expect(s.value('author')).toBe('Grace');
+
+    s.edit('name', 'My name');
+    s.actor.send({
+      type: 'workspace.updatedRemotely',
+      workspace: { ...WORKSPACE, name: 'Their name', author: 'Grace', tags: 'windows' },
+    });
+    expect(s.value('name')).toBe('My name');
+    expect(s.value('tags')).toBe('windows');
+    // The user's value is still a change against the new server copy: saved on blur.
+    s.blur();
+    expect(s.saves.map((save) => save.body)).toEqual([
+      expect.objectContaining({ name: 'My name', author: 'Grace', tags: 'windows' }),
+    ]);
+  });
+
+  it('is not confused by the echo of its own save arriving before the response', async () => {
+    const s = startSettings();
+    s.edit('name', 'Intro Lab');
+    s.blur();
+    s.actor.send({
+      type: 'workspace.updatedRemotely',
+      workspace: { ...WORKSPACE, name: 'Intro Lab' },
+    });
+    await s.settle('ok');
+    expect(s.status()).toBe('saved');
+    expect(s.value('name')).toBe('Intro Lab');
+  });
+
+  it('reaches every state', () => {
+    expect(
+      unreachedStateIds(workspaceSettingsMachine, {
+        // The values matter only as valid or not, and changed or not against the saved copy.
+        serializeState: (snapshot) => {
+          const { context } = snapshot as WorkspaceSettingsSnapshot;
+          return JSON.stringify([
+            snapshot.value,
+            Object.keys(context.messages).length === 0,
+            hasChanges(context.values, context.saved),
+            hasChanges(context.values, context.sending),
+          ]);
+        },
+        inputs: [{ workspace: WORKSPACE }],
+        payloads: [
+          { type: 'settings.fieldEdited', field: 'name', value: 'Intro Lab' },
+          { type: 'settings.fieldEdited', field: 'name', value: '' },
+          { type: 'settings.fieldEdited', field: 'description', value: 'Networking basics' },
+        ],
+      }),
+    ).toEqual([]);
+  });
+});
+
+/**
+ * Model-based test: the autosave rule of spec §4 ("settings autosave when changed and valid and
+ * not pristine, triggered on blur") as an abstract machine, driving the real actor. Each model
+ * state names what the form holds; the assertions check the real state, the messages and that a
+ * save was sent exactly on the blurs the rule allows.
+ */
+describe('workspaceSettingsMachine against the autosave model', () => {
+  type ModelEvent =
+    | { type: 'EDIT_VALID' }
+    | { type: 'EDIT_INVALID' }
+    | { type: 'BLUR' }
+    | { type: 'SAVE_SUCCEEDED' }
+    | { type: 'SAVE_FAILED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'settingsModel',
+    initial: 'pristine',
+    states: {
+      pristine: { on: { EDIT_VALID: 'changed', EDIT_INVALID: 'invalid', BLUR: 'pristine' } },
+      changed: { on: { EDIT_VALID: 'changed', EDIT_INVALID: 'invalid', BLUR: 'saving' } },
+      invalid: { on: { EDIT_VALID: 'changed', EDIT_INVALID: 'invalid', BLUR: 'invalid' } },
+      saving: { on: { SAVE_SUCCEEDED: 'saved', SAVE_FAILED: 'failed' } },
+      saved: { on: { EDIT_VALID: 'changed', EDIT_INVALID: 'invalid', BLUR: 'saved' } },
+      failed: { on: { EDIT_VALID: 'failed', EDIT_INVALID: 'failedInvalid', BLUR: 'saving' } },
+      failedInvalid: {
+        on: { EDIT_VALID: 'failed', EDIT_INVALID: 'failedInvalid', BLUR: 'failedInvalid' },
+      },
+    },
+  });
+
+  const paths = createTestModel(model, {
+    serializeTransition: (_snapshot, event, previous) =>
+      event && previous ? ` via ${event.type} from ${JSON.stringify(previous.value)}` : '',
+  }).getShortestPaths();
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const s = startSettings();
+      let edits = 0;
+      // Each visit of the model's `saving` is one save; no other step may send one.
+      let expectedSaves = 0;
+      const expectForm =
+        (
+          state: Parameters<WorkspaceSettingsSnapshot['matches']>[0],
+          valid: boolean,
+          error = false,
+        ) =>
+        () => {
+          if (state === 'saving') expectedSaves += 1;
+          expect(s.actor.getSnapshot().matches(state)).toBe(true);
+          expect(Object.keys(selectSettingsMessages(s.actor.getSnapshot())).length === 0).toBe(
+            valid,
+          );
+          expect(selectSettingsError(s.actor.getSnapshot()) !== null).toBe(error);
+          expect(s.saves).toHaveLength(expectedSaves);
+        };
+      await path.test({
+        states: {
+          pristine: expectForm('pristine', true),
+          changed: expectForm('editing', true),
+          invalid: expectForm('editing', false),
+          saving: expectForm('saving', true),
+          saved: expectForm('saved', true),
+          failed: expectForm('failed', true, true),
+          failedInvalid: expectForm('failed', false, true),
+        },
+        events: {
+          // Every valid edit is a new name, so it is always a change against the saved copy.
+          EDIT_VALID: () => s.edit('name', `Lab ${++edits}`),
+          EDIT_INVALID: () => s.edit('name', ''),
+          BLUR: () => s.blur(),
+          SAVE_SUCCEEDED: () => s.settle('ok'),
+          SAVE_FAILED: () => s.settle({ reject: { message: 'ResourceIsLocked' } }),
+        },
+      });
+    });
+  }
+});

@@ -1,0 +1,46 @@
+import { useSelector } from '@xstate/react';
+import type { GamespaceCleanupActorRef } from '../../../machines/gamespaceCleanupMachine';
+import {
+  selectCanRequestGamespaceDelete,
+  selectGamespaceCleanupErrors,
+  selectGamespacesDeleted,
+  selectIsConfirmingGamespaceDelete,
+} from '../../../machines/gamespaceCleanupMachine.selectors';
+import { DismissibleAlerts } from '../../common/DismissibleAlerts';
+import { ConfirmPrompt } from '../ConfirmPrompt';
+
+/** The Templates tab's warning about running gamespaces, with their deletion (spec §2). */
+export function GamespaceWarning({ cleanup }: { cleanup: GamespaceCleanupActorRef }) {
+  const confirming = useSelector(cleanup, selectIsConfirmingGamespaceDelete);
+  const canRequest = useSelector(cleanup, selectCanRequestGamespaceDelete);
+  const deleted = useSelector(cleanup, selectGamespacesDeleted);
+  const errors = useSelector(cleanup, selectGamespaceCleanupErrors);
+  return (
+    <div className="tp-alert tp-alert-warning tp-gamespace-warning">
+      <span>
+        Changing templates does not affect running gamespaces; delete them to apply changes.
+      </span>
+      {confirming ? (
+        <ConfirmPrompt
+          question="Delete every gamespace of this workspace?"
+          onConfirm={() => cleanup.send({ type: 'gamespaces.deleteConfirmed' })}
+          onCancel={() => cleanup.send({ type: 'gamespaces.deleteCancelled' })}
+        />
+      ) : (
+        <button
+          type="button"
+          className="p-button p-component p-button-warning p-button-sm"
+          disabled={!canRequest}
+          onClick={() => cleanup.send({ type: 'gamespaces.deleteRequested' })}
+        >
+          Delete gamespaces
+        </button>
+      )}
+      <span role="status">{deleted ? 'Gamespaces deleted.' : ''}</span>
+      <DismissibleAlerts
+        messages={errors}
+        onDismiss={(index) => cleanup.send({ type: 'gamespaces.errorDismissed', index })}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,34 @@
+import { useSelector } from '@xstate/react';
+import type { TemplateListActorRef } from '../../../machines/templateListMachine';
+import {
+  selectGamespaceCleanup,
+  selectTemplateEditors,
+  selectTemplateSelector,
+} from '../../../machines/templateListMachine.selectors';
+import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
+import { selectTemplateListActor } from '../../../machines/workspaceEditorMachine.selectors';
+import { GamespaceWarning } from './GamespaceWarning';
+import { TemplateEditor } from './TemplateEditor';
+import { TemplateSelector } from './TemplateSelector';
+
+function TemplateList({ list }: { list: TemplateListActorRef }) {
+  const editors = useSelector(list, selectTemplateEditors);
+  const selector = useSelector(list, selectTemplateSelector);
+  const cleanup = useSelector(list, selectGamespaceCleanup);
+  return (
+    <>
+      {cleanup && <GamespaceWarning cleanup={cleanup} />}
+      {editors.length === 0 && <p className="tp-muted">This workspace has no templates yet.</p>}
+      {editors.map((editor) => (
+        <TemplateEditor key={editor.id} editor={editor} />
+      ))}
+      {selector && <TemplateSelector selector={selector} />}
+    </>
+  );
+}
+
+/** The Templates tab (spec §2): the gamespace warning, a template editor each, the selector. */
+export default function TemplatesSection({ editor }: { editor: WorkspaceEditorActorRef }) {
+  const list = useSelector(editor, selectTemplateListActor);
+  return <div className="tp-templates">{list && <TemplateList list={list} />}</div>;
+}
