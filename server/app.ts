@@ -48,7 +48,9 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   const store = await openStore({ url: config.databaseUrl, schema: config.databaseSchema });
   const app = Fastify({
     logger: options.logger === false ? false : { level: config.logLevel },
-    trustProxy: true,
+    trustProxy: config.trustProxy,
+    // One line per request drowns what matters (first-run accounts, errors) on a console.
+    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     bodyLimit: 10 * 1024 * 1024,
   });
   // With Redis, every server process shares the cache (tickets) and the hub's groups.

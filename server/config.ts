@@ -39,6 +39,8 @@ export interface Config {
   commit: string;
   spaDir: string;
   logLevel: string;
+  /** Trust X-Forwarded-* headers (only behind a reverse proxy that sets them). */
+  trustProxy: boolean;
   /** Redis shared by several server processes (cache, hub); empty keeps both in memory. */
   redisUrl: string;
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
@@ -98,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     commit: env.COMMIT || 'dev',
     spaDir: resolve(env.TOPOPLAY_SPA || './dist'),
     logLevel: env.LOG_LEVEL || 'info',
+    trustProxy: bool(env.TRUST_PROXY, false),
     redisUrl: env.REDIS_URL || '',
     redisPrefix: env.REDIS_PREFIX || 'topoplay:',
     hubKeepAliveMs: int(env.HUB_KEEP_ALIVE_MS, 15_000),
