@@ -1,6 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import { allowedOrigins, authority, usesEmbeddedIdentity, type Config } from './config';
@@ -50,7 +55,9 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     logger: options.logger === false ? false : { level: config.logLevel },
     trustProxy: config.trustProxy,
     // One line per request drowns what matters (first-run accounts, errors) on a console.
-    disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    logController: new LogController({
+      disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
+    }),
     bodyLimit: 10 * 1024 * 1024,
   });
   // With Redis, every server process shares the cache (tickets) and the hub's groups.
