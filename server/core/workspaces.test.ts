@@ -95,6 +95,30 @@ describe('workspace service events and seams', () => {
     ]);
   });
 
+  it('publishes TOPO.UPDATED when a collaborator joins by invitation or is removed', async () => {
+    const ws = await workspaces.create(creator, { name: 'Shared' });
+    const { code } = await workspaces.invite(creator, ws.id);
+    const guest = actorFrom(null, { id: 'guest', name: 'Guest' }, null, defaults);
+    await workspaces.enlist(guest, code);
+    expect(hub.events).toMatchObject([
+      {
+        group: ws.id,
+        action: 'TOPO.UPDATED',
+        actor: { id: 'guest' },
+        model: {
+          workers: expect.arrayContaining([expect.objectContaining({ subjectId: 'guest' })]),
+        },
+      },
+    ]);
+    await workspaces.enlist(guest, code);
+    expect(hub.events).toHaveLength(1);
+    await workspaces.removeWorker(creator, ws.id, 'guest');
+    expect(hub.events[1]).toMatchObject({
+      action: 'TOPO.UPDATED',
+      model: { workers: [{ subjectId: 'creator' }] },
+    });
+  });
+
   it('ends active gamespaces, removes their machines and publishes GAME.OVER {id} to each', async () => {
     const ws = await workspaces.create(creator, { name: 'Played' });
     const a = await gamespace(ws.id);

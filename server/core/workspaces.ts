@@ -661,6 +661,8 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
           // The same user joining twice at once: the other request added the row.
           if (!isUniqueViolation(error)) throw error;
         }
+        // Collaborators on the editor see the newcomer in their list at once.
+        publishTopo(actor, 'TOPO.UPDATED', await loadOrThrow(ws.id));
       }
       return workspaceSummaryDto(ws);
     },
@@ -690,6 +692,7 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
         .where('workspaceId', '=', ws.id)
         .where('subjectId', '=', subjectId)
         .execute();
+      publishTopo(actor, 'TOPO.UPDATED', await loadOrThrow(ws.id));
     },
 
     /** GET /api/workspace-favorites: the actor's favorite workspace ids, oldest first. */
