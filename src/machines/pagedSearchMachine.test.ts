@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { createActor, createMachine, fromPromise, SimulatedClock } from 'xstate';
-import { createTestModel } from 'xstate/graph';
 import {
   createPagedSearchMachine,
   pagedSearchMachine,
@@ -287,26 +287,11 @@ describe('pagedSearchMachine against an abstract model', () => {
     },
   });
 
-  const paths = createTestModel(model, {
-    serializeTransition: (_snapshot, event, previous) =>
-      event && previous ? ` via ${event.type} from ${JSON.stringify(previous.value)}` : '',
-  }).getShortestPaths();
+  const paths = modelPaths(model);
 
   it('walks every transition of the model', () => {
-    const walked = new Set(
-      paths.flatMap((path) =>
-        path.steps.slice(1).map((step, i) => {
-          const from = path.steps[i]?.state.value;
-          return `${String(from)} ${step.event.type} ${String(step.state.value)}`;
-        }),
-      ),
-    );
-    const transitions = Object.entries(model.root.states).flatMap(([from, node]) =>
-      [...node.transitions.values()]
-        .flat()
-        .map((t) => `${from} ${t.eventType} ${t.target?.[0]?.key ?? from}`),
-    );
-    expect([...walked].sort()).toEqual([...transitions].sort());
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
   });
 
   for (const path of paths) {

@@ -1,7 +1,7 @@
 import { Subject } from 'rxjs';
+import { modelPaths } from './testing/modelPaths';
 import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromEventObservable, SimulatedClock } from 'xstate';
-import { createTestModel } from 'xstate/graph';
 import type { HubActor } from '../streams/hub';
 import {
   ANONYMOUS,
@@ -304,10 +304,7 @@ describe('presenceMachine against the spec model', () => {
     },
   });
 
-  const paths = createTestModel(model, {
-    serializeTransition: (_snapshot, event, previous) =>
-      event && previous ? ` via ${event.type} from ${JSON.stringify(previous.value)}` : '',
-  }).getShortestPaths();
+  const paths = modelPaths(model);
 
   for (const path of paths) {
     it(path.description, async () => {

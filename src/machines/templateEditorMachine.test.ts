@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { modelPaths } from './testing/modelPaths';
 import { createActor, createMachine, fromCallback, fromPromise } from 'xstate';
-import { createTestModel } from 'xstate/graph';
 import type { ChangedTemplate, Template, TemplateSummary } from '../api/template';
 import { NAME_REQUIRED, type TemplateField } from '../domain/templateFields';
 import { hasChanges } from './formSync';
@@ -435,10 +435,7 @@ describe('templateEditorMachine against the autosave and lock model', () => {
     },
   });
 
-  const paths = createTestModel(model, {
-    serializeTransition: (_snapshot, event, previous) =>
-      event && previous ? ` via ${event.type} from ${JSON.stringify(previous.value)}` : '',
-  }).getShortestPaths();
+  const paths = modelPaths(model);
 
   for (const path of paths) {
     it(path.description, async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { modelPaths } from './testing/modelPaths';
 import { createActor, createMachine, fromCallback, fromPromise } from 'xstate';
-import { createTestModel } from 'xstate/graph';
 import type { ChangedWorkspace, Workspace } from '../api/workspace';
 import type { WorkspaceSettingsField } from '../domain/workspaceSettings';
 import { deferred, flush, type Deferred } from './testing/deferred';
@@ -269,10 +269,7 @@ describe('workspaceSettingsMachine against the autosave model', () => {
     },
   });
 
-  const paths = createTestModel(model, {
-    serializeTransition: (_snapshot, event, previous) =>
-      event && previous ? ` via ${event.type} from ${JSON.stringify(previous.value)}` : '',
-  }).getShortestPaths();
+  const paths = modelPaths(model);
 
   for (const path of paths) {
     it(path.description, async () => {
