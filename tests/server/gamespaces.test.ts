@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../server/core/ids';
+import { withQuery } from '../../src/domain/query';
 import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
 import { signIn } from './oidc';
@@ -84,8 +85,9 @@ describe.each(testEngines())('gamespace list on %s', (engine) => {
   });
   afterAll(async () => server?.close());
 
-  const list = async (who: string, query = '') => {
-    const res = await fetch(`${server.url}/api/gamespaces${query}`, {
+  // Queries are built as the SPA builds them: empty values left out, arrays as repeated keys.
+  const list = async (who: string, params: Record<string, unknown> = {}) => {
+    const res = await fetch(withQuery(`${server.url}/api/gamespaces`, params), {
       headers: { authorization: `Bearer ${tokens[who]}` },
     });
     expect(res.status).toBe(200);
@@ -102,7 +104,7 @@ describe.each(testEngines())('gamespace list on %s', (engine) => {
   });
 
   it('filters active gamespaces: not ended and not expired', async () => {
-    const active = await list('player', '?filter=active');
+    const active = await list('player', { filter: ['active'], term: '' });
     expect(active.map((g) => g.name)).toEqual(['player-open']);
     expect(active[0]).toMatchObject({
       isActive: true,
@@ -112,37 +114,37 @@ describe.each(testEngines())('gamespace list on %s', (engine) => {
   });
 
   it('ignores all for a user who is not an observer', async () => {
-    expect((await list('player', '?filter=all')).map((g) => g.name)).not.toContain(
+    expect((await list('player', { filter: ['all'] })).map((g) => g.name)).not.toContain(
       'creator-closed',
     );
   });
 
   it('gives observers every gamespace whose workspace audience matches their scope', async () => {
-    const names = (await list('observer', '?filter=all&filter=active')).map((g) => g.name);
+    const names = (await list('observer', { filter: ['all', 'active'] })).map((g) => g.name);
     expect(names).toEqual(['player-open']);
   });
 
   it('gives admins everything with all, and applies the term only then', async () => {
-    expect((await list('admin', '?filter=all')).map((g) => g.name)).toEqual([
+    expect((await list('admin', { filter: ['all'] })).map((g) => g.name)).toEqual([
       'player-ended',
       'creator-closed',
       'player-open',
     ]);
-    expect((await list('admin', '?filter=all&term=CLOSED')).map((g) => g.name)).toEqual([
+    expect((await list('admin', { filter: ['all'], term: 'CLOSED' })).map((g) => g.name)).toEqual([
       'creator-closed',
     ]);
     expect(
-      (await list('admin', `?filter=all&term=${ids['player-open']?.slice(0, 8)}`)).map(
+      (await list('admin', { filter: ['all'], term: ids['player-open']?.slice(0, 8) })).map(
         (g) => g.name,
       ),
     ).toEqual(['player-open']);
-    expect(await list('admin', '?term=closed')).toEqual([]);
+    expect(await list('admin', { term: 'closed' })).toEqual([]);
   });
 
   it('pages with skip and take', async () => {
-    expect((await list('admin', '?filter=all&skip=1&take=1')).map((g) => g.name)).toEqual([
-      'creator-closed',
-    ]);
+    expect((await list('admin', { filter: ['all'], skip: 1, take: 1 })).map((g) => g.name)).toEqual(
+      ['creator-closed'],
+    );
   });
 
   it('requires authentication', async () => {
