@@ -3,17 +3,9 @@ import { paging } from '../../core/fields';
 import type { GamespaceService } from '../../core/gamespaces';
 import { actorOf } from '../auth';
 import { caseInsensitiveQuery } from '../workspace/query';
+import { searchProperties } from '../search';
 
-const searchQuery = {
-  type: 'object',
-  properties: {
-    term: { type: 'string' },
-    skip: { type: 'integer', minimum: 0 },
-    take: { type: 'integer', minimum: 0 },
-    sort: { type: 'string' },
-    filter: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
-  },
-} as const;
+const searchQuery = { type: 'object', properties: searchProperties } as const;
 
 export async function gamespaceRoutes(
   app: FastifyInstance,
@@ -22,12 +14,10 @@ export async function gamespaceRoutes(
   caseInsensitiveQuery(app);
 
   app.get<{
-    Querystring: { term?: string; skip?: number; take?: number; filter?: string | string[] };
+    Querystring: { term?: string; skip?: number; take?: number; filter?: string[] };
   }>('/api/gamespaces', { schema: { querystring: searchQuery } }, async (request) => {
     const { term, filter } = request.query;
-    const filters = (Array.isArray(filter) ? filter : filter ? [filter] : []).map((f) =>
-      f.toLowerCase(),
-    );
+    const filters = (filter ?? []).map((f) => f.toLowerCase());
     return options.gamespaces.list(actorOf(request), {
       term,
       filter: filters,

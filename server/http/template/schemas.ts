@@ -2,6 +2,8 @@
 // null for every optional field, as the reference's clients send it; the services apply the
 // length limits so that every route answers them with the same messages.
 
+import { searchProperties } from '../search';
+
 const text = { type: ['string', 'null'] } as const;
 const id = { type: 'string', maxLength: 64 } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -15,11 +17,7 @@ export const idParams = {
 export const templateSearchQuery = {
   type: 'object',
   properties: {
-    term: { type: 'string' },
-    skip: { type: 'integer', minimum: 0 },
-    take: { type: 'integer', minimum: 0 },
-    sort: { type: 'string' },
-    filter: { type: 'array', items: { type: 'string' } },
+    ...searchProperties,
     // Parsed and unused, as in the reference.
     aud: { type: 'string' },
     sib: { type: 'string' },

@@ -1,3 +1,4 @@
+import { searchProperties } from '../search';
 import { templateSchema } from '../template/schemas';
 
 // JSON schemas of the workspace routes' bodies, queries and DTOs (wire reference §2.1).
@@ -34,11 +35,7 @@ export const codeParams = {
 export const workspaceSearchQuery = {
   type: 'object',
   properties: {
-    term: { type: 'string' },
-    skip: { type: 'integer', minimum: 0 },
-    take: { type: 'integer', minimum: 0 },
-    sort: { type: 'string' },
-    filter: { type: 'array', items: { type: 'string' } },
+    ...searchProperties,
     aud: { type: 'string' },
     // Accepted and ignored: the reference replaces it with the actor's scope.
     scope: { type: 'string' },
