@@ -49,6 +49,13 @@ export interface Config {
   hubKeepAliveMs: number;
   /** How long the hub keeps a connection whose client sends nothing. */
   hubClientTimeoutMs: number;
+  /** The hypervisor driver: 'sim' (simulated machines kept in the database). */
+  hypervisor: 'sim';
+  /**
+   * How much faster than real time the sim driver's tasks run: 1 is realistic (a deploy takes a
+   * few seconds), 10 is ten times faster, 0 completes every task at once (tests).
+   */
+  simSpeed: number;
 }
 
 function bool(value: string | undefined, fallback: boolean): boolean {
@@ -60,6 +67,20 @@ function int(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number.parseInt(value, 10);
   if (!Number.isFinite(n)) throw new Error(`expected an integer, got '${value}'`);
+  return n;
+}
+
+function hypervisorOf(value: string | undefined): 'sim' {
+  const name = (value || 'sim').trim().toLowerCase();
+  if (name !== 'sim') throw new Error(`HYPERVISOR: unknown driver '${value}' (available: sim)`);
+  return name;
+}
+
+function speed(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0)
+    throw new Error(`SIM_SPEED: expected a number >= 0, got '${value}'`);
   return n;
 }
 
@@ -105,6 +126,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: env.REDIS_PREFIX || 'topoplay:',
     hubKeepAliveMs: int(env.HUB_KEEP_ALIVE_MS, 15_000),
     hubClientTimeoutMs: int(env.HUB_CLIENT_TIMEOUT_MS, 30_000),
+    hypervisor: hypervisorOf(env.HYPERVISOR),
+    simSpeed: speed(env.SIM_SPEED),
   };
 }
 
