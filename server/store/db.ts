@@ -13,12 +13,14 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema';
 import * as m001 from './migrations/001_initial';
+import * as m002 from './migrations/002_machines';
 
 export type Db = Kysely<Database>;
 export type Dialect = 'sqlite' | 'postgres';
 
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
+  '002_machines': m002,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -146,6 +146,37 @@ export interface KeyValueTable {
   value: string;
 }
 
+/** A sim hypervisor machine (server/hypervisor/sim). `taskId` '' means no task is running. */
+export interface VmTable {
+  id: string;
+  name: string;
+  tag: string;
+  status: string;
+  state: string;
+  diskPath: string;
+  /** JSON string[]: each NIC's net, '' when disconnected. */
+  nics: string;
+  iso: string;
+  bootDelay: number;
+  guestSettings: string;
+  /** JSON VmQuestion, '' when there is none. */
+  question: string;
+  taskId: string;
+  taskName: string;
+  taskStarted: number;
+  taskDuration: number;
+  /** The power state the task leaves behind. */
+  taskOutcome: string;
+  whenCreated: number;
+}
+
+/** A disk the sim hypervisor copied (or is copying) from its source. */
+export interface VmDiskTable {
+  path: string;
+  started: number;
+  duration: number;
+}
+
 export interface Database {
   users: UserTable;
   apiKeys: ApiKeyTable;
@@ -161,6 +192,8 @@ export interface Database {
   identityAccounts: IdentityAccountTable;
   identityPayloads: IdentityPayloadTable;
   keyValues: KeyValueTable;
+  vms: VmTable;
+  vmDisks: VmDiskTable;
   /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
   kyselyMigration: { name: string; timestamp: Generated<string> };
 }

@@ -1,0 +1,248 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../../server/core/ids';
+import type { ConsoleTickets, VmChangeEvent } from '../../../server/hypervisor/driver';
+import { createSimDriver } from '../../../server/hypervisor/sim/simDriver';
+import { TASK_MS } from '../../../server/hypervisor/sim/tasks';
+import { openStore, type Store } from '../../../server/store/db';
+import { createTestDatabase, testEngines, type TestDatabase } from '../databases';
+import { driverContract, template } from './contract';
+
+// The sim driver: the contract on every database engine, then what only the sim promises:
+// progress from the clock, tasks that survive a restart, one announcement per task when several
+// processes share the database, and tasks that end inside the call at speed 0.
+
+// Fast enough for the suite, slow enough that every task is really pending for a while.
+const CONTRACT_SPEED = 50;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Console tickets as server/console issues them; the sim only passes them through. */
+const tickets: ConsoleTickets = {
+  issue: async (vmId) => ({ ticket: 'secret', url: `/api/console/vnc/${vmId}?ticket=t` }),
+};
+
+describe.each(testEngines())('sim driver on %s', (engine) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-sim-'));
+
+  driverContract(`sim on ${engine}`, async () => {
+    const database = await createTestDatabase(engine);
+    const store = await openStore({ url: database.url, schema: database.schema });
+    const driver = createSimDriver({
+      db: store.db,
+      dataDir,
+      speed: CONTRACT_SPEED,
+      console: tickets,
+    });
+    return {
+      driver,
+      consoles: true,
+      async close() {
+        await driver.close();
+        await store.close();
+        await database.cleanup();
+      },
+    };
+  });
+
+  describe('sim only', () => {
+    let database: TestDatabase;
+    let store: Store;
+    const drivers: Array<{ close(): Promise<void> }> = [];
+
+    const make = (speed: number) => {
+      const driver = createSimDriver({ db: store.db, dataDir, speed });
+      drivers.push(driver);
+      return driver;
+    };
+
+    /** Events collected from a driver. */
+    const record = (driver: ReturnType<typeof make>) => {
+      const events: VmChangeEvent[] = [];
+      driver.subscribe((e) => events.push(e));
+      return events;
+    };
+
+    async function until(check: () => boolean, ms = 5_000): Promise<void> {
+      const deadline = Date.now() + ms;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error('condition never held');
+        await sleep(10);
+      }
+    }
+
+    beforeAll(async () => {
+      database = await createTestDatabase(engine);
+      store = await openStore({ url: database.url, schema: database.schema });
+    });
+    afterEach(async () => {
+      for (const d of drivers.splice(0)) await d.close();
+    });
+    afterAll(async () => {
+      await store?.close();
+      await database?.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('reports a task whose progress grows with time until it ends', async () => {
+      const driver = make(1);
+      const vm = await driver.deploy(template('web', newId()), false);
+      expect(vm).toMatchObject({ state: 'off', task: { name: 'deploying' } });
+      const first = vm.task?.progress ?? -1;
+      expect(first).toBeGreaterThanOrEqual(0);
+      await sleep(TASK_MS.deploy / 10);
+      const later = (await driver.load(vm.id))?.task;
+      expect(later?.name).toBe('deploying');
+      expect(later?.progress).toBeGreaterThan(first);
+      expect(later?.progress).toBeLessThan(100);
+    });
+
+    it('finishes and announces a task begun before a restart', async () => {
+      const before = make(10);
+      const vm = await before.deploy(template('web', newId()), false);
+      await before.close();
+
+      const after = make(10);
+      const events = record(after);
+      // No read here: the new driver must pick up the pending task on its own when it starts.
+      await until(() => events.some((e) => e.vm.id === vm.id));
+      expect((await after.load(vm.id))?.name).toBe(vm.name);
+      expect(events).toEqual([
+        {
+          action: 'VM.UPDATE',
+          vm: expect.objectContaining({ id: vm.id, state: 'running', task: null }),
+        },
+      ]);
+    });
+
+    it('announces the end of a task once when two processes share the database', async () => {
+      const one = make(10);
+      const vm = await one.deploy(template('web', newId()), false);
+      const two = make(10);
+      const events = [...[one, two].map(record)];
+      // Both know the task: one started it, the other found it pending on start-up and on read.
+      expect((await two.load(vm.id))?.task?.name).toBe('deploying');
+      await until(() => events.flat().length > 0);
+      await sleep(TASK_MS.deploy / 10);
+      expect(events.flat().map((e) => e.vm.id)).toEqual([vm.id]);
+    });
+
+    it('ends every task inside the call at speed 0, and still announces it', async () => {
+      const driver = make(0);
+      const events = record(driver);
+      const vm = await driver.deploy(template('web', newId()), false);
+      expect(vm).toMatchObject({ state: 'running', task: null });
+      expect(await driver.stop(vm.id)).toMatchObject({ state: 'off', task: null });
+      expect(events.map((e) => [e.action, e.vm.state])).toEqual([
+        ['VM.UPDATE', 'running'],
+        ['VM.UPDATE', 'off'],
+      ]);
+    });
+
+    it('applies a running task first when another operation comes', async () => {
+      const driver = make(1);
+      const vm = await driver.deploy(template('web', newId()), false);
+      const stopping = await driver.stop(vm.id);
+      expect(stopping.task?.name).toBe('stopping');
+      // The deploy's outcome (running) was applied, so stopping starts from a running machine.
+      expect(stopping.state).toBe('running');
+    });
+
+    it('shows a template whose disks are copying as initializing', async () => {
+      const driver = make(1);
+      const tag = newId();
+      const t = template('kali', tag, {
+        Disks: [0, 1].map((i) => ({
+          Id: i,
+          Path: `[ds] ${tag}/kali_${i}.vmdk`,
+          Source: `[ds] stock/kali_${i}.vmdk`,
+          Controller: 'lsilogic',
+          Size: 40,
+          Status: 0,
+        })),
+      });
+      expect(await driver.createDisks(t)).toBe(0);
+      expect(await driver.refresh(t)).toMatchObject({
+        id: '',
+        status: 'created',
+        task: { name: 'initializing', progress: 0 },
+      });
+      // The copies run one after another.
+      expect(await driver.verifyDisks(t)).toEqual([0, 0]);
+      await driver.deleteDisks(t);
+      expect(await driver.verifyDisks(t)).toEqual([-1, -1]);
+    });
+
+    it('never deletes stock disks, only those containing the tag', async () => {
+      const driver = make(0);
+      const stock = template('kali', newId(), {
+        Disks: [
+          {
+            Id: 0,
+            Path: '[ds] stock/kali_0.vmdk',
+            Source: '[ds] base/kali.vmdk',
+            Controller: 'lsilogic',
+            Size: 40,
+            Status: 0,
+          },
+        ],
+      });
+      expect(await driver.createDisks(stock)).toBe(100);
+      await driver.deleteDisks(stock);
+      expect(await driver.verifyDisks(stock)).toEqual([100]);
+    });
+
+    it('keeps machines across a restart', async () => {
+      const tag = newId();
+      const first = make(0);
+      const vm = await first.deploy(template('web', tag), false);
+      await first.close();
+      const second = make(0);
+      expect(await second.find(tag)).toEqual([vm]);
+    });
+
+    it('changes ISO, boot delay and guest settings, refusing a NIC it does not have', async () => {
+      const driver = make(0);
+      const tag = newId();
+      const vm = await driver.deploy(template('web', tag), false);
+      for (const change of [
+        { key: 'iso', value: `${tag}/tools.iso:Tools` },
+        { key: 'boot', value: '10' },
+        { key: 'guest', value: 'guestinfo.a=1' },
+        { key: 'net', value: '_none_' },
+      ]) {
+        await expect(driver.changeConfiguration(vm.id, change, true)).resolves.toMatchObject({
+          id: vm.id,
+        });
+      }
+      expect((await driver.netOptions(tag)).net).toEqual(['bridge-net']);
+      await expect(
+        driver.changeConfiguration(vm.id, { key: 'net', value: `lan#${tag}:3` }, true),
+      ).rejects.toMatchObject({ name: 'InvalidOperation' });
+      await expect(
+        driver.changeConfiguration(vm.id, { key: 'boot', value: 'soon' }, true),
+      ).rejects.toMatchObject({ name: 'InvalidOperation' });
+    });
+
+    it('lists ISO files of the tag and the public folder', async () => {
+      const { mkdirSync, writeFileSync } = await import('node:fs');
+      const tag = newId();
+      const publicDir = join(dataDir, 'isos', '00000000-0000-0000-0000-000000000000');
+      mkdirSync(join(dataDir, 'isos', tag), { recursive: true });
+      mkdirSync(publicDir, { recursive: true });
+      writeFileSync(join(dataDir, 'isos', tag, 'tools.iso'), '');
+      writeFileSync(join(dataDir, 'isos', tag, 'notes.txt'), '');
+      writeFileSync(join(publicDir, 'kali.iso'), '');
+      const driver = make(0);
+      expect((await driver.isoOptions(tag)).iso).toEqual([
+        '00000000-0000-0000-0000-000000000000/kali.iso',
+        `${tag}/tools.iso`,
+      ]);
+      expect((await driver.isoOptions(newId())).iso).toEqual([
+        '00000000-0000-0000-0000-000000000000/kali.iso',
+      ]);
+    });
+  });
+});
