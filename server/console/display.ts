@@ -1,0 +1,56 @@
+import type { Framebuffer } from './framebuffer';
+import type { ConsoleInput } from './keys';
+import { renderScreen } from './screen';
+import { applyInput, newTerminal, printLines, type Terminal } from './terminal';
+
+// One simulated machine's display, shared by every console open on it (as a real machine has one
+// screen however many viewers watch). It re-renders on each change and tells its viewers, who
+// each send what changed since their last update.
+
+export interface MachineDisplay {
+  /** The machine name without its tag. */
+  readonly name: string;
+  /** The current screen; a new object after every change, never modified afterwards. */
+  screen(): Framebuffer;
+  isRunning(): boolean;
+  input(inputs: ConsoleInput[]): void;
+  /** The machine went off: draws the state and message; viewers then close. */
+  powerOff(state: string, message: string): void;
+  /** Called after every change; returns the unsubscribe. */
+  onChange(listener: () => void): () => void;
+}
+
+export function createMachineDisplay(name: string): MachineDisplay {
+  let terminal: Terminal = newTerminal(name);
+  let state = 'running';
+  let running = true;
+  let current = renderScreen({ name, state, running, terminal });
+  const listeners = new Set<() => void>();
+
+  const changed = () => {
+    current = renderScreen({ name, state, running, terminal });
+    for (const listener of [...listeners]) listener();
+  };
+
+  return {
+    name,
+    screen: () => current,
+    isRunning: () => running,
+    input(inputs) {
+      if (!running || inputs.length === 0) return;
+      terminal = inputs.reduce(applyInput, terminal);
+      changed();
+    },
+    powerOff(nextState, message) {
+      if (!running) return;
+      running = false;
+      state = nextState;
+      terminal = printLines(terminal, [message]);
+      changed();
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}

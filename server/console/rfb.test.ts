@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { createMachineDisplay } from './display';
+import { encodePixelFormat, type PixelFormat } from './messages';
+import { CLOSE_PROTOCOL_ERROR, startRfbSession } from './rfb';
+import { SCREEN_HEIGHT, SCREEN_WIDTH } from './screen';
+
+// The session on its own, fed bytes directly: legacy versions, refused security, pixel formats and
+// framing that the WebSocket tests (routes.test.ts) do not reach.
+
+function session() {
+  const sent: Buffer[] = [];
+  const closes: { code: number; reason: string }[] = [];
+  const display = createMachineDisplay('web');
+  const s = startRfbSession(
+    { send: (d) => sent.push(d), close: (code, reason) => closes.push({ code, reason }) },
+    display,
+  );
+  return { s, sent, closes, display };
+}
+
+const RGB565: PixelFormat = {
+  bitsPerPixel: 16,
+  depth: 16,
+  bigEndian: false,
+  trueColour: true,
+  redMax: 31,
+  greenMax: 63,
+  blueMax: 31,
+  redShift: 11,
+  greenShift: 5,
+  blueShift: 0,
+};
+
+const version = (v: string) => Buffer.from(`RFB ${v}\n`, 'latin1');
+
+function fullRequest(): Buffer {
+  const b = Buffer.alloc(10);
+  b.writeUInt8(3, 0);
+  b.writeUInt16BE(SCREEN_WIDTH, 6);
+  b.writeUInt16BE(SCREEN_HEIGHT, 8);
+  return b;
+}
+
+describe('RFB session', () => {
+  it('tells a 3.3 viewer the security type instead of offering a list', () => {
+    const { s, sent } = session();
+    s.receive(version('003.003'));
+    expect([...sent[1]!]).toEqual([0, 0, 0, 1]);
+    s.receive(Buffer.from([1]));
+    expect(sent[2]!.readUInt16BE(0)).toBe(SCREEN_WIDTH);
+  });
+
+  it('reads a handshake split across frames and several messages in one frame', () => {
+    const { s, sent } = session();
+    const all = Buffer.concat([version('003.008'), Buffer.from([1, 0]), fullRequest()]);
+    for (const byte of all) s.receive(Buffer.from([byte]));
+    // version, security types, result, ServerInit, update
+    expect(sent).toHaveLength(5);
+    expect(sent[4]!.readUInt16BE(2)).toBeGreaterThan(0);
+  });
+
+  it('refuses a security type other than None with a reason', () => {
+    const { s, sent, closes } = session();
+    s.receive(version('003.008'));
+    s.receive(Buffer.from([2]));
+    expect(sent.at(-1)!.readUInt32BE(0)).toBe(1);
+    expect(closes[0]!.code).toBe(CLOSE_PROTOCOL_ERROR);
+  });
+
+  it('sends updates in the pixel format the viewer sets', () => {
+    const { s, sent } = session();
+    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0])]));
+    const setFormat = Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(RGB565)]);
+    s.receive(Buffer.concat([setFormat, fullRequest()]));
+    const update = sent.at(-1)!;
+    expect(update.length).toBe(4 + 12 + SCREEN_WIDTH * SCREEN_HEIGHT * 2);
+    // The first pixel is the title bar's dark blue 0x1d3557 in 5-6-5 bits.
+    expect(update.readUInt16LE(16)).toBe((4 << 11) | (13 << 5) | 11);
+  });
+
+  it('closes on a message type it does not know', () => {
+    const { s, closes } = session();
+    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0]), Buffer.from([250, 0])]));
+    expect(closes[0]!.code).toBe(CLOSE_PROTOCOL_ERROR);
+  });
+
+  it('types pasted text into the console', () => {
+    const { s, display } = session();
+    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0])]));
+    const before = display.screen();
+    const text = Buffer.from('echo hi\n', 'latin1');
+    const head = Buffer.from([6, 0, 0, 0, 0, 0, 0, text.length]);
+    s.receive(Buffer.concat([head, text]));
+    expect(display.screen()).not.toBe(before);
+  });
+
+  it('stops following the display once ended', () => {
+    const { s, sent, display } = session();
+    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0]), fullRequest()]));
+    const count = sent.length;
+    s.end();
+    display.powerOff('stopped', '[machine stopped]');
+    expect(sent).toHaveLength(count);
+  });
+});

@@ -1,0 +1,375 @@
+import { once } from 'node:events';
+import Fastify, { type FastifyInstance } from 'fastify';
+import fastifyWebsocket from '@fastify/websocket';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { createMemoryCache, type Cache } from '../core/cache';
+import type { HypervisorDriver, Vm, VmChangeEvent } from '../hypervisor/driver';
+import { applyInput, newTerminal } from './terminal';
+import { renderScreen, SCREEN_HEIGHT, SCREEN_WIDTH } from './screen';
+import { CLOSE_POLICY_VIOLATION, consoleRoutes, MACHINE_CHECK_MS } from './routes';
+import { createConsoleTickets, type ConsoleTicketStore } from './tickets';
+import { KEY } from './keys';
+import { MACHINE_OFF_REASON } from './rfb';
+
+// The console endpoint over a real port with the `ws` client, as noVNC uses it: the ticket from
+// `issue`, the `binary` subprotocol, the RFB 3.8 handshake and Raw updates. The hypervisor is a
+// fake at the driver boundary: a map of machines and a way to announce changes.
+
+const VM_ID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+
+function machine(over: Partial<Vm> = {}): Vm {
+  return {
+    id: VM_ID,
+    name: 'kali#5f0c1d',
+    host: 'sim',
+    path: '',
+    reference: '',
+    diskPath: '',
+    stats: '',
+    status: 'deployed',
+    groupName: '',
+    tags: null,
+    state: 'running',
+    question: null,
+    task: null,
+    hypervisorType: 'sim',
+    isTemplate: false,
+    ...over,
+  };
+}
+
+function fakeDriver(machines: Map<string, Vm>) {
+  const listeners = new Set<(event: VmChangeEvent) => void>();
+  const unused = () => Promise.reject(new Error('not used by the console'));
+  const driver: HypervisorDriver = {
+    type: 'sim',
+    load: async (id) => machines.get(id) ?? null,
+    start: unused,
+    stop: unused,
+    save: unused,
+    revert: unused,
+    delete: unused,
+    changeState: unused,
+    changeConfiguration: unused,
+    answer: unused,
+    deploy: unused,
+    deployBatch: unused,
+    refresh: unused,
+    find: unused,
+    startAll: unused,
+    stopAll: unused,
+    deleteAll: unused,
+    createDisks: unused,
+    verifyDisks: unused,
+    deleteDisks: unused,
+    display: unused,
+    isoOptions: unused,
+    netOptions: unused,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close: async () => undefined,
+  };
+  const announce = (event: VmChangeEvent) => listeners.forEach((l) => l(event));
+  return { driver, announce, listeners };
+}
+
+/** An RFB viewer over `ws` that reads exact byte counts and keeps its own copy of the screen. */
+class Viewer {
+  private buffered = Buffer.alloc(0);
+  private wake: (() => void) | null = null;
+  readonly closed: Promise<{ code: number; reason: string }>;
+  readonly pixels = new Uint32Array(SCREEN_WIDTH * SCREEN_HEIGHT);
+  /** How many bytes arrived before the socket closed (refused viewers get none). */
+  received = 0;
+
+  constructor(readonly socket: WebSocket) {
+    socket.on('message', (data: Buffer) => {
+      this.received += data.length;
+      this.buffered = Buffer.concat([this.buffered, data]);
+      this.wake?.();
+    });
+    this.closed = new Promise((resolve) =>
+      socket.on('close', (code, reason) => {
+        resolve({ code, reason: reason.toString() });
+        this.wake?.();
+      }),
+    );
+  }
+
+  async read(n: number): Promise<Buffer> {
+    while (this.buffered.length < n) {
+      if (this.socket.readyState >= WebSocket.CLOSING) throw new Error('closed while reading');
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+    const out = this.buffered.subarray(0, n);
+    this.buffered = this.buffered.subarray(n);
+    return out;
+  }
+
+  send(bytes: number[] | Buffer) {
+    this.socket.send(Buffer.from(bytes));
+  }
+
+  /** Version, security None, ClientInit; returns the ServerInit name. */
+  async handshake(): Promise<string> {
+    expect((await this.read(12)).toString('latin1')).toBe('RFB 003.008\n');
+    this.send(Buffer.from('RFB 003.008\n', 'latin1'));
+    expect([...(await this.read(2))]).toEqual([1, 1]);
+    this.send([1]);
+    expect((await this.read(4)).readUInt32BE(0)).toBe(0);
+    this.send([1]);
+    const init = await this.read(24);
+    expect([init.readUInt16BE(0), init.readUInt16BE(2)]).toEqual([SCREEN_WIDTH, SCREEN_HEIGHT]);
+    expect(init.readUInt8(4)).toBe(32);
+    return (await this.read(init.readUInt32BE(20))).toString('utf8');
+  }
+
+  request(incremental: boolean) {
+    const b = Buffer.alloc(10);
+    b.writeUInt8(3, 0);
+    b.writeUInt8(incremental ? 1 : 0, 1);
+    b.writeUInt16BE(SCREEN_WIDTH, 6);
+    b.writeUInt16BE(SCREEN_HEIGHT, 8);
+    this.send(b);
+  }
+
+  key(keysym: number, down = true) {
+    const b = Buffer.alloc(8);
+    b.writeUInt8(4, 0);
+    b.writeUInt8(down ? 1 : 0, 1);
+    b.writeUInt32BE(keysym, 4);
+    this.send(b);
+  }
+
+  type(text: string) {
+    for (const char of text) {
+      this.key(char.charCodeAt(0), true);
+      this.key(char.charCodeAt(0), false);
+    }
+  }
+
+  /** Reads one FramebufferUpdate into the copy of the screen; returns its rectangles. */
+  async update() {
+    const head = await this.read(4);
+    expect(head.readUInt8(0)).toBe(0);
+    const rects = [];
+    for (let i = 0; i < head.readUInt16BE(2); i++) {
+      const r = await this.read(12);
+      const rect = {
+        x: r.readUInt16BE(0),
+        y: r.readUInt16BE(2),
+        width: r.readUInt16BE(4),
+        height: r.readUInt16BE(6),
+      };
+      expect(r.readInt32BE(8)).toBe(0);
+      const data = await this.read(rect.width * rect.height * 4);
+      for (let y = 0; y < rect.height; y++)
+        for (let x = 0; x < rect.width; x++)
+          this.pixels[(rect.y + y) * SCREEN_WIDTH + rect.x + x] = data.readUInt32LE(
+            (y * rect.width + x) * 4,
+          );
+      rects.push(rect);
+    }
+    return rects;
+  }
+}
+
+/** How many pixels differ (deep equality over 384,000 pixels is slow and prints poorly). */
+const differing = (a: Uint32Array, b: Uint32Array) =>
+  a.reduce((n, p, i) => n + (p === b[i] ? 0 : 1), 0);
+
+const typed = (text: string) =>
+  [...text].reduce((t, char) => applyInput(t, { kind: 'char', char }), newTerminal('kali'));
+
+describe('console WebSocket (GET /api/console/vnc/:id)', () => {
+  let app: FastifyInstance;
+  let cache: Cache;
+  let tickets: ConsoleTicketStore;
+  let machines: Map<string, Vm>;
+  let fake: ReturnType<typeof fakeDriver>;
+  let base: string;
+  const viewers: Viewer[] = [];
+
+  beforeEach(async () => {
+    machines = new Map([[VM_ID, machine()]]);
+    fake = fakeDriver(machines);
+    cache = createMemoryCache();
+    tickets = createConsoleTickets(cache);
+    app = Fastify();
+    await app.register(fastifyWebsocket);
+    await app.register(consoleRoutes, { driver: fake.driver, tickets });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no port');
+    base = `ws://127.0.0.1:${address.port}`;
+  });
+
+  afterEach(async () => {
+    for (const v of viewers.splice(0)) v.socket.terminate();
+    await app.close();
+    await cache.close();
+  });
+
+  async function open(path: string): Promise<Viewer> {
+    const socket = new WebSocket(`${base}${path}`, ['binary']);
+    const viewer = new Viewer(socket);
+    viewers.push(viewer);
+    await once(socket, 'open');
+    return viewer;
+  }
+
+  it('issues single-use 32-hex tickets bound to the machine, with the socket path', async () => {
+    const { ticket, url } = await tickets.issue(VM_ID);
+    expect(ticket).toMatch(/^[0-9a-f]{32}$/);
+    expect(url).toBe(`/api/console/vnc/${VM_ID}?ticket=${ticket}`);
+    expect(await tickets.redeem(ticket, 'another')).toBe(false);
+    const again = await tickets.issue(VM_ID);
+    expect(await tickets.redeem(again.ticket, VM_ID)).toBe(true);
+    expect(await tickets.redeem(again.ticket, VM_ID)).toBe(false);
+  });
+
+  it('accepts the binary subprotocol and completes the RFB 3.8 handshake with the name', async () => {
+    const viewer = await open((await tickets.issue(VM_ID)).url);
+    expect(viewer.socket.protocol).toBe('binary');
+    expect(await viewer.handshake()).toBe('kali');
+  });
+
+  it('sends the whole screen for a full request, then what typing changed', async () => {
+    const viewer = await open((await tickets.issue(VM_ID)).url);
+    await viewer.handshake();
+    viewer.request(false);
+    await viewer.update();
+    const fresh = renderScreen({
+      name: 'kali',
+      state: 'running',
+      running: true,
+      terminal: newTerminal('kali'),
+    });
+    expect(differing(viewer.pixels, fresh.pixels)).toBe(0);
+
+    viewer.type('ls');
+    viewer.request(true);
+    let rects = await viewer.update();
+    // Keys may arrive as separate changes; keep asking until the screen shows both.
+    const expected = renderScreen({
+      name: 'kali',
+      state: 'running',
+      running: true,
+      terminal: typed('ls'),
+    });
+    while (differing(viewer.pixels, expected.pixels) > 0) {
+      viewer.request(true);
+      rects = await viewer.update();
+    }
+    // Incremental: only the prompt row changed, not the screen.
+    for (const r of rects)
+      expect(r.width * r.height).toBeLessThan((SCREEN_WIDTH * SCREEN_HEIGHT) / 10);
+  });
+
+  it('holds an incremental request until something changes', async () => {
+    const viewer = await open((await tickets.issue(VM_ID)).url);
+    await viewer.handshake();
+    viewer.request(false);
+    await viewer.update();
+    viewer.request(true);
+    await new Promise((r) => setTimeout(r, 100));
+    const before = viewer.received;
+    expect(before).toBeGreaterThan(0);
+    viewer.type('x');
+    await viewer.update();
+    expect(viewer.received).toBeGreaterThan(before);
+  });
+
+  it('prints the Ctrl-Alt-Del line', async () => {
+    const viewer = await open((await tickets.issue(VM_ID)).url);
+    await viewer.handshake();
+    viewer.request(false);
+    await viewer.update();
+    viewer.key(KEY.controlLeft);
+    viewer.key(KEY.altLeft);
+    viewer.key(KEY.delete);
+    viewer.request(true);
+    await viewer.update();
+    const expected = renderScreen({
+      name: 'kali',
+      state: 'running',
+      running: true,
+      terminal: applyInput(newTerminal('kali'), { kind: 'ctrlAltDel' }),
+    });
+    expect(differing(viewer.pixels, expected.pixels)).toBe(0);
+  });
+
+  it.each([
+    ['no ticket', () => `/api/console/vnc/${VM_ID}`],
+    ['an unknown ticket', () => `/api/console/vnc/${VM_ID}?ticket=${'0'.repeat(32)}`],
+  ])('closes 1008 without an RFB byte for %s', async (_label, path) => {
+    const viewer = await open(path());
+    expect((await viewer.closed).code).toBe(CLOSE_POLICY_VIOLATION);
+    expect(viewer.received).toBe(0);
+  });
+
+  it('closes 1008 for a used ticket, another machine’s ticket, and a stopped machine', async () => {
+    const { url } = await tickets.issue(VM_ID);
+    const first = await open(url);
+    await first.handshake();
+    const reused = await open(url);
+    expect((await reused.closed).code).toBe(CLOSE_POLICY_VIOLATION);
+
+    const other = await tickets.issue('someothermachine');
+    const wrong = await open(`/api/console/vnc/${VM_ID}?ticket=${other.ticket}`);
+    expect((await wrong.closed).code).toBe(CLOSE_POLICY_VIOLATION);
+
+    machines.set(VM_ID, machine({ state: 'off' }));
+    const off = await open((await tickets.issue(VM_ID)).url);
+    const closed = await off.closed;
+    expect(closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: MACHINE_OFF_REASON });
+    expect(off.received).toBe(0);
+  });
+
+  it('draws the stop and closes when the driver announces the machine off', async () => {
+    const viewer = await open((await tickets.issue(VM_ID)).url);
+    await viewer.handshake();
+    viewer.request(false);
+    await viewer.update();
+    viewer.request(true);
+    fake.announce({ action: 'VM.UPDATE', vm: machine({ state: 'off' }) });
+    await viewer.update();
+    const closed = await viewer.closed;
+    expect(closed).toEqual({ code: 1000, reason: MACHINE_OFF_REASON });
+    const red = renderScreen({
+      name: 'kali',
+      state: 'stopped',
+      running: false,
+      terminal: {
+        ...newTerminal('kali'),
+        lines: [...newTerminal('kali').lines, { prompt: '', text: '[machine stopped]' }],
+      },
+    });
+    expect(differing(viewer.pixels, red.pixels)).toBe(0);
+  });
+
+  it(
+    'notices a machine stopped through the API, which the driver does not announce',
+    async () => {
+      const viewer = await open((await tickets.issue(VM_ID)).url);
+      await viewer.handshake();
+      machines.set(VM_ID, machine({ state: 'off' }));
+      const closed = await viewer.closed;
+      expect(closed.code).toBe(1000);
+    },
+    MACHINE_CHECK_MS * 3,
+  );
+
+  it('stops following the machine when its last viewer leaves', async () => {
+    const viewer = await open((await tickets.issue(VM_ID)).url);
+    await viewer.handshake();
+    expect(fake.listeners.size).toBe(1);
+    viewer.socket.close();
+    await viewer.closed;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fake.listeners.size).toBe(0);
+  });
+});
