@@ -17,6 +17,10 @@ import { createUserService } from './core/users';
 import { createWorkspaceService } from './core/workspaces';
 import { createTemplateService } from './core/templates';
 import { createGamespaceService } from './core/gamespaces';
+import { createVmService, type VmPublisher, type VmService } from './core/vms';
+import { createDriver, type HypervisorDriver } from './hypervisor';
+import { createConsoleTickets } from './console/tickets';
+import { consoleRoutes } from './console/routes';
 import { seedStockTemplates } from './core/stockTemplates';
 import type { Publisher } from './core/fields';
 import { seedFirstRun, type SeedResult } from './core/seed';
@@ -30,6 +34,7 @@ import { templateRoutes } from './http/template/routes';
 import { gamespaceRoutes } from './http/gamespace/routes';
 import { normalizeKeys } from './http/body';
 import { adminRoutes } from './http/admin/routes';
+import { vmRoutes } from './http/vm/routes';
 import { createMemoryBackplane, type Backplane } from './hub/backplane';
 import { createRedisBackplane } from './hub/redisBackplane';
 import { createChannelAccess } from './hub/access';
@@ -42,6 +47,9 @@ export interface App {
   cache: Cache;
   /** The real-time hub; route code publishes through `app.hub` (the same object). */
   hub: Hub;
+  /** The hypervisor driver (HYPERVISOR); tests deploy gamespace machines through it. */
+  driver: HypervisorDriver;
+  vms: VmService;
   config: Config;
   seeded: SeedResult | null;
   close(): Promise<void>;
@@ -97,11 +105,26 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   const publisher: Publisher = {
     publish: (group, event, payload) => hub.toGroup(group).send(event, payload),
   };
+  // VmEvents have their own port: the authoring services' Publisher does not carry them.
+  const vmPublisher: VmPublisher = {
+    publish: (group, event, payload) => hub.toGroup(group).send(event, payload),
+  };
+  const consoleTickets = createConsoleTickets(cache);
+  const driver = createDriver(config, {
+    db: store.db,
+    dataDir: config.dataDir,
+    console: consoleTickets,
+    log: app.log,
+  });
+  const vms = createVmService(store.db, { driver, publisher: vmPublisher });
+  // Tasks that end on their own (a deploy finishing) reach the editors and players watching.
+  const stopRelay = vms.relayDriverEvents();
   const workspaces = createWorkspaceService(store.db, {
     publisher,
+    machines: vms.workspaceMachines,
     docsDir: join(config.dataDir, 'docs'),
   });
-  const templates = createTemplateService(store.db, { publisher });
+  const templates = createTemplateService(store.db, { publisher, machines: vms.templateMachines });
   const origins = allowedOrigins(config);
 
   const hub = createHub({
@@ -170,6 +193,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   await app.register(gamespaceRoutes, { gamespaces: createGamespaceService(store.db) });
   await app.register(hubRoutes, { hub, authenticator, cache });
   await app.register(adminRoutes, { hub });
+  await app.register(vmRoutes, { vms });
+  await app.register(consoleRoutes, { driver, tickets: consoleTickets });
 
   app.get('/assets/settings.json', { config: { auth: 'anonymous' } }, async (request, reply) => {
     // Sign-in returns to the origin the page was loaded from when that origin is allowed.
@@ -258,10 +283,14 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     store,
     cache,
     hub,
+    driver,
+    vms,
     config,
     seeded,
     async close() {
       await app.close();
+      stopRelay();
+      await driver.close();
       await backplane.close();
       await cache.close();
       await store.close();

@@ -28,6 +28,11 @@ export interface TestServer {
   /** A user's API key (the row is written straight to the store, as an admin would create it). */
   apiKeyFor(username: string): Promise<string>;
   userId(username: string): Promise<string>;
+  /**
+   * Closes the app and builds a new one on the same data folder, database and port, as a
+   * server process restarting does; `app` is the new one afterwards.
+   */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -51,7 +56,7 @@ export async function startTestServer(
     LOG_LEVEL: 'warn',
     ...options.env,
   });
-  const app = await buildApp(config, { logger: false });
+  let app = await buildApp(config, { logger: false });
   await app.app.listen({ port, host: '127.0.0.1' });
 
   const userId = async (username: string) => {
@@ -65,7 +70,9 @@ export async function startTestServer(
 
   return {
     url,
-    app,
+    get app() {
+      return app;
+    },
     dataDir,
     userId,
     async apiKeyFor(username) {
@@ -81,6 +88,14 @@ export async function startTestServer(
         })
         .execute();
       return key;
+    },
+    async restart() {
+      await app.close();
+      // Clients' pooled keep-alive connections to the old server close now; a request sent on
+      // one before its client notices fails, which is not what a restart test is about.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      app = await buildApp(config, { logger: false });
+      await app.app.listen({ port, host: '127.0.0.1' });
     },
     async close() {
       await app.close();

@@ -1,0 +1,371 @@
+import type { Db } from '../store/db';
+import type { TemplateTable } from '../store/schema';
+import {
+  tagOf,
+  type HypervisorDriver,
+  type Vm,
+  type VmAnswer,
+  type VmChange,
+  type VmConsole,
+  type VmOperation,
+  type VmOptions,
+} from '../hypervisor/driver';
+import { toDeployable } from '../hypervisor/deployable';
+import type { TemplateMachines, VmTemplate } from './templates';
+import type { WorkspaceMachines } from './workspaces';
+import { hasAnyToken } from './dto';
+import { DomainError, forbidden } from './errors';
+import { actorRef, unknownArgument, type EventPayload } from './fields';
+import { EMPTY_GUID } from './ids';
+import type { Actor } from './users';
+
+// Lab machines (wire reference §1.4, §4.8, §4.10): who may see and drive a machine, which tag a
+// request's id names, the template a builder machine deploys from, and the VmEvents the hub
+// carries to the machine's tag group. The driver does the work; this decides whether it may.
+
+/** Events about a machine go to its isolation tag's group. */
+export interface VmPublisher {
+  publish(group: string, event: 'VmEvent', payload: EventPayload): void;
+}
+
+/** The actor of events the server makes on its own (a task ended, a workspace was deleted). */
+export const SYSTEM_ACTOR = { id: EMPTY_GUID, name: 'Topoplay' } as const;
+
+/** A net a non-builder may attach: one of the machine's own isolated nets (`{net}#{tag}`). */
+export function isIsolatedNet(value: string, tag: string): boolean {
+  const net = value.split(':')[0] ?? '';
+  return net.includes('#') && tagOf(net) === tag;
+}
+
+/** `workspace: {name}#{tag}`, `gamespace: {name}#{tag}` or `__orphaned#{tag}` (GET /api/vms). */
+export function groupNameOf(
+  tag: string,
+  workspaces: Map<string, string>,
+  gamespaces: Map<string, string>,
+): string {
+  const ws = workspaces.get(tag);
+  if (ws !== undefined) return `workspace: ${ws}#${tag}`;
+  const gs = gamespaces.get(tag);
+  if (gs !== undefined) return `gamespace: ${gs}#${tag}`;
+  return `__orphaned#${tag}`;
+}
+
+const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+const asId = (value: unknown): string | null =>
+  typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
+
+export interface VmServiceOptions {
+  driver: HypervisorDriver;
+  publisher: VmPublisher;
+  now?: () => number;
+}
+
+export function createVmService(db: Db, options: VmServiceOptions) {
+  const { driver, publisher } = options;
+  const now = options.now ?? Date.now;
+
+  function publish(actor: { id: string; name: string }, action: string, vm: Vm, tag?: string) {
+    publisher.publish(tag ?? tagOf(vm.name), 'VmEvent', {
+      action,
+      actor: actorRef(actor),
+      model: vm,
+    });
+  }
+
+  /**
+   * The isolation tag an id names: the text after '#' of a name, the tag of the machine with
+   * that id, or else the id itself (a bare tag).
+   */
+  async function tagFor(id: string): Promise<string> {
+    if (id.includes('#')) return tagOf(id);
+    const vm = await driver.load(id);
+    return vm ? tagOf(vm.name) : id;
+  }
+
+  /** gs.CanInteract or a worker of the workspace (UserStore.CanInteract in the reference). */
+  async function canInteract(actor: Actor, tag: string): Promise<boolean> {
+    const player = await db
+      .selectFrom('players')
+      .select('gamespaceId')
+      .where('gamespaceId', '=', tag)
+      .where('subjectId', '=', actor.id)
+      .executeTakeFirst();
+    if (player) return true;
+    const managed = await db
+      .selectFrom('gamespaces')
+      .select('id')
+      .where('id', '=', tag)
+      .where('managerId', '=', actor.id)
+      .executeTakeFirst();
+    if (managed) return true;
+    const worker = await db
+      .selectFrom('workers')
+      .select('subjectId')
+      .where('workspaceId', '=', tag)
+      .where('subjectId', '=', actor.id)
+      .executeTakeFirst();
+    return !!worker;
+  }
+
+  /** The audience of the gamespace's workspace, or of the workspace, the tag names. */
+  async function audienceOf(tag: string): Promise<string | null> {
+    const game = await db
+      .selectFrom('gamespaces')
+      .leftJoin('workspaces', 'workspaces.id', 'gamespaces.workspaceId')
+      .select('workspaces.audience')
+      .where('gamespaces.id', '=', tag)
+      .executeTakeFirst();
+    if (game) return game.audience ?? null;
+    const ws = await db
+      .selectFrom('workspaces')
+      .select('audience')
+      .where('id', '=', tag)
+      .executeTakeFirst();
+    return ws?.audience ?? null;
+  }
+
+  /** CanManageVm: admin, the gamespace's own agent, an observer of its audience, or canInteract. */
+  async function canManage(actor: Actor, tag: string): Promise<boolean> {
+    if (actor.isAdmin) return true;
+    if (actor.id === tag) return true;
+    if (actor.isObserver && hasAnyToken(await audienceOf(tag), actor.scope)) return true;
+    return canInteract(actor, tag);
+  }
+
+  /** CanDeleteVm: only those who take part in the workspace or gamespace (and admins). */
+  async function canDelete(actor: Actor, tag: string): Promise<boolean> {
+    return actor.isAdmin || canInteract(actor, tag);
+  }
+
+  async function authorize(actor: Actor, id: string, mode: 'manage' | 'delete' = 'manage') {
+    const tag = await tagFor(id);
+    const allowed = mode === 'delete' ? await canDelete(actor, tag) : await canManage(actor, tag);
+    if (!allowed) throw forbidden();
+    return tag;
+  }
+
+  /** A workspace with a gamespace that has not ended and not expired is not isolated. */
+  async function hasActiveGamespaces(workspaceId: string): Promise<boolean> {
+    const active = await db
+      .selectFrom('gamespaces')
+      .select('id')
+      .where('workspaceId', '=', workspaceId)
+      .where('endTime', '=', 0)
+      .where((eb) => eb.or([eb('expirationTime', '=', 0), eb('expirationTime', '>', now())]))
+      .executeTakeFirst();
+    return !!active;
+  }
+
+  /** A template's VmTemplate under a tag, with its parent's detail and its workspace's flags. */
+  async function deployableOf(template: TemplateTable, tag: string): Promise<VmTemplate> {
+    const parent = template.parentId
+      ? await db
+          .selectFrom('templates')
+          .select('detail')
+          .where('id', '=', template.parentId)
+          .executeTakeFirst()
+      : undefined;
+    const workspace = template.workspaceId
+      ? await db
+          .selectFrom('workspaces')
+          .select(['hostAffinity', 'useUplinkSwitch'])
+          .where('id', '=', template.workspaceId)
+          .executeTakeFirst()
+      : undefined;
+    return toDeployable({
+      template,
+      parentDetail: parent?.detail ?? null,
+      tag,
+      workspace: workspace ?? null,
+    });
+  }
+
+  /** The template of a vm-template route, and the builder machine's tag, once authorized. */
+  async function builderTemplate(actor: Actor, templateId: string) {
+    const key = asId(templateId);
+    const template = key
+      ? await db.selectFrom('templates').selectAll().where('id', '=', key).executeTakeFirst()
+      : undefined;
+    if (!template) throw unknownArgument('id');
+    const tag = template.workspaceId ?? EMPTY_GUID;
+    if (!(await canManage(actor, tag))) throw forbidden();
+    return { template, tag, deployable: await deployableOf(template, tag) };
+  }
+
+  async function deleteAll(tag: string): Promise<void> {
+    for (const vm of await driver.deleteAll(tag)) publish(SYSTEM_ACTOR, 'VM.DELETE', vm, tag);
+  }
+
+  /** The seams through which deleting workspaces and templates removes their machines. */
+  const workspaceMachines: WorkspaceMachines = {
+    async workspaceDeleted(workspaceId, templates) {
+      await deleteAll(workspaceId);
+      for (const template of templates) {
+        if (template.isLinked) continue;
+        await driver.deleteDisks(await deployableOf(template, workspaceId));
+      }
+    },
+    gamespaceEnded: deleteAll,
+  };
+
+  const templateMachines: TemplateMachines = {
+    async templateDeleted(template) {
+      const tag = template.workspaceId ?? EMPTY_GUID;
+      const vm = await driver.load(`${template.name}#${tag}`);
+      if (vm) publish(SYSTEM_ACTOR, 'VM.DELETE', await driver.delete(vm.id), tag);
+      if (!template.isLinked) await driver.deleteDisks(await deployableOf(template, tag));
+    },
+  };
+
+  return {
+    canManage,
+    canDelete,
+    workspaceMachines,
+    templateMachines,
+
+    /** Relays the driver's own changes (tasks ending) to the machines' groups. */
+    relayDriverEvents(): () => void {
+      return driver.subscribe((event) => publish(SYSTEM_ACTOR, event.action, event.vm));
+    },
+
+    /**
+     * GET /api/vms: observers and admins; a non-admin observer sees only the machines it may
+     * manage. Each machine's groupName names its workspace or gamespace.
+     */
+    async list(actor: Actor, filter: string): Promise<Vm[]> {
+      if (!actor.isAdmin && !actor.isObserver) throw forbidden();
+      let vms = await driver.find(filter);
+      if (!actor.isAdmin) {
+        const tags = [...new Set(vms.map((vm) => tagOf(vm.name)))];
+        const allowed = new Set<string>();
+        for (const tag of tags) if (await canManage(actor, tag)) allowed.add(tag);
+        vms = vms.filter((vm) => allowed.has(tagOf(vm.name)));
+      }
+      const tags = [...new Set(vms.map((vm) => tagOf(vm.name)))];
+      const workspaces = new Map<string, string>();
+      const gamespaces = new Map<string, string>();
+      if (tags.length) {
+        const ws = await db
+          .selectFrom('workspaces')
+          .select(['id', 'name'])
+          .where('id', 'in', tags)
+          .execute();
+        for (const w of ws) workspaces.set(w.id, w.name);
+        const gs = await db
+          .selectFrom('gamespaces')
+          .select(['id', 'name'])
+          .where('id', 'in', tags)
+          .execute();
+        for (const g of gs) gamespaces.set(g.id, g.name);
+      }
+      return vms
+        .map((vm) => ({ ...vm, groupName: groupNameOf(tagOf(vm.name), workspaces, gamespaces) }))
+        .sort((a, b) => byCodePoint(a.groupName, b.groupName) || byCodePoint(a.name, b.name));
+    },
+
+    /** GET /api/vm/{id}: the machine, or null. */
+    async load(actor: Actor, id: string): Promise<Vm | null> {
+      await authorize(actor, id);
+      return driver.load(id);
+    },
+
+    /**
+     * PUT /api/vm: start, stop, save, revert, reset (CanManageVm) or delete (CanDeleteVm).
+     * Saving commits into the workspace's disks, which running gamespaces of it share.
+     */
+    async operate(actor: Actor, operation: VmOperation): Promise<Vm> {
+      const tag = await authorize(
+        actor,
+        operation.id,
+        operation.type === 'delete' ? 'delete' : 'manage',
+      );
+      if (operation.type === 'save' && (await hasActiveGamespaces(tag))) {
+        throw new DomainError('WorkspaceNotIsolated');
+      }
+      const vm = await driver.changeState(operation);
+      publish(actor, `VM.${operation.type.toUpperCase()}`, vm);
+      return vm;
+    },
+
+    /** DELETE /api/vm/{id}. */
+    async remove(actor: Actor, id: string): Promise<Vm> {
+      await authorize(actor, id, 'delete');
+      const vm = await driver.delete(id);
+      publish(actor, 'VM.DELETE', vm);
+      return vm;
+    },
+
+    /**
+     * PUT /api/vm/{id}/change. Non-builders may only attach a NIC to an isolated net of the
+     * machine's own tag. Quirk fixed: the reference accepts any net containing '#', so a player
+     * could join another gamespace's network.
+     */
+    async change(actor: Actor, id: string, change: VmChange): Promise<Vm> {
+      const tag = await authorize(actor, id);
+      const key = change.key.toLowerCase();
+      if (
+        !actor.isBuilder &&
+        (key === 'net' || key === 'eth') &&
+        !isIsolatedNet(change.value, tag)
+      ) {
+        throw new DomainError('ActionForbidden');
+      }
+      const vm = await driver.changeConfiguration(id, change, actor.isBuilder);
+      publish(actor, 'VM.CHANGE', vm);
+      return vm;
+    },
+
+    /** PUT /api/vm/{id}/answer. */
+    async answer(actor: Actor, id: string, answer: VmAnswer): Promise<Vm> {
+      await authorize(actor, id);
+      const vm = await driver.answer(id, answer);
+      publish(actor, 'VM.ANSWER', vm);
+      return vm;
+    },
+
+    /** GET /api/vm/{id}/isos. */
+    async isos(actor: Actor, id: string): Promise<VmOptions> {
+      return driver.isoOptions(await authorize(actor, id));
+    },
+
+    /** GET /api/vm/{id}/nets: non-builders get only isolated nets. */
+    async nets(actor: Actor, id: string): Promise<VmOptions> {
+      const options = await driver.netOptions(await authorize(actor, id));
+      if (actor.isBuilder) return options;
+      return { ...options, net: options.net?.filter((net) => net.includes('#')) ?? null };
+    },
+
+    /** GET /api/vm-console/{id}: the driver's console address and ticket. */
+    async console(actor: Actor, id: string): Promise<VmConsole> {
+      await authorize(actor, id);
+      return driver.display(id);
+    },
+
+    /** GET /api/vm-template/{id}: the builder machine, or where its template stands. */
+    async refreshTemplate(actor: Actor, templateId: string): Promise<Vm> {
+      const { deployable } = await builderTemplate(actor, templateId);
+      return driver.refresh(deployable);
+    },
+
+    /**
+     * POST /api/vm-template/{id}: deploys the builder machine (reserved nets for builders).
+     * VM.DEPLOY carries the template id as the model's id, which is how editors of the template
+     * that have no machine id yet recognize it.
+     */
+    async deployTemplate(actor: Actor, templateId: string): Promise<Vm> {
+      const { deployable, tag } = await builderTemplate(actor, templateId);
+      const vm = await driver.deploy(deployable, actor.isBuilder);
+      publish(actor, 'VM.DEPLOY', { ...vm, id: templateId }, tag);
+      return vm;
+    },
+
+    /** PUT /api/vm-template/{id}: starts copying the template's disks; the least progress. */
+    async initializeTemplate(actor: Actor, templateId: string): Promise<number> {
+      const { deployable } = await builderTemplate(actor, templateId);
+      return driver.createDisks(deployable);
+    },
+  };
+}
+
+export type VmService = ReturnType<typeof createVmService>;

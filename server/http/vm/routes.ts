@@ -1,0 +1,158 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { VmAnswer, VmConsole } from '../../hypervisor/driver';
+import type { VmService } from '../../core/vms';
+import { invalid } from '../../core/fields';
+import { actorOf } from '../auth';
+import { caseInsensitiveQuery } from '../workspace/query';
+import {
+  idParams,
+  operationType,
+  vmAnswerBody,
+  vmChangeBody,
+  vmConsoleSchema,
+  vmOperationBody,
+  vmOptionsSchema,
+  vmOrNullSchema,
+  vmSchema,
+  vmsQuery,
+} from './schemas';
+
+// VM routes (wire reference §1.4). The rules live in the VM service. Console pages run in their
+// own tab with only the `topomojo.mks` cookie, so the routes they call accept any scheme
+// (`anyUser`); reading a machine (GET vm/{id}) does not.
+
+type IdRoute = { Params: { id: string } };
+
+/**
+ * A console path the driver serves through this server becomes an absolute WebSocket address on
+ * the host the client used, since the console page may be served from another origin.
+ */
+export function absoluteConsoleUrl(url: string, request: FastifyRequest): string {
+  if (!url.startsWith('/')) return url;
+  const scheme = request.protocol === 'https' ? 'wss' : 'ws';
+  return `${scheme}://${request.host}${url}`;
+}
+
+export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }) {
+  const { vms } = options;
+  caseInsensitiveQuery(app);
+
+  app.get<{ Querystring: { filter?: string } }>(
+    '/api/vms',
+    { schema: { querystring: vmsQuery, response: { 200: { type: 'array', items: vmSchema } } } },
+    async (request) => vms.list(actorOf(request), request.query.filter ?? ''),
+  );
+
+  app.get<IdRoute>(
+    '/api/vm/:id',
+    { schema: { params: idParams, response: { 200: vmOrNullSchema } } },
+    async (request, reply) => {
+      const vm = await vms.load(actorOf(request), request.params.id);
+      // Fastify sends nothing for a null payload; the reference answers JSON null.
+      if (!vm) return reply.type('application/json; charset=utf-8').send('null');
+      return vm;
+    },
+  );
+
+  app.put<{ Body: { id: string; type: unknown } }>(
+    '/api/vm',
+    {
+      config: { auth: 'anyUser' },
+      schema: { body: vmOperationBody, response: { 200: vmSchema } },
+    },
+    async (request) => {
+      const type = operationType(request.body.type);
+      if (!type) throw invalid('type');
+      return vms.operate(actorOf(request), { id: request.body.id, type });
+    },
+  );
+
+  app.delete<IdRoute>(
+    '/api/vm/:id',
+    { schema: { params: idParams, response: { 200: vmSchema } } },
+    async (request) => vms.remove(actorOf(request), request.params.id),
+  );
+
+  app.put<IdRoute & { Body: { key: string; value?: string | null } }>(
+    '/api/vm/:id/change',
+    {
+      config: { auth: 'anyUser' },
+      schema: { params: idParams, body: vmChangeBody, response: { 200: vmSchema } },
+    },
+    async (request) =>
+      vms.change(actorOf(request), request.params.id, {
+        key: request.body.key,
+        value: request.body.value ?? '',
+      }),
+  );
+
+  app.put<IdRoute & { Body: { questionId?: string | null; choiceKey?: string | null } }>(
+    '/api/vm/:id/answer',
+    {
+      config: { auth: 'anyUser' },
+      schema: { params: idParams, body: vmAnswerBody, response: { 200: vmSchema } },
+    },
+    async (request) => {
+      const answer: VmAnswer = {
+        questionId: request.body?.questionId ?? '',
+        choiceKey: request.body?.choiceKey ?? '',
+      };
+      return vms.answer(actorOf(request), request.params.id, answer);
+    },
+  );
+
+  app.get<IdRoute>(
+    '/api/vm/:id/isos',
+    {
+      config: { auth: 'anyUser' },
+      schema: { params: idParams, response: { 200: vmOptionsSchema } },
+    },
+    async (request) => vms.isos(actorOf(request), request.params.id),
+  );
+
+  app.get<IdRoute>(
+    '/api/vm/:id/nets',
+    {
+      config: { auth: 'anyUser' },
+      schema: { params: idParams, response: { 200: vmOptionsSchema } },
+    },
+    async (request) => vms.nets(actorOf(request), request.params.id),
+  );
+
+  app.get<IdRoute>(
+    '/api/vm-console/:id',
+    {
+      config: { auth: 'anyUser' },
+      schema: { params: idParams, response: { 200: vmConsoleSchema } },
+    },
+    async (request): Promise<VmConsole> => {
+      const display = await vms.console(actorOf(request), request.params.id);
+      return { ...display, url: absoluteConsoleUrl(display.url, request) };
+    },
+  );
+
+  app.get<IdRoute>(
+    '/api/vm-template/:id',
+    { schema: { params: idParams, response: { 200: vmSchema } } },
+    async (request) => vms.refreshTemplate(actorOf(request), request.params.id),
+  );
+
+  app.post<IdRoute>(
+    '/api/vm-template/:id',
+    { schema: { params: idParams, response: { 200: vmSchema } } },
+    async (request) => vms.deployTemplate(actorOf(request), request.params.id),
+  );
+
+  app.put<IdRoute>(
+    '/api/vm-template/:id',
+    { schema: { params: idParams, response: { 200: { type: 'integer' } } } },
+    async (request) => vms.initializeTemplate(actorOf(request), request.params.id),
+  );
+
+  // Reconnects a vSphere host in the reference; no driver here keeps host connections.
+  app.post<IdRoute>(
+    '/api/pod/:id',
+    { config: { auth: 'admin' }, schema: { params: idParams } },
+    async (_request, reply) => reply.code(200).send(''),
+  );
+}

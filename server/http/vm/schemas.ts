@@ -1,0 +1,132 @@
+// JSON schemas of the VM routes (wire reference §1.4, §2.5). Responses list every property so
+// that nulls are written out, as the reference does (`ticket: null` tells a console client to use
+// WMKS rather than noVNC, so it must never be left out).
+
+import type { VmOperationType } from '../../hypervisor/driver';
+
+const text = { type: ['string', 'null'] } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+
+/** The reference's enum order, for clients that send the operation as an integer. */
+export const OPERATION_TYPES: readonly VmOperationType[] = [
+  'start',
+  'stop',
+  'save',
+  'revert',
+  'delete',
+  'reset',
+];
+
+export const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+export const vmsQuery = {
+  type: 'object',
+  properties: { filter: { type: 'string' } },
+} as const;
+
+export const vmOperationBody = {
+  type: 'object',
+  required: ['id', 'type'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 200 },
+    // A name in any case, or the enum's integer (checked by operationType).
+    type: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+  },
+} as const;
+
+export const vmChangeBody = {
+  type: 'object',
+  required: ['key'],
+  properties: {
+    key: { type: 'string', minLength: 1, maxLength: 64 },
+    value: { type: ['string', 'null'], maxLength: 1024 },
+  },
+} as const;
+
+export const vmAnswerBody = {
+  type: 'object',
+  properties: { questionId: text, choiceKey: text },
+} as const;
+
+const taskSchema = {
+  type: ['object', 'null'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    progress: { type: 'integer' },
+    whenCreated: { type: 'string' },
+  },
+} as const;
+
+const questionSchema = {
+  type: ['object', 'null'],
+  properties: {
+    id: { type: 'string' },
+    prompt: { type: 'string' },
+    defaultChoice: { type: 'string' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { key: { type: 'string' }, label: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+const vmProperties = {
+  id: { type: 'string' },
+  name: { type: 'string' },
+  host: nullableString,
+  path: nullableString,
+  reference: nullableString,
+  diskPath: nullableString,
+  stats: nullableString,
+  status: { type: 'string' },
+  groupName: nullableString,
+  tags: { type: ['array', 'null'], items: { type: 'string' } },
+  state: { type: 'string' },
+  question: questionSchema,
+  task: taskSchema,
+  hypervisorType: { type: 'string' },
+  isTemplate: { type: 'boolean' },
+} as const;
+
+export const vmSchema = { type: 'object', properties: vmProperties } as const;
+
+/** GET /api/vm/{id} answers JSON null for a machine that does not exist. */
+export const vmOrNullSchema = { type: ['object', 'null'], properties: vmProperties } as const;
+
+export const vmOptionsSchema = {
+  type: 'object',
+  properties: {
+    iso: { type: ['array', 'null'], items: { type: 'string' } },
+    net: { type: ['array', 'null'], items: { type: 'string' } },
+  },
+} as const;
+
+export const vmConsoleSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    isolationId: { type: 'string' },
+    name: { type: 'string' },
+    url: nullableString,
+    ticket: nullableString,
+    isRunning: { type: 'boolean' },
+  },
+} as const;
+
+/** The operation a body names, or null for anything else. */
+export function operationType(value: unknown): VmOperationType | null {
+  if (typeof value === 'number') return OPERATION_TYPES[value] ?? null;
+  if (typeof value !== 'string') return null;
+  // The validator coerces an integer to its text.
+  if (/^\d+$/.test(value)) return OPERATION_TYPES[Number(value)] ?? null;
+  const name = value.toLowerCase();
+  return OPERATION_TYPES.find((t) => t === name) ?? null;
+}
