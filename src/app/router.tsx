@@ -24,6 +24,8 @@ const RedeemGamespaceInvitationView = lazy(
 const WorkspaceInvitationRoute = lazy(() => import('./routes/WorkspaceInvitationRoute'));
 const WorkspaceRoute = lazy(() => import('./routes/WorkspaceRoute'));
 const AdminRoute = lazy(() => import('./routes/AdminRoute'));
+// The console page carries noVNC, which no other page needs.
+const ConsoleRoute = lazy(() => import('./routes/ConsoleRoute'));
 
 /** Each routed view gets its own error boundary, which recovers when the location changes. */
 function RouteFrame({ children }: { children: ReactNode }) {
@@ -78,6 +80,8 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
         </RouteFrame>
       ),
     },
+    // A machine's console opens in its own tab, full page, without the shell.
+    { path: '/console/:id/:name', element: guarded(ConsoleRoute) },
     {
       path: '/',
       element: <ShellRoute />,

@@ -1,0 +1,119 @@
+import type RFB from '@novnc/novnc';
+import * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
+import { fromCallback } from 'xstate';
+import { fromTaskEither } from '../api/actor';
+import {
+  changeVmNet,
+  getVmConsole,
+  getVmNets,
+  pingConsole,
+  signInConsole,
+  type NetChange,
+} from '../api/console';
+import type { HttpClient } from '../api/http';
+import { loadVm } from '../api/vm';
+import type {
+  ConsoleEvent,
+  ConsoleScreen,
+  consoleMachine,
+  RfbCommand,
+  RfbInput,
+} from '../machines/consoleMachine';
+
+type Implementations = Parameters<(typeof consoleMachine)['provide']>[0];
+
+/** The console view attaches its screen <div> (ConsoleView's `attachScreen`). */
+const asElement = (screen: ConsoleScreen): HTMLElement => screen as HTMLElement;
+
+/**
+ * noVNC's RFB as an actor. noVNC is imported here, on first use, so only the console page loads
+ * it. Its listeners are detached before `disconnect()` on stop, so the disconnect of an abandoned
+ * connection never reaches the machine as the end of the next one.
+ */
+const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput>(
+  ({ input, sendBack, receive }) => {
+    let rfb: RFB | null = null;
+    let stopped = false;
+    const report = (event: ConsoleEvent) => {
+      if (!stopped) sendBack(event);
+    };
+
+    import('@novnc/novnc').then(
+      ({ default: Rfb }) => {
+        if (stopped) return;
+        rfb = new Rfb(asElement(input.screen), input.url, {
+          credentials: { password: input.ticket },
+          wsProtocols: ['binary'],
+        });
+        rfb.scaleViewport = true;
+        rfb.background = '#000000';
+        rfb.addEventListener('connect', () => report({ type: 'rfb.connected' }));
+        rfb.addEventListener('disconnect', (e) =>
+          report({ type: 'rfb.disconnected', clean: e.detail.clean }),
+        );
+        rfb.addEventListener('credentialsrequired', () =>
+          report({ type: 'rfb.credentialsRequired' }),
+        );
+        rfb.addEventListener('securityfailure', (e) =>
+          report({ type: 'rfb.securityFailed', reason: e.detail.reason ?? '' }),
+        );
+      },
+      () =>
+        report({ type: 'rfb.securityFailed', reason: 'The console client could not be loaded.' }),
+    );
+
+    receive((command) => {
+      if (!rfb) return;
+      switch (command.type) {
+        case 'rfb.credentials':
+          rfb.sendCredentials({ password: input.ticket });
+          break;
+        case 'rfb.sendCtrlAltDel':
+          rfb.sendCtrlAltDel();
+          break;
+        case 'rfb.paste':
+          rfb.clipboardPasteFrom(command.text);
+          rfb.focus();
+          break;
+      }
+    });
+
+    return () => {
+      stopped = true;
+      rfb?.disconnect();
+    };
+  },
+);
+
+/** The console page's effects over the SPA's HTTP client (the bearer token of the signed-in user). */
+export function consoleImplementations(http: HttpClient): Implementations {
+  return {
+    actors: {
+      signIn: fromTaskEither((_: void, signal) => pipe(signInConsole(http)(signal), TE.asUnit)),
+      loadConsole: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+        getVmConsole(http)(vmId, signal),
+      ),
+      loadVm: fromTaskEither(({ vmId }: { vmId: string }, signal) => loadVm(http)(vmId, signal)),
+      loadNets: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+        pipe(
+          getVmNets(http)(vmId, signal),
+          TE.map((options) => options.net ?? []),
+        ),
+      ),
+      changeNet: fromTaskEither((change: NetChange, signal) =>
+        pipe(changeVmNet(http)(change, signal), TE.asUnit),
+      ),
+      ping: fromTaskEither((_: void, signal) => pipe(pingConsole(http)(signal), TE.asUnit)),
+      rfb: rfbActor,
+    },
+    actions: {
+      requestFullscreen: (_, { screen }) => {
+        // Refused outside a user gesture or by policy; the page simply stays as it is.
+        asElement(screen)
+          .requestFullscreen()
+          .catch(() => undefined);
+      },
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import { useActorRef } from '@xstate/react';
+import { useMemo } from 'react';
+import { useParams, useSearchParams } from 'react-router';
+import { consoleMachine } from '../../machines/consoleMachine';
+import ConsoleView from '../../views/console/ConsoleView';
+import { consoleImplementations } from '../consoleImplementations';
+import { useAppServices } from '../services';
+
+function MachineConsole({
+  vmId,
+  name,
+  fullbleed,
+}: {
+  vmId: string;
+  name: string;
+  fullbleed: boolean;
+}) {
+  const { workspace, inspect } = useAppServices();
+  const machine = useMemo(
+    () => consoleMachine.provide(consoleImplementations(workspace.http)),
+    [workspace.http],
+  );
+  const session = useActorRef(machine, { input: { vmId, name, fullbleed }, inspect });
+  return <ConsoleView session={session} />;
+}
+
+/** /console/{id}/{name}?f=&s=&v=: a machine's console in its own tab, without the app shell. */
+export default function ConsoleRoute() {
+  const { id = '', name = '' } = useParams();
+  const [query] = useSearchParams();
+  // One console actor per machine: another id is another machine.
+  return <MachineConsole key={id} vmId={id} name={name} fullbleed={query.get('f') === '1'} />;
+}

@@ -1,0 +1,53 @@
+import type { ConsoleSnapshot } from './consoleMachine';
+
+export type ConsoleStatus =
+  'signingIn' | 'loading' | 'connecting' | 'connected' | 'disconnected' | 'stopped' | 'failed';
+
+/** The page's state, as the toolbar names it. */
+export const selectConsoleStatus = (snapshot: ConsoleSnapshot): ConsoleStatus => {
+  if (snapshot.matches('signingIn')) return 'signingIn';
+  if (snapshot.matches('signInFailed')) return 'failed';
+  if (snapshot.matches({ open: { session: 'attached' } }))
+    return snapshot.hasTag('live') ? 'connected' : 'connecting';
+  if (snapshot.matches({ open: { session: 'disconnected' } })) return 'disconnected';
+  if (snapshot.matches({ open: { session: 'stopped' } })) return 'stopped';
+  if (snapshot.matches({ open: { session: 'failed' } })) return 'failed';
+  // loading, waiting for the screen, or checking a lost connection.
+  return 'loading';
+};
+
+const LABELS: Record<ConsoleStatus, string> = {
+  signingIn: 'signing in',
+  loading: 'loading',
+  connecting: 'connecting',
+  connected: 'connected',
+  disconnected: 'disconnected',
+  stopped: 'not running',
+  failed: 'failed',
+};
+
+export const selectConsoleStatusLabel = (snapshot: ConsoleSnapshot): string =>
+  LABELS[selectConsoleStatus(snapshot)];
+
+export const selectConsoleName = (snapshot: ConsoleSnapshot): string => snapshot.context.name;
+export const selectIsFullbleed = (snapshot: ConsoleSnapshot): boolean => snapshot.context.fullbleed;
+export const selectConsoleError = (snapshot: ConsoleSnapshot): string | null =>
+  snapshot.context.error;
+export const selectIsBusy = (snapshot: ConsoleSnapshot): boolean => snapshot.hasTag('busy');
+export const selectIsLive = (snapshot: ConsoleSnapshot): boolean => snapshot.hasTag('live');
+
+export const selectCanReconnect = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.can({ type: 'console.reconnectRequested' });
+export const selectCanRetry = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.can({ type: 'console.retryRequested' });
+
+export const selectNets = (snapshot: ConsoleSnapshot): string[] => snapshot.context.nets;
+export const selectNicNets = (snapshot: ConsoleSnapshot): string[] => snapshot.context.nicNets;
+/** The switcher is offered once the networks are known. */
+export const selectHasNetworks = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.matches({ open: { network: 'ready' } }) ||
+  snapshot.matches({ open: { network: 'changing' } });
+export const selectIsChangingNet = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.matches({ open: { network: 'changing' } });
+export const selectNetworkError = (snapshot: ConsoleSnapshot): string | null =>
+  snapshot.context.networkError;

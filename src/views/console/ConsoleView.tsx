@@ -1,0 +1,233 @@
+import { useSelector } from '@xstate/react';
+import { useCallback, type FormEvent } from 'react';
+import type { ConsoleActorRef } from '../../machines/consoleMachine';
+import { NIC_COUNT } from '../../machines/consoleMachine';
+import {
+  selectCanReconnect,
+  selectCanRetry,
+  selectConsoleError,
+  selectConsoleName,
+  selectConsoleStatus,
+  selectConsoleStatusLabel,
+  selectHasNetworks,
+  selectIsBusy,
+  selectIsChangingNet,
+  selectIsFullbleed,
+  selectIsLive,
+  selectNets,
+  selectNetworkError,
+  selectNicNets,
+} from '../../machines/consoleMachine.selectors';
+import { Spinner } from '../common/Spinner';
+import './console.css';
+
+const NICS = Array.from({ length: NIC_COUNT }, (_, i) => i);
+
+/** One select per NIC; choosing a network moves the NIC (PUT vm/{id}/change). */
+function NetworkSwitcher({ session }: { session: ConsoleActorRef }) {
+  const hasNetworks = useSelector(session, selectHasNetworks);
+  const nets = useSelector(session, selectNets);
+  const nicNets = useSelector(session, selectNicNets);
+  const changing = useSelector(session, selectIsChangingNet);
+  const error = useSelector(session, selectNetworkError);
+  if (!hasNetworks) return null;
+  return (
+    <div className="tp-console-nets">
+      {NICS.map((nic) => (
+        <label key={nic} className="tp-console-nic">
+          <span aria-hidden="true">NIC {nic + 1}</span>
+          <select
+            aria-label={`NIC ${nic + 1}`}
+            value={nicNets[nic] ?? ''}
+            disabled={changing}
+            onChange={(e) =>
+              session.send({ type: 'console.netChangeRequested', nic, net: e.target.value })
+            }
+          >
+            <option value="" disabled>
+              network…
+            </option>
+            {nets.map((net) => (
+              <option key={net} value={net}>
+                {net}
+              </option>
+            ))}
+          </select>
+        </label>
+      ))}
+      {error ? (
+        <span className="tp-console-net-error" role="alert">
+          {error}
+          <button
+            type="button"
+            className="p-button p-component p-button-text p-button-sm"
+            aria-label="Dismiss"
+            onClick={() => session.send({ type: 'console.networkErrorDismissed' })}
+          >
+            <i className="pi pi-times" aria-hidden="true" />
+          </button>
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+function ToolButton({
+  label,
+  icon,
+  enabled,
+  onClick,
+}: {
+  label: string;
+  icon: string;
+  enabled: boolean;
+  onClick: () => void;
+}) {
+  return (
+    <button
+      type="button"
+      className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
+      disabled={!enabled}
+      onClick={onClick}
+    >
+      <i className={`pi ${icon}`} aria-hidden="true" />
+      <span className="tp-console-button-label">{label}</span>
+    </button>
+  );
+}
+
+/** Sends the text typed in the box to the machine as if typed (noVNC's clipboard paste). */
+function PasteForm({ session, enabled }: { session: ConsoleActorRef; enabled: boolean }) {
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const text = new FormData(form).get('paste');
+    if (typeof text === 'string' && text !== '') {
+      session.send({ type: 'console.pasteRequested', text });
+      form.reset();
+    }
+  };
+  return (
+    <form className="tp-console-paste" onSubmit={submit}>
+      <input
+        name="paste"
+        type="text"
+        className="p-inputtext p-component p-inputtext-sm"
+        aria-label="Text to paste"
+        placeholder="text to paste"
+        disabled={!enabled}
+      />
+      <button
+        type="submit"
+        className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
+        disabled={!enabled}
+      >
+        <i className="pi pi-clipboard" aria-hidden="true" />
+        <span className="tp-console-button-label">Paste</span>
+      </button>
+    </form>
+  );
+}
+
+/** What covers the screen when there is no live console: progress, or why and what to do. */
+function Notice({ session }: { session: ConsoleActorRef }) {
+  const status = useSelector(session, selectConsoleStatus);
+  const busy = useSelector(session, selectIsBusy);
+  const error = useSelector(session, selectConsoleError);
+  const canRetry = useSelector(session, selectCanRetry);
+  const canReconnect = useSelector(session, selectCanReconnect);
+  const label = useSelector(session, selectConsoleStatusLabel);
+  if (status === 'connected') return null;
+  if (busy) {
+    return (
+      <div className="tp-console-notice">
+        <Spinner label={label} />
+        <p>{label.charAt(0).toUpperCase() + label.slice(1)}…</p>
+      </div>
+    );
+  }
+  const message =
+    status === 'stopped'
+      ? 'The machine is not running.'
+      : status === 'disconnected'
+        ? 'The console was disconnected.'
+        : (error ?? 'The console failed.');
+  return (
+    <div className="tp-console-notice" role={status === 'failed' ? 'alert' : 'status'}>
+      <p>{message}</p>
+      {status === 'disconnected' && canReconnect ? (
+        <button
+          type="button"
+          className="p-button p-component"
+          onClick={() => session.send({ type: 'console.reconnectRequested' })}
+        >
+          Reconnect
+        </button>
+      ) : null}
+      {canRetry ? (
+        <button
+          type="button"
+          className="p-button p-component"
+          onClick={() => session.send({ type: 'console.retryRequested' })}
+        >
+          Retry
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+/** The console page (spec §2, wire reference §7): toolbar, noVNC's screen, and its notices. */
+export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
+  const name = useSelector(session, selectConsoleName);
+  const fullbleed = useSelector(session, selectIsFullbleed);
+  const label = useSelector(session, selectConsoleStatusLabel);
+  const live = useSelector(session, selectIsLive);
+  const canReconnect = useSelector(session, selectCanReconnect);
+  // noVNC draws into this element; the machine is told once it exists.
+  const attachScreen = useCallback(
+    (screen: HTMLDivElement | null) => {
+      if (screen) session.send({ type: 'console.screenAttached', screen });
+    },
+    [session],
+  );
+
+  return (
+    <div className={`tp-console${fullbleed ? ' tp-console-fullbleed' : ''}`}>
+      <title>{name}</title>
+      <header className="tp-console-toolbar" aria-label="Console toolbar">
+        <h1 className="tp-console-name">{name}</h1>
+        <span
+          className={`tp-console-state tp-console-state-${label.replace(' ', '-')}`}
+          role="status"
+        >
+          {label}
+        </span>
+        <ToolButton
+          label="Reconnect"
+          icon="pi-refresh"
+          enabled={canReconnect}
+          onClick={() => session.send({ type: 'console.reconnectRequested' })}
+        />
+        <ToolButton
+          label="Ctrl-Alt-Del"
+          icon="pi-power-off"
+          enabled={live}
+          onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
+        />
+        <PasteForm session={session} enabled={live} />
+        <ToolButton
+          label="Full screen"
+          icon="pi-window-maximize"
+          enabled={live}
+          onClick={() => session.send({ type: 'console.fullscreenRequested' })}
+        />
+        <NetworkSwitcher session={session} />
+      </header>
+      <main className="tp-console-main">
+        <div ref={attachScreen} className="tp-console-screen" data-live={live} />
+        <Notice session={session} />
+      </main>
+    </div>
+  );
+}
