@@ -43,6 +43,9 @@ const server = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'ser
     DATABASE_URL: '',
     REDIS_URL: '',
     LOG_LEVEL: 'warn',
+    // Sim tasks at 4x: a disk copy takes about 2.5 s, long enough to see its progress.
+    HYPERVISOR: 'sim',
+    SIM_SPEED: '4',
   },
 });
 const cleanup = () => {

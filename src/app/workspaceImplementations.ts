@@ -19,6 +19,13 @@ import {
   updateTemplate,
 } from '../api/template';
 import {
+  changeVmState,
+  deployTemplate,
+  getTemplateMachine,
+  initializeTemplate,
+  loadVm,
+} from '../api/vm';
+import {
   cloneWorkspace,
   deleteWorkspace,
   endWorkspaceGames,
@@ -39,6 +46,7 @@ import { presenceMachine, type PresenceSourceEvent } from '../machines/presenceM
 import { templateEditorMachine } from '../machines/templateEditorMachine';
 import { templateListMachine, type TemplateListHubEvent } from '../machines/templateListMachine';
 import { templateSelectorMachine } from '../machines/templateSelectorMachine';
+import { vmControllerMachine, type VmControllerEvent } from '../machines/vmControllerMachine';
 import { workspaceActionsMachine } from '../machines/workspaceActionsMachine';
 import type {
   WorkspaceTopoEvent,
@@ -52,6 +60,7 @@ import {
   snapshots$,
   templateEvents$,
   topoEvents$,
+  vmEvents$,
   type HubEventSource,
 } from '../streams/hub';
 import type { LocalSettingsStore } from './localSettings';
@@ -126,6 +135,24 @@ export const workspaceTemplateEvents$ = (
           ),
     ),
   );
+
+/**
+ * The hub's VmEvents as the machine controller reads them; each controller keeps those of its own
+ * machine (or VM.DEPLOY of its template).
+ */
+export const vmAnnouncements$ = (source: HubEventSource): Observable<VmControllerEvent> =>
+  vmEvents$(source).pipe(
+    map((event): VmControllerEvent => ({
+      type: 'vm.announced',
+      kind: event.type,
+      modelId: event.model.id,
+    })),
+  );
+
+/** Opens a page in a new browser tab (the machine console). */
+const openTab = (url: string) => {
+  window.open(url, '_blank');
+};
 
 /**
  * The effects of the workspace editor and its sections. This module loads with the workspace
@@ -226,6 +253,27 @@ export function workspaceEditorImplementations(
               deleteTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
                 deleteTemplate(http)(templateId, signal),
               ),
+              vmController: vmControllerMachine.provide({
+                actors: {
+                  loadTemplateMachine: fromTaskEither(
+                    ({ templateId }: { templateId: string }, signal) =>
+                      getTemplateMachine(http)(templateId, signal),
+                  ),
+                  loadVm: fromTaskEither(({ id }: { id: string }, signal) =>
+                    loadVm(http)(id, signal),
+                  ),
+                  initializeTemplate: fromTaskEither(
+                    ({ templateId }: { templateId: string }, signal) =>
+                      initializeTemplate(http)(templateId, signal),
+                  ),
+                  deployTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+                    deployTemplate(http)(templateId, signal),
+                  ),
+                  changeVmState: fromTaskEither(changeVmState(http)),
+                  vmEvents: fromEventObservable(() => vmAnnouncements$(hubEvents)),
+                },
+                actions: { openConsole: (_, { url }) => openTab(url) },
+              }),
               isoChooser: isoChooserMachine.provide({
                 actors: {
                   listIsos: fromTaskEither(

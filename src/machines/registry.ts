@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { authTokenMachine } from './authTokenMachine';
 import { collaboratorsMachine } from './collaboratorsMachine';
+import { consoleMachine } from './consoleMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
@@ -15,6 +16,7 @@ import { sidebarMachine } from './sidebarMachine';
 import { templateEditorMachine } from './templateEditorMachine';
 import { templateListMachine } from './templateListMachine';
 import { templateSelectorMachine } from './templateSelectorMachine';
+import { vmControllerMachine } from './vmControllerMachine';
 import { workspaceActionsMachine } from './workspaceActionsMachine';
 import { workspaceBrowserMachine } from './workspaceBrowserMachine';
 import { workspaceEditorMachine } from './workspaceEditorMachine';
@@ -47,4 +49,6 @@ export const machines = {
   isoChooser: isoChooserMachine,
   templateSelector: templateSelectorMachine,
   gamespaceCleanup: gamespaceCleanupMachine,
+  console: consoleMachine,
+  vmController: vmControllerMachine,
 } satisfies Record<string, AnyStateMachine>;

@@ -4,6 +4,7 @@ import {
   enqueueActions,
   fromPromise,
   not,
+  sendTo,
   setup,
   stateIn,
   type ActorRef,
@@ -24,6 +25,7 @@ import {
 import { errorMessage } from '../domain/text';
 import { hasChanges, mergeRemote } from './formSync';
 import { isoChooserMachine } from './isoChooserMachine';
+import { vmControllerMachine } from './vmControllerMachine';
 
 /** Shown, and every edit refused, while the template has a deployed machine (spec §2, §8). */
 export const DEPLOYED_MESSAGE = 'Cannot edit while template is deployed.';
@@ -35,7 +37,7 @@ export type TemplateEditorEvent =
   | { type: 'template.fieldBlurred' }
   /** TEMPLATE.UPDATED: the server's copy changed. */
   | { type: 'template.updatedRemotely'; template: Template }
-  /** Whether the template has a deployed machine (its machine's state arrives with a later issue). */
+  /** Whether the template has a deployed machine (sent by its machine controller). */
   | { type: 'template.deploymentChanged'; deployed: boolean }
   | { type: 'template.unlinkRequested' }
   /** Re-link: list the sibling revisions to choose from. */
@@ -143,6 +145,8 @@ export const templateEditorMachine = setup({
     }),
     /** The ISO chooser of the iso field; provide it with its search. */
     isoChooser: isoChooserMachine,
+    /** The template's machine; it locks this editor while deployed (template.deploymentChanged). */
+    vmController: vmControllerMachine,
   },
   actions: {
     edit: assign(({ context, event }) => {
@@ -174,6 +178,16 @@ export const templateEditorMachine = setup({
           ? context.errors.filter((_, i) => i !== event.index)
           : context.errors,
     }),
+    /** The machine controller offers Save by the link state, and reloads when it changes. */
+    tellVmController: sendTo('vmController', ({ context }) => ({
+      type: 'vm.templateChanged' as const,
+      template: {
+        id: context.template.id,
+        name: context.template.name ?? '',
+        isLinked: context.template.isLinked === true,
+        workspaceId: context.workspaceId,
+      },
+    })),
     reportDeleted: enqueueActions(({ context, enqueue }) => {
       if (context.reportTo) {
         enqueue.sendTo(context.reportTo, {
@@ -227,13 +241,28 @@ export const templateEditorMachine = setup({
       reportTo: input.reportTo ?? null,
     };
   },
-  invoke: {
-    id: 'isoChooser',
-    src: 'isoChooser',
-    input: ({ context }) => ({ workspaceId: context.workspaceId }),
-  },
+  invoke: [
+    {
+      id: 'isoChooser',
+      src: 'isoChooser',
+      input: ({ context }) => ({ workspaceId: context.workspaceId }),
+    },
+    {
+      id: 'vmController',
+      src: 'vmController',
+      input: ({ context, self }) => ({
+        template: {
+          id: context.template.id,
+          name: context.template.name ?? '',
+          isLinked: context.template.isLinked === true,
+          workspaceId: context.workspaceId,
+        },
+        reportTo: self,
+      }),
+    },
+  ],
   on: {
-    'template.updatedRemotely': { actions: 'mergeRemote' },
+    'template.updatedRemotely': { actions: ['mergeRemote', 'tellVmController'] },
     'template.errorDismissed': { actions: 'dismissError' },
   },
   type: 'parallel',
@@ -330,7 +359,10 @@ export const templateEditorMachine = setup({
             }),
             onDone: {
               target: 'idle',
-              actions: assign(({ context, event }) => withServerCopy(context, event.output)),
+              actions: [
+                assign(({ context, event }) => withServerCopy(context, event.output)),
+                'tellVmController',
+              ],
             },
             onError: { target: 'idle', actions: 'recordActionError' },
           },
@@ -365,7 +397,10 @@ export const templateEditorMachine = setup({
             }),
             onDone: {
               target: 'idle',
-              actions: assign(({ context, event }) => withServerCopy(context, event.output)),
+              actions: [
+                assign(({ context, event }) => withServerCopy(context, event.output)),
+                'tellVmController',
+              ],
             },
             onError: { target: 'idle', actions: 'recordActionError' },
           },

@@ -156,6 +156,7 @@ describe('hub event streams', () => {
       'RESET',
       'CHANGE',
       'ANSWER',
+      'UPDATE',
     ]) {
       vm.emit('VmEvent', { action: `VM.${action}`, actor: ADA, model: { id: 'vm-1' } });
     }
@@ -170,6 +171,7 @@ describe('hub event streams', () => {
       'vm.reset',
       'vm.changed',
       'vm.answered',
+      'vm.updated',
       'vm.deployed',
     ]);
     expect(vm.invalid.map((i) => i.reason)).toEqual(['unknown action VM.EXPLODE']);

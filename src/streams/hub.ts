@@ -305,6 +305,8 @@ const VM_ACTIONS = {
   'VM.CHANGE': 'vm.changed',
   'VM.ANSWER': 'vm.answered',
   'VM.DEPLOY': 'vm.deployed',
+  // Our server's addition: a machine's task ended (a deploy or disk copy finished).
+  'VM.UPDATE': 'vm.updated',
 } as const;
 export type VmHubEvent = {
   type: (typeof VM_ACTIONS)[keyof typeof VM_ACTIONS];

@@ -26,10 +26,12 @@ import {
   selectTemplateText,
   selectVariantHint,
 } from '../../../machines/templateEditorMachine.selectors';
+import { selectVmController } from '../../../machines/vmControllerMachine.selectors';
 import { DismissibleAlerts } from '../../common/DismissibleAlerts';
 import { ConfirmPrompt } from '../ConfirmPrompt';
 import { FormField, SaveStatus } from '../FormField';
 import { IsoChooser } from './IsoChooser';
+import { VmController } from './VmController';
 
 type TextField = Exclude<TemplateField, 'isHidden' | 'iso'>;
 
@@ -160,6 +162,7 @@ export function TemplateEditor({ editor }: { editor: TemplateEditorActorRef }) {
   const confirmingDelete = useSelector(editor, selectIsConfirmingTemplateDelete);
   const busy = useSelector(editor, selectIsTemplateBusy);
   const errors = useSelector(editor, selectTemplateErrors);
+  const controller = useSelector(editor, selectVmController);
   const hiddenId = useId();
   const commit = (field: TemplateField, value: string | boolean) => {
     editor.send({ type: 'template.fieldEdited', field, value });
@@ -171,6 +174,7 @@ export function TemplateEditor({ editor }: { editor: TemplateEditorActorRef }) {
         <h3>{name}</h3>
         <LinkActions editor={editor} disabled={deployed} />
       </header>
+      {controller && <VmController controller={controller} />}
       {deployed && (
         <p className="tp-alert tp-alert-warning" role="status">
           {DEPLOYED_MESSAGE}

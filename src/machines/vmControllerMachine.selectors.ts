@@ -1,0 +1,84 @@
+import type { TemplateEditorSnapshot } from './templateEditorMachine';
+import type { VmControllerActorRef, VmControllerSnapshot } from './vmControllerMachine';
+import { splitVmName } from './vmControllerMachine';
+
+export type VmStatus = 'unknown' | 'created' | 'initialized' | 'deployed';
+
+/** The controller of a template editor (its child 'vmController'), once it runs. */
+export const selectVmController = (
+  snapshot: TemplateEditorSnapshot,
+): VmControllerActorRef | undefined =>
+  // Children are typed by logic, not by invoke id; 'vmController' is only ever the controller.
+  snapshot.children.vmController as VmControllerActorRef | undefined;
+
+export const selectVmStatus = (snapshot: VmControllerSnapshot): VmStatus => {
+  if (snapshot.matches({ status: 'deployed' })) return 'deployed';
+  if (snapshot.matches({ status: 'initialized' })) return 'initialized';
+  if (snapshot.matches({ status: 'created' })) return 'created';
+  return 'unknown';
+};
+
+/** The machine's name without its '#tag' (the template's name until a machine is loaded). */
+export const selectVmName = (snapshot: VmControllerSnapshot): string =>
+  splitVmName(snapshot.context.vm?.name ?? snapshot.context.template.name).name;
+
+/** 'running', 'off', 'suspended', or '' when no machine is deployed. */
+export const selectVmPowerState = (snapshot: VmControllerSnapshot): string =>
+  snapshot.matches({ status: 'deployed' }) ? (snapshot.context.vm?.state ?? '') : '';
+
+export const selectIsVmRunning = (snapshot: VmControllerSnapshot): boolean =>
+  selectVmPowerState(snapshot) === 'running';
+
+/** The running task's name and progress (0..100), or null when none is shown. */
+export const selectVmTaskName = (snapshot: VmControllerSnapshot): string | null => {
+  const task = snapshot.context.vm?.task;
+  return task != null && task.progress < 100 ? (task.name ?? '') : null;
+};
+
+export const selectVmTaskProgress = (snapshot: VmControllerSnapshot): number | null => {
+  const task = snapshot.context.vm?.task;
+  return task != null && task.progress < 100 ? Math.max(0, Math.round(task.progress)) : null;
+};
+
+/** A request is in flight (or the machine is loading): the spinner turns. */
+export const selectIsVmBusy = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.hasTag('busy') || snapshot.hasTag('loading');
+
+export const selectCanInitialize = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.can({ type: 'vm.initializeRequested' });
+export const selectCanDeploy = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.can({ type: 'vm.deployRequested' });
+export const selectCanStart = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.can({ type: 'vm.startRequested' });
+export const selectCanStop = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.can({ type: 'vm.stopRequested' });
+export const selectCanSave = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.can({ type: 'vm.saveRequested' });
+export const selectCanRevert = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.can({ type: 'vm.revertRequested' });
+export const selectCanDeleteVm = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.can({ type: 'vm.deleteRequested' });
+export const selectCanOpenConsole = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.can({ type: 'vm.consoleRequested' });
+
+/** 'revert' or 'delete' while the user is asked to confirm it, else null. */
+export const selectVmConfirmation = (snapshot: VmControllerSnapshot): 'revert' | 'delete' | null =>
+  snapshot.matches({ request: 'confirming' }) &&
+  (snapshot.context.pending === 'revert' || snapshot.context.pending === 'delete')
+    ? snapshot.context.pending
+    : null;
+
+/** The context's own array: a stable reference until an error is added or dismissed. */
+export const selectVmErrors = (snapshot: VmControllerSnapshot): readonly string[] =>
+  snapshot.context.errors;
+
+/**
+ * Which buttons the deployed machine has (they stay in place, disabled, while a request runs);
+ * save, revert and delete only where they may ever apply.
+ */
+export const selectVmHasSave = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.context.template.id !== '' && !snapshot.context.template.isLinked;
+export const selectVmHasRevert = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.context.vm?.hypervisorType === 'vsphere';
+export const selectVmHasDelete = (snapshot: VmControllerSnapshot): boolean =>
+  !snapshot.context.hideDelete;

@@ -1,0 +1,626 @@
+import { Subject } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import {
+  createActor,
+  createMachine,
+  fromCallback,
+  fromEventObservable,
+  fromPromise,
+  SimulatedClock,
+} from 'xstate';
+import type { Vm, VmOperation } from '../api/vm';
+import { flush } from './testing/deferred';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
+import { unreachedStateIds } from './testing/reachability';
+import {
+  consoleUrl,
+  POLL_INTERVAL_MS,
+  REQUEST_DEBOUNCE_MS,
+  vmControllerMachine,
+  type VmControllerEvent,
+  type VmControllerInput,
+  type VmControllerReport,
+} from './vmControllerMachine';
+import {
+  selectCanDeleteVm,
+  selectCanDeploy,
+  selectCanInitialize,
+  selectCanOpenConsole,
+  selectCanRevert,
+  selectCanSave,
+  selectCanStart,
+  selectCanStop,
+  selectIsVmBusy,
+  selectVmConfirmation,
+  selectVmErrors,
+  selectVmName,
+  selectVmPowerState,
+  selectVmStatus,
+  selectVmTaskProgress,
+} from './vmControllerMachine.selectors';
+
+const TEMPLATE = { id: 'tm-1', name: 'web-01', isLinked: false, workspaceId: 'ws-1' };
+
+const pseudo = (status: 'created' | 'initialized', progress?: number): Vm => ({
+  id: '',
+  name: 'web-01#ws-1',
+  status,
+  state: 'off',
+  task: progress === undefined ? null : { name: 'initializing', progress },
+  hypervisorType: 'sim',
+});
+
+const deployed = (state: 'off' | 'running' = 'running', extra: Partial<Vm> = {}): Vm => ({
+  id: 'vm-1',
+  name: 'web-01#ws-1',
+  status: 'deployed',
+  state,
+  task: null,
+  hypervisorType: 'sim',
+  ...extra,
+});
+
+type CallKind =
+  'loadTemplateMachine' | 'loadVm' | 'initializeTemplate' | 'deployTemplate' | 'changeVmState';
+
+interface Call {
+  kind: CallKind;
+  input: unknown;
+  signal: AbortSignal;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** The controller with every call waiting for the test to answer it, on a simulated clock. */
+function startController(input: Partial<VmControllerInput> = {}) {
+  const clock = new SimulatedClock();
+  const calls: Call[] = [];
+  const opened: string[] = [];
+  const reports: VmControllerReport[] = [];
+  const hub = new Subject<VmControllerEvent>();
+  const call = <TOutput, TInput>(kind: CallKind) =>
+    fromPromise<TOutput, TInput>(
+      ({ input: args, signal }) =>
+        new Promise<TOutput>((resolve, reject) =>
+          calls.push({
+            kind,
+            input: args,
+            signal,
+            resolve: (value) => resolve(value as TOutput),
+            reject,
+          }),
+        ),
+    );
+  const reportTo = createActor(
+    fromCallback<VmControllerReport>(({ receive }) => receive((event) => reports.push(event))),
+  ).start();
+  const actor = createActor(
+    vmControllerMachine.provide({
+      actors: {
+        loadTemplateMachine: call<Vm, { templateId: string }>('loadTemplateMachine'),
+        loadVm: call<Vm | null, { id: string }>('loadVm'),
+        initializeTemplate: call<number, { templateId: string }>('initializeTemplate'),
+        deployTemplate: call<Vm, { templateId: string }>('deployTemplate'),
+        changeVmState: call<Vm, VmOperation>('changeVmState'),
+        vmEvents: fromEventObservable(() => hub),
+      },
+      actions: { openConsole: (_, { url }) => void opened.push(url) },
+    }),
+    { clock, input: { template: TEMPLATE, reportTo, ...input } },
+  ).start();
+  const snapshot = () => actor.getSnapshot();
+  const send = (event: VmControllerEvent) => actor.send(event);
+  /** Answers the newest open call of `kind` and lets the answer arrive. */
+  const answer = async (kind: CallKind, value: unknown) => {
+    const open = calls.filter((c) => c.kind === kind && !c.signal.aborted);
+    const target = open.at(-1);
+    if (!target) throw new Error(`no open ${kind} call`);
+    target.resolve(value);
+    await flush();
+  };
+  const fail = async (kind: CallKind, error: unknown) => {
+    const target = calls.filter((c) => c.kind === kind).at(-1);
+    if (!target) throw new Error(`no ${kind} call`);
+    target.reject(error);
+    await flush();
+  };
+  const count = (kind: CallKind) => calls.filter((c) => c.kind === kind).length;
+  const announce = (
+    kind: Extract<VmControllerEvent, { type: 'vm.announced' }>['kind'],
+    id: string,
+  ) => hub.next({ type: 'vm.announced', kind, modelId: id });
+  return { actor, clock, calls, opened, reports, snapshot, send, answer, fail, count, announce };
+}
+
+/** A controller whose template's machine is deployed (and loaded). */
+async function startDeployed(vm: Vm = deployed(), input: Partial<VmControllerInput> = {}) {
+  const c = startController(input);
+  await c.answer('loadTemplateMachine', vm);
+  return c;
+}
+
+describe('vmControllerMachine', () => {
+  it("loads the template's machine at once", () => {
+    const c = startController();
+    expect(c.calls.map((call) => [call.kind, call.input])).toEqual([
+      ['loadTemplateMachine', { templateId: 'tm-1' }],
+    ]);
+    expect(selectIsVmBusy(c.snapshot())).toBe(true);
+    expect(selectVmName(c.snapshot())).toBe('web-01');
+  });
+
+  it('offers Initialize for a created machine, Deploy for an initialized one', async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('created'));
+    expect(selectVmStatus(c.snapshot())).toBe('created');
+    expect(selectCanInitialize(c.snapshot())).toBe(true);
+    expect(selectCanDeploy(c.snapshot())).toBe(false);
+    expect(selectCanStart(c.snapshot())).toBe(false);
+
+    c.send({ type: 'vm.refreshRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    await c.answer('loadTemplateMachine', pseudo('initialized'));
+    expect(selectVmStatus(c.snapshot())).toBe('initialized');
+    expect(selectCanInitialize(c.snapshot())).toBe(false);
+    expect(selectCanDeploy(c.snapshot())).toBe(true);
+    expect(selectCanOpenConsole(c.snapshot())).toBe(false);
+  });
+
+  it('sends one request for a burst of clicks, 300 ms after the last', async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('initialized'));
+    c.send({ type: 'vm.deployRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS - 1);
+    c.send({ type: 'vm.deployRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS - 1);
+    c.send({ type: 'vm.deployRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS - 1);
+    expect(c.count('deployTemplate')).toBe(0);
+    c.clock.increment(1);
+    expect(c.calls.filter((call) => call.kind === 'deployTemplate').map((x) => x.input)).toEqual([
+      { templateId: 'tm-1' },
+    ]);
+    expect(selectIsVmBusy(c.snapshot())).toBe(true);
+    expect(selectCanDeploy(c.snapshot())).toBe(false);
+  });
+
+  it("polls initialize's progress every 2 s until it reaches 100, then clears the task", async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('created'));
+    c.send({ type: 'vm.initializeRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    expect(c.calls.at(-1)).toMatchObject({
+      kind: 'initializeTemplate',
+      input: { templateId: 'tm-1' },
+    });
+    await c.answer('initializeTemplate', 0);
+    expect(selectVmTaskProgress(c.snapshot())).toBe(0);
+    expect(c.snapshot().hasTag('task')).toBe(true);
+
+    c.clock.increment(POLL_INTERVAL_MS - 1);
+    expect(c.count('loadTemplateMachine')).toBe(1);
+    c.clock.increment(1);
+    expect(c.count('loadTemplateMachine')).toBe(2);
+    await c.answer('loadTemplateMachine', pseudo('created', 40));
+    expect(selectVmTaskProgress(c.snapshot())).toBe(40);
+
+    c.clock.increment(POLL_INTERVAL_MS);
+    await c.answer('loadTemplateMachine', pseudo('initialized', 100));
+    expect(selectVmTaskProgress(c.snapshot())).toBeNull();
+    expect(c.snapshot().context.vm?.task).toBeNull();
+    expect(selectVmStatus(c.snapshot())).toBe('initialized');
+    expect(c.snapshot().hasTag('task')).toBe(false);
+
+    c.clock.increment(10 * POLL_INTERVAL_MS);
+    expect(c.count('loadTemplateMachine')).toBe(3);
+  });
+
+  it('stops polling when the task disappears', async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('created', 10));
+    c.clock.increment(POLL_INTERVAL_MS);
+    await c.answer('loadTemplateMachine', pseudo('initialized'));
+    c.clock.increment(10 * POLL_INTERVAL_MS);
+    expect(c.count('loadTemplateMachine')).toBe(2);
+  });
+
+  it('loads the status at once when initialize had nothing to copy', async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('created'));
+    c.send({ type: 'vm.initializeRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    await c.answer('initializeTemplate', 100);
+    expect(c.count('loadTemplateMachine')).toBe(2);
+  });
+
+  it("polls a deployed machine's task by its id", async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('initialized'));
+    c.send({ type: 'vm.deployRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    await c.answer(
+      'deployTemplate',
+      deployed('off', { task: { name: 'deploying', progress: 20 } }),
+    );
+    expect(selectVmStatus(c.snapshot())).toBe('deployed');
+    expect(selectVmTaskProgress(c.snapshot())).toBe(20);
+    c.clock.increment(POLL_INTERVAL_MS);
+    expect(c.calls.at(-1)).toMatchObject({ kind: 'loadVm', input: { id: 'vm-1' } });
+    await c.answer('loadVm', deployed('running', { task: { name: 'deploying', progress: 100 } }));
+    expect(selectVmTaskProgress(c.snapshot())).toBeNull();
+    expect(selectVmPowerState(c.snapshot())).toBe('running');
+  });
+
+  it('tells the template editor when the machine becomes deployed and when it stops being so', async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('initialized'));
+    expect(c.reports).toEqual([]);
+    c.send({ type: 'vm.deployRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    await c.answer('deployTemplate', deployed());
+    expect(c.reports).toEqual([{ type: 'template.deploymentChanged', deployed: true }]);
+    c.send({ type: 'vm.stopRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    await c.answer('changeVmState', deployed('off'));
+    expect(c.reports).toHaveLength(1);
+    c.send({ type: 'vm.deleteRequested' });
+    c.send({ type: 'vm.requestConfirmed' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    await c.answer('changeVmState', { ...deployed('off'), status: 'initialized' });
+    expect(c.reports.at(-1)).toEqual({ type: 'template.deploymentChanged', deployed: false });
+  });
+
+  it('offers start when not running and stop when running', async () => {
+    const running = await startDeployed(deployed('running'));
+    expect(selectCanStop(running.snapshot())).toBe(true);
+    expect(selectCanStart(running.snapshot())).toBe(false);
+    running.send({ type: 'vm.stopRequested' });
+    running.clock.increment(REQUEST_DEBOUNCE_MS);
+    expect(running.calls.at(-1)).toMatchObject({
+      kind: 'changeVmState',
+      input: { id: 'vm-1', type: 'stop' },
+    });
+    await running.answer('changeVmState', deployed('off'));
+    expect(selectVmPowerState(running.snapshot())).toBe('off');
+    expect(selectCanStart(running.snapshot())).toBe(true);
+    expect(selectCanStop(running.snapshot())).toBe(false);
+  });
+
+  it('offers save only for a template of its own (with an id, not linked)', async () => {
+    expect(selectCanSave((await startDeployed()).snapshot())).toBe(true);
+    const linked = await startDeployed(deployed(), { template: { ...TEMPLATE, isLinked: true } });
+    expect(selectCanSave(linked.snapshot())).toBe(false);
+    const noId = await startDeployed(deployed(), { template: { ...TEMPLATE, id: '' } });
+    expect(selectCanSave(noId.snapshot())).toBe(false);
+  });
+
+  it('offers revert only on vsphere, and sends it once confirmed', async () => {
+    expect(selectCanRevert((await startDeployed()).snapshot())).toBe(false);
+    const c = await startDeployed(deployed('running', { hypervisorType: 'vsphere' }));
+    c.send({ type: 'vm.revertRequested' });
+    expect(selectVmConfirmation(c.snapshot())).toBe('revert');
+    c.clock.increment(10 * REQUEST_DEBOUNCE_MS);
+    expect(c.count('changeVmState')).toBe(0);
+    c.send({ type: 'vm.requestConfirmed' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    expect(c.calls.at(-1)?.input).toEqual({ id: 'vm-1', type: 'revert' });
+  });
+
+  it('deletes after confirmation, then shows the initialized template and refreshes', async () => {
+    const c = await startDeployed();
+    c.send({ type: 'vm.deleteRequested' });
+    expect(selectVmConfirmation(c.snapshot())).toBe('delete');
+    c.send({ type: 'vm.requestConfirmed' });
+    expect(selectVmConfirmation(c.snapshot())).toBeNull();
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    expect(c.calls.at(-1)?.input).toEqual({ id: 'vm-1', type: 'delete' });
+    await c.answer('changeVmState', { ...deployed(), status: 'deployed' });
+    expect(selectVmStatus(c.snapshot())).toBe('initialized');
+    expect(selectCanDeploy(c.snapshot())).toBe(true);
+    expect(c.calls.at(-1)).toMatchObject({ kind: 'loadTemplateMachine' });
+  });
+
+  it('sends nothing when a confirmation is cancelled', async () => {
+    const c = await startDeployed();
+    c.send({ type: 'vm.deleteRequested' });
+    c.send({ type: 'vm.requestCancelled' });
+    c.clock.increment(10 * REQUEST_DEBOUNCE_MS);
+    expect(selectVmConfirmation(c.snapshot())).toBeNull();
+    expect(c.count('changeVmState')).toBe(0);
+    expect(selectCanDeleteVm(c.snapshot())).toBe(true);
+  });
+
+  it('hides delete when asked to', async () => {
+    const c = await startDeployed(deployed(), { hideDelete: true });
+    expect(selectCanDeleteVm(c.snapshot())).toBe(false);
+    c.send({ type: 'vm.deleteRequested' });
+    expect(selectVmConfirmation(c.snapshot())).toBeNull();
+  });
+
+  it('opens the console in a new tab with the machine name, f=0 and the isolation tag', async () => {
+    const c = await startDeployed();
+    c.send({ type: 'vm.consoleRequested' });
+    expect(c.opened).toEqual(['/console/vm-1/web-01?f=0&s=ws-1&v=web-01']);
+  });
+
+  it('passes the play page its full-bleed flag and gamespace id', async () => {
+    const c = await startDeployed(deployed(), { fullbleed: true, sessionId: 'gs-9' });
+    c.send({ type: 'vm.consoleRequested' });
+    expect(c.opened).toEqual(['/console/vm-1/web-01?f=1&s=gs-9&v=web-01']);
+    expect(consoleUrl({ id: 'a b', name: 'x y#t' }, { fullbleed: false, sessionId: null })).toBe(
+      '/console/a%20b/x%20y?f=0&s=t&v=x%20y',
+    );
+  });
+
+  it('on VM.DELETE of its machine clears it and refreshes', async () => {
+    const c = await startDeployed();
+    c.announce('vm.deleted', 'vm-1');
+    expect(selectVmStatus(c.snapshot())).toBe('unknown');
+    expect(c.reports.at(-1)).toEqual({ type: 'template.deploymentChanged', deployed: false });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    expect(c.calls.at(-1)).toMatchObject({ kind: 'loadTemplateMachine' });
+    await c.answer('loadTemplateMachine', pseudo('initialized'));
+    expect(selectVmStatus(c.snapshot())).toBe('initialized');
+  });
+
+  it('on any other event for its machine refreshes it', async () => {
+    const c = await startDeployed(deployed('running'));
+    c.announce('vm.stopped', 'vm-1');
+    c.announce('vm.updated', 'vm-1');
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    expect(c.calls.slice(1).map((call) => [call.kind, call.input])).toEqual([
+      ['loadVm', { id: 'vm-1' }],
+    ]);
+    await c.answer('loadVm', deployed('off'));
+    expect(selectVmPowerState(c.snapshot())).toBe('off');
+  });
+
+  it('on VM.DEPLOY of its template refreshes; events of other machines change nothing', async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('initialized'));
+    c.announce('vm.started', 'vm-2');
+    c.announce('vm.deleted', 'vm-2');
+    c.announce('vm.deployed', 'tm-2');
+    c.clock.increment(10 * REQUEST_DEBOUNCE_MS);
+    expect(c.calls).toHaveLength(1);
+    c.announce('vm.deployed', 'tm-1');
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    expect(c.calls).toHaveLength(2);
+    await c.answer('loadTemplateMachine', deployed());
+    expect(selectVmStatus(c.snapshot())).toBe('deployed');
+  });
+
+  it("lists failed requests as alerts with the server's message split, until dismissed", async () => {
+    const c = await startDeployed();
+    c.send({ type: 'vm.saveRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    await c.fail('changeVmState', { status: 400, message: 'WorkspaceNotIsolated' });
+    c.send({ type: 'vm.stopRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    await c.fail('changeVmState', { error: { message: 'ResourceNotFound' }, message: 'Http' });
+    expect(selectVmErrors(c.snapshot())).toEqual(['Workspace Not Isolated', 'Resource Not Found']);
+    expect(selectCanStop(c.snapshot())).toBe(true);
+    c.send({ type: 'vm.errorDismissed', index: 0 });
+    expect(selectVmErrors(c.snapshot())).toEqual(['Resource Not Found']);
+  });
+
+  it('shows nothing known when the machine cannot be loaded, without an alert', async () => {
+    const c = startController();
+    await c.fail('loadTemplateMachine', { status: 500, message: 'Error' });
+    expect(selectVmStatus(c.snapshot())).toBe('unknown');
+    expect(selectVmErrors(c.snapshot())).toEqual([]);
+    expect(selectCanInitialize(c.snapshot())).toBe(false);
+    expect(selectCanDeploy(c.snapshot())).toBe(false);
+    c.send({ type: 'vm.refreshRequested' });
+    c.clock.increment(REQUEST_DEBOUNCE_MS);
+    expect(c.count('loadTemplateMachine')).toBe(2);
+  });
+
+  it('loads again when the template is unlinked (its disks must now be initialized)', async () => {
+    const c = startController({ template: { ...TEMPLATE, isLinked: true } });
+    await c.answer('loadTemplateMachine', pseudo('initialized'));
+    c.send({ type: 'vm.templateChanged', template: { ...TEMPLATE, isLinked: true, name: 'x' } });
+    expect(c.count('loadTemplateMachine')).toBe(1);
+    c.send({ type: 'vm.templateChanged', template: { ...TEMPLATE, isLinked: false } });
+    expect(c.count('loadTemplateMachine')).toBe(2);
+    await c.answer('loadTemplateMachine', pseudo('created'));
+    expect(selectCanInitialize(c.snapshot())).toBe(true);
+  });
+
+  it('reaches every state', () => {
+    const vms = [
+      pseudo('created'),
+      pseudo('created', 30),
+      pseudo('initialized'),
+      deployed('running'),
+      deployed('off', { hypervisorType: 'vsphere' }),
+    ];
+    expect(
+      unreachedStateIds(vmControllerMachine, {
+        serializeState: (snapshot) => {
+          const { context } = snapshot as unknown as {
+            context: { vm: Vm | null; pending: string | null; template: { isLinked: boolean } };
+          };
+          const { vm } = context;
+          return JSON.stringify([
+            snapshot.value,
+            vm?.status,
+            vm?.state,
+            vm?.hypervisorType,
+            (vm?.task?.progress ?? 100) < 100,
+            context.pending,
+            context.template.isLinked,
+          ]);
+        },
+        inputs: [{ template: TEMPLATE }],
+        payloads: [
+          ...vms.map((vm) => ({ type: 'vm.received', vm })),
+          { type: 'vm.templateChanged', template: TEMPLATE },
+          { type: 'vm.templateChanged', template: { ...TEMPLATE, isLinked: true } },
+        ],
+      }),
+    ).toEqual([]);
+  });
+});
+
+describe('vmControllerMachine against an abstract model', () => {
+  type ModelEvent =
+    | { type: 'INITIALIZE' }
+    | { type: 'POLL_ELAPSED' }
+    | { type: 'DEPLOY' }
+    | { type: 'START' }
+    | { type: 'STOP' }
+    | { type: 'DELETE' }
+    | { type: 'CONFIRM' }
+    | { type: 'CANCEL' }
+    | { type: 'REFRESH' }
+    | { type: 'DELETED_ELSEWHERE' };
+
+  // What the author sees of an unlinked template's machine, against a server that copies the disks
+  // by the first poll and deploys machines running.
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'vmControllerModel',
+    initial: 'created',
+    states: {
+      created: { on: { INITIALIZE: 'initializing', REFRESH: 'created' } },
+      initializing: { on: { POLL_ELAPSED: 'initialized' } },
+      initialized: { on: { DEPLOY: 'running', REFRESH: 'initialized' } },
+      running: { on: { STOP: 'off', REFRESH: 'running', DELETED_ELSEWHERE: 'initialized' } },
+      off: { on: { START: 'running', DELETE: 'confirmingDelete' } },
+      confirmingDelete: { on: { CONFIRM: 'initialized', CANCEL: 'off' } },
+    },
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  /** A server of one template's machine, answering the controller's calls at once. */
+  function fakeServer() {
+    const server = {
+      status: 'created' as 'created' | 'initialized' | 'deployed',
+      state: 'off' as 'off' | 'running',
+      copying: false,
+    };
+    const vm = (): Vm =>
+      server.status === 'deployed'
+        ? deployed(server.state)
+        : { ...pseudo(server.status, server.copying ? 0 : undefined) };
+    const finishCopy = () => {
+      if (server.copying) Object.assign(server, { copying: false, status: 'initialized' });
+    };
+    return { server, vm, finishCopy };
+  }
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const clock = new SimulatedClock();
+      const { server, vm, finishCopy } = fakeServer();
+      const hub = new Subject<VmControllerEvent>();
+      const reports: VmControllerReport[] = [];
+      const reportTo = createActor(
+        fromCallback<VmControllerReport>(({ receive }) => receive((e) => reports.push(e))),
+      ).start();
+      const actor = createActor(
+        vmControllerMachine.provide({
+          actors: {
+            loadTemplateMachine: fromPromise(async () => {
+              finishCopy();
+              return vm();
+            }),
+            loadVm: fromPromise(async () => (server.status === 'deployed' ? vm() : null)),
+            initializeTemplate: fromPromise(async () => {
+              server.copying = true;
+              return 0;
+            }),
+            deployTemplate: fromPromise(async () => {
+              Object.assign(server, { status: 'deployed', state: 'running' });
+              return vm();
+            }),
+            changeVmState: fromPromise(async ({ input }: { input: VmOperation }) => {
+              if (input.type === 'delete') {
+                Object.assign(server, { status: 'initialized', state: 'off' });
+                return { ...deployed('off'), status: 'initialized' };
+              }
+              server.state = input.type === 'start' ? 'running' : 'off';
+              return vm();
+            }),
+            vmEvents: fromEventObservable(() => hub),
+          },
+        }),
+        { clock, input: { template: TEMPLATE, reportTo } },
+      ).start();
+      await flush();
+      const snapshot = () => actor.getSnapshot();
+      const click = async (event: VmControllerEvent) => {
+        actor.send(event);
+        clock.increment(REQUEST_DEBOUNCE_MS);
+        await flush();
+        await flush();
+      };
+      const expectDeployed = (deployedNow: boolean) =>
+        expect(reports.at(-1)?.deployed ?? false).toBe(deployedNow);
+
+      await path.test({
+        states: {
+          created: () => {
+            expect(selectVmStatus(snapshot())).toBe('created');
+            expect(selectCanInitialize(snapshot())).toBe(true);
+            expect(selectVmTaskProgress(snapshot())).toBeNull();
+          },
+          initializing: () => {
+            expect(selectVmStatus(snapshot())).toBe('created');
+            expect(selectVmTaskProgress(snapshot())).toBe(0);
+            expect(selectCanInitialize(snapshot())).toBe(true);
+          },
+          initialized: () => {
+            expect(selectVmStatus(snapshot())).toBe('initialized');
+            expect(selectCanDeploy(snapshot())).toBe(true);
+            expect(selectVmTaskProgress(snapshot())).toBeNull();
+            expectDeployed(false);
+          },
+          running: () => {
+            expect(selectVmPowerState(snapshot())).toBe('running');
+            expect(selectCanStop(snapshot())).toBe(true);
+            expect(selectCanStart(snapshot())).toBe(false);
+            expectDeployed(true);
+          },
+          off: () => {
+            expect(selectVmPowerState(snapshot())).toBe('off');
+            expect(selectCanStart(snapshot())).toBe(true);
+            expect(selectVmConfirmation(snapshot())).toBeNull();
+            expectDeployed(true);
+          },
+          confirmingDelete: () => {
+            expect(selectVmConfirmation(snapshot())).toBe('delete');
+            expect(selectVmStatus(snapshot())).toBe('deployed');
+          },
+        },
+        events: {
+          INITIALIZE: () => click({ type: 'vm.initializeRequested' }),
+          POLL_ELAPSED: async () => {
+            clock.increment(POLL_INTERVAL_MS);
+            await flush();
+          },
+          DEPLOY: () => click({ type: 'vm.deployRequested' }),
+          START: () => click({ type: 'vm.startRequested' }),
+          STOP: () => click({ type: 'vm.stopRequested' }),
+          DELETE: () => void actor.send({ type: 'vm.deleteRequested' }),
+          CONFIRM: () => click({ type: 'vm.requestConfirmed' }),
+          CANCEL: () => void actor.send({ type: 'vm.requestCancelled' }),
+          REFRESH: () => click({ type: 'vm.refreshRequested' }),
+          DELETED_ELSEWHERE: async () => {
+            Object.assign(server, { status: 'initialized', state: 'off' });
+            hub.next({ type: 'vm.announced', kind: 'vm.deleted', modelId: 'vm-1' });
+            clock.increment(REQUEST_DEBOUNCE_MS);
+            await flush();
+          },
+        },
+      });
+    });
+  }
+});

@@ -1,0 +1,234 @@
+import { useSelector } from '@xstate/react';
+import type {
+  VmControllerActorRef,
+  VmControllerEvent,
+} from '../../../machines/vmControllerMachine';
+import {
+  selectCanDeleteVm,
+  selectCanDeploy,
+  selectCanInitialize,
+  selectCanOpenConsole,
+  selectCanRevert,
+  selectCanSave,
+  selectCanStart,
+  selectCanStop,
+  selectIsVmBusy,
+  selectIsVmRunning,
+  selectVmConfirmation,
+  selectVmErrors,
+  selectVmHasDelete,
+  selectVmHasRevert,
+  selectVmHasSave,
+  selectVmName,
+  selectVmPowerState,
+  selectVmStatus,
+  selectVmTaskName,
+  selectVmTaskProgress,
+  type VmStatus,
+} from '../../../machines/vmControllerMachine.selectors';
+import { DismissibleAlerts } from '../../common/DismissibleAlerts';
+import { ConfirmPrompt } from '../ConfirmPrompt';
+
+const STATUS_TEXT: Record<Exclude<VmStatus, 'deployed'>, string> = {
+  unknown: 'Unknown',
+  created: 'Not initialized',
+  initialized: 'Not deployed',
+};
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** An icon button named for assistive technology (and a tooltip) by `label`. */
+function IconButton({
+  label,
+  icon,
+  enabled,
+  severity,
+  onClick,
+}: {
+  label: string;
+  icon: string;
+  enabled: boolean;
+  severity?: 'danger' | 'secondary';
+  onClick: () => void;
+}) {
+  return (
+    <button
+      type="button"
+      className={`p-button p-component p-button-icon-only p-button-text p-button-sm${
+        severity ? ` p-button-${severity}` : ''
+      }`}
+      aria-label={label}
+      title={label}
+      disabled={!enabled}
+      onClick={onClick}
+    >
+      <i className={`pi ${icon}`} aria-hidden="true" />
+    </button>
+  );
+}
+
+/** The deployed machine's buttons: console, power, save, revert and delete (spec §2). */
+function DeployedButtons({ controller }: { controller: VmControllerActorRef }) {
+  const running = useSelector(controller, selectIsVmRunning);
+  const canConsole = useSelector(controller, selectCanOpenConsole);
+  const canStart = useSelector(controller, selectCanStart);
+  const canStop = useSelector(controller, selectCanStop);
+  const hasSave = useSelector(controller, selectVmHasSave);
+  const canSave = useSelector(controller, selectCanSave);
+  const hasRevert = useSelector(controller, selectVmHasRevert);
+  const canRevert = useSelector(controller, selectCanRevert);
+  const hasDelete = useSelector(controller, selectVmHasDelete);
+  const canDelete = useSelector(controller, selectCanDeleteVm);
+  const send = (type: VmControllerEvent['type']) => () =>
+    controller.send({ type } as VmControllerEvent);
+  return (
+    <>
+      <IconButton
+        label="Console"
+        icon="pi-desktop"
+        enabled={canConsole}
+        onClick={send('vm.consoleRequested')}
+      />
+      {running ? (
+        <IconButton
+          label="Stop"
+          icon="pi-stop"
+          enabled={canStop}
+          onClick={send('vm.stopRequested')}
+        />
+      ) : (
+        <IconButton
+          label="Start"
+          icon="pi-play"
+          enabled={canStart}
+          onClick={send('vm.startRequested')}
+        />
+      )}
+      {hasSave && (
+        <IconButton
+          label="Save"
+          icon="pi-save"
+          enabled={canSave}
+          onClick={send('vm.saveRequested')}
+        />
+      )}
+      {hasRevert && (
+        <IconButton
+          label="Revert"
+          icon="pi-history"
+          enabled={canRevert}
+          onClick={send('vm.revertRequested')}
+        />
+      )}
+      {hasDelete && (
+        <IconButton
+          label="Delete machine"
+          icon="pi-trash"
+          severity="danger"
+          enabled={canDelete}
+          onClick={send('vm.deleteRequested')}
+        />
+      )}
+    </>
+  );
+}
+
+/** A running task's progress, with its percent. */
+function TaskProgress({ name, progress }: { name: string; progress: number }) {
+  const label = name === '' ? 'Task' : capitalized(name);
+  return (
+    <div className="tp-vm-task">
+      <span className="tp-small tp-muted">{label}</span>
+      <div
+        className="tp-vm-progress"
+        role="progressbar"
+        aria-label={label}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={progress}
+      >
+        <div className="tp-vm-progress-value" style={{ width: `${progress}%` }} />
+      </div>
+      <span className="tp-small">{progress}%</span>
+    </div>
+  );
+}
+
+/**
+ * A template's machine controller (spec §2 Machine controller): its name and state, Initialize or
+ * Deploy or the deployed machine's buttons, the running task's progress, the confirmation of
+ * revert and delete, and the failed requests as dismissible alerts.
+ */
+export function VmController({ controller }: { controller: VmControllerActorRef }) {
+  const name = useSelector(controller, selectVmName);
+  const status = useSelector(controller, selectVmStatus);
+  const power = useSelector(controller, selectVmPowerState);
+  const busy = useSelector(controller, selectIsVmBusy);
+  const canInitialize = useSelector(controller, selectCanInitialize);
+  const canDeploy = useSelector(controller, selectCanDeploy);
+  const taskName = useSelector(controller, selectVmTaskName);
+  const progress = useSelector(controller, selectVmTaskProgress);
+  const confirmation = useSelector(controller, selectVmConfirmation);
+  const errors = useSelector(controller, selectVmErrors);
+  const stateText = status === 'deployed' ? capitalized(power || 'deployed') : STATUS_TEXT[status];
+  return (
+    <div className="tp-vm" role="group" aria-label={`Machine ${name}`} aria-busy={busy}>
+      <div className="tp-vm-bar">
+        <i className="pi pi-server tp-muted" aria-hidden="true" />
+        <span className="tp-vm-name">{name}</span>
+        <span className={`tp-vm-state tp-vm-state-${status === 'deployed' ? power : status}`}>
+          <span className="tp-visually-hidden">State: </span>
+          {stateText}
+        </span>
+        <span className="tp-vm-spinner" role="status" aria-label={busy ? 'Working' : undefined}>
+          {busy && <i className="pi pi-spin pi-spinner" aria-hidden="true" />}
+        </span>
+        <div className="tp-vm-buttons" role="toolbar" aria-label={`Machine ${name} actions`}>
+          <IconButton
+            label="Refresh"
+            icon="pi-refresh"
+            enabled
+            onClick={() => controller.send({ type: 'vm.refreshRequested' })}
+          />
+          {status === 'created' && (
+            <button
+              type="button"
+              className="p-button p-component p-button-sm"
+              disabled={!canInitialize}
+              onClick={() => controller.send({ type: 'vm.initializeRequested' })}
+            >
+              Initialize
+            </button>
+          )}
+          {status === 'initialized' && (
+            <button
+              type="button"
+              className="p-button p-component p-button-sm"
+              disabled={!canDeploy}
+              onClick={() => controller.send({ type: 'vm.deployRequested' })}
+            >
+              Deploy
+            </button>
+          )}
+          {status === 'deployed' && <DeployedButtons controller={controller} />}
+        </div>
+      </div>
+      {progress !== null && <TaskProgress name={taskName ?? ''} progress={progress} />}
+      {confirmation && (
+        <ConfirmPrompt
+          question={
+            confirmation === 'delete'
+              ? `Delete machine ${name}?`
+              : `Revert machine ${name} to its last saved state?`
+          }
+          onConfirm={() => controller.send({ type: 'vm.requestConfirmed' })}
+          onCancel={() => controller.send({ type: 'vm.requestCancelled' })}
+        />
+      )}
+      <DismissibleAlerts
+        messages={errors}
+        onDismiss={(index) => controller.send({ type: 'vm.errorDismissed', index })}
+      />
+    </div>
+  );
+}
