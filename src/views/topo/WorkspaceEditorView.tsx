@@ -18,6 +18,9 @@ import { PresenceBar } from './PresenceBar';
 // Each section loads when it is first shown.
 const SettingsSection = lazy(() => import('./settings/SettingsSection'));
 const TemplatesSection = lazy(() => import('./templates/TemplatesSection'));
+const DocumentSection = lazy(() => import('./document/DocumentSection'));
+const ChallengeSection = lazy(() => import('./challenge/ChallengeSection'));
+const FilesSection = lazy(() => import('./files/FilesSection'));
 
 const SECTION_LABELS: Record<WorkspaceSection, string> = {
   settings: 'Settings',
@@ -57,6 +60,12 @@ function Section({
       return <SettingsSection editor={editor} />;
     case 'templates':
       return <TemplatesSection editor={editor} />;
+    case 'document':
+      return <DocumentSection editor={editor} />;
+    case 'challenge':
+      return <ChallengeSection editor={editor} />;
+    case 'files':
+      return <FilesSection editor={editor} />;
     default:
       return <p className="tp-muted">The {SECTION_LABELS[section]} editor is not available yet.</p>;
   }
