@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
+import fastifyMultipart from '@fastify/multipart';
 import { allowedOrigins, authority, usesEmbeddedIdentity, type Config } from './config';
 import { openStore, type Store } from './store/db';
 import { sharedSecret } from './store/secrets';
@@ -30,11 +31,19 @@ import { registerErrorHandling } from './http/errors';
 import { registerAuth } from './http/auth';
 import { userRoutes } from './http/user/routes';
 import { workspaceRoutes } from './http/workspace/routes';
+import { challengeRoutes } from './http/challenge/routes';
+import { createChallengeService } from './core/challenges';
 import { templateRoutes } from './http/template/routes';
 import { gamespaceRoutes } from './http/gamespace/routes';
 import { normalizeKeys } from './http/body';
 import { adminRoutes } from './http/admin/routes';
 import { vmRoutes } from './http/vm/routes';
+import { createIsoStore } from './core/isos';
+import { fileRoutes } from './http/file/routes';
+import { workspaceIsoRoutes } from './http/workspace/isoRoutes';
+import { createDocumentService } from './core/documents';
+import { createImageService, MAX_IMAGE_BYTES } from './core/images';
+import { documentRoutes } from './http/document/routes';
 import { createMemoryBackplane, type Backplane } from './hub/backplane';
 import { createRedisBackplane } from './hub/redisBackplane';
 import { createChannelAccess } from './hub/access';
@@ -119,11 +128,30 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   const vms = createVmService(store.db, { driver, publisher: vmPublisher });
   // Tasks that end on their own (a deploy finishing) reach the editors and players watching.
   const stopRelay = vms.relayDriverEvents();
+  const docsDir = join(config.dataDir, 'docs');
   const workspaces = createWorkspaceService(store.db, {
     publisher,
-    machines: vms.workspaceMachines,
-    docsDir: join(config.dataDir, 'docs'),
+    // A deleted workspace's machines go first, then its document, its log and its images.
+    machines: {
+      ...vms.workspaceMachines,
+      async workspaceDeleted(workspaceId, templates) {
+        await vms.workspaceMachines.workspaceDeleted(workspaceId, templates);
+        await documents.workspaceDeleted(workspaceId);
+        await images.workspaceDeleted(workspaceId);
+      },
+    },
+    docsDir,
   });
+  const documentAccess = {
+    exists: (id: string) => workspaces.exists(id),
+    canEdit: workspaces.canEdit,
+  };
+  const documents = createDocumentService(store.db, {
+    docsDir,
+    access: documentAccess,
+    publisher: { publish: (group, payload) => hub.toGroup(group).send('DocumentEvent', payload) },
+  });
+  const images = createImageService({ docsDir, access: documentAccess });
   const templates = createTemplateService(store.db, { publisher, machines: vms.templateMachines });
   const origins = allowedOrigins(config);
 
@@ -133,6 +161,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     log: app.log,
     keepAliveMs: config.hubKeepAliveMs,
     clientTimeoutMs: config.hubClientTimeoutMs,
+    documents,
   });
   app.decorate('hub', hub);
   // Added before the WebSocket plugin's own preClose, so clients are told they may reconnect
@@ -179,6 +208,12 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     cookieMinutes: config.mksCookieMinutes,
   });
   registerAuth(app, authenticator);
+  // Multipart bodies (images, ISO uploads) are streamed: each route reads its parts itself. The
+  // defaults suit document images (one file, one byte over their limit so that a too-large file
+  // is told apart); routes with bigger files pass their own limits.
+  await app.register(fastifyMultipart, {
+    limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 1, fields: 10, parts: 20 },
+  });
 
   await app.register(userRoutes, {
     users,
@@ -189,12 +224,26 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     version: VERSION,
   });
   await app.register(workspaceRoutes, { workspaces });
+  await app.register(challengeRoutes, { challenges: createChallengeService(store.db, workspaces) });
   await app.register(templateRoutes, { templates });
   await app.register(gamespaceRoutes, { gamespaces: createGamespaceService(store.db) });
   await app.register(hubRoutes, { hub, authenticator, cache });
   await app.register(adminRoutes, { hub });
   await app.register(vmRoutes, { vms });
   await app.register(consoleRoutes, { driver, tickets: consoleTickets });
+  // ISO files: uploads into the data folder's isos/, listed for templates to mount.
+  const isos = createIsoStore(store.db, {
+    dataDir: config.dataDir,
+    cache,
+    maxBytes: config.uploadMaxBytes,
+    freeMarginBytes: config.uploadFreeMarginBytes,
+    xorriso: config.xorriso,
+    canEdit: (actor, id) => workspaces.canEdit(actor, id),
+    workspaceExists: (id) => workspaces.exists(id),
+  });
+  await app.register(fileRoutes, { isos });
+  await app.register(workspaceIsoRoutes, { isos });
+  await app.register(documentRoutes, { documents, images });
 
   app.get('/assets/settings.json', { config: { auth: 'anonymous' } }, async (request, reply) => {
     // Sign-in returns to the origin the page was loaded from when that origin is allowed.

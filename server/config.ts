@@ -19,6 +19,12 @@ export interface Config {
   appHost: string;
   mksHost: string;
   enableUpload: boolean;
+  /** The largest ISO upload accepted, declared or streamed (UPLOAD_MAX_BYTES). */
+  uploadMaxBytes: number;
+  /** An upload is refused when it would leave less free disk space than this. */
+  uploadFreeMarginBytes: number;
+  /** The xorriso command that wraps a non-ISO upload into an ISO image. */
+  xorriso: string;
   oidc: {
     /** External authority; empty means the embedded provider at {publicUrl}/identity. */
     authority: string;
@@ -104,6 +110,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appHost: env.APP_HOST || '',
     mksHost: env.MKS_HOST || '',
     enableUpload: bool(env.ENABLE_UPLOAD, true),
+    uploadMaxBytes: int(env.UPLOAD_MAX_BYTES, 10 * 1024 ** 3),
+    uploadFreeMarginBytes: int(env.UPLOAD_FREE_MARGIN_BYTES, 1024 ** 3),
+    xorriso: env.XORRISO || 'xorriso',
     oidc: {
       authority: (env.OIDC_AUTHORITY || '').replace(/\/+$/, ''),
       clientId: env.OIDC_CLIENT_ID || 'topoplay-ui',

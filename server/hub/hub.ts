@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
+import { DomainError } from '../core/errors';
 import type { Actor } from '../core/users';
 import type { Audience, Backplane, LiveEntry } from './backplane';
 import type { ChannelAccess } from './access';
@@ -83,12 +84,19 @@ export interface Hub extends HubPublisher {
   close(): Promise<void>;
 }
 
+/** What `Edited` does before it relays: the document service stores co-editing updates. */
+export interface HubDocuments {
+  /** Awaited before the relay; a DomainError it throws is the client's completion error. */
+  edited(room: string, changes: unknown, actor: Actor): Promise<void>;
+}
+
 export interface HubOptions {
   backplane: Backplane;
   canListen: ChannelAccess;
   log: FastifyBaseLogger;
   keepAliveMs?: number;
   clientTimeoutMs?: number;
+  documents?: HubDocuments;
 }
 
 /** An error the client sees as the completion's `error` text. */
@@ -127,7 +135,7 @@ function toBuffer(data: RawData): Buffer {
 }
 
 export function createHub(options: HubOptions): Hub {
-  const { backplane, canListen, log } = options;
+  const { backplane, canListen, log, documents } = options;
   const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
   const clientTimeoutMs = options.clientTimeoutMs ?? CLIENT_TIMEOUT_MS;
   const connections = new Map<string, Connection>();
@@ -260,9 +268,12 @@ export function createHub(options: HubOptions): Hub {
       requireJoined(conn, room);
       presence(conn, room, 'PRESENCE.GREETED');
     }),
-    edited: method(2, (conn, [channel, changes], name) => {
+    edited: method(2, async (conn, [channel, changes], name) => {
       const room = channelOf(name, channel);
       requireJoined(conn, room);
+      // Stored first, so that the completion tells the client its update is in the log, and
+      // an update the log refuses is not relayed either.
+      await documents?.edited(room, changes, conn.actor);
       publisher
         .toGroupExcept(room, conn.id)
         .send('DocumentEvent', { action: 'DOCUMENT.UPDATED', actor: conn.user, model: changes });
@@ -306,8 +317,9 @@ export function createHub(options: HubOptions): Hub {
       }
       await found.run(conn, message.arguments, target);
     } catch (error) {
-      if (error instanceof HubError) outcome = { error: error.message };
-      else {
+      if (error instanceof HubError || error instanceof DomainError) {
+        outcome = { error: error.message };
+      } else {
         log.error({ err: error, target, connectionId: conn.id }, 'hub method failed');
         outcome = { error: `An unexpected error occurred invoking '${target}' on the server.` };
       }

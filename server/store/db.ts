@@ -14,6 +14,7 @@ import pg from 'pg';
 import type { Database } from './schema';
 import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_machines';
+import * as m003 from './migrations/003_documents';
 
 export type Db = Kysely<Database>;
 export type Dialect = 'sqlite' | 'postgres';
@@ -21,6 +22,7 @@ export type Dialect = 'sqlite' | 'postgres';
 const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_machines': m002,
+  '003_documents': m003,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -177,6 +177,15 @@ export interface VmDiskTable {
   duration: number;
 }
 
+/** One Yjs update of a workspace document's co-editing log (migration 003). */
+export interface DocumentUpdateTable {
+  id: string;
+  workspaceId: string;
+  /** A Yjs update (format v1), base64. */
+  update: string;
+  whenCreated: number;
+}
+
 export interface Database {
   users: UserTable;
   apiKeys: ApiKeyTable;
@@ -194,6 +203,7 @@ export interface Database {
   keyValues: KeyValueTable;
   vms: VmTable;
   vmDisks: VmDiskTable;
+  documentUpdates: DocumentUpdateTable;
   /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
   kyselyMigration: { name: string; timestamp: Generated<string> };
 }

@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { CHALLENGE_BODY_LIMIT, type ChallengeService } from '../../core/challenges';
+import { actorOf } from '../auth';
+import { challengeBody, challengeSchema, idParams } from './schemas';
+
+// Challenge routes (wire reference §1.1): `id` is the workspace's. An unknown id is 400
+// ResourceNotFound, a user who may not edit the workspace gets 403 with an empty body.
+
+type IdRoute = { Params: { id: string } };
+
+export async function challengeRoutes(
+  app: FastifyInstance,
+  options: { challenges: ChallengeService },
+) {
+  const { challenges } = options;
+
+  app.get<IdRoute>(
+    '/api/challenge/:id',
+    { schema: { params: idParams, response: { 200: challengeSchema } } },
+    async (request) => challenges.get(actorOf(request), request.params.id),
+  );
+
+  app.put<IdRoute & { Body: unknown }>(
+    '/api/challenge/:id',
+    { bodyLimit: CHALLENGE_BODY_LIMIT, schema: { params: idParams, body: challengeBody } },
+    async (request, reply) => {
+      await challenges.update(actorOf(request), request.params.id, request.body);
+      return reply.code(200).send('');
+    },
+  );
+}

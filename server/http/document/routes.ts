@@ -1,0 +1,118 @@
+import { createReadStream } from 'node:fs';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CRDT_HEADER, type DocumentService } from '../../core/documents';
+import { ValidationFailed } from '../../core/errors';
+import { MAX_IMAGE_BYTES, type ImageService, type IncomingFile } from '../../core/images';
+import { actorOf } from '../auth';
+import { caseInsensitiveQuery } from '../workspace/query';
+import {
+  crdtSchema,
+  idParams,
+  imageDeleteQuery,
+  imageFileSchema,
+  publishedParams,
+} from './schemas';
+
+// Documents and images (wire reference §1.6) and the co-editing log's state (`/crdt`, ours). The
+// rules live in the document and image services: an unknown workspace is 400 ResourceNotFound,
+// a caller who may not edit it 403 with an empty body.
+
+type IdRoute = { Params: { id: string } };
+
+/** The first file of a multipart request, read as a stream (never buffered whole). */
+async function firstFile(request: FastifyRequest): Promise<IncomingFile | undefined> {
+  if (!request.isMultipart()) {
+    throw new ValidationFailed(
+      'file',
+      'The upload must be multipart/form-data with a field "file"',
+    );
+  }
+  // One byte over the limit, so that the image service sees (and names) a file that is too large.
+  const part = await request.file({
+    limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 1 },
+    throwFileSizeLimit: false,
+  });
+  if (!part) return undefined;
+  return { filename: part.filename, stream: part.file, truncated: () => part.file.truncated };
+}
+
+export async function documentRoutes(
+  app: FastifyInstance,
+  options: { documents: DocumentService; images: ImageService },
+) {
+  const { documents, images } = options;
+  caseInsensitiveQuery(app);
+
+  app.get<IdRoute>(
+    '/api/document/:id',
+    { schema: { params: idParams } },
+    async (request, reply) => {
+      const text = await documents.read(actorOf(request), request.params.id);
+      return reply.type('text/plain; charset=utf-8').send(text);
+    },
+  );
+
+  app.get<IdRoute>(
+    '/api/document/:id/crdt',
+    { schema: { params: idParams, response: { 200: crdtSchema } } },
+    async (request) => documents.crdt(actorOf(request), request.params.id),
+  );
+
+  app.put<IdRoute>(
+    '/api/document/:id',
+    { schema: { params: idParams } },
+    async (request, reply) => {
+      const fromLog = request.headers[CRDT_HEADER] === 'yjs';
+      await documents.save(actorOf(request), request.params.id, request.body, fromLog);
+      return reply.code(200).send('');
+    },
+  );
+
+  app.get<IdRoute>(
+    '/api/images/:id',
+    { schema: { params: idParams, response: { 200: { type: 'array', items: imageFileSchema } } } },
+    async (request) => images.list(actorOf(request), request.params.id),
+  );
+
+  app.post<IdRoute>(
+    '/api/image/:id',
+    { schema: { params: idParams, response: { 200: imageFileSchema } } },
+    async (request) => {
+      try {
+        return await images.upload(actorOf(request), request.params.id, () => firstFile(request));
+      } catch (error) {
+        // The rest of a refused upload is read and dropped, so the client gets the answer on a
+        // connection that stays usable instead of a reset in the middle of its request.
+        request.raw.resume();
+        throw error;
+      }
+    },
+  );
+
+  app.delete<IdRoute & { Querystring: { filename?: string } }>(
+    '/api/image/:id',
+    { schema: { params: idParams, querystring: imageDeleteQuery } },
+    async (request, reply) => {
+      await images.remove(actorOf(request), request.params.id, request.query.filename);
+      return reply.code(200).send('');
+    },
+  );
+
+  // The reference serves its DocRoot without authentication; players see these images in the
+  // guide. Only uploaded kinds are served (never the markdown, whose part below the cut line is
+  // for players of a started gamespace only), and `nosniff` keeps browsers to the stated type.
+  app.get<{ Params: { workspaceId: string; file: string } }>(
+    '/docs/:workspaceId/:file',
+    { config: { auth: 'anonymous' }, schema: { params: publishedParams } },
+    async (request, reply) => {
+      const found = await images.published(request.params.workspaceId, request.params.file);
+      if (!found) return reply.code(404).send('');
+      return reply
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cache-Control', 'public, max-age=3600')
+        .header('Content-Length', found.size)
+        .type(found.type)
+        .send(createReadStream(found.path));
+    },
+  );
+}

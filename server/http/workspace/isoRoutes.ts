@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import type { IsoStore } from '../../core/isos';
+import { actorOf } from '../auth';
+import { caseInsensitiveQuery } from './query';
+import { idParams } from './schemas';
+
+// A workspace's ISO files (wire reference §1.1, §4.9): the list a template's ISO is chosen from,
+// which templates use one, and its removal.
+
+const isoOptionsSchema = {
+  type: 'object',
+  properties: {
+    iso: { type: ['array', 'null'], items: { type: 'string' } },
+    net: { type: ['array', 'null'], items: { type: 'string' } },
+  },
+} as const;
+
+const isoUsageSchema = {
+  type: 'object',
+  properties: {
+    templates: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          workspaceName: { type: ['string', 'null'] },
+        },
+      },
+    },
+    activeGamespaces: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'string' }, name: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+const pathQuery = {
+  type: 'object',
+  required: ['path'],
+  properties: { path: { type: 'string', maxLength: 512 } },
+} as const;
+
+export async function workspaceIsoRoutes(app: FastifyInstance, options: { isos: IsoStore }) {
+  const { isos } = options;
+  caseInsensitiveQuery(app);
+
+  app.get<{ Params: { id: string }; Querystring: { term?: string; local?: boolean } }>(
+    '/api/workspace/:id/isos',
+    {
+      schema: {
+        params: idParams,
+        querystring: {
+          type: 'object',
+          properties: {
+            term: { type: 'string', maxLength: 256 },
+            local: { type: 'boolean' },
+            // The SPA asks for a fresh list; the folders are read on every call anyway.
+            refresh: { type: 'boolean' },
+          },
+        },
+        response: { 200: isoOptionsSchema },
+      },
+    },
+    async (request) => isos.list(actorOf(request), request.params.id, request.query),
+  );
+
+  app.get<{ Params: { id: string }; Querystring: { path: string } }>(
+    '/api/workspace/:id/iso-usage',
+    { schema: { params: idParams, querystring: pathQuery, response: { 200: isoUsageSchema } } },
+    async (request) => isos.usage(actorOf(request), request.params.id, request.query.path),
+  );
+
+  app.delete<{ Params: { id: string }; Querystring: { path: string } }>(
+    '/api/workspace/:id/iso',
+    { schema: { params: idParams, querystring: pathQuery } },
+    async (request, reply) => {
+      const removed = await isos.remove(actorOf(request), request.params.id, request.query.path);
+      return removed ? reply.code(200).send(true) : reply.code(404).send('');
+    },
+  );
+}
