@@ -29,6 +29,12 @@ export interface HttpRequest {
   body?: unknown;
   /** Overrides the header taken from the current session (registration passes its own user). */
   authorization?: string;
+  /** A text/plain body (the document), sent instead of `body`. */
+  text?: string;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** The response is text to pass on as it is, never parsed as JSON (a document saying `42`). */
+  textResponse?: boolean;
 }
 
 export interface HttpClient {
@@ -97,7 +103,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         const headers: Record<string, string> = { Accept: 'application/json' };
         const authorization = request.authorization ?? options.authorization();
         if (authorization) headers.Authorization = authorization;
-        if (request.body !== undefined) headers['Content-Type'] = 'application/json';
+        // A multipart body (an upload) sets its own Content-Type with the boundary.
+        const multipart = request.body instanceof FormData;
+        if (request.body !== undefined && !multipart) headers['Content-Type'] = 'application/json';
+        if (request.text !== undefined) headers['Content-Type'] = 'text/plain; charset=utf-8';
+        Object.assign(headers, request.headers);
 
         let response: Response;
         let body: unknown;
@@ -105,10 +115,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           response = await doFetch(`${base}/${request.path}`, {
             method: request.method,
             headers,
-            body: request.body === undefined ? undefined : JSON.stringify(request.body),
+            body:
+              request.text ??
+              (request.body === undefined || multipart
+                ? (request.body as FormData | undefined)
+                : JSON.stringify(request.body)),
             signal: request.signal,
           });
-          body = parseBody(await response.text());
+          const text = await response.text();
+          body = request.textResponse && response.ok ? text : parseBody(text);
         } catch (error) {
           return E.left(errorFromException(error));
         }

@@ -183,3 +183,18 @@ describe('createHubAdapter', () => {
     );
   });
 });
+
+describe('the hub adapter’s direct invocation', () => {
+  it('invokes on the open connection and fails at once without one', async () => {
+    const { adapter, hub, connections } = startAdapter();
+    await expect(adapter.invoke('Edited', 'ws-1', { crdt: 'yjs', update: 'AA==' })).rejects.toThrow(
+      'Cannot send data if the connection is not in the Connected State.',
+    );
+    hub.send({ type: 'hub.startRequested' });
+    await flush();
+    await adapter.invoke('Edited', 'ws-1', 'u');
+    expect(connections[0]?.invocations).toEqual(['Edited(ws-1,u)']);
+    connections[0]?.drop();
+    await expect(adapter.invoke('Edited', 'ws-1', 'u')).rejects.toThrow();
+  });
+});

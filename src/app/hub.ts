@@ -64,6 +64,13 @@ export interface HubAdapter {
   events: HubEventSource;
   /** The hubConnection machine's effects over the connections this adapter holds. */
   implementations: HubConnectionImplementations;
+  /**
+   * Invokes a hub method on the open connection and resolves with the server's completion; fails
+   * at once when none is connected. For calls whose caller must know the server has acted
+   * (Edited: the document's update is stored before it is relayed); the others go through the
+   * hubConnection machine's outbox.
+   */
+  invoke: (method: HubInvocation['method'], ...args: unknown[]) => Promise<unknown>;
 }
 
 const NOT_CONNECTED = 'Cannot send data if the connection is not in the Connected State.';
@@ -110,8 +117,16 @@ export function createHubAdapter(options: HubAdapterOptions): HubAdapter {
   const invoke = (connectionId: string, { method, args }: HubInvocation) =>
     connection(connectionId).invoke(method, ...args);
 
+  const invokeOpen = async (method: HubInvocation['method'], ...args: unknown[]) => {
+    // The newest connection is the open one; older ones are closing or gone.
+    const open = [...connections.values()].pop();
+    if (open === undefined || open.state !== 'Connected') throw new Error(NOT_CONNECTED);
+    return open.invoke(method, ...args);
+  };
+
   return {
     events,
+    invoke: invokeOpen,
     implementations: {
       actors: {
         openConnection: fromPromise<string, void>(async ({ signal }) => {

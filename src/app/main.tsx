@@ -11,6 +11,7 @@ import * as E from 'fp-ts/Either';
 import { map } from 'rxjs';
 import { createActor } from 'xstate';
 import { apiBaseUrl, createHttpClient } from '../api/http';
+import { createIsoUploader } from '../api/isoUpload';
 import { getTicket } from '../api/user';
 import { authTokenMachine } from '../machines/authTokenMachine';
 import { selectTokenState, selectUser } from '../machines/authTokenMachine.selectors';
@@ -118,6 +119,14 @@ async function start(container: HTMLElement): Promise<void> {
       local,
       navigate,
       clipboard: navigator.clipboard,
+      hubInvoke: hubAdapter.invoke,
+      uploadIso: createIsoUploader({
+        baseUrl: apiBaseUrl(settings.apphost),
+        authorization: () => {
+          const user = selectUser(auth.getSnapshot());
+          return user ? authorizationOf(user) : undefined;
+        },
+      }),
     },
   };
   const router = createAppRouter({ local, uploadEnabled: settings.enable_upload });

@@ -18,6 +18,9 @@ import {
   unlinkTemplate,
   updateTemplate,
 } from '../api/template';
+import { getChallenge, saveChallenge } from '../api/challenge';
+import { deleteIso, getIsoUsage } from '../api/files';
+import type { IsoUploader } from '../api/isoUpload';
 import {
   changeVmState,
   deployTemplate,
@@ -36,12 +39,16 @@ import {
   updateWorkspace,
   Workspace,
 } from '../api/workspace';
+import { challengeFormMachine } from '../machines/challengeFormMachine';
 import { collaboratorsMachine } from '../machines/collaboratorsMachine';
 import { gamespaceCleanupMachine } from '../machines/gamespaceCleanupMachine';
 import type { HubConnectionActorRef } from '../machines/hubConnectionMachine';
 import { selectIsHubConnected } from '../machines/hubConnectionMachine.selectors';
 import { invitationMachine } from '../machines/invitationMachine';
 import { isoChooserMachine } from '../machines/isoChooserMachine';
+import { isoFilesMachine } from '../machines/isoFilesMachine';
+import { uploadMachine, type UploadEvent } from '../machines/uploadMachine';
+import { uploadQueueMachine } from '../machines/uploadQueueMachine';
 import { presenceMachine, type PresenceSourceEvent } from '../machines/presenceMachine';
 import { templateEditorMachine } from '../machines/templateEditorMachine';
 import { templateListMachine, type TemplateListHubEvent } from '../machines/templateListMachine';
@@ -63,6 +70,8 @@ import {
   vmEvents$,
   type HubEventSource,
 } from '../streams/hub';
+import { documentEditorImplementation } from './documentImplementations';
+import type { HubAdapter } from './hub';
 import type { LocalSettingsStore } from './localSettings';
 
 export type WorkspaceEditorImplementations = Parameters<typeof workspaceEditorMachine.provide>[0];
@@ -77,6 +86,10 @@ export interface WorkspaceDependencies {
   navigate: (to: string) => void;
   /** navigator.clipboard in the browser. */
   clipboard: Pick<Clipboard, 'writeText'>;
+  /** Invokes a hub method and waits for the server's completion (the document's Edited). */
+  hubInvoke: HubAdapter['invoke'];
+  /** Sends an ISO file with its progress (src/api/files.ts). */
+  uploadIso: IsoUploader;
 }
 
 /** A hub model decoded as a DTO; one that does not match is dropped, with a warning. */
@@ -161,7 +174,7 @@ const openTab = (url: string) => {
 export function workspaceEditorImplementations(
   deps: WorkspaceDependencies,
 ): WorkspaceEditorImplementations {
-  const { http, hub, hubEvents, local, navigate, clipboard } = deps;
+  const { http, hub, hubEvents, local, navigate, clipboard, uploadIso } = deps;
   const toWorkspace = (id: string) => `/topo/${encodeURIComponent(id)}/settings`;
 
   return {
@@ -220,6 +233,7 @@ export function workspaceEditorImplementations(
           ),
         },
       }),
+      document: documentEditorImplementation(deps),
       workspaceActions: workspaceActionsMachine.provide({
         actors: {
           cloneWorkspace: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
@@ -320,6 +334,56 @@ export function workspaceEditorImplementations(
                   TE.map((stats): unknown => stats),
                 ),
               ),
+            },
+          }),
+        },
+      }),
+      challenge: challengeFormMachine.provide({
+        actors: {
+          loadChallenge: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+            getChallenge(http)(workspaceId, signal),
+          ),
+          saveChallenge: fromTaskEither(saveChallenge(http)),
+        },
+      }),
+      files: isoFilesMachine.provide({
+        actors: {
+          listIsos: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+            listWorkspaceIsos(http)(workspaceId, { term: '', local: true }, signal),
+          ),
+          loadIsoUsage: fromTaskEither(
+            ({ workspaceId, path }: { workspaceId: string; path: string }, signal) =>
+              getIsoUsage(http)(workspaceId, path, signal),
+          ),
+          deleteIso: fromTaskEither(
+            ({ workspaceId, path }: { workspaceId: string; path: string }, signal) =>
+              deleteIso(http)(workspaceId, path, signal),
+          ),
+          uploads: uploadQueueMachine.provide({
+            actors: {
+              upload: uploadMachine.provide({
+                actors: {
+                  sendFile: fromCallback<UploadEvent, { file: File; groupKey: string }>(
+                    ({ input, sendBack }) => {
+                      const controller = new AbortController();
+                      void uploadIso(
+                        input.file,
+                        input.groupKey,
+                        (percent) => sendBack({ type: 'upload.progressed', percent }),
+                        controller.signal,
+                      )().then((result) => {
+                        if (controller.signal.aborted) return;
+                        sendBack(
+                          E.isRight(result)
+                            ? { type: 'upload.succeeded' }
+                            : { type: 'upload.failed', error: result.left },
+                        );
+                      });
+                      return () => controller.abort();
+                    },
+                  ),
+                },
+              }),
             },
           }),
         },

@@ -1,12 +1,16 @@
 import type { AnyStateMachine } from 'xstate';
 import { authTokenMachine } from './authTokenMachine';
+import { challengeFormMachine } from './challengeFormMachine';
 import { collaboratorsMachine } from './collaboratorsMachine';
 import { consoleMachine } from './consoleMachine';
+import { documentEditorMachine } from './documentEditorMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
+import { imageManagerMachine } from './imageManagerMachine';
 import { invitationMachine } from './invitationMachine';
 import { isoChooserMachine } from './isoChooserMachine';
+import { isoFilesMachine } from './isoFilesMachine';
 import { loginMachine } from './loginMachine';
 import { newWorkspaceMachine } from './newWorkspaceMachine';
 import { oidcCallbackMachine } from './oidcCallbackMachine';
@@ -16,6 +20,8 @@ import { sidebarMachine } from './sidebarMachine';
 import { templateEditorMachine } from './templateEditorMachine';
 import { templateListMachine } from './templateListMachine';
 import { templateSelectorMachine } from './templateSelectorMachine';
+import { uploadMachine } from './uploadMachine';
+import { uploadQueueMachine } from './uploadQueueMachine';
 import { vmControllerMachine } from './vmControllerMachine';
 import { workspaceActionsMachine } from './workspaceActionsMachine';
 import { workspaceBrowserMachine } from './workspaceBrowserMachine';
@@ -51,4 +57,10 @@ export const machines = {
   gamespaceCleanup: gamespaceCleanupMachine,
   console: consoleMachine,
   vmController: vmControllerMachine,
+  documentEditor: documentEditorMachine,
+  isoFiles: isoFilesMachine,
+  uploadQueue: uploadQueueMachine,
+  upload: uploadMachine,
+  imageManager: imageManagerMachine,
+  challengeForm: challengeFormMachine,
 } satisfies Record<string, AnyStateMachine>;

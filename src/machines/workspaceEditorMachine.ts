@@ -11,8 +11,11 @@ import {
 } from 'xstate';
 import type { Workspace } from '../api/workspace';
 import { errorMessage } from '../domain/text';
+import { challengeFormMachine } from './challengeFormMachine';
 import { collaboratorsMachine } from './collaboratorsMachine';
+import { documentEditorMachine } from './documentEditorMachine';
 import { invitationMachine } from './invitationMachine';
+import { isoFilesMachine } from './isoFilesMachine';
 import { presenceMachine } from './presenceMachine';
 import { templateListMachine } from './templateListMachine';
 import { workspaceActionsMachine } from './workspaceActionsMachine';
@@ -107,6 +110,9 @@ export const workspaceEditorMachine = setup({
     invitation: invitationMachine,
     workspaceActions: workspaceActionsMachine,
     templates: templateListMachine,
+    document: documentEditorMachine,
+    files: isoFilesMachine,
+    challenge: challengeFormMachine,
   },
   actions: {
     /**
@@ -203,6 +209,12 @@ export const workspaceEditorMachine = setup({
           src: 'invitation',
           input: ({ context }) => ({ workspaceId: context.id, origin: context.origin }),
         },
+        // The document loads when its tab first opens, and its edits outlive a tab switch.
+        {
+          id: 'document',
+          src: 'document',
+          input: ({ context }) => ({ workspaceId: context.id }),
+        },
         {
           id: 'templates',
           src: 'templates',
@@ -211,6 +223,13 @@ export const workspaceEditorMachine = setup({
             templates: context.workspace?.templates ?? [],
           }),
         },
+        {
+          id: 'challenge',
+          src: 'challenge',
+          input: ({ context }) => ({ workspaceId: context.id }),
+        },
+        // Uploads keep going while another tab is shown.
+        { id: 'files', src: 'files', input: ({ context }) => ({ workspaceId: context.id }) },
       ],
       on: {
         'topo.updated': { actions: 'applyRemoteUpdate' },

@@ -8,7 +8,9 @@ import {
   workspaceEditorMachine,
   type WorkspaceSection,
 } from '../../machines/workspaceEditorMachine';
+import { ImageManagerContext } from '../../views/topo/document/imageManagerContext';
 import WorkspaceEditorView from '../../views/topo/WorkspaceEditorView';
+import { imageManagerLogic } from '../imageImplementations';
 import { useAppServices } from '../services';
 import { workspaceEditorImplementations } from '../workspaceImplementations';
 
@@ -27,8 +29,19 @@ function WorkspaceEditor({ id, section }: { id: string; section: WorkspaceSectio
     input: { id, userId, origin: window.location.origin },
     inspect,
   });
+  // The Document tab's image managers are created where that tab places them.
+  const images = useMemo(
+    () => ({ logic: imageManagerLogic(workspace.http, settings.apphost), inspect }),
+    [workspace.http, settings.apphost, inspect],
+  );
   return (
-    <WorkspaceEditorView editor={editor} section={section} uploadEnabled={settings.enable_upload} />
+    <ImageManagerContext.Provider value={images}>
+      <WorkspaceEditorView
+        editor={editor}
+        section={section}
+        uploadEnabled={settings.enable_upload}
+      />
+    </ImageManagerContext.Provider>
   );
 }
 

@@ -1,7 +1,170 @@
+import { useSelector } from '@xstate/react';
+import { useMemo } from 'react';
+import {
+  mathRandom,
+  resolveValue,
+  transformValueMessage,
+  type TransformContext,
+} from '../../../domain/transforms';
+import type { ChallengeFormActorRef } from '../../../machines/challengeFormMachine';
+import {
+  selectCanRetry,
+  selectChallengeError,
+  selectChallengeFormActor,
+  selectChallengeStatus,
+} from '../../../machines/challengeFormMachine.selectors';
 import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
+import { Spinner } from '../../common/Spinner';
+import {
+  AddButton,
+  countAt,
+  RemoveButton,
+  TextField,
+  useText,
+  type FormProps,
+} from './challengeFields';
+import { Variant } from './ChallengeVariant';
+
+/** spec §5: the transform value format, its types, built-in names and examples. */
+export const TRANSFORM_HELP = [
+  'Value format is type:range. The type is one of hex, b64, int, uid, list, index; the range is optional.',
+  'Examples: hex (8 chars), b64 (24 chars), int, uid (GUID), hex:12, b64:16, int:99-999, list:a b c, list:2:a b c (keys key_1, key_2), index:3:list.',
+  'Built-in names: id, variant, app_url, topomojo_url, grader_url, api_key and grader_key (the last two not for participants), ipv4:{cidr}.',
+  'Placeholders are written ##key## and are replaced at deploy time in guest settings, challenge text, questions and answers.',
+];
+
+/** What the preview resolves built-in names with: a made-up gamespace. */
+const PREVIEW_CONTEXT: TransformContext = {
+  gamespaceId: '0123456789abcdef0123456789abcdef',
+  variant: 0,
+  graderUrl: `${typeof location === 'undefined' ? '' : location.origin}/api/gamespace/grade`,
+  graderKey: '(grader key)',
+};
+
+/** An example of what the value generates, new for each change of the value. */
+function TransformPreview({ form, path }: FormProps & { path: string }) {
+  const value = useText(form, path);
+  const example = useMemo(
+    () =>
+      transformValueMessage(value) === null
+        ? resolveValue(value.trim(), PREVIEW_CONTEXT, mathRandom)
+        : null,
+    [value],
+  );
+  if (example === null) return null;
+  return (
+    <small className="tp-muted tp-challenge-preview" aria-live="polite">
+      Example: <code>{example}</code>
+    </small>
+  );
+}
+
+function Transforms({ form }: FormProps) {
+  const count = useSelector(form, countAt('transforms'));
+  return (
+    <fieldset className="tp-challenge-transforms">
+      <legend>Transforms</legend>
+      <div className="tp-muted tp-field-hint">
+        {TRANSFORM_HELP.map((line) => (
+          <p key={line}>{line}</p>
+        ))}
+      </div>
+      {Array.from({ length: count }, (_, i) => (
+        <div
+          key={i}
+          className="tp-challenge-transform"
+          role="group"
+          aria-label={`Transform ${i + 1}`}
+        >
+          <TextField form={form} path={`transforms.${i}.key`} label="Key" />
+          <div>
+            <TextField form={form} path={`transforms.${i}.value`} label="Value" />
+            <TransformPreview form={form} path={`transforms.${i}.value`} />
+          </div>
+          <RemoveButton
+            form={form}
+            path={`transforms.${i}`}
+            label="Remove transform"
+            question={`Remove transform ${i + 1}?`}
+          />
+        </div>
+      ))}
+      <AddButton form={form} list="transforms" label="Add transform" />
+    </fieldset>
+  );
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  unsaved: 'Unsaved changes',
+  invalid: 'Not saved: correct the fields marked above.',
+  saving: 'Saving…',
+  saved: 'Saved',
+};
+
+/** The save indicator; a failure says why and offers a retry. */
+function SaveIndicator({ form }: FormProps) {
+  const status = useSelector(form, selectChallengeStatus);
+  const error = useSelector(form, selectChallengeError);
+  const canRetry = useSelector(form, selectCanRetry);
+  return (
+    <div className="tp-save-status tp-challenge-status">
+      <span role="status">{STATUS_TEXT[status] ?? ''}</span>
+      {status === 'failed' && (
+        <span role="alert" className="tp-field-message">
+          Not saved: {error}{' '}
+          <button
+            type="button"
+            className="p-button p-component p-button-sm p-button-outlined"
+            disabled={!canRetry}
+            onClick={() => form.send({ type: 'challenge.retryRequested' })}
+          >
+            Retry
+          </button>
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** The challenge form: text, transforms and variants (spec §2 Challenge tab, §3, §5). */
+export function ChallengeForm({ form }: FormProps) {
+  const status = useSelector(form, selectChallengeStatus);
+  const error = useSelector(form, selectChallengeError);
+  const variants = useSelector(form, countAt('variants'));
+  if (status === 'loading') return <Spinner label="Loading challenge" />;
+  if (status === 'loadFailed') {
+    return (
+      <div role="alert" className="tp-challenge-error">
+        <p>The challenge could not be loaded: {error}</p>
+        <button
+          type="button"
+          className="p-button p-component p-button-sm"
+          onClick={() => form.send({ type: 'challenge.retryRequested' })}
+        >
+          Retry
+        </button>
+      </div>
+    );
+  }
+  return (
+    <form
+      className="tp-form tp-challenge"
+      aria-label="Challenge"
+      onSubmit={(e) => e.preventDefault()}
+    >
+      <SaveIndicator form={form} />
+      <TextField form={form} path="text" label="Challenge text (markdown)" multiline />
+      <Transforms form={form} />
+      {Array.from({ length: variants }, (_, v) => (
+        <Variant key={v} form={form} index={v} />
+      ))}
+      <AddButton form={form} list="variants" label="Add variant" />
+    </form>
+  );
+}
 
 /** The workspace's Challenge section (spec §2 Workspace editor). */
 export default function ChallengeSection({ editor }: { editor: WorkspaceEditorActorRef }) {
-  void editor;
-  return <p className="tp-muted">The Challenge editor is not available yet.</p>;
+  const form: ChallengeFormActorRef | undefined = useSelector(editor, selectChallengeFormActor);
+  return <div className="tp-challenge-tab">{form && <ChallengeForm form={form} />}</div>;
 }

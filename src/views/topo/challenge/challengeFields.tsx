@@ -1,0 +1,127 @@
+import { useSelector } from '@xstate/react';
+import { useId } from 'react';
+import { valueAt } from '../../../domain/challengeForm';
+import type {
+  ChallengeFormActorRef,
+  ChallengeFormSnapshot,
+} from '../../../machines/challengeFormMachine';
+import {
+  selectChallengeMessages,
+  selectConfirmingRemoval,
+} from '../../../machines/challengeFormMachine.selectors';
+import { ConfirmPrompt } from '../ConfirmPrompt';
+import { FormField } from '../FormField';
+
+// The building blocks of the challenge form: each field reads its own value from the form's
+// draft by path, so that typing in one question re-renders that field only.
+
+export type FormProps = { form: ChallengeFormActorRef };
+
+const textAt =
+  (path: string) =>
+  (snapshot: ChallengeFormSnapshot): string => {
+    const value = snapshot.context.draft && valueAt(snapshot.context.draft, path);
+    return typeof value === 'string' ? value : '';
+  };
+
+const flagAt =
+  (path: string) =>
+  (snapshot: ChallengeFormSnapshot): boolean =>
+    snapshot.context.draft !== null && valueAt(snapshot.context.draft, path) === true;
+
+/** How many items the list at `path` has. */
+export const countAt =
+  (path: string) =>
+  (snapshot: ChallengeFormSnapshot): number => {
+    const value = snapshot.context.draft && valueAt(snapshot.context.draft, path);
+    return Array.isArray(value) ? value.length : 0;
+  };
+
+export function useText(form: ChallengeFormActorRef, path: string): string {
+  return useSelector(form, textAt(path));
+}
+
+/** A text field of the draft, with its validation message beside it. */
+export function TextField({
+  form,
+  path,
+  label,
+  multiline,
+  hint,
+}: FormProps & { path: string; label: string; multiline?: boolean; hint?: string }) {
+  const value = useText(form, path);
+  // Its own message only, so that typing elsewhere does not re-render this field.
+  const message = useSelector(form, (snapshot) => selectChallengeMessages(snapshot)[path]);
+  return (
+    <FormField
+      label={label}
+      value={value}
+      message={message}
+      hint={hint}
+      multiline={multiline}
+      onChange={(text) => form.send({ type: 'challenge.fieldEdited', path, value: text })}
+      onBlur={() => form.send({ type: 'challenge.fieldBlurred' })}
+    />
+  );
+}
+
+/** A flag of the draft as a labelled checkbox. */
+export function CheckboxField({ form, path, label }: FormProps & { path: string; label: string }) {
+  const checked = useSelector(form, flagAt(path));
+  const id = useId();
+  return (
+    <div className="tp-field tp-field-checkbox">
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        onChange={(e) =>
+          form.send({ type: 'challenge.fieldEdited', path, value: e.target.checked })
+        }
+        onBlur={() => form.send({ type: 'challenge.fieldBlurred' })}
+      />
+      <label htmlFor={id}>{label}</label>
+    </div>
+  );
+}
+
+/** Adds an empty item to the list at `list`. */
+export function AddButton({ form, list, label }: FormProps & { list: string; label: string }) {
+  return (
+    <button
+      type="button"
+      className="p-button p-component p-button-sm p-button-outlined"
+      onClick={() => form.send({ type: 'challenge.itemAdded', list })}
+    >
+      <i className="pi pi-plus" aria-hidden="true" /> {label}
+    </button>
+  );
+}
+
+/** Remove, then Confirm or Cancel (spec §5: removals are confirmed). */
+export function RemoveButton({
+  form,
+  path,
+  label,
+  question,
+}: FormProps & { path: string; label: string; question: string }) {
+  const confirming = useSelector(form, selectConfirmingRemoval) === path;
+  if (confirming) {
+    return (
+      <ConfirmPrompt
+        question={question}
+        onConfirm={() => form.send({ type: 'challenge.removeConfirmed' })}
+        onCancel={() => form.send({ type: 'challenge.removeCancelled' })}
+      />
+    );
+  }
+  return (
+    <button
+      type="button"
+      className="p-button p-component p-button-sm p-button-text p-button-danger"
+      onClick={() => form.send({ type: 'challenge.removeRequested', path })}
+    >
+      <i className="pi pi-trash" aria-hidden="true" /> {label}
+    </button>
+  );
+}

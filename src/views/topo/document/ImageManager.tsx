@@ -1,0 +1,206 @@
+import { useActorRef, useSelector } from '@xstate/react';
+import { useContext, useEffect, type ChangeEvent } from 'react';
+import { isImageFile, type ImageManagerActorRef } from '../../../machines/imageManagerMachine';
+import {
+  selectCanRequestDelete,
+  selectCanUpload,
+  selectDeleteTarget,
+  selectDocumentFiles,
+  selectImageErrors,
+  selectImageLoadError,
+  selectIsConfirmingDelete,
+  selectIsDeleting,
+  selectIsLoadingImages,
+  selectUploadingName,
+  selectWaitingUploads,
+} from '../../../machines/imageManagerMachine.selectors';
+import { DismissibleAlerts } from '../../common/DismissibleAlerts';
+import { Spinner } from '../../common/Spinner';
+import { ConfirmPrompt } from '../ConfirmPrompt';
+import { ImageManagerContext, type ImageManagerServices } from './imageManagerContext';
+
+/** What the file chooser offers; the machine's check decides what is actually sent. */
+const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,application/pdf';
+
+/** Shown beside Upload as the reference UI words it (spec §5), though the check is 50,000,000. */
+const LIMIT_HINT = '5MB limit';
+
+function UploadControl({ manager }: { manager: ImageManagerActorRef }) {
+  const canUpload = useSelector(manager, selectCanUpload);
+  const uploading = useSelector(manager, selectUploadingName);
+  const waiting = useSelector(manager, selectWaitingUploads);
+  const chosen = (event: ChangeEvent<HTMLInputElement>) => {
+    const files = [...(event.currentTarget.files ?? [])];
+    // Cleared so that choosing the same file again is a change too.
+    event.currentTarget.value = '';
+    if (files.length > 0) manager.send({ type: 'image.uploadRequested', files });
+  };
+  return (
+    <div className="tp-images-toolbar">
+      <label
+        className={`p-button p-component p-button-sm tp-images-upload${canUpload ? '' : ' p-disabled'}`}
+      >
+        <i className="pi pi-upload" aria-hidden="true" />
+        <span>Upload</span>
+        <input
+          type="file"
+          multiple
+          accept={ACCEPT}
+          disabled={!canUpload}
+          aria-describedby="tp-images-limit"
+          onChange={chosen}
+        />
+      </label>
+      <span id="tp-images-limit" className="tp-muted">
+        {LIMIT_HINT}
+      </span>
+      {uploading !== null && (
+        <span className="tp-images-progress" role="status">
+          <i className="pi pi-spin pi-spinner" aria-hidden="true" /> Uploading {uploading}
+          {waiting > 0 && ` (${waiting} waiting)`}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function FileList({ manager }: { manager: ImageManagerActorRef }) {
+  const files = useSelector(manager, selectDocumentFiles);
+  const canDelete = useSelector(manager, selectCanRequestDelete);
+  const target = useSelector(manager, selectDeleteTarget);
+  const confirming = useSelector(manager, selectIsConfirmingDelete);
+  const deleting = useSelector(manager, selectIsDeleting);
+  if (files.length === 0) return <p className="tp-muted">No images yet.</p>;
+  return (
+    <ul className="tp-images-list">
+      {files.map((file) => (
+        <li key={file.filename} className="tp-images-item">
+          {isImageFile(file.filename) ? (
+            <img className="tp-images-thumb" src={file.url} alt="" loading="lazy" />
+          ) : (
+            <i className="pi pi-file-pdf tp-images-icon" aria-hidden="true" />
+          )}
+          <a className="tp-images-name" href={file.url} target="_blank" rel="noopener noreferrer">
+            {file.filename}
+          </a>
+          <span className="tp-images-actions">
+            <button
+              type="button"
+              className="p-button p-component p-button-sm p-button-outlined"
+              aria-label={`Insert ${file.filename}`}
+              onClick={() =>
+                manager.send({ type: 'image.insertRequested', filename: file.filename })
+              }
+            >
+              Insert
+            </button>
+            <button
+              type="button"
+              className="p-button p-component p-button-sm p-button-danger p-button-outlined"
+              aria-label={`Delete ${file.filename}`}
+              disabled={!canDelete}
+              onClick={() =>
+                manager.send({ type: 'image.deleteRequested', filename: file.filename })
+              }
+            >
+              Delete
+            </button>
+          </span>
+          {confirming && target === file.filename && (
+            <ConfirmPrompt
+              question={`Delete ${file.filename}?`}
+              onConfirm={() => manager.send({ type: 'image.deleteConfirmed' })}
+              onCancel={() => manager.send({ type: 'image.deleteCancelled' })}
+            />
+          )}
+          {deleting && target === file.filename && <Spinner label={`Deleting ${file.filename}`} />}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * The image manager's view of a running manager: upload, the files with Insert and Delete, and
+ * the errors. `onInsert` receives the markdown of the file to insert.
+ */
+export function ImageManagerPanel({
+  manager,
+  onInsert,
+}: {
+  manager: ImageManagerActorRef;
+  onInsert(markdown: string): void;
+}) {
+  const loading = useSelector(manager, selectIsLoadingImages);
+  const loadError = useSelector(manager, selectImageLoadError);
+  const errors = useSelector(manager, selectImageErrors);
+  // The markdown is the document editor's to place; the manager only announces it.
+  useEffect(() => {
+    const subscription = manager.on('image.inserted', (event) => onInsert(event.markdown));
+    return () => subscription.unsubscribe();
+  }, [manager, onInsert]);
+  return (
+    <section className="tp-images" aria-label="Images">
+      <UploadControl manager={manager} />
+      <DismissibleAlerts
+        messages={errors.map((error) => `${error.filename}: ${error.message}`)}
+        onDismiss={(index) => manager.send({ type: 'image.errorDismissed', index })}
+      />
+      {loading && <Spinner label="Loading images" />}
+      {loadError !== null ? (
+        <div className="tp-alert tp-alert-danger" role="alert">
+          <span>{loadError}</span>
+          <button
+            type="button"
+            className="p-button p-component p-button-sm p-button-secondary"
+            onClick={() => manager.send({ type: 'images.reloadRequested' })}
+          >
+            Retry
+          </button>
+        </div>
+      ) : (
+        !loading && <FileList manager={manager} />
+      )}
+    </section>
+  );
+}
+
+function RunningImageManager({
+  services,
+  workspaceId,
+  onInsert,
+}: {
+  services: ImageManagerServices;
+  workspaceId: string;
+  onInsert(markdown: string): void;
+}) {
+  const manager = useActorRef(services.logic, {
+    input: { workspaceId },
+    inspect: services.inspect,
+  });
+  return <ImageManagerPanel manager={manager} onInsert={onInsert} />;
+}
+
+/**
+ * The Document tab's image manager (spec §2, §5, §7) for one workspace. Its effects come from
+ * `ImageManagerContext`, which the app provides.
+ */
+export function ImageManager({
+  workspaceId,
+  onInsert,
+}: {
+  workspaceId: string;
+  onInsert(markdown: string): void;
+}) {
+  const services = useContext(ImageManagerContext);
+  if (!services) throw new Error('ImageManager: no ImageManagerContext provider (src/app)');
+  // One manager per workspace: another id is another folder to list.
+  return (
+    <RunningImageManager
+      key={workspaceId}
+      services={services}
+      workspaceId={workspaceId}
+      onInsert={onInsert}
+    />
+  );
+}
