@@ -17,7 +17,11 @@ import { createRedisCache } from './core/redisCache';
 import { createUserService } from './core/users';
 import { createWorkspaceService } from './core/workspaces';
 import { createTemplateService } from './core/templates';
-import { createGamespaceService } from './core/gamespaces';
+import { createGamespaceService, gameState } from './core/gamespaces';
+import { createGradingService } from './core/grading';
+import { createPlayService } from './core/play/service';
+import { createJanitor } from './core/janitor';
+import { gradingRoutes } from './http/gamespace/gradingRoutes';
 import { createVmService, type VmPublisher, type VmService } from './core/vms';
 import { createDriver, type HypervisorDriver } from './hypervisor';
 import { createConsoleTickets } from './console/tickets';
@@ -226,9 +230,37 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   await app.register(workspaceRoutes, { workspaces });
   await app.register(challengeRoutes, { challenges: createChallengeService(store.db, workspaces) });
   await app.register(templateRoutes, { templates });
-  await app.register(gamespaceRoutes, { gamespaces: createGamespaceService(store.db) });
+  // Playing (wire reference §4.2, §4.5): launches deploy through the driver; machines are removed
+  // through the VM service, which tells the gamespace's group.
+  const play = createPlayService(store.db, {
+    driver,
+    cache,
+    publisher,
+    vmPublisher,
+    deleteMachines: vms.workspaceMachines.gamespaceEnded,
+    docsDir,
+  });
+  await app.register(gamespaceRoutes, { gamespaces: createGamespaceService(store.db), play });
   await app.register(hubRoutes, { hub, authenticator, cache });
-  await app.register(adminRoutes, { hub });
+  // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
+  const grading = createGradingService({
+    db: store.db,
+    dialect: store.dialect,
+    publisher,
+    gameState: (row, actor) =>
+      gameState(row, actor, { db: store.db, driver, docsDir, now: Date.now() }),
+  });
+  await app.register(gradingRoutes, { grading });
+  // The janitor (§4.6): expiry and machine cleanup in the background, one server at a time.
+  const janitor = createJanitor({
+    db: store.db,
+    driver,
+    cache,
+    log: app.log,
+    schedule: config.janitor,
+  });
+  if (config.janitor.enabled) janitor.start();
+  await app.register(adminRoutes, { hub, janitor });
   await app.register(vmRoutes, { vms });
   await app.register(consoleRoutes, { driver, tickets: consoleTickets });
   // ISO files: uploads into the data folder's isos/, listed for templates to mount.
@@ -337,6 +369,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     config,
     seeded,
     async close() {
+      await janitor.stop();
       await app.close();
       stopRelay();
       await driver.close();

@@ -62,6 +62,15 @@ export interface Config {
    * few seconds), 10 is ten times faster, 0 completes every task at once (tests).
    */
   simSpeed: number;
+  /** The janitor's background runs (wire reference §4.6): randomized delays, in milliseconds. */
+  janitor: {
+    /** JANITOR_ENABLED: false leaves expiry and machine cleanup to POST /api/admin/janitor. */
+    enabled: boolean;
+    startMs: readonly [number, number];
+    intervalMs: readonly [number, number];
+    /** The workspace report runs every this many runs. */
+    cleanupEveryTicks: readonly [number, number];
+  };
 }
 
 function bool(value: string | undefined, fallback: boolean): boolean {
@@ -74,6 +83,21 @@ function int(value: string | undefined, fallback: number): number {
   const n = Number.parseInt(value, 10);
   if (!Number.isFinite(n)) throw new Error(`expected an integer, got '${value}'`);
   return n;
+}
+
+/** "60-90" (or "60") as an inclusive range, scaled (seconds to milliseconds). */
+function range(
+  value: string | undefined,
+  fallback: readonly [number, number],
+  name: string,
+  scale = 1,
+): readonly [number, number] {
+  if (value === undefined || value === '') return [fallback[0] * scale, fallback[1] * scale];
+  const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(value);
+  const min = Number(match?.[1]);
+  const max = match?.[2] === undefined ? min : Number(match[2]);
+  if (!match || max < min) throw new Error(`${name}: expected N or MIN-MAX, got '${value}'`);
+  return [min * scale, max * scale];
 }
 
 function hypervisorOf(value: string | undefined): 'sim' {
@@ -137,6 +161,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     hubClientTimeoutMs: int(env.HUB_CLIENT_TIMEOUT_MS, 30_000),
     hypervisor: hypervisorOf(env.HYPERVISOR),
     simSpeed: speed(env.SIM_SPEED),
+    janitor: {
+      enabled: bool(env.JANITOR_ENABLED, true),
+      startMs: range(env.JANITOR_START_SECONDS, [30, 60], 'JANITOR_START_SECONDS', 1000),
+      intervalMs: range(env.JANITOR_INTERVAL_SECONDS, [60, 90], 'JANITOR_INTERVAL_SECONDS', 1000),
+      cleanupEveryTicks: range(env.JANITOR_CLEANUP_RUNS, [60, 90], 'JANITOR_CLEANUP_RUNS'),
+    },
   };
 }
 

@@ -1,8 +1,14 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseChallengeText } from '../../src/domain/challenge';
+import { tagOf, untagged, type HypervisorDriver } from '../hypervisor/driver';
 import type { Db } from '../store/db';
-import type { GamespaceTable } from '../store/schema';
+import type { GamespaceTable, PlayerTable } from '../store/schema';
 import { hasAnyToken, isoDate, slug } from './dto';
 import { contains, normalizeTerm, startsWith, type Paging } from './fields';
+import { challengeView, type ChallengeView } from './gameViews';
 import type { Actor } from './users';
+import { MARKDOWN_CUT_LINE, permissionName } from './workspaces';
 
 // Gamespaces: the list of wire reference §1.2. Registration, play and grading come with the
 // play issue; this is what the sidebar and the observer dashboard read.
@@ -31,6 +37,163 @@ export function gamespaceDto(g: GamespaceTable, now: number) {
     startTime: isoDate(g.startTime),
     endTime: isoDate(g.endTime),
     expirationTime: isoDate(g.expirationTime),
+  };
+}
+
+/** Player (wire reference §2.2). */
+export function playerDto(p: PlayerTable) {
+  const permission = permissionName(p.permission);
+  return {
+    gamespaceId: p.gamespaceId,
+    subjectId: p.subjectId,
+    subjectName: p.subjectName,
+    permission,
+    isManager: permission === 'manager',
+  };
+}
+
+export type PlayerDto = ReturnType<typeof playerDto>;
+
+/** VmState (wire reference §2.2): a machine as a player's page lists it. */
+export interface VmState {
+  id: string;
+  name: string;
+  isolationId: string;
+  isRunning: boolean;
+  isVisible: boolean;
+}
+
+export interface GameState {
+  id: string | null;
+  workspaceId: string | null;
+  name: string;
+  slug: string;
+  managerId: string | null;
+  managerName: string | null;
+  markdown: string;
+  audience: null;
+  launchpointUrl: string | null;
+  players: PlayerDto[];
+  whenCreated: string;
+  startTime: string;
+  endTime: string;
+  expirationTime: string;
+  isActive: boolean;
+  vms: VmState[];
+  challenge: ChallengeView | null;
+  variant: number;
+}
+
+/**
+ * A machine is visible unless its template is hidden. Machine names lose the variant suffix
+ * (`_v{k}`) and gain a replica suffix (`_{n}`), so the template is looked up by the name, the name
+ * with this variant's suffix, then both again without the replica suffix (wire reference §4.5).
+ */
+export function isVisibleVm(
+  name: string,
+  variant: number,
+  hidden: ReadonlyMap<string, boolean>,
+): boolean {
+  const base = name.replace(/_\d+$/, '');
+  for (const candidate of [name, `${name}_v${variant + 1}`, base, `${base}_v${variant + 1}`]) {
+    const isHidden = hidden.get(candidate);
+    if (isHidden !== undefined) return !isHidden;
+  }
+  return true;
+}
+
+/** The document's part above the cut line (what a player reads before the start). */
+export const aboveCut = (markdown: string) => markdown.split(MARKDOWN_CUT_LINE)[0] ?? '';
+
+/** A workspace's markdown document, '' when it has none. */
+export async function readDocument(docsDir: string | undefined, workspaceId: string) {
+  if (!docsDir) return '';
+  try {
+    return await readFile(join(docsDir, `${workspaceId}.md`), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+export interface GameStateOptions {
+  db: Db;
+  driver: Pick<HypervisorDriver, 'find'>;
+  /** Where workspace documents are (`{docsDir}/{workspaceId}.md`). */
+  docsDir?: string;
+  now: number;
+  /**
+   * allowPreview of the registration: the full document and the challenge before the start.
+   * Only the registration response uses it; it is not stored.
+   */
+  preview?: boolean;
+  launchpointUrl?: string | null;
+}
+
+/**
+ * GameState (wire reference §2.2), what the play page renders: the document above the cut until
+ * the start and whole after, the machines only while active (hidden templates left out), the
+ * challenge only once started (or previewed) and when the variant has question sets. The actor
+ * does not change the view (everyone allowed to load it sees the same game); it is taken so that
+ * callers need not change when per-viewer fields appear.
+ */
+export async function gameState(
+  g: GamespaceTable,
+  _actor: Actor,
+  options: GameStateOptions,
+): Promise<GameState> {
+  const { db, now } = options;
+  const started = g.startTime > 0;
+  const active = isActive(g, now);
+  const players = await db
+    .selectFrom('players')
+    .selectAll()
+    .where('gamespaceId', '=', g.id)
+    .orderBy('subjectName')
+    .orderBy('subjectId')
+    .execute();
+  const document = g.workspaceId ? await readDocument(options.docsDir, g.workspaceId) : '';
+  const full = started || !!options.preview;
+  let vms: VmState[] = [];
+  if (active) {
+    const templates = g.workspaceId
+      ? await db
+          .selectFrom('templates')
+          .select(['name', 'isHidden'])
+          .where('workspaceId', '=', g.workspaceId)
+          .execute()
+      : [];
+    const hidden = new Map(templates.map((t) => [t.name, !!t.isHidden]));
+    vms = (await options.driver.find(g.id))
+      .filter((vm) => tagOf(vm.name) === g.id)
+      .map((vm) => ({
+        id: vm.id,
+        name: untagged(vm.name),
+        isolationId: g.id,
+        isRunning: vm.state === 'running',
+        isVisible: isVisibleVm(untagged(vm.name), g.variant, hidden),
+      }))
+      .filter((vm) => vm.isVisible)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+  return {
+    id: g.id,
+    workspaceId: g.workspaceId,
+    name: g.name,
+    slug: slug(g.name),
+    managerId: g.managerId,
+    managerName: g.managerName,
+    markdown: full ? document : aboveCut(document),
+    audience: null,
+    launchpointUrl: options.launchpointUrl ?? null,
+    players: players.map(playerDto),
+    whenCreated: isoDate(g.whenCreated),
+    startTime: isoDate(g.startTime),
+    endTime: isoDate(g.endTime),
+    expirationTime: isoDate(g.expirationTime),
+    isActive: active,
+    vms,
+    challenge: full ? challengeView(parseChallengeText(g.challenge)) : null,
+    variant: g.variant,
   };
 }
 

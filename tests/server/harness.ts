@@ -54,6 +54,9 @@ export async function startTestServer(
     DATABASE_URL: database.engine === 'sqlite' ? database.url : database.url,
     ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
     LOG_LEVEL: 'warn',
+    // Background runs would end and clean gamespaces under a test's feet; tests that want the
+    // janitor run it on demand or pass JANITOR_ENABLED.
+    JANITOR_ENABLED: 'false',
     ...options.env,
   });
   let app = await buildApp(config, { logger: false });

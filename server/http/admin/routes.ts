@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Hub } from '../../hub/hub';
+import { janitorOptions, type Janitor, type JanitorOptions } from '../../core/janitor';
 import { actorOf } from '../auth';
 
 const liveSchema = {
@@ -15,8 +16,59 @@ const liveSchema = {
   },
 } as const;
 
-export async function adminRoutes(app: FastifyInstance, options: { hub: Hub }): Promise<void> {
-  const { hub } = options;
+/** JanitorOptions; a request without a body (read as text) takes the defaults. */
+const janitorBody = {
+  anyOf: [
+    {
+      type: 'object',
+      properties: {
+        dryRun: { type: 'boolean' },
+        idleWorkspaceVmsExpiration: { type: 'string' },
+        inactiveWorkspaceExpiration: { type: 'string' },
+        unpublishedWorkspaceTimeout: { type: 'string' },
+      },
+    },
+    { type: 'null' },
+    { type: 'string' },
+  ],
+} as const;
+
+const janitorReportSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      reason: { type: 'string' },
+      age: { type: 'string' },
+      ownerName: { type: 'string' },
+      vmCount: { type: 'integer' },
+    },
+  },
+} as const;
+
+export async function adminRoutes(
+  app: FastifyInstance,
+  options: { hub: Hub; janitor: Janitor },
+): Promise<void> {
+  const { hub, janitor } = options;
+
+  // The janitor on demand (wire reference §1.8, §4.6), with optional JanitorOptions; an empty
+  // body (or none) takes the defaults, a dry run among them.
+  type JanitorRoute = { Body: Partial<JanitorOptions> | null | string | undefined };
+  const janitorRoute = {
+    config: { auth: 'admin' as const },
+    schema: { body: janitorBody, response: { 200: janitorReportSchema } },
+  };
+  const optionsOf = (body: JanitorRoute['Body']) =>
+    janitorOptions(body && typeof body === 'object' ? body : null);
+  app.post<JanitorRoute>('/api/admin/janitor', janitorRoute, async (request) =>
+    janitor.run(optionsOf(request.body)),
+  );
+  app.post<JanitorRoute>('/api/admin/janitor/idlewsvms', janitorRoute, async (request) =>
+    janitor.idleWorkspaceVms(optionsOf(request.body)),
+  );
 
   // Hub connections on every server process: one row per connection and room it listens in.
   app.get(

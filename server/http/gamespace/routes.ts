@@ -1,16 +1,44 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { paging } from '../../core/fields';
 import type { GamespaceService } from '../../core/gamespaces';
+import type { PlayService, Registration } from '../../core/play/service';
 import { actorOf } from '../auth';
 import { caseInsensitiveQuery } from '../workspace/query';
 import { searchProperties } from '../search';
+import {
+  changedGamespaceBody,
+  codeParams,
+  enlisteeBody,
+  enlistmentSchema,
+  gameStateSchema,
+  idParams,
+  joinCodeSchema,
+  playerParams,
+  playerSchema,
+  registrationBody,
+} from './schemas';
+
+// Gamespace routes (wire reference §1.2): the list, launching and playing a workspace, players,
+// invitations and favorites. The rules live in the play service: an unknown id is 400
+// ResourceNotFound before authorization, an actor who may not act gets 403 with an empty body.
+// Routes of the AnyUser policy also accept a one-time ticket and the console cookie, as there.
 
 const searchQuery = { type: 'object', properties: searchProperties } as const;
 
+type IdRoute = { Params: { id: string } };
+const anyUser = { auth: 'anyUser' } as const;
+const stateResponse = { 200: gameStateSchema } as const;
+
+/** `{scheme}://{host}` of the request, which the launchpoint and grader addresses use. */
+const originOf = (request: FastifyRequest) => ({
+  origin: `${request.protocol}://${request.host}`,
+});
+
 export async function gamespaceRoutes(
   app: FastifyInstance,
-  options: { gamespaces: GamespaceService },
+  options: { gamespaces: GamespaceService; play: PlayService },
 ) {
+  const { play } = options;
   caseInsensitiveQuery(app);
 
   app.get<{
@@ -24,4 +52,111 @@ export async function gamespaceRoutes(
       ...paging(request.query),
     });
   });
+
+  app.get<IdRoute>(
+    '/api/preview/:id',
+    { schema: { params: idParams, response: stateResponse } },
+    async (request) => play.preview(actorOf(request), request.params.id),
+  );
+
+  app.get<IdRoute>(
+    '/api/gamespace/:id',
+    { config: anyUser, schema: { params: idParams, response: stateResponse } },
+    async (request) => play.load(actorOf(request), request.params.id),
+  );
+
+  app.post<{ Body: Registration }>(
+    '/api/gamespace',
+    { schema: { body: registrationBody, response: stateResponse } },
+    async (request) => play.register(actorOf(request), request.body, originOf(request)),
+  );
+
+  app.put<{ Body: { id: string; expirationTime?: string | null } }>(
+    '/api/gamespace',
+    { config: anyUser, schema: { body: changedGamespaceBody } },
+    async (request, reply) => {
+      await play.update(actorOf(request), request.body);
+      return reply.code(200).send('');
+    },
+  );
+
+  for (const action of ['start', 'stop', 'complete'] as const) {
+    app.post<IdRoute>(
+      `/api/gamespace/:id/${action}`,
+      { config: anyUser, schema: { params: idParams, response: stateResponse } },
+      async (request) => play[action](actorOf(request), request.params.id),
+    );
+  }
+
+  app.delete<IdRoute>(
+    '/api/gamespace/:id',
+    { schema: { params: idParams } },
+    async (request, reply) => {
+      await play.remove(actorOf(request), request.params.id);
+      return reply.code(200).send('');
+    },
+  );
+
+  app.post<IdRoute>(
+    '/api/gamespace/:id/invite',
+    { config: anyUser, schema: { params: idParams, response: { 200: joinCodeSchema } } },
+    async (request) => play.invite(actorOf(request), request.params.id),
+  );
+
+  app.post<{ Params: { code: string } }>(
+    '/api/player/:code',
+    { schema: { params: codeParams } },
+    async (request, reply) => {
+      await play.join(actorOf(request), request.params.code);
+      return reply.code(200).send('');
+    },
+  );
+
+  app.put<{ Body: { subjectName?: string | null; code?: string | null; name?: string | null } }>(
+    '/api/player/enlist',
+    {
+      config: { auth: 'anonymous' },
+      schema: { body: enlisteeBody, response: { 200: enlistmentSchema } },
+    },
+    async (request) => play.enlist(request.body ?? {}),
+  );
+
+  app.get<IdRoute>(
+    '/api/players/:id',
+    { schema: { params: idParams, response: { 200: { type: 'array', items: playerSchema } } } },
+    async (request) => play.players(actorOf(request), request.params.id),
+  );
+
+  app.delete<{ Params: { id: string; subjectId: string } }>(
+    '/api/gamespace/:id/player/:subjectId',
+    { schema: { params: playerParams } },
+    async (request, reply) => {
+      await play.removePlayer(actorOf(request), request.params.id, request.params.subjectId);
+      return reply.code(200).send('');
+    },
+  );
+
+  app.get(
+    '/api/gamespace-favorites',
+    { schema: { response: { 200: { type: 'array', items: { type: 'string' } } } } },
+    async (request) => play.favorites(actorOf(request)),
+  );
+
+  app.put<IdRoute>(
+    '/api/gamespace-favorite/:id',
+    { schema: { params: idParams } },
+    async (request, reply) => {
+      const found = await play.favorite(actorOf(request), request.params.id);
+      return reply.code(found ? 200 : 404).send('');
+    },
+  );
+
+  app.delete<IdRoute>(
+    '/api/gamespace-favorite/:id',
+    { schema: { params: idParams } },
+    async (request, reply) => {
+      await play.unfavorite(actorOf(request), request.params.id);
+      return reply.code(200).send('');
+    },
+  );
 }

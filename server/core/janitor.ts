@@ -1,0 +1,344 @@
+import { sql } from 'kysely';
+import type { Db } from '../store/db';
+import { tagOf, type HypervisorDriver } from '../hypervisor/driver';
+import type { Cache } from './cache';
+import { isoDate } from './dto';
+import { invalid } from './fields';
+import { newToken } from './ids';
+import { PERMISSION } from './workspaces';
+
+// The janitor (wire reference §4.6): a background job that ends gamespaces past their expiration
+// (plus the player's grace), deletes the machines of ended gamespaces once, and now and then
+// reports idle workspace machines and forgotten workspaces. Several servers may run it; a lock in
+// the shared cache lets one of them work at a time, and each gamespace's cleanup is claimed in
+// the database so its machines are deleted once even if two runs overlap.
+
+/** JanitorOptions (wire reference §2.6); timespans are N plus one of y/w/d/h/m/s. */
+export interface JanitorOptions {
+  /** Report idle workspace machines without deleting them (the reference's default). */
+  dryRun: boolean;
+  idleWorkspaceVmsExpiration: string;
+  inactiveWorkspaceExpiration: string;
+  unpublishedWorkspaceTimeout: string;
+}
+
+export const DEFAULT_JANITOR_OPTIONS: JanitorOptions = {
+  dryRun: true,
+  idleWorkspaceVmsExpiration: '1d',
+  inactiveWorkspaceExpiration: '1y',
+  unpublishedWorkspaceTimeout: '1w',
+};
+
+export type JanitorReason = 'IdleWorkspaceVms' | 'UnpublishedWorkspace' | 'InactiveWorkspace';
+
+/** JanitorReport (wire reference §2.6); `age` is the workspace's last activity. */
+export interface JanitorReport {
+  id: string;
+  name: string;
+  reason: JanitorReason;
+  age: string;
+  ownerName: string;
+  vmCount: number;
+}
+
+const UNIT_MS: Record<string, number> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 7 * 86_400_000,
+  y: 365 * 86_400_000,
+};
+
+/** "1d", "12h", "2w" as milliseconds; 400 InvalidPropertyValue for anything else. */
+export function parseTimespan(text: string, field: string): number {
+  const match = /^\s*(\d+)\s*([smhdwy])\s*$/i.exec(text);
+  if (!match) throw invalid(field, 'must be N followed by one of y, w, d, h, m, s');
+  return Number(match[1]) * UNIT_MS[match[2]!.toLowerCase()]!;
+}
+
+/** A request's JanitorOptions: missing fields take the reference's defaults. */
+export function janitorOptions(input: Partial<JanitorOptions> | null | undefined): JanitorOptions {
+  const options = { ...DEFAULT_JANITOR_OPTIONS };
+  for (const key of Object.keys(options) as Array<keyof JanitorOptions>) {
+    const value = input?.[key];
+    if (value !== undefined && value !== null) (options as Record<string, unknown>)[key] = value;
+  }
+  for (const key of [
+    'idleWorkspaceVmsExpiration',
+    'inactiveWorkspaceExpiration',
+    'unpublishedWorkspaceTimeout',
+  ] as const) {
+    parseTimespan(options[key], key);
+  }
+  return options;
+}
+
+/** Inclusive bounds of a randomized delay. */
+export type Range = readonly [min: number, max: number];
+
+export interface JanitorSchedule {
+  /** Delay of the first run after start-up (the reference: 30–60 s). */
+  startMs: Range;
+  /** Delay between runs (60–90 s). */
+  intervalMs: Range;
+  /** The workspace report runs every this many runs (60–90, roughly hourly). */
+  cleanupEveryTicks: Range;
+}
+
+export const DEFAULT_JANITOR_SCHEDULE: JanitorSchedule = {
+  startMs: [30_000, 60_000],
+  intervalMs: [60_000, 90_000],
+  cleanupEveryTicks: [60, 90],
+};
+
+/** How long one run may hold the lock before another server may take over. */
+export const JANITOR_LOCK_TTL_MS = 5 * 60_000;
+const LOCK_KEY = 'janitor:lock';
+
+export interface JanitorDeps {
+  db: Db;
+  driver: Pick<HypervisorDriver, 'find' | 'deleteAll'>;
+  cache: Cache;
+  log: { warn(obj: object, msg: string): void };
+  schedule?: JanitorSchedule;
+  now?: () => number;
+  random?: () => number;
+}
+
+export function createJanitor(deps: JanitorDeps) {
+  const { db, driver, cache, log } = deps;
+  const now = deps.now ?? (() => Date.now());
+  const random = deps.random ?? Math.random;
+  const schedule = deps.schedule ?? DEFAULT_JANITOR_SCHEDULE;
+  const pick = ([min, max]: Range) => min + Math.floor(random() * (max - min + 1));
+
+  /** Sets endTime = expirationTime on unended gamespaces past expiration plus grace. */
+  async function endExpired(): Promise<string[]> {
+    const t = now();
+    const rows = await db
+      .selectFrom('gamespaces')
+      .select('id')
+      .where('endTime', '<=', 0)
+      .where('expirationTime', '>', 0)
+      .where(sql<boolean>`expiration_time + cleanup_grace_minutes * 60000 < ${t}`)
+      .execute();
+    const ids = rows.map((r) => r.id);
+    if (ids.length > 0) {
+      await db
+        .updateTable('gamespaces')
+        .set((eb) => ({ endTime: eb.ref('expirationTime') }))
+        .where('id', 'in', ids)
+        .where('endTime', '<=', 0)
+        .execute();
+    }
+    return ids;
+  }
+
+  /**
+   * Deletes the machines of ended gamespaces not cleaned yet. Each one is claimed first
+   * (cleaned 0 -> 1 in one statement), so only one run deletes its machines; a failed delete
+   * gives the claim back for the next run.
+   */
+  async function cleanupEnded(): Promise<string[]> {
+    const rows = await db
+      .selectFrom('gamespaces')
+      .select('id')
+      .where('endTime', '>', 0)
+      .where('cleaned', '=', 0)
+      .execute();
+    const cleaned: string[] = [];
+    for (const { id } of rows) {
+      const claim = await db
+        .updateTable('gamespaces')
+        .set({ cleaned: 1 })
+        .where('id', '=', id)
+        .where('cleaned', '=', 0)
+        .executeTakeFirst();
+      if (Number(claim.numUpdatedRows) !== 1) continue;
+      try {
+        await driver.deleteAll(id);
+        cleaned.push(id);
+      } catch (err) {
+        log.warn({ err, gamespaceId: id }, 'janitor: deleting gamespace machines failed');
+        await db.updateTable('gamespaces').set({ cleaned: 0 }).where('id', '=', id).execute();
+      }
+    }
+    return cleaned;
+  }
+
+  async function ownerNames(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const managers = await db
+      .selectFrom('workers')
+      .select(['workspaceId', 'subjectName'])
+      .where('workspaceId', 'in', ids)
+      .where('permission', '=', PERMISSION.manager)
+      .orderBy('subjectName')
+      .execute();
+    const names = new Map<string, string>();
+    for (const m of managers)
+      if (!names.has(m.workspaceId)) names.set(m.workspaceId, m.subjectName);
+    return names;
+  }
+
+  /** The workspace's builder machines (tagged with its id). */
+  const workspaceVms = async (id: string) =>
+    (await driver.find(id)).filter((vm) => tagOf(vm.name) === id);
+
+  /**
+   * Workspaces idle between one and two expirations that still have machines: reported, and
+   * their machines deleted unless dryRun.
+   */
+  async function idleWorkspaceVms(options: JanitorOptions): Promise<JanitorReport[]> {
+    const t = now();
+    const exp = parseTimespan(options.idleWorkspaceVmsExpiration, 'idleWorkspaceVmsExpiration');
+    const rows = await db
+      .selectFrom('workspaces')
+      .select(['id', 'name', 'author', 'lastActivity'])
+      .where('lastActivity', '>', t - 2 * exp)
+      .where('lastActivity', '<', t - exp)
+      .execute();
+    const owners = await ownerNames(rows.map((r) => r.id));
+    const reports: JanitorReport[] = [];
+    for (const w of rows) {
+      const vms = await workspaceVms(w.id);
+      if (vms.length === 0) continue;
+      if (!options.dryRun) await driver.deleteAll(w.id);
+      reports.push(report(w, 'IdleWorkspaceVms', owners, vms.length));
+    }
+    return reports;
+  }
+
+  /**
+   * Unpublished workspaces without an audience idle beyond the timeout, and published ones idle
+   * beyond the expiration: reported only. The reference forces their deletion to a dry run, and
+   * so do we: deleting an author's work is for people to decide.
+   */
+  async function staleWorkspaces(options: JanitorOptions): Promise<JanitorReport[]> {
+    const t = now();
+    const unpublished =
+      t - parseTimespan(options.unpublishedWorkspaceTimeout, 'unpublishedWorkspaceTimeout');
+    const inactive =
+      t - parseTimespan(options.inactiveWorkspaceExpiration, 'inactiveWorkspaceExpiration');
+    const rows = await db
+      .selectFrom('workspaces')
+      .select(['id', 'name', 'author', 'lastActivity', 'isPublished', 'audience'])
+      .where((eb) =>
+        eb.or([
+          eb.and([
+            eb('isPublished', '=', 0),
+            eb('audience', '=', ''),
+            eb('lastActivity', '<', unpublished),
+          ]),
+          eb.and([eb('isPublished', '=', 1), eb('lastActivity', '<', inactive)]),
+        ]),
+      )
+      .execute();
+    const owners = await ownerNames(rows.map((r) => r.id));
+    const reports: JanitorReport[] = [];
+    for (const w of rows) {
+      const reason = w.isPublished ? 'InactiveWorkspace' : 'UnpublishedWorkspace';
+      reports.push(report(w, reason, owners, (await workspaceVms(w.id)).length));
+    }
+    return reports;
+  }
+
+  function report(
+    w: { id: string; name: string; author: string; lastActivity: number },
+    reason: JanitorReason,
+    owners: Map<string, string>,
+    vmCount: number,
+  ): JanitorReport {
+    const ownerName = owners.get(w.id) ?? w.author;
+    return { id: w.id, name: w.name, reason, age: isoDate(w.lastActivity), ownerName, vmCount };
+  }
+
+  /** Runs `work` holding the cache lock; null when another run holds it. */
+  async function withLock<T>(work: () => Promise<T>): Promise<T | null> {
+    const token = newToken();
+    if (!(await cache.setIfAbsent(LOCK_KEY, token, JANITOR_LOCK_TTL_MS))) return null;
+    try {
+      return await work();
+    } finally {
+      // Released only if still ours: a run that outlived the TTL must not free another's lock.
+      if ((await cache.get(LOCK_KEY)) === token) await cache.delete(LOCK_KEY);
+    }
+  }
+
+  /** Waits for the lock (another server's run is short), then runs. */
+  async function whenLocked<T>(work: () => Promise<T>, patienceMs = 30_000): Promise<T> {
+    const deadline = now() + patienceMs;
+    for (;;) {
+      const result = await withLock(async () => ({ value: await work() }));
+      if (result) return result.value;
+      if (now() > deadline) return work();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  const gamespaces = async () => {
+    await endExpired();
+    await cleanupEnded();
+  };
+  const cleanup = async (options: JanitorOptions) => [
+    ...(await idleWorkspaceVms(options)),
+    ...(await staleWorkspaces(options)),
+  ];
+
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+  let ticks = 0;
+  let nextCleanup = pick(schedule.cleanupEveryTicks);
+
+  /** One background run: always the gamespaces, the workspace report every so many runs. */
+  async function tick(): Promise<void> {
+    ticks += 1;
+    const withCleanup = ticks >= nextCleanup;
+    await withLock(async () => {
+      await gamespaces();
+      if (withCleanup) {
+        ticks = 0;
+        nextCleanup = pick(schedule.cleanupEveryTicks);
+        await cleanup(DEFAULT_JANITOR_OPTIONS);
+      }
+    });
+  }
+
+  function arm(delay: number) {
+    timer = setTimeout(() => {
+      running = tick()
+        .catch((err: unknown) => log.warn({ err }, 'janitor run failed'))
+        .finally(() => {
+          if (timer) arm(pick(schedule.intervalMs));
+        });
+    }, delay);
+    timer.unref();
+  }
+
+  return {
+    endExpired,
+    cleanupEnded,
+    tick,
+    /** POST api/admin/janitor: ends and cleans gamespaces, then reports workspaces. */
+    run: (options: JanitorOptions) =>
+      whenLocked(async () => {
+        await gamespaces();
+        return cleanup(options);
+      }),
+    /** POST api/admin/janitor/idlewsvms: the idle workspace machines only. */
+    idleWorkspaceVms: (options: JanitorOptions) => whenLocked(() => idleWorkspaceVms(options)),
+    /** Starts the background runs (first after `startMs`, then every `intervalMs`). */
+    start() {
+      if (!timer) arm(pick(schedule.startMs));
+    },
+    /** Stops the background runs and waits for one in progress. */
+    async stop() {
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
+
+export type Janitor = ReturnType<typeof createJanitor>;

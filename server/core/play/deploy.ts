@@ -1,0 +1,119 @@
+import type { ChallengeSpec } from '../../../src/domain/challenge';
+import { substitute } from '../../../src/domain/transforms';
+import { toDeployable } from '../../hypervisor/deployable';
+import type { HypervisorDriver, Vm } from '../../hypervisor/driver';
+import type { Db } from '../../store/db';
+import type { GamespaceTable, TemplateTable, WorkspaceTable } from '../../store/schema';
+import type { VmTemplate } from '../templates';
+
+// Deploying a gamespace's machines (wire reference §4.5): which templates of the workspace the
+// gamespace's variant uses, how many copies each makes, and the complete machine templates the
+// driver deploys under the gamespace id as isolation tag.
+
+/** Core.ReplicaLimit of the reference: the most copies one template makes. */
+export const REPLICA_LIMIT = 5;
+/** How often and how long the launch waits for every machine to exist (18 × 5 s). */
+export const DEPLOY_POLL = { attempts: 18, intervalMs: 5_000 } as const;
+
+const VARIANT_SUFFIX = /_v\d+$/;
+
+/** Templates of variant 0 (all variants) or of the gamespace's one, variant suffix removed. */
+export function templatesOfVariant<T extends Pick<TemplateTable, 'name' | 'variant'>>(
+  templates: readonly T[],
+  variant: number,
+): T[] {
+  return templates
+    .filter((t) => t.variant === 0 || t.variant - 1 === variant)
+    .map((t) => (t.variant === 0 ? t : { ...t, name: t.name.replace(VARIANT_SUFFIX, '') }));
+}
+
+/**
+ * The names a template deploys under: one, or `name_1..name_n` for replicas. A negative replica
+ * count means one per player; both are capped at the replica limit.
+ */
+export function replicaNames(name: string, replicas: number, playerCount: number): string[] {
+  const wanted = replicas < 0 ? playerCount : replicas;
+  const count = Math.min(wanted, REPLICA_LIMIT);
+  if (count <= 1) return [name];
+  return Array.from({ length: count }, (_, i) => `${name}_${i + 1}`);
+}
+
+/** The challenge ISO, for a template that has none and is one of the ISO's targets. */
+export function challengeIso(
+  template: Pick<TemplateTable, 'name' | 'iso'>,
+  iso: { file: string; targets: string } | null | undefined,
+): string {
+  if (template.iso || !iso?.file) return template.iso;
+  const targets = iso.targets.toLowerCase().split(/\s+/).filter(Boolean);
+  return targets.includes(template.name.toLowerCase()) ? iso.file : template.iso;
+}
+
+type TemplateRow = TemplateTable & { parentDetail: string | null };
+
+/** The machine templates of a gamespace: `##key##` substituted, ISO mounted, replicas named. */
+export function gamespaceTemplates(
+  gamespace: Pick<GamespaceTable, 'id' | 'variant' | 'playerCount'>,
+  workspace: Pick<WorkspaceTable, 'hostAffinity' | 'useUplinkSwitch'>,
+  templates: readonly TemplateRow[],
+  spec: Pick<ChallengeSpec, 'transforms' | 'challenge'>,
+): VmTemplate[] {
+  return templatesOfVariant(templates, gamespace.variant).flatMap((t) => {
+    const resolved = {
+      ...t,
+      guestinfo: substitute(t.guestinfo, spec.transforms),
+      detail: t.detail === null ? null : substitute(t.detail, spec.transforms),
+      iso: challengeIso(t, spec.challenge?.iso),
+    };
+    const parentDetail =
+      t.parentDetail === null ? null : substitute(t.parentDetail, spec.transforms);
+    return replicaNames(t.name, t.replicas, Math.max(1, gamespace.playerCount)).map((name) =>
+      toDeployable({
+        template: { ...resolved, name },
+        parentDetail,
+        tag: gamespace.id,
+        workspace,
+      }),
+    );
+  });
+}
+
+/** The workspace's templates with their parents' details (what linked templates deploy from). */
+export async function workspaceTemplates(db: Db, workspaceId: string): Promise<TemplateRow[]> {
+  return db
+    .selectFrom('templates as t')
+    .leftJoin('templates as p', 'p.id', 't.parentId')
+    .selectAll('t')
+    .select('p.detail as parentDetail')
+    .where('t.workspaceId', '=', workspaceId)
+    .orderBy('t.name')
+    .execute();
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Deploys the machines and waits until all of them exist (true), polling the driver; false when
+ * they never all appear, in which case the gamespace does not start.
+ */
+export async function deployAndWait(
+  driver: Pick<HypervisorDriver, 'deployBatch' | 'find'>,
+  context: { gamespaceId: string; hostAffinity: boolean; privileged: boolean },
+  templates: VmTemplate[],
+  poll: { attempts: number; intervalMs: number } = DEPLOY_POLL,
+): Promise<{ complete: boolean; deployed: Vm[] }> {
+  const deployed = await driver.deployBatch(
+    {
+      isolationTag: context.gamespaceId,
+      hostAffinity: context.hostAffinity,
+      privileged: context.privileged,
+      templates,
+    },
+    true,
+  );
+  for (let attempt = 0; attempt < poll.attempts; attempt++) {
+    const found = await driver.find(context.gamespaceId);
+    if (found.length >= templates.length) return { complete: true, deployed };
+    await sleep(poll.intervalMs);
+  }
+  return { complete: false, deployed };
+}

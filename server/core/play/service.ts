@@ -1,0 +1,595 @@
+import { parseChallengeText } from '../../../src/domain/challenge';
+import type { Random } from '../../../src/domain/transforms';
+import { ticketKey } from '../../auth/authenticate';
+import type { HypervisorDriver } from '../../hypervisor/driver';
+import { isUniqueViolation, type Db } from '../../store/db';
+import type { GamespaceTable, WorkspaceTable } from '../../store/schema';
+import type { Cache } from '../cache';
+import { hasAnyToken, parseDate } from '../dto';
+import { DomainError, forbidden } from '../errors';
+import { actorRef, integer, unknownArgument, type EventPayload } from '../fields';
+import {
+  aboveCut,
+  gameState,
+  playerDto,
+  readDocument,
+  type GameState,
+  type PlayerDto,
+} from '../gamespaces';
+import { newId, newToken, sha256Hex } from '../ids';
+import type { VmPublisher } from '../vms';
+import { PERMISSION } from '../workspaces';
+import type { Actor } from '../users';
+import { deployAndWait, DEPLOY_POLL, gamespaceTemplates, workspaceTemplates } from './deploy';
+import { createInvitations } from './invitations';
+import {
+  cloneChallenge,
+  cryptoRandom,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_POINTS,
+  expirationOf,
+  LAUNCH_LOCK_MS,
+  maxDuration,
+} from './registration';
+
+// Playing a workspace (wire reference §1.2, §4.2, §4.5, §4.7): launching a gamespace, deploying
+// its machines, starting, stopping, completing and deleting it, and the players who share it.
+// Authorization follows the reference's predicates: gs.CanInteract (the manager or any player),
+// gs.CanManage (the manager or a player with Manager permission), admins always pass, and the
+// grader key's agent (whose id is the gamespace id) may read its own gamespace.
+
+/** How long a launch ticket lasts (sliding), as the reference caches it. */
+export const LAUNCH_TICKET_MS = 180_000;
+
+export interface Registration {
+  resourceId: string;
+  graderKey?: string | null;
+  graderUrl?: string | null;
+  variant?: number;
+  playerCount?: number;
+  maxAttempts?: number | null;
+  maxMinutes?: number;
+  points?: number | null;
+  allowReset?: boolean;
+  allowPreview?: boolean;
+  startGamespace?: boolean;
+  expirationTime?: string | null;
+  players?: Array<{ subjectId?: string | null; subjectName?: string | null }> | null;
+}
+
+/** Where the request came from: to make the launchpoint and grader addresses absolute. */
+export interface RequestOrigin {
+  /** `{scheme}://{host}` */
+  origin: string;
+}
+
+export interface GameEventPublisher {
+  publish(group: string, event: 'GameEvent', payload: EventPayload): void;
+}
+
+export interface PlayServiceOptions {
+  driver: HypervisorDriver;
+  cache: Cache;
+  publisher: GameEventPublisher;
+  /** VM.DEPLOY for each new machine, to the gamespace's group. */
+  vmPublisher: VmPublisher;
+  /** Removes a gamespace's machines and announces it (the VM service's deleteAll). */
+  deleteMachines(gamespaceId: string): Promise<void>;
+  docsDir?: string;
+  now?: () => number;
+  random?: Random;
+  deployPoll?: { attempts: number; intervalMs: number };
+}
+
+const asId = (value: unknown): string | null =>
+  typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
+
+/** The empty GameState of a preview: just the name and the document above the cut. */
+function previewState(name: string, markdown: string): GameState {
+  const unset = '0001-01-01T00:00:00+00:00';
+  return {
+    id: null,
+    workspaceId: null,
+    name,
+    slug: '',
+    managerId: null,
+    managerName: null,
+    markdown,
+    audience: null,
+    launchpointUrl: null,
+    players: [],
+    whenCreated: unset,
+    startTime: unset,
+    endTime: unset,
+    expirationTime: unset,
+    isActive: false,
+    vms: [],
+    challenge: null,
+    variant: 0,
+  };
+}
+
+export function createPlayService(db: Db, options: PlayServiceOptions) {
+  const now = options.now ?? Date.now;
+  const random = options.random ?? cryptoRandom;
+  const invitations = createInvitations(options.cache);
+
+  const state = (
+    g: GamespaceTable,
+    actor: Actor,
+    extra: { preview?: boolean; launchpointUrl?: string | null } = {},
+  ) =>
+    gameState(g, actor, {
+      db,
+      driver: options.driver,
+      docsDir: options.docsDir,
+      now: now(),
+      ...extra,
+    });
+
+  async function findGamespace(id: unknown): Promise<GamespaceTable | undefined> {
+    const key = asId(id);
+    if (!key) return undefined;
+    return db.selectFrom('gamespaces').selectAll().where('id', '=', key).executeTakeFirst();
+  }
+
+  /** The gamespace, or 400 ResourceNotFound naming the argument (before authorization). */
+  async function existing(id: unknown, argument = 'id'): Promise<GamespaceTable> {
+    const g = await findGamespace(id);
+    if (!g) throw unknownArgument(argument);
+    return g;
+  }
+
+  async function findWorkspace(id: unknown): Promise<WorkspaceTable | undefined> {
+    const key = asId(id);
+    if (!key) return undefined;
+    return db.selectFrom('workspaces').selectAll().where('id', '=', key).executeTakeFirst();
+  }
+
+  async function permissionOf(actorId: string, gamespaceId: string): Promise<number | null> {
+    const p = await db
+      .selectFrom('players')
+      .select('permission')
+      .where('gamespaceId', '=', gamespaceId)
+      .where('subjectId', '=', actorId)
+      .executeTakeFirst();
+    return p ? p.permission : null;
+  }
+
+  /** gs.CanInteract: the manager or any player (admins pass every check). */
+  async function canInteract(actor: Actor, g: GamespaceTable): Promise<boolean> {
+    if (actor.isAdmin || g.managerId === actor.id) return true;
+    return (await permissionOf(actor.id, g.id)) !== null;
+  }
+
+  /** gs.CanManage: the manager or a player with Manager permission. */
+  async function canManage(actor: Actor, g: GamespaceTable): Promise<boolean> {
+    if (actor.isAdmin || g.managerId === actor.id) return true;
+    return (await permissionOf(actor.id, g.id)) === PERMISSION.manager;
+  }
+
+  async function assertManage(actor: Actor, id: unknown): Promise<GamespaceTable> {
+    const g = await existing(id);
+    if (!(await canManage(actor, g))) throw forbidden();
+    return g;
+  }
+
+  /**
+   * HasValidUserScope: the workspace's audience shares a token with the actor's scope plus
+   * "everyone", or the actor works on it, or is an admin. The audience is what publishes a
+   * workspace here: `isPublished` is a column no route sets (as in the reference, where the
+   * check reads only the audience). A grader key's agent never launches anything.
+   */
+  async function hasValidUserScope(actor: Actor, ws: WorkspaceTable): Promise<boolean> {
+    if (actor.isAgent) return false;
+    if (actor.isAdmin) return true;
+    if (hasAnyToken(ws.audience, `${actor.scope} everyone`)) return true;
+    const worker = await db
+      .selectFrom('workers')
+      .select('subjectId')
+      .where('workspaceId', '=', ws.id)
+      .where('subjectId', '=', actor.id)
+      .executeTakeFirst();
+    return !!worker;
+  }
+
+  /** A gamespace of the workspace, not ended nor expired, that the player manages or plays. */
+  async function activeGamespaceOf(workspaceId: string, playerId: string) {
+    return db
+      .selectFrom('gamespaces as g')
+      .selectAll('g')
+      .where('g.workspaceId', '=', workspaceId)
+      .where('g.endTime', '<=', 0)
+      .where('g.expirationTime', '>', now())
+      .where((eb) =>
+        eb.or([
+          eb('g.managerId', '=', playerId),
+          eb.exists(
+            eb
+              .selectFrom('players as p')
+              .select('p.subjectId')
+              .whereRef('p.gamespaceId', '=', 'g.id')
+              .where('p.subjectId', '=', playerId),
+          ),
+        ]),
+      )
+      .orderBy('g.whenCreated', 'desc')
+      .executeTakeFirst();
+  }
+
+  /** IsBelowGamespaceLimit: gamespaces the actor manages that started and did not end. */
+  async function isBelowLimit(actor: Actor): Promise<boolean> {
+    if (actor.gamespaceLimit <= 0) return true;
+    const { n } = await db
+      .selectFrom('gamespaces')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('managerId', '=', actor.id)
+      .where('startTime', '>', 0)
+      .where('endTime', '<=', 0)
+      .executeTakeFirstOrThrow();
+    return Number(n) < actor.gamespaceLimit;
+  }
+
+  function publishGame(
+    actor: Actor,
+    action: 'GAME.UPDATE' | 'GAME.OVER',
+    id: string,
+    model: unknown,
+  ) {
+    options.publisher.publish(id, 'GameEvent', { action, actor: actorRef(actor), model });
+  }
+
+  /**
+   * Deploys the machines of the gamespace's variant; once all of them exist the gamespace starts
+   * (startTime is set only once). Returns the row as it is afterwards.
+   */
+  async function deploy(g: GamespaceTable, actor: Actor): Promise<GamespaceTable> {
+    const ws = g.workspaceId ? await findWorkspace(g.workspaceId) : undefined;
+    if (!ws) return g;
+    const spec = parseChallengeText(g.challenge);
+    const templates = gamespaceTemplates(g, ws, await workspaceTemplates(db, ws.id), spec);
+    const { complete, deployed } = await deployAndWait(
+      options.driver,
+      { gamespaceId: g.id, hostAffinity: !!ws.hostAffinity, privileged: actor.isBuilder },
+      templates,
+      options.deployPoll ?? DEPLOY_POLL,
+    );
+    for (const vm of deployed) {
+      options.vmPublisher.publish(g.id, 'VmEvent', {
+        action: 'VM.DEPLOY',
+        actor: actorRef(actor),
+        model: vm,
+      });
+    }
+    if (!complete || g.startTime > 0) return g;
+    const startTime = now();
+    await db
+      .updateTable('gamespaces')
+      .set({ startTime })
+      .where('id', '=', g.id)
+      .where('startTime', '<=', 0)
+      .execute();
+    return (await findGamespace(g.id)) ?? g;
+  }
+
+  async function create(
+    actor: Actor,
+    ws: WorkspaceTable,
+    request: Registration,
+    players: Array<{ subjectId: string; subjectName: string }>,
+    graderKey: string,
+    graderUrl: string,
+  ): Promise<GamespaceTable> {
+    const t = now();
+    const max = maxDuration(actor.gamespaceMaxMinutes, ws.durationMinutes);
+    const expirationTime = expirationOf(t, max, {
+      maxMinutes: integer(request.maxMinutes, 'maxMinutes'),
+      expirationTime: parseDate(request.expirationTime),
+    });
+    const id = newId();
+    const challenge = cloneChallenge(ws.challenge, {
+      requestedVariant: integer(request.variant, 'variant'),
+      maxPoints: integer(request.points, 'points', { fallback: DEFAULT_POINTS }),
+      maxAttempts: integer(request.maxAttempts, 'maxAttempts', { fallback: DEFAULT_MAX_ATTEMPTS }),
+      context: { gamespaceId: id, graderUrl, graderKey },
+      random,
+    });
+    const requestedCount = integer(request.playerCount, 'playerCount');
+    const row: GamespaceTable = {
+      id,
+      name: ws.name,
+      managerId: actor.id,
+      managerName: actor.name,
+      graderKey: sha256Hex(graderKey),
+      whenCreated: t,
+      startTime: 0,
+      endTime: 0,
+      expirationTime,
+      cleanupGraceMinutes: actor.gamespaceCleanupGraceMinutes,
+      cleaned: 0,
+      allowReset: request.allowReset ? 1 : 0,
+      challenge: challenge.text,
+      workspaceId: ws.id,
+      variant: challenge.variant,
+      playerCount: requestedCount > 0 ? requestedCount : players.length,
+    };
+    await db.transaction().execute(async (tx) => {
+      await tx.insertInto('gamespaces').values(row).execute();
+      // The first player manages the gamespace with its launcher.
+      const unique = [...new Map(players.map((p) => [p.subjectId, p])).values()];
+      if (unique.length > 0) {
+        await tx
+          .insertInto('players')
+          .values(
+            unique.map((p, i) => ({
+              gamespaceId: id,
+              subjectId: p.subjectId,
+              subjectName: p.subjectName,
+              permission: i === 0 ? PERMISSION.manager : PERMISSION.none,
+            })),
+          )
+          .execute();
+      }
+      await tx
+        .updateTable('workspaces')
+        .set((eb) => ({ launchCount: eb('launchCount', '+', 1), lastActivity: t }))
+        .where('id', '=', ws.id)
+        .execute();
+    });
+    return row;
+  }
+
+  return {
+    state,
+    canInteract,
+    canManage,
+
+    /** GET /api/preview/{id}: the name and the document above the cut (or a title). */
+    async preview(actor: Actor, workspaceId: unknown): Promise<GameState> {
+      const ws = await findWorkspace(workspaceId);
+      if (!ws) throw unknownArgument('id');
+      if (!(await hasValidUserScope(actor, ws))) throw forbidden();
+      const markdown = aboveCut(await readDocument(options.docsDir, ws.id));
+      return previewState(ws.name, markdown.trim() ? markdown : `# ${ws.name}`);
+    },
+
+    /**
+     * GET /api/gamespace/{id}: a gamespace (its grader key, its manager and players, admins), or
+     * for a workspace id the actor's active gamespace of it, else its preview (id null).
+     */
+    async load(actor: Actor, id: unknown): Promise<GameState> {
+      const g = await findGamespace(id);
+      if (g) {
+        if (actor.id !== g.id && !(await canInteract(actor, g))) throw forbidden();
+        return state(g, actor);
+      }
+      const ws = await findWorkspace(id);
+      if (!ws) throw unknownArgument('id');
+      const active = await activeGamespaceOf(ws.id, actor.id);
+      if (active) return state(active, actor);
+      // Not the reference's check, which has none here: without it anyone could read any
+      // workspace's document above the cut by its id.
+      if (!(await hasValidUserScope(actor, ws))) throw forbidden();
+      return previewState(ws.name, aboveCut(await readDocument(options.docsDir, ws.id)));
+    },
+
+    /** POST /api/gamespace. */
+    async register(actor: Actor, request: Registration, origin: RequestOrigin): Promise<GameState> {
+      const ws = await findWorkspace(request.resourceId);
+      if (!ws) throw unknownArgument('resourceId');
+      if (!(await hasValidUserScope(actor, ws))) throw forbidden();
+      const requested = (request.players ?? [])
+        .filter((p) => typeof p?.subjectId === 'string' && p.subjectId)
+        .map((p) => ({ subjectId: p.subjectId!, subjectName: p.subjectName ?? '' }));
+      const playerId = requested[0]?.subjectId ?? actor.id;
+
+      let g = await activeGamespaceOf(ws.id, playerId);
+      if (!g) {
+        if (!(await isBelowLimit(actor))) throw new DomainError('ClientGamespaceLimitReached');
+        // One launch at a time per player and workspace, across servers (the lock is in the
+        // shared cache): a double click must not make two gamespaces.
+        const lock = `:lck:${playerId}${ws.id}`;
+        if (!(await options.cache.setIfAbsent(lock, actor.id, LAUNCH_LOCK_MS))) {
+          throw new DomainError('ResourceIsLocked');
+        }
+        try {
+          // A launch that finished while this one waited for the lock is reused.
+          g = await activeGamespaceOf(ws.id, playerId);
+          if (!g) {
+            const graderUrl = request.graderUrl || `${origin.origin}/api/gamespace/grade`;
+            const graderKey = request.graderKey || newId();
+            const players = requested.length
+              ? requested
+              : [{ subjectId: actor.id, subjectName: actor.name }];
+            g = await create(actor, ws, request, players, graderKey, graderUrl);
+            if (request.startGamespace) g = await deploy(g, actor);
+          }
+        } finally {
+          await options.cache.delete(lock);
+        }
+      }
+
+      const token = newToken();
+      const first = requested[0];
+      if (first) {
+        await options.cache.set(
+          ticketKey(token),
+          `${first.subjectId}#${first.subjectName}`,
+          LAUNCH_TICKET_MS,
+          {
+            sliding: true,
+          },
+        );
+      }
+      return state(g, actor, {
+        preview: !!request.allowPreview,
+        launchpointUrl: `${origin.origin}/lp?t=${token}&g=${g.id}`,
+      });
+    },
+
+    /** PUT /api/gamespace: a new expiration time (gs.CanManage). */
+    async update(actor: Actor, model: { id?: unknown; expirationTime?: unknown }): Promise<void> {
+      const g = await assertManage(actor, model.id);
+      const expirationTime = parseDate(model.expirationTime);
+      if (expirationTime <= 0) throw new DomainError('InvalidOperation');
+      await db.updateTable('gamespaces').set({ expirationTime }).where('id', '=', g.id).execute();
+    },
+
+    /** POST /api/gamespace/{id}/start: deploys unless ended or expired; GAME.UPDATE. */
+    async start(actor: Actor, id: unknown): Promise<GameState> {
+      let g = await assertManage(actor, id);
+      if (g.endTime <= 0 && g.expirationTime > now()) g = await deploy(g, actor);
+      const result = await state(g, actor);
+      publishGame(actor, 'GAME.UPDATE', g.id, result);
+      return result;
+    },
+
+    /** POST /api/gamespace/{id}/stop: the machines go; the gamespace does not end. */
+    async stop(actor: Actor, id: unknown): Promise<GameState> {
+      const g = await assertManage(actor, id);
+      await options.deleteMachines(g.id);
+      const result = await state(g, actor);
+      publishGame(actor, 'GAME.UPDATE', g.id, result);
+      return result;
+    },
+
+    /** POST /api/gamespace/{id}/complete: ends it now (the janitor removes its machines). */
+    async complete(actor: Actor, id: unknown): Promise<GameState> {
+      const g = await assertManage(actor, id);
+      if (g.endTime <= 0) {
+        await db.updateTable('gamespaces').set({ endTime: now() }).where('id', '=', g.id).execute();
+      }
+      const result = await state((await findGamespace(g.id)) ?? g, actor);
+      publishGame(actor, 'GAME.UPDATE', g.id, result);
+      return result;
+    },
+
+    /**
+     * DELETE /api/gamespace/{id} (gs.CanInteract). Unless an admin, only a gamespace that allows
+     * reset may be deleted. Quirk fixed: the reference deletes the machines before this check, so
+     * a refused player loses the machines of a gamespace that stays; here nothing is touched.
+     */
+    async remove(actor: Actor, id: unknown): Promise<void> {
+      const g = await existing(id);
+      if (!(await canInteract(actor, g))) throw forbidden();
+      if (!actor.isAdmin && !g.allowReset) throw new DomainError('ActionForbidden');
+      await options.deleteMachines(g.id);
+      await db.transaction().execute(async (tx) => {
+        await tx.deleteFrom('players').where('gamespaceId', '=', g.id).execute();
+        await tx.deleteFrom('gamespaces').where('id', '=', g.id).execute();
+      });
+      publishGame(actor, 'GAME.OVER', g.id, { id: g.id });
+    },
+
+    /** POST /api/gamespace/{id}/invite (gs.CanManage): a code valid 30 minutes. */
+    async invite(actor: Actor, id: unknown): Promise<{ id: string; code: string }> {
+      const g = await assertManage(actor, id);
+      return { id: g.id, code: await invitations.create(g.id) };
+    },
+
+    /** POST /api/player/{code}: the actor joins as a player (idempotent). */
+    async join(actor: Actor, code: string): Promise<void> {
+      const gamespaceId = await invitations.resolve(code);
+      if (!(await findGamespace(gamespaceId))) throw new DomainError('InvalidInvitation');
+      await addPlayer(gamespaceId, actor.id, actor.name);
+    },
+
+    /**
+     * PUT /api/player/enlist (anonymous): a new player whose subject id is a fresh token, and a
+     * ticket for it, so the launchpoint can sign the guest in.
+     */
+    async enlist(model: {
+      code?: unknown;
+      subjectName?: unknown;
+      /** Quirk fixed: the reference's launchpoint sends `name`, which it ignores. */
+      name?: unknown;
+    }): Promise<{ gamespaceId: string; token: string }> {
+      const gamespaceId = await invitations.resolve(
+        typeof model.code === 'string' ? model.code : '',
+      );
+      if (!(await findGamespace(gamespaceId))) throw new DomainError('InvalidInvitation');
+      const given = [model.subjectName, model.name].find(
+        (v): v is string => typeof v === 'string' && v.trim() !== '',
+      );
+      const name = given ? given.trim().slice(0, 64) : 'anonymous';
+      const token = newToken();
+      await addPlayer(gamespaceId, token, name);
+      await options.cache.set(ticketKey(token), `${token}#${name}`, LAUNCH_TICKET_MS, {
+        sliding: true,
+      });
+      return { gamespaceId, token };
+    },
+
+    /** GET /api/players/{id} (gs.CanInteract). */
+    async players(actor: Actor, id: unknown): Promise<PlayerDto[]> {
+      const g = await existing(id);
+      if (!(await canInteract(actor, g))) throw forbidden();
+      const rows = await db
+        .selectFrom('players')
+        .selectAll()
+        .where('gamespaceId', '=', g.id)
+        .orderBy('subjectName')
+        .orderBy('subjectId')
+        .execute();
+      return rows.map(playerDto);
+    },
+
+    /** DELETE /api/gamespace/{id}/player/{subjectId} (gs.CanManage). */
+    async removePlayer(actor: Actor, id: unknown, subjectId: string): Promise<void> {
+      const g = await assertManage(actor, id);
+      await db
+        .deleteFrom('players')
+        .where('gamespaceId', '=', g.id)
+        .where('subjectId', '=', subjectId)
+        .execute();
+    },
+
+    /** GET /api/gamespace-favorites: the actor's favorite gamespace ids, oldest first. */
+    async favorites(actor: Actor): Promise<string[]> {
+      const rows = await db
+        .selectFrom('gamespaceFavorites')
+        .select('targetId')
+        .where('userId', '=', actor.id)
+        .orderBy('whenCreated')
+        .orderBy('id')
+        .execute();
+      return rows.map((r) => r.targetId);
+    },
+
+    /** PUT /api/gamespace-favorite/{id}: false when there is no such gamespace (404). */
+    async favorite(actor: Actor, gamespaceId: string): Promise<boolean> {
+      if (!(await findGamespace(gamespaceId))) return false;
+      try {
+        await db
+          .insertInto('gamespaceFavorites')
+          .values({ id: newId(), userId: actor.id, targetId: gamespaceId, whenCreated: now() })
+          .execute();
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+      }
+      return true;
+    },
+
+    /** DELETE /api/gamespace-favorite/{id}. */
+    async unfavorite(actor: Actor, gamespaceId: string): Promise<void> {
+      await db
+        .deleteFrom('gamespaceFavorites')
+        .where('userId', '=', actor.id)
+        .where('targetId', '=', gamespaceId)
+        .execute();
+    },
+  };
+
+  async function addPlayer(gamespaceId: string, subjectId: string, subjectName: string) {
+    try {
+      await db
+        .insertInto('players')
+        .values({ gamespaceId, subjectId, subjectName, permission: PERMISSION.none })
+        .execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+}
+
+export type PlayService = ReturnType<typeof createPlayService>;

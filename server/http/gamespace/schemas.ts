@@ -1,0 +1,145 @@
+// JSON schemas of the play routes (wire reference §1.2, §2.2). Bodies are read leniently (nulls
+// accepted, unknown fields ignored) as the reference's JSON reader does; responses write every
+// field out, nulls included.
+
+const str = { type: 'string' } as const;
+const nullableStr = { type: ['string', 'null'] } as const;
+const int = { type: 'integer' } as const;
+const num = { type: 'number' } as const;
+const bool = { type: 'boolean' } as const;
+// null first: Ajv's type coercion would otherwise read null as 0 and lose the defaults.
+const lenientInt = { anyOf: [{ type: 'null' }, { type: 'integer' }, { type: 'string' }] } as const;
+const lenientBool = { type: ['boolean', 'null'] } as const;
+
+export const idParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', maxLength: 64 } },
+} as const;
+
+export const codeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: { type: 'string', maxLength: 64 } },
+} as const;
+
+export const playerParams = {
+  type: 'object',
+  required: ['id', 'subjectId'],
+  properties: { id: { type: 'string', maxLength: 64 }, subjectId: { type: 'string' } },
+} as const;
+
+export const playerSchema = {
+  type: 'object',
+  properties: {
+    gamespaceId: str,
+    subjectId: str,
+    subjectName: str,
+    permission: str,
+    isManager: bool,
+  },
+} as const;
+
+const vmStateSchema = {
+  type: 'object',
+  properties: { id: str, name: str, isolationId: str, isRunning: bool, isVisible: bool },
+} as const;
+
+const questionViewSchema = {
+  type: 'object',
+  properties: {
+    text: str,
+    hint: str,
+    answer: str,
+    example: str,
+    weight: num,
+    penalty: num,
+    isCorrect: bool,
+    isGraded: bool,
+  },
+} as const;
+
+export const challengeViewSchema = {
+  type: ['object', 'null'],
+  properties: {
+    text: str,
+    maxPoints: int,
+    maxAttempts: int,
+    attempts: int,
+    score: num,
+    sectionCount: int,
+    sectionIndex: int,
+    sectionScore: num,
+    sectionText: str,
+    lastScoreTime: str,
+    questions: { type: 'array', items: questionViewSchema },
+  },
+} as const;
+
+export const gameStateSchema = {
+  type: 'object',
+  properties: {
+    id: nullableStr,
+    workspaceId: nullableStr,
+    name: str,
+    slug: str,
+    managerId: nullableStr,
+    managerName: nullableStr,
+    markdown: str,
+    audience: nullableStr,
+    launchpointUrl: nullableStr,
+    players: { type: 'array', items: playerSchema },
+    whenCreated: str,
+    startTime: str,
+    endTime: str,
+    expirationTime: str,
+    isActive: bool,
+    vms: { type: 'array', items: vmStateSchema },
+    challenge: challengeViewSchema,
+    variant: int,
+  },
+} as const;
+
+export const registrationBody = {
+  type: 'object',
+  required: ['resourceId'],
+  properties: {
+    resourceId: { type: 'string', maxLength: 64 },
+    graderKey: nullableStr,
+    graderUrl: nullableStr,
+    variant: lenientInt,
+    playerCount: lenientInt,
+    maxAttempts: lenientInt,
+    maxMinutes: lenientInt,
+    points: lenientInt,
+    allowReset: lenientBool,
+    allowPreview: lenientBool,
+    startGamespace: lenientBool,
+    expirationTime: nullableStr,
+    players: {
+      type: ['array', 'null'],
+      items: {
+        type: 'object',
+        properties: { subjectId: nullableStr, subjectName: nullableStr },
+      },
+    },
+  },
+} as const;
+
+export const changedGamespaceBody = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: str, expirationTime: nullableStr },
+} as const;
+
+export const enlisteeBody = {
+  type: 'object',
+  properties: { subjectName: nullableStr, code: nullableStr, name: nullableStr },
+} as const;
+
+export const joinCodeSchema = { type: 'object', properties: { id: str, code: str } } as const;
+
+export const enlistmentSchema = {
+  type: 'object',
+  properties: { gamespaceId: str, token: str },
+} as const;

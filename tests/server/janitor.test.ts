@@ -1,0 +1,195 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toVmTemplate } from '../../server/core/templates';
+import { EMPTY_GUID, newId } from '../../server/core/ids';
+import { createJanitor, DEFAULT_JANITOR_OPTIONS } from '../../server/core/janitor';
+import type { GamespaceTable } from '../../server/store/schema';
+import { testEngines } from './databases';
+import { startTestServer, type TestServer } from './harness';
+import { gamespaceSpec, insertGamespace, insertWorkspace } from './gradingFixtures';
+
+// The janitor (wire reference §4.6, §1.8): expiry plus grace ends gamespaces, ended ones lose
+// their machines once, idle workspace machines and forgotten workspaces are reported.
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+describe.each(testEngines())('janitor on %s', (engine) => {
+  let server: TestServer;
+  const keys: Record<string, string> = {};
+  let managerId = '';
+
+  beforeAll(async () => {
+    server = await startTestServer({ engine, env: { SIM_SPEED: '0' } });
+    for (const u of ['admin', 'player']) keys[u] = await server.apiKeyFor(u);
+    managerId = await server.userId('player');
+  });
+  afterAll(() => server?.close());
+
+  const db = () => server.app.store.db;
+
+  const machine = (name: string, tag: string) =>
+    server.app.driver.deploy(
+      toVmTemplate({
+        Name: name,
+        IsolationTag: tag,
+        AutoStart: false,
+        Eth: [{ Net: 'lan', Type: 'e1000' }],
+        Disks: [{ Path: `[ds] ${EMPTY_GUID}/${name}.vmdk`, Source: '' }],
+      }),
+      false,
+    );
+  const machines = async (tag: string) =>
+    (await server.app.driver.find(tag)).filter((vm) => vm.name.endsWith(`#${tag}`));
+
+  const gamespace = async (row: Partial<GamespaceTable>) =>
+    (await insertGamespace(db(), { workspaceId: null, managerId, spec: gamespaceSpec(), row })).id;
+  const rowOf = (id: string) =>
+    db().selectFrom('gamespaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  const janitor = async (key: string, body?: unknown) => {
+    const res = await fetch(`${server.url}/api/admin/janitor`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, text, body: text ? (JSON.parse(text) as Json) : null };
+  };
+
+  it('is for administrators only', async () => {
+    expect(await janitor(keys.player!)).toMatchObject({ status: 403, text: '' });
+  });
+
+  it('ends gamespaces past expiration plus grace and deletes the machines of ended ones once', async () => {
+    const now = Date.now();
+    const expired = await gamespace({ expirationTime: now - 10 * MINUTE, cleanupGraceMinutes: 5 });
+    const inGrace = await gamespace({ expirationTime: now - MINUTE, cleanupGraceMinutes: 5 });
+    const completed = await gamespace({ endTime: now - MINUTE });
+    const alreadyCleaned = await gamespace({ endTime: now - MINUTE, cleaned: 1 });
+    for (const id of [expired, inGrace, completed, alreadyCleaned]) await machine('kali', id);
+
+    const res = await janitor(keys.admin!);
+    expect(res.status).toBe(200);
+    expect(Array.isArray(res.body)).toBe(true);
+
+    const ended = await rowOf(expired);
+    expect(ended.endTime).toBe(ended.expirationTime);
+    expect(ended.cleaned).toBe(1);
+    expect(await machines(expired)).toHaveLength(0);
+    expect((await rowOf(inGrace)).endTime).toBe(0);
+    expect(await machines(inGrace)).toHaveLength(1);
+    expect((await rowOf(completed)).cleaned).toBe(1);
+    expect(await machines(completed)).toHaveLength(0);
+    // Cleaned before: its machines are not looked at again.
+    expect(await machines(alreadyCleaned)).toHaveLength(1);
+
+    // A second run finds nothing more to delete for the ended one.
+    await machine('kali', expired);
+    await janitor(keys.admin!);
+    expect(await machines(expired)).toHaveLength(1);
+  });
+
+  it('reports idle workspace machines (dry run by default) and forgotten workspaces', async () => {
+    const now = Date.now();
+    const idle = await insertWorkspace(db(), 'everyone', gamespaceSpec());
+    const unpublished = await insertWorkspace(db(), '', gamespaceSpec());
+    const inactive = await insertWorkspace(db(), 'everyone', gamespaceSpec());
+    const set = (id: string, values: { lastActivity: number; isPublished?: 0 | 1 }) =>
+      db().updateTable('workspaces').set(values).where('id', '=', id).execute();
+    await set(idle, { lastActivity: now - 1.5 * DAY });
+    await set(unpublished, { lastActivity: now - 8 * DAY, isPublished: 0 });
+    await set(inactive, { lastActivity: now - 400 * DAY, isPublished: 1 });
+    await db()
+      .insertInto('workers')
+      .values({ subjectId: newId(), workspaceId: idle, subjectName: 'Owner', permission: 255 })
+      .execute();
+    await machine('builder', idle);
+
+    const report = (await janitor(keys.admin!)).body as Json[];
+    expect(report).toContainEqual({
+      id: idle,
+      name: 'Lab everyone',
+      reason: 'IdleWorkspaceVms',
+      age: new Date(now - 1.5 * DAY).toISOString().replace('Z', '+00:00'),
+      ownerName: 'Owner',
+      vmCount: 1,
+    });
+    expect(report).toContainEqual(
+      expect.objectContaining({ id: unpublished, reason: 'UnpublishedWorkspace', vmCount: 0 }),
+    );
+    expect(report).toContainEqual(
+      expect.objectContaining({ id: inactive, reason: 'InactiveWorkspace', ownerName: 'author' }),
+    );
+    expect(await machines(idle)).toHaveLength(1);
+
+    const shorter = await janitor(keys.admin!, { idleWorkspaceVmsExpiration: '1h' });
+    expect(shorter.body!.some((r: Json) => r.id === idle)).toBe(false);
+
+    await janitor(keys.admin!, { dryRun: false });
+    expect(await machines(idle)).toHaveLength(0);
+    // Workspaces themselves are never deleted.
+    expect(
+      await db().selectFrom('workspaces').select('id').where('id', '=', inactive).execute(),
+    ).toHaveLength(1);
+  });
+
+  it('refuses a malformed timespan', async () => {
+    const res = await janitor(keys.admin!, { inactiveWorkspaceExpiration: 'soon' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('inactiveWorkspaceExpiration');
+  });
+
+  it('lets one of several janitors work at a time, so machines are deleted once', async () => {
+    const id = await gamespace({ endTime: Date.now() - MINUTE });
+    await machine('kali', id);
+    const deletes: string[] = [];
+    const driver = {
+      find: (term: string) => server.app.driver.find(term),
+      deleteAll: async (term: string) => {
+        deletes.push(term);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return server.app.driver.deleteAll(term);
+      },
+    };
+    const log = { warn() {} };
+    const janitors = [1, 2, 3].map(() =>
+      createJanitor({ db: db(), driver, cache: server.app.cache, log }),
+    );
+    await Promise.all(janitors.map((j) => j.run(DEFAULT_JANITOR_OPTIONS)));
+    await Promise.all(janitors.map((j) => j.tick()));
+    expect(deletes.filter((d) => d === id)).toEqual([id]);
+  });
+});
+
+describe('janitor in the background', () => {
+  let server: TestServer;
+  afterAll(() => server?.close());
+
+  it('starts on its own when enabled and ends expired gamespaces', async () => {
+    server = await startTestServer({
+      env: { JANITOR_ENABLED: 'true', JANITOR_START_SECONDS: '0', JANITOR_INTERVAL_SECONDS: '1' },
+    });
+    const managerId = await server.userId('player');
+    const { id } = await insertGamespace(server.app.store.db, {
+      workspaceId: null,
+      managerId,
+      row: { expirationTime: Date.now() - MINUTE },
+    });
+    const read = () =>
+      server.app.store.db
+        .selectFrom('gamespaces')
+        .select(['endTime', 'expirationTime', 'cleaned'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+    const deadline = Date.now() + 10_000;
+    let row = await read();
+    while (row.cleaned !== 1 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      row = await read();
+    }
+    expect(row.endTime).toBe(row.expirationTime);
+    expect(row).toMatchObject({ cleaned: 1 });
+  });
+});
