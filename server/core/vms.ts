@@ -17,6 +17,7 @@ import { hasAnyToken } from './dto';
 import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
 import { EMPTY_GUID } from './ids';
+import { playsOrManages, worksOn } from './membership';
 import type { Actor } from './users';
 
 // Lab machines (wire reference §1.4, §4.8, §4.10): who may see and drive a machine, which tag a
@@ -85,27 +86,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
 
   /** gs.CanInteract or a worker of the workspace (UserStore.CanInteract in the reference). */
   async function canInteract(actor: Actor, tag: string): Promise<boolean> {
-    const player = await db
-      .selectFrom('players')
-      .select('gamespaceId')
-      .where('gamespaceId', '=', tag)
-      .where('subjectId', '=', actor.id)
-      .executeTakeFirst();
-    if (player) return true;
-    const managed = await db
-      .selectFrom('gamespaces')
-      .select('id')
-      .where('id', '=', tag)
-      .where('managerId', '=', actor.id)
-      .executeTakeFirst();
-    if (managed) return true;
-    const worker = await db
-      .selectFrom('workers')
-      .select('subjectId')
-      .where('workspaceId', '=', tag)
-      .where('subjectId', '=', actor.id)
-      .executeTakeFirst();
-    return !!worker;
+    return (await playsOrManages(db, actor.id, tag)) || worksOn(db, actor.id, tag);
   }
 
   /** The audience of the gamespace's workspace, or of the workspace, the tag names. */

@@ -1,6 +1,7 @@
 import type { Db } from '../store/db';
 import type { Actor } from '../core/users';
 import type { WorkspaceService } from '../core/workspaces';
+import { playsOrManages } from '../core/membership';
 
 /**
  * Who may listen on a channel (wire reference §3, Listen): an administrator; the gamespace's own
@@ -10,20 +11,7 @@ import type { WorkspaceService } from '../core/workspaces';
 export function createChannelAccess(db: Db, workspaces: WorkspaceService) {
   return async function canListen(actor: Actor, channelId: string): Promise<boolean> {
     if (actor.isAdmin || actor.id === channelId) return true;
-    const player = await db
-      .selectFrom('players')
-      .select('gamespaceId')
-      .where('gamespaceId', '=', channelId)
-      .where('subjectId', '=', actor.id)
-      .executeTakeFirst();
-    if (player) return true;
-    const managed = await db
-      .selectFrom('gamespaces')
-      .select('id')
-      .where('id', '=', channelId)
-      .where('managerId', '=', actor.id)
-      .executeTakeFirst();
-    if (managed) return true;
+    if (await playsOrManages(db, actor.id, channelId)) return true;
     return workspaces.canEdit(actor, channelId);
   };
 }
