@@ -17,10 +17,8 @@ import { useAppServices } from './services';
 const AboutView = lazy(() => import('../views/about/AboutView'));
 const NotFoundView = lazy(() => import('../views/notFound/NotFoundView'));
 const ObserveView = lazy(() => import('../views/observe/ObserveView'));
-const GamespaceView = lazy(() => import('../views/mojo/GamespaceView'));
-const RedeemGamespaceInvitationView = lazy(
-  () => import('../views/mojo/RedeemGamespaceInvitationView'),
-);
+const GamespaceRoute = lazy(() => import('./routes/GamespaceRoute'));
+const GamespaceInvitationRoute = lazy(() => import('./routes/GamespaceInvitationRoute'));
 const WorkspaceInvitationRoute = lazy(() => import('./routes/WorkspaceInvitationRoute'));
 const WorkspaceRoute = lazy(() => import('./routes/WorkspaceRoute'));
 const AdminRoute = lazy(() => import('./routes/AdminRoute'));
@@ -106,8 +104,8 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
             </RouteFrame>
           ),
         },
-        { path: 'mojo/:id/:slug/:code', element: guarded(RedeemGamespaceInvitationView) },
-        { path: 'mojo/:id/*', element: guarded(GamespaceView) },
+        { path: 'mojo/:id/:slug/:code', element: guarded(GamespaceInvitationRoute) },
+        { path: 'mojo/:id/*', element: guarded(GamespaceRoute) },
         { path: 'topo/:id/invite/:code', element: guarded(WorkspaceInvitationRoute) },
         {
           path: 'topo/:id/:section',

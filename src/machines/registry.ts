@@ -5,6 +5,8 @@ import { collaboratorsMachine } from './collaboratorsMachine';
 import { consoleMachine } from './consoleMachine';
 import { documentEditorMachine } from './documentEditorMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
+import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
+import { gamespaceSessionMachine } from './gamespaceSessionMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
 import { imageManagerMachine } from './imageManagerMachine';
@@ -16,6 +18,7 @@ import { newWorkspaceMachine } from './newWorkspaceMachine';
 import { oidcCallbackMachine } from './oidcCallbackMachine';
 import { pagedSearchMachine } from './pagedSearchMachine';
 import { presenceMachine } from './presenceMachine';
+import { questionSetMachine } from './questionSetMachine';
 import { sidebarMachine } from './sidebarMachine';
 import { templateEditorMachine } from './templateEditorMachine';
 import { templateListMachine } from './templateListMachine';
@@ -63,4 +66,7 @@ export const machines = {
   upload: uploadMachine,
   imageManager: imageManagerMachine,
   challengeForm: challengeFormMachine,
+  gamespaceSession: gamespaceSessionMachine,
+  questionSet: questionSetMachine,
+  gamespaceLaunch: gamespaceLaunchMachine,
 } satisfies Record<string, AnyStateMachine>;

@@ -10,7 +10,9 @@ import {
 } from '../../machines/workspaceEditorMachine';
 import { ImageManagerContext } from '../../views/topo/document/imageManagerContext';
 import WorkspaceEditorView from '../../views/topo/WorkspaceEditorView';
+import { PlayLaunchContext } from '../../views/topo/play/playLaunchContext';
 import { imageManagerLogic } from '../imageImplementations';
+import { gamespaceLaunchLogic } from '../playImplementations';
 import { useAppServices } from '../services';
 import { workspaceEditorImplementations } from '../workspaceImplementations';
 
@@ -34,13 +36,19 @@ function WorkspaceEditor({ id, section }: { id: string; section: WorkspaceSectio
     () => ({ logic: imageManagerLogic(workspace.http, settings.apphost), inspect }),
     [workspace.http, settings.apphost, inspect],
   );
+  const launch = useMemo(
+    () => ({ logic: gamespaceLaunchLogic(workspace), inspect }),
+    [workspace, inspect],
+  );
   return (
     <ImageManagerContext.Provider value={images}>
-      <WorkspaceEditorView
-        editor={editor}
-        section={section}
-        uploadEnabled={settings.enable_upload}
-      />
+      <PlayLaunchContext.Provider value={launch}>
+        <WorkspaceEditorView
+          editor={editor}
+          section={section}
+          uploadEnabled={settings.enable_upload}
+        />
+      </PlayLaunchContext.Provider>
     </ImageManagerContext.Provider>
   );
 }

@@ -1,18 +1,15 @@
-import { useParams } from 'react-router';
+import type { WorkspaceInvitationActorRef } from '../../machines/workspaceInvitationMachine';
+import { WorkspaceInvitationView } from '../topo/WorkspaceInvitationView';
 
 /**
- * /mojo/{id}/{slug}/{code}. Redeeming calls POST player/{code}, which arrives with gamespaces;
- * until then the code is not redeemed and the page says so rather than pretending it was.
+ * /mojo/{id}/{slug}/{code}: 'Redeeming invitation', then the play page; 'Invalid invitation
+ * code.' on failure (spec §2, §8). The redemption is the workspace invitation's, with the app's
+ * POST player/{code} and the play page as its effects, so it reads and behaves the same.
  */
-export default function RedeemGamespaceInvitationView() {
-  const { id } = useParams();
-  return (
-    <div className="tp-page tp-center">
-      <h1>Redeeming invitation</h1>
-      <p className="tp-muted">
-        Gamespace invitations arrive with gamespaces; this invitation to gamespace {id} cannot be
-        redeemed yet.
-      </p>
-    </div>
-  );
+export function RedeemGamespaceInvitationView({
+  invitation,
+}: {
+  invitation: WorkspaceInvitationActorRef;
+}) {
+  return <WorkspaceInvitationView invitation={invitation} />;
 }

@@ -21,6 +21,7 @@ const TemplatesSection = lazy(() => import('./templates/TemplatesSection'));
 const DocumentSection = lazy(() => import('./document/DocumentSection'));
 const ChallengeSection = lazy(() => import('./challenge/ChallengeSection'));
 const FilesSection = lazy(() => import('./files/FilesSection'));
+const PlaySection = lazy(() => import('./play/PlaySection'));
 
 const SECTION_LABELS: Record<WorkspaceSection, string> = {
   settings: 'Settings',
@@ -66,8 +67,8 @@ function Section({
       return <ChallengeSection editor={editor} />;
     case 'files':
       return <FilesSection editor={editor} />;
-    default:
-      return <p className="tp-muted">The {SECTION_LABELS[section]} editor is not available yet.</p>;
+    case 'play':
+      return <PlaySection editor={editor} />;
   }
 }
 

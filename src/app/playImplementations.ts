@@ -1,0 +1,150 @@
+import * as E from 'fp-ts/Either';
+import { pipe } from 'fp-ts/function';
+import * as TE from 'fp-ts/TaskEither';
+import { EMPTY, filter, mergeMap, of, type Observable } from 'rxjs';
+import { fromCallback, fromEventObservable, fromPromise, type EventObject } from 'xstate';
+import { fromTaskEither } from '../api/actor';
+import {
+  changeGamespace,
+  deleteGamespace,
+  GameState,
+  getGamespace,
+  getProgress,
+  gradeSection,
+  inviteToGamespace,
+  joinPlayer,
+  registerGamespace,
+} from '../api/play';
+import type { ApiError } from '../api/http';
+import { changeVmState, loadVm, type Vm } from '../api/vm';
+import {
+  gamespaceSessionMachine,
+  STATE_REFRESH_MS,
+  type GamespaceSessionEvent,
+} from '../machines/gamespaceSessionMachine';
+import { gamespaceLaunchMachine } from '../machines/gamespaceLaunchMachine';
+import { questionSetMachine } from '../machines/questionSetMachine';
+import { vmControllerMachine } from '../machines/vmControllerMachine';
+import type { JoinedWorkspace } from '../machines/workspaceInvitationMachine';
+import { workspaceInvitationMachine } from '../machines/workspaceInvitationMachine';
+import { clockTicks$ } from '../streams/clock';
+import { gameEvents$, type HubEventSource } from '../streams/hub';
+import { vmAnnouncements$, type WorkspaceDependencies } from './workspaceImplementations';
+
+/** GAME.UPDATE of one gamespace, its state validated; a model that does not match is dropped. */
+export const gamespaceUpdates$ = (
+  source: HubEventSource,
+  gamespaceId: string,
+): Observable<GamespaceSessionEvent> =>
+  gameEvents$(source).pipe(
+    filter((event) => event.type === 'game.updated' && event.model.id === gamespaceId),
+    mergeMap((event) =>
+      pipe(
+        GameState.decode(event.model),
+        E.match(
+          () => EMPTY,
+          (state) => of<GamespaceSessionEvent>({ type: 'game.updated', state }),
+        ),
+      ),
+    ),
+  );
+
+/** The play page's session with its effects. */
+export function gamespaceSessionLogic(deps: WorkspaceDependencies) {
+  const { http, hub, hubEvents, clipboard } = deps;
+  return gamespaceSessionMachine.provide({
+    actors: {
+      loadGamespace: fromTaskEither(({ id }: { id: string }, signal) =>
+        getGamespace(http)(id, signal),
+      ),
+      registerGamespace: fromTaskEither(registerGamespace(http)),
+      changeGamespace: fromTaskEither(changeGamespace(http)),
+      deleteGamespace: fromTaskEither(({ id }: { id: string }, signal) =>
+        deleteGamespace(http)(id, signal),
+      ),
+      inviteToGamespace: fromTaskEither(({ id }: { id: string }, signal) =>
+        inviteToGamespace(http)(id, signal),
+      ),
+      copyToClipboard: fromPromise<void, { text: string }>(({ input }) =>
+        clipboard.writeText(input.text),
+      ),
+      listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
+        hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
+        return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
+      }),
+      gameEvents: fromEventObservable(({ input }: { input: { gamespaceId: string } }) =>
+        gamespaceUpdates$(hubEvents, input.gamespaceId),
+      ),
+      clock: fromEventObservable(() => clockTicks$(STATE_REFRESH_MS)),
+      questionSet: questionSetMachine.provide({
+        actors: {
+          loadProgress: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+            getProgress(http)(gamespaceId, signal),
+          ),
+          gradeSection: fromTaskEither(gradeSection(http)),
+        },
+      }),
+    },
+  });
+}
+
+/**
+ * The play page's machine controllers: the machine is loaded by its own id (the controller's
+ * template id stands for it there), and each follows the VmEvents of the gamespace.
+ */
+export function gameVmLogic(deps: WorkspaceDependencies) {
+  const { http, hubEvents } = deps;
+  const load = fromTaskEither(({ id }: { id: string }, signal) => loadVm(http)(id, signal));
+  return vmControllerMachine.provide({
+    actors: {
+      // A machine gone is nothing to show: the controller offers Refresh only.
+      loadTemplateMachine: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+        pipe(
+          loadVm(http)(templateId, signal),
+          TE.chain((vm) =>
+            vm ? TE.right(vm) : TE.left<ApiError, Vm>({ status: 404, message: 'ResourceNotFound' }),
+          ),
+        ),
+      ),
+      loadVm: load,
+      changeVmState: fromTaskEither(changeVmState(http)),
+      vmEvents: fromEventObservable(() => vmAnnouncements$(hubEvents)),
+    },
+    actions: { openConsole: (_, { url }) => window.open(url, '_blank') },
+  });
+}
+
+/** The Play tab's launcher: POST gamespace, then the new gamespace's play page. */
+export function gamespaceLaunchLogic(deps: WorkspaceDependencies) {
+  const { http, navigate } = deps;
+  return gamespaceLaunchMachine.provide({
+    actors: { registerGamespace: fromTaskEither(registerGamespace(http)) },
+    actions: {
+      openGamespace: (_, { id, slug }) =>
+        navigate(`/mojo/${encodeURIComponent(id)}/${encodeURIComponent(slug)}`),
+    },
+  });
+}
+
+/** Redeeming a gamespace invitation: POST player/{code}, then the play page. */
+export function gamespaceInvitationLogic(
+  deps: WorkspaceDependencies,
+  target: { id: string; slug: string },
+) {
+  const { http, navigate } = deps;
+  return workspaceInvitationMachine.provide({
+    actors: {
+      redeemInvitation: fromPromise<JoinedWorkspace, { code: string }>(
+        async ({ input, signal }) => {
+          const result = await joinPlayer(http)(input.code, signal)();
+          if (E.isLeft(result)) throw result.left;
+          return { id: target.id };
+        },
+      ),
+    },
+    actions: {
+      navigateToWorkspace: () =>
+        navigate(`/mojo/${encodeURIComponent(target.id)}/${encodeURIComponent(target.slug)}`),
+    },
+  });
+}

@@ -1,0 +1,31 @@
+import { useActorRef } from '@xstate/react';
+import { useMemo, useState } from 'react';
+import { useParams } from 'react-router';
+import { GameVmContext } from '../../views/mojo/gameVmContext';
+import { GamespaceView } from '../../views/mojo/GamespaceView';
+import { gamespaceSessionLogic, gameVmLogic } from '../playImplementations';
+import { useAppServices } from '../services';
+
+function Session({ id }: { id: string }) {
+  const { workspace, inspect } = useAppServices();
+  const logic = useMemo(() => gamespaceSessionLogic(workspace), [workspace]);
+  const vms = useMemo(() => ({ logic: gameVmLogic(workspace), inspect }), [workspace, inspect]);
+  // The time the page opened; the session's clock moves it on from there.
+  const [openedAt] = useState(() => Date.now());
+  const session = useActorRef(logic, {
+    input: { id, now: openedAt, origin: window.location.origin },
+    inspect,
+  });
+  return (
+    <GameVmContext.Provider value={vms}>
+      <GamespaceView session={session} />
+    </GameVmContext.Provider>
+  );
+}
+
+/** /mojo/{id}/** (signed-in users; loaded on demand). */
+export default function GamespaceRoute() {
+  const { id = '' } = useParams();
+  // Another id is another gamespace.
+  return <Session key={id} id={id} />;
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { forAll } from './testing/property';
+import { isOver, session, sessionClock, sessionCountdown, sessionWindow } from './session';
+import { UNSET_DATE } from './time';
+
+const T0 = Date.parse('2030-01-01T10:00:00Z');
+const MINUTE = 60_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const game = { startTime: iso(T0), expirationTime: iso(T0 + 60 * MINUTE), endTime: UNSET_DATE };
+
+describe('session window', () => {
+  it('is before the start, with the countdown to the start', () => {
+    expect(session(game, T0 - 5 * MINUTE)).toEqual({
+      window: 'before',
+      countdown: 5 * MINUTE,
+      isOver: false,
+    });
+  });
+
+  it('is during from the start to the expiry, with the countdown to the expiry', () => {
+    expect(session(game, T0)).toEqual({ window: 'during', countdown: 60 * MINUTE, isOver: false });
+    expect(session(game, T0 + 59 * MINUTE).countdown).toBe(MINUTE);
+  });
+
+  it('is after once the expiry passed, with no countdown, and over', () => {
+    expect(session(game, T0 + 60 * MINUTE)).toEqual({
+      window: 'after',
+      countdown: 0,
+      isOver: true,
+    });
+  });
+
+  it('treats a gamespace never started as before with no countdown', () => {
+    const unstarted = { startTime: UNSET_DATE, expirationTime: UNSET_DATE, endTime: UNSET_DATE };
+    expect(session(unstarted, T0)).toEqual({ window: 'before', countdown: 0, isOver: false });
+    expect(session({}, T0)).toEqual({ window: 'before', countdown: 0, isOver: false });
+  });
+
+  it('stays during with no countdown when started without an expiry', () => {
+    expect(session({ ...game, expirationTime: UNSET_DATE }, T0 + 999 * MINUTE)).toEqual({
+      window: 'during',
+      countdown: 0,
+      isOver: false,
+    });
+  });
+
+  it('is over during the window once the gamespace was ended', () => {
+    const ended = { ...game, endTime: iso(T0 + MINUTE) };
+    expect(sessionWindow(ended, T0 + 2 * MINUTE)).toBe('during');
+    expect(isOver(ended, T0 + 2 * MINUTE)).toBe(true);
+  });
+
+  it("reads any endTime beginning with '0001-' as unset", () => {
+    expect(isOver({ ...game, endTime: '0001-01-01T00:00:00Z' }, T0)).toBe(false);
+    expect(isOver({ ...game, endTime: null }, T0)).toBe(false);
+  });
+
+  it('formats the clock as HH:MM:SS', () => {
+    expect(sessionClock(0)).toBe('00:00:00');
+    expect(sessionClock(61 * MINUTE + 5_400)).toBe('01:01:05');
+  });
+});
+
+describe('session properties', () => {
+  it('has exactly one window, the countdown never negative and zero after', () => {
+    forAll((random) => {
+      const start = T0 + random.int(-1_000, 1_000) * MINUTE;
+      const expiry = start + random.int(1, 500) * MINUTE;
+      const now = T0 + random.int(-2_000, 2_000) * MINUTE;
+      const times = { startTime: iso(start), expirationTime: iso(expiry), endTime: UNSET_DATE };
+      const window = sessionWindow(times, now);
+      const countdown = sessionCountdown(times, now);
+      expect(countdown).toBeGreaterThanOrEqual(0);
+      if (window === 'before') expect(countdown).toBe(start - now);
+      if (window === 'during') expect(countdown).toBe(expiry - now);
+      if (window === 'after') expect(countdown).toBe(0);
+      expect(isOver(times, now)).toBe(window === 'after');
+    });
+  });
+
+  it('only moves forward in time: before, then during, then after', () => {
+    const order = { before: 0, during: 1, after: 2 };
+    forAll((random) => {
+      const times = {
+        startTime: iso(T0 + random.int(0, 100) * MINUTE),
+        expirationTime: iso(T0 + random.int(100, 200) * MINUTE),
+      };
+      const a = T0 + random.int(-50, 250) * MINUTE;
+      const b = a + random.int(0, 300) * MINUTE;
+      expect(order[sessionWindow(times, b)]).toBeGreaterThanOrEqual(order[sessionWindow(times, a)]);
+    });
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The gamespace time window (spec §4 "Gamespace time window", "Over"), shared by the play page,
+ * the sidebar and the server. Dates are the API's ISO strings, '0001-...' meaning never set.
+ */
+import { clockText, isUnsetDate } from './time';
+
+export type SessionWindow = 'before' | 'during' | 'after';
+
+/** The dates of a gamespace that decide its window; any may be missing or null. */
+export interface SessionTimes {
+  startTime?: string | null;
+  expirationTime?: string | null;
+  endTime?: string | null;
+}
+
+export interface Session {
+  window: SessionWindow;
+  /** Milliseconds to the start (before) or to the expiry (during); 0 otherwise or when unset. */
+  countdown: number;
+  isOver: boolean;
+}
+
+const timeOf = (date: string | null | undefined): number | null =>
+  isUnsetDate(date) ? null : Date.parse(date as string);
+
+/**
+ * Before until the start is reached (a gamespace never started stays before), during until the
+ * expiry passes (no expiry: during for good), after once it has passed.
+ */
+export function sessionWindow(times: SessionTimes, now: number): SessionWindow {
+  const start = timeOf(times.startTime);
+  if (start === null || now < start) return 'before';
+  const expiry = timeOf(times.expirationTime);
+  return expiry !== null && now >= expiry ? 'after' : 'during';
+}
+
+export function sessionCountdown(times: SessionTimes, now: number): number {
+  const window = sessionWindow(times, now);
+  const target =
+    window === 'before'
+      ? timeOf(times.startTime)
+      : window === 'during'
+        ? timeOf(times.expirationTime)
+        : null;
+  return target === null ? 0 : Math.max(0, target - now);
+}
+
+/** The endTime prefix '0001-' (or no endTime at all) means the gamespace was not ended. */
+const isEnded = (endTime: string | null | undefined): boolean =>
+  typeof endTime === 'string' && endTime !== '' && !endTime.startsWith('0001-');
+
+/** Over: the window is after, or the gamespace was ended (completed) before its expiry. */
+export function isOver(times: SessionTimes, now: number): boolean {
+  return sessionWindow(times, now) === 'after' || isEnded(times.endTime);
+}
+
+export function session(times: SessionTimes, now: number): Session {
+  return {
+    window: sessionWindow(times, now),
+    countdown: sessionCountdown(times, now),
+    isOver: isOver(times, now),
+  };
+}
+
+/** The play page's clock: HH:MM:SS from milliseconds (spec §9). */
+export const sessionClock = (countdownMs: number): string => clockText(countdownMs);

@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, createMachine, fromPromise } from 'xstate';
+import type { ChallengeProgress, GameState, SectionSubmission } from '../api/play';
+import {
+  PROGRESS_UNRESOLVED,
+  questionSetMachine,
+  type QuestionSetReport,
+} from './questionSetMachine';
+import {
+  selectAnswer,
+  selectCanSubmit,
+  selectConfirmingSection,
+  selectIsAnswerReadOnly,
+  selectIsSectionCompleted,
+  selectLockedSectionCount,
+  selectSectionCount,
+  selectSectionError,
+  selectShowSubmit,
+} from './questionSetMachine.selectors';
+import { flush } from './testing/deferred';
+import { unreachedStateIds } from './testing/reachability';
+
+const question = (isCorrect = false, answer = '') => ({
+  text: 'Q',
+  weight: 0.5,
+  answer,
+  isCorrect,
+  isGraded: isCorrect,
+});
+
+/** One set of two questions; the second set needs the first fully scored. */
+const firstSet = (correct: [boolean, boolean]): ChallengeProgress => ({
+  id: 'gs1',
+  score: correct.every(Boolean) ? 50 : 0,
+  maxPoints: 100,
+  variant: {
+    totalSectionCount: 2,
+    sections: [
+      {
+        name: 'One',
+        score: correct.filter(Boolean).length * 0.5,
+        questions: [question(correct[0], correct[0] ? 'a1' : ''), question(correct[1])],
+      },
+    ],
+  },
+});
+
+const bothSets: ChallengeProgress = {
+  ...firstSet([true, true]),
+  variant: {
+    totalSectionCount: 2,
+    sections: [
+      ...(firstSet([true, true]).variant?.sections ?? []),
+      { name: 'Two', preReqPrevSection: 1, questions: [question()] },
+    ],
+  },
+};
+
+function startQuiz(options: {
+  progress: (ChallengeProgress | Error)[];
+  grade?: (submission: SectionSubmission) => GameState;
+  playable?: boolean;
+}) {
+  const graded: SectionSubmission[] = [];
+  const reports: QuestionSetReport[] = [];
+  const parent = createActor(
+    createMachine({
+      on: { 'quiz.graded': { actions: ({ event }) => reports.push(event as QuestionSetReport) } },
+    }),
+  ).start();
+  const loads = [...options.progress];
+  const actor = createActor(
+    questionSetMachine.provide({
+      actors: {
+        loadProgress: fromPromise(async () => {
+          const next = loads.length > 1 ? loads.shift() : loads[0];
+          if (next instanceof Error || next === undefined) throw next ?? new Error('none');
+          return next;
+        }),
+        gradeSection: fromPromise<GameState, SectionSubmission>(async ({ input }) => {
+          graded.push(input);
+          if (!options.grade) throw { status: 400, message: 'Grading failed: attempts exhausted' };
+          return options.grade(input);
+        }),
+      },
+    }),
+    { input: { gamespaceId: 'gs1', playable: options.playable ?? true, reportTo: parent } },
+  ).start();
+  return { actor, graded, reports };
+}
+
+describe('questionSetMachine', () => {
+  it('grades a set after confirmation, then reloads the progress and unlocks the next set', async () => {
+    const { actor, graded, reports } = startQuiz({
+      progress: [firstSet([true, false]), bothSets],
+      grade: () => ({ id: 'gs1', challenge: { score: 50 } }),
+    });
+    await flush();
+    expect(selectSectionCount(actor.getSnapshot())).toBe(1);
+    expect(selectLockedSectionCount(actor.getSnapshot())).toBe(1);
+    actor.send({ type: 'quiz.answerChanged', section: 0, question: 1, answer: 'a2' });
+    actor.send({ type: 'quiz.submitRequested', section: 0 });
+    expect(selectConfirmingSection(actor.getSnapshot())).toBe(0);
+    expect(graded).toEqual([]);
+    actor.send({ type: 'quiz.submitConfirmed' });
+    await flush();
+    await flush();
+    // The correct answer goes as graded, the other as typed.
+    expect(graded).toEqual([
+      { id: 'gs1', sectionIndex: 0, questions: [{ answer: 'a1' }, { answer: 'a2' }] },
+    ]);
+    expect(reports).toEqual([
+      { type: 'quiz.graded', state: { id: 'gs1', challenge: { score: 50 } } },
+    ]);
+    expect(selectSectionCount(actor.getSnapshot())).toBe(2);
+    expect(selectLockedSectionCount(actor.getSnapshot())).toBe(0);
+    expect(selectIsSectionCompleted(0)(actor.getSnapshot())).toBe(true);
+    expect(selectShowSubmit(0)(actor.getSnapshot())).toBe(false);
+    expect(selectShowSubmit(1)(actor.getSnapshot())).toBe(true);
+  });
+
+  it('does not grade when the submission is cancelled', async () => {
+    const { actor, graded } = startQuiz({ progress: [firstSet([false, false])] });
+    await flush();
+    actor.send({ type: 'quiz.submitRequested', section: 0 });
+    actor.send({ type: 'quiz.submitCancelled' });
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(graded).toEqual([]);
+  });
+
+  it('keeps a correct answer read-only', async () => {
+    const { actor } = startQuiz({ progress: [firstSet([true, false])] });
+    await flush();
+    actor.send({ type: 'quiz.answerChanged', section: 0, question: 0, answer: 'changed' });
+    actor.send({ type: 'quiz.answerChanged', section: 0, question: 1, answer: 'typed' });
+    expect(selectIsAnswerReadOnly(0, 0)(actor.getSnapshot())).toBe(true);
+    expect(selectAnswer(0, 0)(actor.getSnapshot())).toBe('a1');
+    expect(selectIsAnswerReadOnly(0, 1)(actor.getSnapshot())).toBe(false);
+    expect(selectAnswer(0, 1)(actor.getSnapshot())).toBe('typed');
+  });
+
+  it('hides Submit for a completed set and while the game is not playable', async () => {
+    const done = startQuiz({ progress: [firstSet([true, true])] });
+    await flush();
+    expect(selectShowSubmit(0)(done.actor.getSnapshot())).toBe(false);
+    expect(selectCanSubmit(0)(done.actor.getSnapshot())).toBe(false);
+
+    const over = startQuiz({ progress: [firstSet([false, false])], playable: false });
+    await flush();
+    expect(selectShowSubmit(0)(over.actor.getSnapshot())).toBe(false);
+    over.actor.send({ type: 'quiz.submitRequested', section: 0 });
+    expect(over.actor.getSnapshot().value).toBe('ready');
+    over.actor.send({ type: 'quiz.playabilityChanged', playable: true });
+    expect(selectShowSubmit(0)(over.actor.getSnapshot())).toBe(true);
+  });
+
+  it("says 'Challenge progress unresolved' when grading without progress", async () => {
+    const { actor, graded } = startQuiz({ progress: [new Error('offline')] });
+    await flush();
+    actor.send({ type: 'quiz.submitRequested', section: 0 });
+    expect(selectSectionError(0)(actor.getSnapshot())).toBe(PROGRESS_UNRESOLVED);
+    expect(graded).toEqual([]);
+  });
+
+  it("shows the server's message on the set when grading fails", async () => {
+    const { actor } = startQuiz({ progress: [firstSet([false, false])] });
+    await flush();
+    actor.send({ type: 'quiz.submitRequested', section: 0 });
+    actor.send({ type: 'quiz.submitConfirmed' });
+    await flush();
+    expect(actor.getSnapshot().value).toBe('ready');
+    expect(selectSectionError(0)(actor.getSnapshot())).toBe('Grading failed: attempts exhausted');
+  });
+
+  it('loads the progress again when the gamespace changes', async () => {
+    const { actor } = startQuiz({ progress: [firstSet([false, false]), firstSet([true, true])] });
+    await flush();
+    expect(selectIsSectionCompleted(0)(actor.getSnapshot())).toBe(false);
+    actor.send({ type: 'quiz.refreshRequested' });
+    await flush();
+    expect(selectIsSectionCompleted(0)(actor.getSnapshot())).toBe(true);
+  });
+
+  it('reaches every state', () => {
+    expect(
+      unreachedStateIds(questionSetMachine, {
+        serializeState: (s) => JSON.stringify(s.value),
+        inputs: [{ gamespaceId: 'gs1', playable: true }],
+        payloads: [
+          { type: 'xstate.done.actor.loadProgress', output: firstSet([false, false]) },
+          { type: 'quiz.submitRequested', section: 0 },
+        ],
+      }),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,124 @@
+// @vitest-environment jsdom
+import { act } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createActor, fromCallback, fromPromise } from 'xstate';
+import { gamespaceSessionMachine, type GameState } from '../../machines/gamespaceSessionMachine';
+import { questionSetMachine, type ChallengeProgress } from '../../machines/questionSetMachine';
+import { UNSET_DATE } from '../../domain/time';
+import { GamespaceView } from './GamespaceView';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let root: Root | null = null;
+let container: HTMLElement | null = null;
+
+afterEach(() => {
+  act(() => root?.unmount());
+  container?.remove();
+  root = null;
+  container = null;
+});
+
+const T0 = Date.parse('2030-01-01T10:00:00Z');
+const MINUTE = 60_000;
+const game: GameState = {
+  id: 'gs1',
+  workspaceId: 'ws1',
+  name: 'Lab',
+  slug: 'lab',
+  markdown: '# Welcome',
+  challenge: { text: 'Find the **flag**.' },
+  isActive: true,
+  startTime: new Date(T0).toISOString(),
+  endTime: UNSET_DATE,
+  expirationTime: new Date(T0 + 90 * MINUTE).toISOString(),
+  vms: [],
+};
+const progress: ChallengeProgress = {
+  maxPoints: 100,
+  score: 0,
+  variant: {
+    totalSectionCount: 2,
+    sections: [{ name: 'First', questions: [{ text: 'What is 6 x 7?', weight: 1 }] }],
+  },
+};
+
+async function renderPage(state: GameState, now: number) {
+  const session = createActor(
+    gamespaceSessionMachine.provide({
+      actors: {
+        loadGamespace: fromPromise(async () => state),
+        listenToChannel: fromCallback(() => undefined),
+        inviteToGamespace: fromPromise(async () => ({ code: 'c0de' })),
+        copyToClipboard: fromPromise<void, { text: string }>(async () => undefined),
+        // No hub events and no ticks: the page stays at the time it opened.
+        gameEvents: fromCallback(() => undefined) as never,
+        clock: fromCallback(() => undefined) as never,
+        questionSet: questionSetMachine.provide({
+          actors: { loadProgress: fromPromise(async () => progress) },
+        }),
+      },
+    }),
+    { input: { id: 'gs1', now, origin: '' } },
+  ).start();
+  container = document.createElement('div');
+  document.body.append(container);
+  root = createRoot(container);
+  await act(async () => root?.render(<GamespaceView session={session} />));
+  await act(async () => new Promise((resolve) => setTimeout(resolve, 0)));
+  return { session, text: () => container?.textContent ?? '' };
+}
+
+const button = (name: string) =>
+  [...(container?.querySelectorAll('button') ?? [])].find((b) => b.textContent === name);
+
+describe('GamespaceView', () => {
+  it('shows the clock, End, Reset, Deploy, the document and the first question set during play', async () => {
+    const { text } = await renderPage(game, T0 + 30 * MINUTE);
+    expect(container?.querySelector('[role="timer"]')?.textContent).toBe('01:00:00');
+    expect(button('Start')).toBeUndefined();
+    expect(button('End')).toBeDefined();
+    expect(button('Reset')).toBeDefined();
+    expect(button('Deploy')).toBeDefined();
+    expect(text()).toContain('Welcome');
+    expect(text()).toContain('Find the flag.');
+    expect(text()).toContain('What is 6 x 7?');
+    expect(button('Submit')?.disabled).toBe(false);
+    expect(text()).toContain('1 more question set unlocks');
+    expect(text()).not.toContain('Game Over');
+  });
+
+  it("shows 'Game Over' and Start once the game is over, without Submit", async () => {
+    const { text } = await renderPage(game, T0 + 91 * MINUTE);
+    expect(text()).toContain('Game Over');
+    expect(container?.querySelector('[role="timer"]')?.textContent).toBe('00:00:00');
+    expect(button('Start')).toBeDefined();
+    expect(button('End')).toBeUndefined();
+    expect(button('Submit')).toBeUndefined();
+  });
+
+  it('asks before ending the game', async () => {
+    const { session } = await renderPage(game, T0 + MINUTE);
+    await act(async () => button('End')?.click());
+    expect(container?.textContent).toContain('End the game?');
+    expect(session.getSnapshot().matches({ activity: 'confirming' })).toBe(true);
+  });
+
+  it('takes the invitation link away when the game ends', async () => {
+    const { session } = await renderPage(game, T0 + MINUTE);
+    const link = () =>
+      container?.querySelector<HTMLInputElement>('input[aria-label="Invitation link"]');
+    await act(async () => button('Invite')?.click());
+    await act(async () => new Promise((resolve) => setTimeout(resolve, 0)));
+    expect(link()?.value).toBe('/mojo/gs1/lab/c0de');
+    await act(async () =>
+      session.send({
+        type: 'game.updated',
+        state: { ...game, endTime: new Date(T0 + MINUTE).toISOString() },
+      }),
+    );
+    expect(container?.textContent).toContain('Game Over');
+    expect(link()).toBeNull();
+  });
+});

@@ -1,0 +1,191 @@
+import { expect, test, type Page } from '@playwright/test';
+import { signIn } from './support';
+
+// The gamespace play page end to end against the real server: an author publishes a workspace with
+// a machine and a two-set challenge; a player launches it from its play page, deploys, answers
+// (wrong, then right), unlocks the second set and finishes with 'Game Over'; a second person joins
+// through the invitation link.
+
+/** The signed-in user's access token, as oidc-client-ts keeps it in web storage. */
+async function accessToken(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    for (const store of [sessionStorage, localStorage]) {
+      for (let i = 0; i < store.length; i++) {
+        const key = store.key(i) ?? '';
+        if (key.startsWith('oidc.user:')) {
+          return (
+            (JSON.parse(store.getItem(key) ?? '{}') as { access_token?: string }).access_token ?? ''
+          );
+        }
+      }
+    }
+    return '';
+  });
+}
+
+/** Calls the API as the page's signed-in user. */
+async function apiOf(page: Page) {
+  const token = await accessToken(page);
+  expect(token).not.toBe('');
+  const headers = { Authorization: `Bearer ${token}` };
+  return async <T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> => {
+    const response = await page.request.fetch(`/api/${path}`, { method, headers, data });
+    expect(response.ok(), `${method} ${path}: ${response.status()}`).toBe(true);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : null) as T;
+  };
+}
+
+const CHALLENGE = {
+  text: 'Find the **flags**.',
+  transforms: [],
+  variants: [
+    {
+      text: 'You are on the blue network.',
+      sections: [
+        {
+          name: 'Recon',
+          text: 'Look around.',
+          preReqPrevSection: 0,
+          preReqTotal: 0,
+          questions: [
+            { text: 'Which port is open?', answer: '22', weight: 50, grader: 'match' },
+            { text: 'Which service listens on it?', answer: 'ssh', weight: 0, grader: 'match' },
+          ],
+        },
+        {
+          name: 'Exploit',
+          text: 'Get in.',
+          preReqPrevSection: 0,
+          preReqTotal: 0.5,
+          questions: [{ text: 'Which user owns the flag?', answer: 'root', weight: 0 }],
+        },
+      ],
+    },
+  ],
+};
+
+async function confirm(page: Page, question: string) {
+  const prompt = page.getByRole('group', { name: question });
+  await expect(prompt).toBeVisible();
+  await prompt.getByRole('button', { name: 'Confirm' }).click();
+}
+
+test('a player launches a workspace, deploys, answers both question sets and ends at Game Over; a friend joins by invitation', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(180_000);
+
+  // The author: a workspace with a linked stock machine and the challenge, open to everyone.
+  await signIn(page, 'creator');
+  await page.getByRole('button', { name: 'New Workspace' }).click();
+  await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? '';
+  const author = await apiOf(page);
+  const stock = await author<Array<{ id: string; name: string }>>(
+    'GET',
+    'templates?term=linux-server',
+  );
+  const parent = stock.find((t) => t.name === 'linux-server');
+  expect(parent).toBeDefined();
+  await author('POST', 'template', { templateId: parent?.id, workspaceId });
+  await author('PUT', `challenge/${workspaceId}`, CHALLENGE);
+  const workspace = await author<Record<string, unknown>>('GET', `workspace/${workspaceId}`);
+  await author('PUT', 'workspace', {
+    ...workspace,
+    name: 'Blue Lab',
+    audience: 'everyone',
+    durationMinutes: 60,
+  });
+
+  // The player opens the workspace's play page and starts a game.
+  // Tall enough that the screenshots show the whole page, which scrolls inside the shell.
+  const playerContext = await browser.newContext({ viewport: { width: 1280, height: 1400 } });
+  const player = await playerContext.newPage();
+  await signIn(player, 'player');
+  await player.goto(`/mojo/${workspaceId}`);
+  const actions = player.getByRole('toolbar', { name: 'Game actions' });
+  await actions.getByRole('button', { name: 'Start' }).click();
+  await confirm(player, 'Start the game?');
+  await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 20_000 });
+  const clock = player.getByRole('timer', { name: 'Countdown' });
+  await expect(clock).toHaveText(/^00:5\d:\d\d$/);
+  await expect(player.getByRole('heading', { name: 'Game Over' })).toHaveCount(0);
+
+  // A started game comes with its machines; destroy them, then deploy them again.
+  const resources = player.getByRole('region', { name: 'Resources' });
+  await expect(resources.getByText(/^linux-server/)).toBeVisible({ timeout: 30_000 });
+  await resources.getByRole('button', { name: 'Destroy' }).click();
+  await confirm(player, 'Destroy the machines?');
+  await expect(resources.getByText(/^linux-server/)).toHaveCount(0, { timeout: 30_000 });
+  await resources.getByRole('button', { name: 'Deploy' }).click();
+  await confirm(player, 'Deploy the machines?');
+  await expect(resources.getByRole('button', { name: 'Destroy' })).toBeVisible({
+    timeout: 30_000,
+  });
+  await expect(resources.getByText(/^linux-server/)).toBeVisible({ timeout: 30_000 });
+
+  // The workspace's play page opens the player's active game again after a reload.
+  await player.reload();
+  await expect(actions.getByRole('button', { name: 'End' })).toBeVisible();
+  await expect(resources.getByText(/^linux-server/)).toBeVisible();
+
+  // The first set: a wrong answer, then the right one.
+  const quiz = player.getByRole('region', { name: 'Challenge' });
+  await expect(quiz.getByText('You are on the blue network.')).toBeVisible();
+  const recon = quiz.getByRole('region', { name: 'Recon' });
+  await expect(recon.getByText('Which port is open?')).toBeVisible();
+  await expect(quiz.getByRole('region', { name: 'Exploit' })).toHaveCount(0);
+  await recon.getByLabel('Answer 1.1').fill('80');
+  await recon.getByLabel('Answer 1.2').fill('ssh');
+  await recon.getByRole('button', { name: 'Submit' }).click();
+  await confirm(player, 'Submit Recon?');
+  await expect(recon.getByText('✗ incorrect')).toBeVisible();
+  await expect(recon.getByText('✓ correct')).toHaveCount(1);
+  await expect(quiz.getByRole('region', { name: 'Exploit' })).toHaveCount(0);
+  await player.screenshot({ path: test.info().outputPath('play-during.png') });
+
+  await recon.getByLabel('Answer 1.1').fill('22');
+  await recon.getByRole('button', { name: 'Submit' }).click();
+  await confirm(player, 'Submit Recon?');
+  await expect(recon.getByText('✓ correct')).toHaveCount(2);
+  await expect(recon.getByLabel('Answer 1.1')).toHaveAttribute('readonly', '');
+  await expect(recon.getByRole('button', { name: 'Submit' })).toHaveCount(0);
+
+  // The second set unlocked with half the weight scored.
+  const exploit = quiz.getByRole('region', { name: 'Exploit' });
+  await expect(exploit.getByText('Which user owns the flag?')).toBeVisible();
+
+  // A friend joins through the invitation link.
+  await playerContext.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await actions.getByRole('button', { name: 'Invite' }).click();
+  const link = await actions.getByLabel('Invitation link').inputValue();
+  expect(link).toMatch(/\/mojo\/[0-9a-f]{32}\/[^/]+\/[^/]+$/);
+  const gamespaceId = /\/mojo\/([0-9a-f]{32})\//.exec(link)?.[1] ?? '';
+  const friendContext = await browser.newContext();
+  const friend = await friendContext.newPage();
+  await signIn(friend, 'observer');
+  await friend.goto(new URL(link).pathname);
+  await friend.waitForURL(new RegExp(`/mojo/${gamespaceId}/[^/]+$`));
+  await expect(friend.getByRole('heading', { name: 'Blue Lab', level: 1 })).toBeVisible();
+  await expect(friend.getByRole('timer', { name: 'Countdown' })).toHaveText(/^00:5\d:\d\d$/);
+  await expect(
+    friend.getByRole('region', { name: 'Challenge' }).getByRole('region', { name: 'Recon' }),
+  ).toBeVisible();
+  await friendContext.close();
+
+  // The last answer completes the challenge: the game is over.
+  await exploit.getByLabel('Answer 2.1').fill('root');
+  await exploit.getByRole('button', { name: 'Submit' }).click();
+  await confirm(player, 'Submit Exploit?');
+  await expect(player.getByRole('heading', { name: 'Game Over' })).toBeVisible({
+    timeout: 15_000,
+  });
+  await expect(clock).toHaveText('00:00:00');
+  await expect(quiz.getByRole('button', { name: 'Submit' })).toHaveCount(0);
+  await expect(actions.getByRole('button', { name: 'Start' })).toBeVisible();
+  await expect(actions.getByLabel('Invitation link')).toHaveCount(0);
+  await player.screenshot({ path: test.info().outputPath('play-over.png') });
+  await playerContext.close();
+});
