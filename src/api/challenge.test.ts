@@ -1,26 +1,11 @@
 import * as E from 'fp-ts/Either';
 import { describe, expect, it } from 'vitest';
+import { recordingClient } from './testing/recordingClient';
 import { emptyChallengeSpec } from '../domain/challenge';
 import { getChallenge, saveChallenge } from './challenge';
-import { createHttpClient, INVALID_RESPONSE_MESSAGE } from './http';
+import { INVALID_RESPONSE_MESSAGE } from './http';
 
-/** A client whose fetch records each request and answers `body` with `status`. */
-function client(status: number, body: unknown) {
-  const calls: Array<{ method: string; url: string; body: unknown }> = [];
-  const http = createHttpClient({
-    baseUrl: '/api',
-    authorization: () => 'Bearer t',
-    fetch: (async (url: string, init: RequestInit) => {
-      calls.push({
-        method: String(init.method),
-        url,
-        body: init.body === undefined ? undefined : JSON.parse(String(init.body)),
-      });
-      return new Response(body === undefined ? '' : JSON.stringify(body), { status });
-    }) as unknown as typeof fetch,
-  });
-  return { http, calls };
-}
+const client = recordingClient;
 
 const signal = () => new AbortController().signal;
 
