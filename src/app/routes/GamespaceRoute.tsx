@@ -1,6 +1,6 @@
-import { useActorRef } from '@xstate/react';
-import { useMemo, useState } from 'react';
-import { useParams } from 'react-router';
+import { useActorRef, useSelector } from '@xstate/react';
+import { useEffect, useMemo, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
 import { GameVmContext } from '../../views/mojo/gameVmContext';
 import { GamespaceView } from '../../views/mojo/GamespaceView';
 import { gamespaceSessionLogic, gameVmLogic } from '../playImplementations';
@@ -16,6 +16,14 @@ function Session({ id }: { id: string }) {
     input: { id, now: openedAt, origin: window.location.origin },
     inspect,
   });
+  // After a reset the session shows the workspace: so does the address, so that a reload (or a
+  // link copied from it) does not name the deleted gamespace.
+  const loadId = useSelector(session, (snapshot) => snapshot.context.loadId);
+  const navigate = useNavigate();
+  useEffect(() => {
+    if (loadId && loadId !== id)
+      void navigate(`/mojo/${encodeURIComponent(loadId)}`, { replace: true });
+  }, [loadId, id, navigate]);
   return (
     <GameVmContext.Provider value={vms}>
       <GamespaceView session={session} />
