@@ -57,6 +57,7 @@ function fakeDriver(machines: Map<string, Vm>) {
     deployBatch: unused,
     refresh: unused,
     find: unused,
+    machinesOf: unused,
     startAll: unused,
     stopAll: unused,
     deleteAll: unused,

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../store/db';
-import { tagOf, type HypervisorDriver } from '../hypervisor/driver';
+import type { HypervisorDriver } from '../hypervisor/driver';
 import type { Cache } from './cache';
 import { isoDate } from './dto';
 import { invalid } from './fields';
@@ -98,7 +98,7 @@ const LOCK_KEY = 'janitor:lock';
 
 export interface JanitorDeps {
   db: Db;
-  driver: Pick<HypervisorDriver, 'find' | 'deleteAll'>;
+  driver: Pick<HypervisorDriver, 'machinesOf' | 'deleteAll'>;
   cache: Cache;
   log: { warn(obj: object, msg: string): void };
   schedule?: JanitorSchedule;
@@ -183,8 +183,7 @@ export function createJanitor(deps: JanitorDeps) {
   }
 
   /** The workspace's builder machines (tagged with its id). */
-  const workspaceVms = async (id: string) =>
-    (await driver.find(id)).filter((vm) => tagOf(vm.name) === id);
+  const workspaceVms = (id: string) => driver.machinesOf(id);
 
   /**
    * Workspaces idle between one and two expirations that still have machines: reported, and

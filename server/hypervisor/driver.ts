@@ -137,6 +137,11 @@ export interface HypervisorDriver {
   refresh(template: VmTemplate): Promise<Vm>;
   /** Machines whose id or name contains the term. */
   find(term: string): Promise<Vm[]>;
+  /**
+   * The machines of one isolation tag (`{name}#{tag}`), ordered by name: what a gamespace's page
+   * and launch read, by an index rather than a search.
+   */
+  machinesOf(tag: string): Promise<Vm[]>;
   startAll(term: string): Promise<Vm[]>;
   stopAll(term: string): Promise<Vm[]>;
   deleteAll(term: string): Promise<Vm[]>;

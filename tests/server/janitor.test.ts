@@ -146,7 +146,7 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     await machine('kali', id);
     const deletes: string[] = [];
     const driver = {
-      find: (term: string) => server.app.driver.find(term),
+      machinesOf: (tag: string) => server.app.driver.machinesOf(tag),
       deleteAll: async (term: string) => {
         deletes.push(term);
         await new Promise((resolve) => setTimeout(resolve, 50));

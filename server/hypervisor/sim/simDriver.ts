@@ -323,6 +323,13 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     return rows.map((r) => toVm(r, Date.now()));
   }
 
+  async function machinesOf(tag: string): Promise<Vm[]> {
+    const rows = (await settled(await rowsOfTag(db, tag))).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    return rows.map((r) => toVm(r, Date.now()));
+  }
+
   async function forEachFound(term: string, act: (id: string) => Promise<Vm>): Promise<Vm[]> {
     const rows = await rowsMatching(db, term);
     return Promise.all(rows.map((r) => act(r.id)));
@@ -397,6 +404,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     deployBatch,
     refresh,
     find,
+    machinesOf,
     startAll: (term) => forEachFound(term, start),
     stopAll: (term) => forEachFound(term, stop),
     deleteAll: (term) => forEachFound(term, remove),

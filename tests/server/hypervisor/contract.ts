@@ -155,6 +155,19 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
       expect(await driver.find(newId())).toEqual([]);
     });
 
+    it('lists the machines of one isolation tag, ordered by name', async () => {
+      const [a, b] = [tag(), tag()];
+      await driver.deploy(template('web', a), false);
+      await driver.deploy(template('db', a), false);
+      const other = await driver.deploy(template('web', b), false);
+      expect((await driver.machinesOf(a)).map((v) => v.name)).toEqual([`db#${a}`, `web#${a}`]);
+      expect((await driver.machinesOf(b)).map((v) => v.id)).toEqual([other.id]);
+      // A tag is not a search term: a machine's id is no tag.
+      expect(await driver.machinesOf(other.id)).toEqual([]);
+      await driver.deleteAll(a);
+      expect(await driver.machinesOf(a)).toEqual([]);
+    });
+
     it('copies a source disk before the template can deploy', async () => {
       const t = tag();
       const copied = template('kali', t, {
