@@ -28,6 +28,9 @@ export const POLICY_SCHEMES: Record<Exclude<Policy, 'anonymous'>, readonly Schem
 export const MKS_COOKIE = 'topomojo.mks';
 export const TICKET_TTL_MS = 30_000;
 export const ticketKey = (ticket: string) => `tkt:${ticket}`;
+/** How many verified access tokens are remembered, and for how long at most. */
+export const VERIFIED_TOKENS = 10_000;
+export const VERIFIED_TOKEN_MS = 5 * 60_000;
 
 export interface Credentials {
   bearer?: string;
@@ -142,7 +145,19 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     return actorFrom(row, { id, name }, idpRole, defaults);
   }
 
-  async function fromJwt(token: string): Promise<Actor | null> {
+  // Tokens whose signature, issuer and audience were verified, until they expire (at most
+  // VERIFIED_TOKEN_MS): a client sends the same token with every request, and verifying an RS256
+  // signature costs more than the rest of a typical read. Only successes are kept.
+  const verified = new Map<string, { payload: JWTPayload; until: number }>();
+
+  async function verifiedPayload(token: string): Promise<JWTPayload | null> {
+    const now = Date.now();
+    const kept = verified.get(token);
+    if (kept) {
+      if (now < kept.until) return kept.payload;
+      // Expired, or remembered long enough: verified anew (and refused once expired).
+      verified.delete(token);
+    }
     let payload: JWTPayload;
     try {
       const keys = await remoteKeys();
@@ -153,6 +168,15 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     } catch {
       return null;
     }
+    const expires = typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
+    if (verified.size >= VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+    verified.set(token, { payload, until: Math.min(expires, now + VERIFIED_TOKEN_MS) });
+    return payload;
+  }
+
+  async function fromJwt(token: string): Promise<Actor | null> {
+    const payload = await verifiedPayload(token);
+    if (!payload) return null;
     const clientId = typeof payload.client_id === 'string' ? payload.client_id : undefined;
     const name =
       (typeof payload.name === 'string' && payload.name) ||

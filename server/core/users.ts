@@ -1,4 +1,4 @@
-import type { Db } from '../store/db';
+import type { Store } from '../store/db';
 import type { UserTable } from '../store/schema';
 import { isoDate } from './dto';
 import { DomainError } from './errors';
@@ -104,12 +104,13 @@ export function userDto(actor: Actor) {
   };
 }
 
-export function createUserService(db: Db, defaults: UserDefaults) {
+export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaults: UserDefaults) {
+  const { db } = store;
+  // Every authenticated request reads its user's row.
+  const userById = store.rowLookup('users', 'id');
   return {
     async find(id: string): Promise<UserTable | null> {
-      return (
-        (await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) ?? null
-      );
+      return (await userById(id)) ?? null;
     },
 
     async findByServiceAccount(clientId: string): Promise<UserTable | null> {

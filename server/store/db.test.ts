@@ -1,6 +1,7 @@
+import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testEngines, type TestDatabase } from '../../tests/server/databases';
-import { isUniqueViolation, migrate, openStore, type Store } from './db';
+import { isUniqueViolation, migrate, openStore, withStatementCache, type Store } from './db';
 import { sharedSecret } from './secrets';
 
 describe.each(testEngines())('store on %s', (engine) => {
@@ -14,6 +15,34 @@ describe.each(testEngines())('store on %s', (engine) => {
   afterAll(async () => {
     await store?.close();
     await database?.cleanup();
+  });
+
+  it('looks a row up by a key column exactly as the query builder reads it', async () => {
+    const id = `u${Date.now().toString(36)}`;
+    await store.db
+      .insertInto('users')
+      .values({
+        id,
+        name: 'Ada',
+        scope: 'red blue',
+        workspaceLimit: 3,
+        gamespaceLimit: 2,
+        gamespaceMaxMinutes: 0,
+        gamespaceCleanupGraceMinutes: 5,
+        role: 1,
+        lastIdpAssignedRole: null,
+        serviceAccountClientId: null,
+        whenCreated: 1_700_000_000_000,
+      })
+      .execute();
+    const built = await store.db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    const lookup = store.rowLookup('users', 'id');
+    expect(await lookup(id)).toEqual(built);
+    expect(await lookup('nobody')).toBeUndefined();
   });
 
   it('creates every table of the data model', async () => {
@@ -154,5 +183,41 @@ describe.each(testEngines())('store on %s', (engine) => {
       sharedSecret(store.db, 'test.secret'),
     ]);
     expect(again).toEqual([first, first]);
+  });
+});
+
+describe('prepared statements kept by their SQL', () => {
+  const sqlite = new SQLite(':memory:');
+  sqlite.exec('create table t (n integer)');
+  sqlite.exec('insert into t values (1), (2), (3)');
+  afterAll(() => sqlite.close());
+
+  it('prepares each SQL text once', () => {
+    const cached = withStatementCache(sqlite);
+    const first = cached.prepare('select n from t where n > ?');
+    expect(cached.prepare('select n from t where n > ?')).toBe(first);
+    expect(cached.prepare('select n from t where n < ?')).not.toBe(first);
+  });
+
+  it('hands out a fresh statement while the kept one is still iterating', () => {
+    const cached = withStatementCache(sqlite);
+    const text = 'select n from t order by n';
+    const outer = cached.prepare(text) as unknown as SQLite.Statement<[], { n: number }>;
+    const seen: number[] = [];
+    for (const row of outer.iterate()) {
+      const inner = cached.prepare(text) as unknown as SQLite.Statement<[], { n: number }>;
+      expect(inner).not.toBe(outer);
+      seen.push(row.n, inner.all().length);
+    }
+    expect(seen).toEqual([1, 3, 2, 3, 3, 3]);
+    expect(cached.prepare(text)).toBe(outer);
+  });
+
+  it('keeps at most `size` statements, dropping the oldest', () => {
+    const cached = withStatementCache(sqlite, 2);
+    const a = cached.prepare('select 1');
+    cached.prepare('select 2');
+    cached.prepare('select 3');
+    expect(cached.prepare('select 1')).not.toBe(a);
   });
 });

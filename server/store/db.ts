@@ -8,6 +8,9 @@ import {
   SqliteDialect,
   type Migration,
   type MigrationProvider,
+  type Selectable,
+  type SqliteDatabase,
+  type SqliteStatement,
 } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -15,6 +18,7 @@ import type { Database } from './schema';
 import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_machines';
 import * as m003 from './migrations/003_documents';
+import * as m004 from './migrations/004_play_indexes';
 
 export type Db = Kysely<Database>;
 export type Dialect = 'sqlite' | 'postgres';
@@ -23,6 +27,7 @@ const migrations: Record<string, Migration> = {
   '001_initial': m001,
   '002_machines': m002,
   '003_documents': m003,
+  '004_play_indexes': m004,
 };
 
 class StaticMigrations implements MigrationProvider {
@@ -41,11 +46,51 @@ export interface StoreOptions {
 export interface Store {
   db: Db;
   dialect: Dialect;
+  /**
+   * One row by a key column, as `selectFrom(table).selectAll().where(key, '=', value)` reads it.
+   * On SQLite it runs a prepared statement directly, without the query builder's compilation
+   * and promise chain: for lookups made on every request (the caller's user row).
+   */
+  rowLookup<T extends keyof Database & string>(
+    table: T,
+    key: keyof Database[T] & string,
+  ): (value: string) => Promise<Selectable<Database[T]> | undefined>;
   close(): Promise<void>;
 }
 
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
+}
+
+/** How many prepared SQLite statements are kept (one per distinct SQL text). */
+export const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The SQLite connection as Kysely sees it, with prepared statements kept by their SQL text:
+ * Kysely prepares every query anew, which costs more than running a lookup by primary key.
+ * A statement still busy (iterating) is never handed out twice; the oldest is dropped when full.
+ */
+export function withStatementCache(
+  sqlite: SQLite.Database,
+  size = STATEMENT_CACHE_SIZE,
+): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string): SqliteStatement {
+      const cached = statements.get(text);
+      if (cached && !cached.busy) return cached as unknown as SqliteStatement;
+      const statement = sqlite.prepare(text);
+      if (!cached) {
+        if (statements.size >= size) statements.delete(statements.keys().next().value!);
+        statements.set(text, statement);
+      }
+      return statement as unknown as SqliteStatement;
+    },
+  };
 }
 
 // bigint (int8) columns hold millisecond times, well inside Number's exact range.
@@ -53,6 +98,7 @@ const INT8_OID = 20;
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   const plugins = [new CamelCasePlugin()];
+  let raw: SQLite.Database | null = null;
   let db: Db;
   let dialect: Dialect;
   if (isPostgresUrl(options.url)) {
@@ -82,13 +128,48 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     dialect = 'sqlite';
     if (options.url !== ':memory:') mkdirSync(dirname(options.url), { recursive: true });
     const sqlite = new SQLite(options.url);
+    raw = sqlite;
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), plugins });
+    db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      plugins,
+    });
   }
   await migrate(db, options.schema);
-  return { db, dialect, close: () => db.destroy() };
+  const sqliteHandle = raw;
+  return {
+    db,
+    dialect,
+    rowLookup(table, key) {
+      if (!sqliteHandle) {
+        return (value) =>
+          // The names are checked by the signature; Kysely cannot follow them generically.
+          db
+            .selectFrom(table as 'users')
+            .selectAll()
+            .where(key as 'id', '=', value)
+            .executeTakeFirst() as never;
+      }
+      const statement = sqliteHandle.prepare(
+        `select * from "${snake(table)}" where "${snake(key)}" = ?`,
+      );
+      const names = new Map<string, string>();
+      return async (value) => {
+        const row = statement.get(value) as Record<string, unknown> | undefined;
+        if (!row) return undefined;
+        const result: Record<string, unknown> = {};
+        for (const column in row) {
+          let name = names.get(column);
+          if (name === undefined) names.set(column, (name = camel(column)));
+          result[name] = row[column];
+        }
+        return result as never;
+      };
+    },
+    close: () => db.destroy(),
+  };
 }
 
 export async function migrate(db: Db, schema?: string): Promise<void> {

@@ -1,0 +1,113 @@
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createMemoryCache } from '../core/cache';
+import type { UserService } from '../core/users';
+import type { UserTable } from '../store/schema';
+import type { Db } from '../store/db';
+import { createAuthenticator, VERIFIED_TOKEN_MS } from './authenticate';
+import { ROLE_NUMBERS } from './roles';
+
+// Bearer tokens: the signature, issuer and audience are verified once per token and remembered
+// until the token expires; the user's row is read on every request all the same.
+
+type Key = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+
+const ISSUER = 'https://id.example.test';
+const AUDIENCE = 'topoplay-api';
+
+describe('bearer tokens', () => {
+  let privateKey: Key;
+  let otherKey: Key;
+  let jwk: object;
+  let row: UserTable | null = null;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    privateKey = pair.privateKey;
+    otherKey = (await generateKeyPair('RS256')).privateKey;
+    jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256' };
+  });
+  afterEach(() => vi.useRealTimers());
+
+  const authenticator = () =>
+    createAuthenticator({
+      db: {} as Db,
+      users: {
+        find: async () => row,
+        findByServiceAccount: async () => null,
+      } as unknown as UserService,
+      cache: createMemoryCache(),
+      defaults: { workspaceLimit: 0, gamespaceLimit: 2 },
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      jwks: { keys: [jwk] },
+      rolesClaimPath: '',
+      cookieSecret: new Uint8Array(32),
+      cookieMinutes: 60,
+    });
+
+  const token = (options: { seconds?: number; key?: Key; audience?: string } = {}) =>
+    new SignJWT({ name: 'Ada' })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setSubject('ada')
+      .setIssuer(ISSUER)
+      .setAudience(options.audience ?? AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + (options.seconds ?? 3600))
+      .sign(options.key ?? privateKey);
+
+  it('accepts a valid token again and again, and refuses it once it expired', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_800_000_000_000 });
+    const auth = authenticator();
+    const bearer = await token({ seconds: 60 });
+    for (let i = 0; i < 3; i++) {
+      expect((await auth.authenticate({ bearer }, ['jwt']))?.id).toBe('ada');
+    }
+    vi.setSystemTime(1_800_000_000_000 + 60_000);
+    expect(await auth.authenticate({ bearer }, ['jwt'])).toBeNull();
+  });
+
+  it('verifies a remembered token anew after VERIFIED_TOKEN_MS', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_800_000_000_000 });
+    const auth = authenticator();
+    const bearer = await token({ seconds: 3 * 3600 });
+    expect(await auth.authenticate({ bearer }, ['jwt'])).not.toBeNull();
+    vi.setSystemTime(1_800_000_000_000 + VERIFIED_TOKEN_MS);
+    // Verified anew: still valid, so accepted.
+    expect((await auth.authenticate({ bearer }, ['jwt']))?.id).toBe('ada');
+  });
+
+  it('refuses a token signed by another key or for another audience, every time', async () => {
+    const auth = authenticator();
+    const forged = await token({ key: otherKey });
+    const elsewhere = await token({ audience: 'another-api' });
+    for (let i = 0; i < 2; i++) {
+      expect(await auth.authenticate({ bearer: forged }, ['jwt'])).toBeNull();
+      expect(await auth.authenticate({ bearer: elsewhere }, ['jwt'])).toBeNull();
+    }
+  });
+
+  it("reads the user's row on every request, so a role change counts at once", async () => {
+    const auth = authenticator();
+    const bearer = await token();
+    row = null;
+    expect((await auth.authenticate({ bearer }, ['jwt']))?.isAdmin).toBe(false);
+    row = {
+      id: 'ada',
+      name: 'Ada',
+      scope: '',
+      workspaceLimit: 0,
+      gamespaceLimit: 2,
+      gamespaceMaxMinutes: 0,
+      gamespaceCleanupGraceMinutes: 0,
+      role: ROLE_NUMBERS.administrator,
+      lastIdpAssignedRole: null,
+      serviceAccountClientId: null,
+      whenCreated: 0,
+    };
+    expect((await auth.authenticate({ bearer }, ['jwt']))?.isAdmin).toBe(true);
+    row = { ...row, role: ROLE_NUMBERS.user };
+    expect((await auth.authenticate({ bearer }, ['jwt']))?.isAdmin).toBe(false);
+    row = null;
+  });
+});
