@@ -49,6 +49,7 @@ import { createDocumentService } from './core/documents';
 import { createImageService, MAX_IMAGE_BYTES } from './core/images';
 import { documentRoutes } from './http/document/routes';
 import { createMemoryBackplane, type Backplane } from './hub/backplane';
+import { createStateCache, observeGroups } from './core/play/stateCache';
 import { createRedisBackplane } from './hub/redisBackplane';
 import { createChannelAccess } from './hub/access';
 import { createHub, MAX_MESSAGE_BYTES, type Hub } from './hub/hub';
@@ -87,7 +88,12 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     ? { url: config.redisUrl, prefix: config.redisPrefix, onError: onRedisError }
     : null;
   const cache: Cache = redis ? createRedisCache(redis) : createMemoryCache();
-  const backplane: Backplane = redis ? await createRedisBackplane(redis) : createMemoryBackplane();
+  // Kept game states are dropped on every message to their gamespace's group, from any process.
+  const stateCache = createStateCache({ ttlMs: config.stateCacheMs });
+  const backplane: Backplane = observeGroups(
+    redis ? await createRedisBackplane(redis) : createMemoryBackplane(),
+    (group) => stateCache.forget(group),
+  );
 
   // Bodies: JSON (also Moodle's application/json-patch+json), and text/plain strings (documents,
   // announcements); a body without a content type is read as text, as the reference binds it.
@@ -112,7 +118,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     workspaceLimit: config.defaultWorkspaceLimit,
     gamespaceLimit: config.defaultGamespaceLimit,
   };
-  const users = createUserService(store.db, defaults);
+  const users = createUserService(store, defaults);
   // The authoring services publish hub events through this; `hub` is created below, before any
   // request can reach them.
   const publisher: Publisher = {
@@ -239,6 +245,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     vmPublisher,
     deleteMachines: vms.workspaceMachines.gamespaceEnded,
     docsDir,
+    stateCache,
   });
   await app.register(gamespaceRoutes, { gamespaces: createGamespaceService(store.db), play });
   await app.register(hubRoutes, { hub, authenticator, cache });
@@ -247,8 +254,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     db: store.db,
     dialect: store.dialect,
     publisher,
-    gameState: (row, actor) =>
-      gameState(row, actor, { db: store.db, driver, docsDir, now: Date.now() }),
+    gameState: (row) => gameState(row, { db: store.db, driver, docsDir, now: Date.now() }),
   });
   await app.register(gradingRoutes, { grading });
   // The janitor (§4.6): expiry and machine cleanup in the background, one server at a time.

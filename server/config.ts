@@ -55,6 +55,8 @@ export interface Config {
   hubKeepAliveMs: number;
   /** How long the hub keeps a connection whose client sends nothing. */
   hubClientTimeoutMs: number;
+  /** How long a game state is kept for GET /api/gamespace/{id}; 0 keeps none. */
+  stateCacheMs: number;
   /** The hypervisor driver: 'sim' (simulated machines kept in the database). */
   hypervisor: 'sim';
   /**
@@ -82,6 +84,11 @@ function int(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number.parseInt(value, 10);
   if (!Number.isFinite(n)) throw new Error(`expected an integer, got '${value}'`);
+  return n;
+}
+
+function bounded(n: number, [min, max]: readonly [number, number], name: string): number {
+  if (n < min || n > max) throw new Error(`${name}: expected ${min} to ${max}, got ${n}`);
   return n;
 }
 
@@ -159,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: env.REDIS_PREFIX || 'topoplay:',
     hubKeepAliveMs: int(env.HUB_KEEP_ALIVE_MS, 15_000),
     hubClientTimeoutMs: int(env.HUB_CLIENT_TIMEOUT_MS, 30_000),
+    stateCacheMs: bounded(int(env.STATE_CACHE_MS, 1_000), [0, 10_000], 'STATE_CACHE_MS'),
     hypervisor: hypervisorOf(env.HYPERVISOR),
     simSpeed: speed(env.SIM_SPEED),
     janitor: {

@@ -6,6 +6,7 @@ import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
 import { newId, newToken } from './ids';
 import type { Actor } from './users';
+import { forgetDocumentFile } from './documentFiles';
 
 // Workspace documents (wire reference §1.6, §3 DocumentEvent): the markdown file that players and
 // the workspace list read, and the co-editing log that editors converge on.
@@ -231,6 +232,7 @@ export function createDocumentService(db: Db, options: DocumentServiceOptions) {
   async function writeMarkdown(id: string, text: string): Promise<void> {
     await mkdir(docsDir, { recursive: true });
     await writeFileAtomic(fileOf(id), text);
+    forgetDocumentFile(fileOf(id));
   }
 
   async function rowCount(id: string): Promise<number> {
@@ -389,6 +391,7 @@ export function createDocumentService(db: Db, options: DocumentServiceOptions) {
     async workspaceDeleted(id: string): Promise<void> {
       if (!isSafeId(id)) return;
       await rm(fileOf(id), { force: true });
+      forgetDocumentFile(fileOf(id));
       await db.deleteFrom('documentUpdates').where('workspaceId', '=', id).execute();
     },
   };

@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseChallengeText } from '../../src/domain/challenge';
-import { tagOf, untagged, type HypervisorDriver } from '../hypervisor/driver';
+import { untagged, type HypervisorDriver } from '../hypervisor/driver';
 import type { Db } from '../store/db';
 import type { GamespaceTable, PlayerTable } from '../store/schema';
+import { readDocumentFile } from './documentFiles';
 import { hasAnyToken, isoDate, slug } from './dto';
 import { contains, normalizeTerm, startsWith, type Paging } from './fields';
 import { challengeView, type ChallengeView } from './gameViews';
@@ -107,17 +107,12 @@ export const aboveCut = (markdown: string) => markdown.split(MARKDOWN_CUT_LINE)[
 
 /** A workspace's markdown document, '' when it has none. */
 export async function readDocument(docsDir: string | undefined, workspaceId: string) {
-  if (!docsDir) return '';
-  try {
-    return await readFile(join(docsDir, `${workspaceId}.md`), 'utf8');
-  } catch {
-    return '';
-  }
+  return docsDir ? readDocumentFile(join(docsDir, `${workspaceId}.md`)) : '';
 }
 
 export interface GameStateOptions {
   db: Db;
-  driver: Pick<HypervisorDriver, 'find'>;
+  driver: Pick<HypervisorDriver, 'machinesOf'>;
   /** Where workspace documents are (`{docsDir}/{workspaceId}.md`). */
   docsDir?: string;
   now: number;
@@ -127,30 +122,50 @@ export interface GameStateOptions {
    */
   preview?: boolean;
   launchpointUrl?: string | null;
+  /** The gamespace's players when the caller read them already (see `playersOf`). */
+  players?: PlayerTable[];
+}
+
+/** A gamespace's players, in the order the game state lists them. */
+export function playersOf(db: Db, gamespaceId: string): Promise<PlayerTable[]> {
+  return db
+    .selectFrom('players')
+    .selectAll()
+    .where('gamespaceId', '=', gamespaceId)
+    .orderBy('subjectName')
+    .orderBy('subjectId')
+    .execute();
+}
+
+const MAX_CHALLENGE_VIEWS = 1_000;
+const challengeViews = new Map<string, { text: string; view: ChallengeView | null }>();
+
+/**
+ * The player's view of a gamespace's stored challenge. Every page load shows it, so the last
+ * view of each gamespace is kept, valid while the stored text is the same.
+ */
+function challengeViewOf(g: Pick<GamespaceTable, 'id' | 'challenge'>): ChallengeView | null {
+  const kept = challengeViews.get(g.id);
+  if (kept && kept.text === g.challenge) return kept.view;
+  const view = challengeView(parseChallengeText(g.challenge));
+  challengeViews.delete(g.id);
+  if (challengeViews.size >= MAX_CHALLENGE_VIEWS)
+    challengeViews.delete(challengeViews.keys().next().value!);
+  challengeViews.set(g.id, { text: g.challenge, view });
+  return view;
 }
 
 /**
  * GameState (wire reference §2.2), what the play page renders: the document above the cut until
  * the start and whole after, the machines only while active (hidden templates left out), the
- * challenge only once started (or previewed) and when the variant has question sets. The actor
- * does not change the view (everyone allowed to load it sees the same game); it is taken so that
- * callers need not change when per-viewer fields appear.
+ * challenge only once started (or previewed) and when the variant has question sets. It is the
+ * same for everyone allowed to load it, which lets the play service keep one per gamespace.
  */
-export async function gameState(
-  g: GamespaceTable,
-  _actor: Actor,
-  options: GameStateOptions,
-): Promise<GameState> {
+export async function gameState(g: GamespaceTable, options: GameStateOptions): Promise<GameState> {
   const { db, now } = options;
   const started = g.startTime > 0;
   const active = isActive(g, now);
-  const players = await db
-    .selectFrom('players')
-    .selectAll()
-    .where('gamespaceId', '=', g.id)
-    .orderBy('subjectName')
-    .orderBy('subjectId')
-    .execute();
+  const players = options.players ?? (await playersOf(db, g.id));
   const document = g.workspaceId ? await readDocument(options.docsDir, g.workspaceId) : '';
   const full = started || !!options.preview;
   let vms: VmState[] = [];
@@ -163,8 +178,7 @@ export async function gameState(
           .execute()
       : [];
     const hidden = new Map(templates.map((t) => [t.name, !!t.isHidden]));
-    vms = (await options.driver.find(g.id))
-      .filter((vm) => tagOf(vm.name) === g.id)
+    vms = (await options.driver.machinesOf(g.id))
       .map((vm) => ({
         id: vm.id,
         name: untagged(vm.name),
@@ -192,7 +206,7 @@ export async function gameState(
     expirationTime: isoDate(g.expirationTime),
     isActive: active,
     vms,
-    challenge: full ? challengeView(parseChallengeText(g.challenge)) : null,
+    challenge: full ? challengeViewOf(g) : null,
     variant: g.variant,
   };
 }

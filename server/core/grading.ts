@@ -180,8 +180,8 @@ export interface GradingDeps {
   db: Db;
   dialect: Dialect;
   publisher: Publisher;
-  /** GameState of a gamespace for an actor (the play service's view). */
-  gameState(row: GamespaceRow, actor: Actor): Promise<GameStateLike>;
+  /** GameState of a gamespace (the play service's view). */
+  gameState(row: GamespaceRow): Promise<GameStateLike>;
   now?: () => number;
 }
 
@@ -285,8 +285,8 @@ export function createGradingService(deps: GradingDeps) {
     return !!ws && hasAnyToken(ws.audience, `${actor.scope} everyone`);
   }
 
-  async function stateOf(row: GamespaceRow, actor: Actor) {
-    return deps.gameState(row, actor);
+  async function stateOf(row: GamespaceRow) {
+    return deps.gameState(row);
   }
 
   function announce(row: GamespaceRow, actor: Actor, state: unknown) {
@@ -335,7 +335,7 @@ export function createGradingService(deps: GradingDeps) {
           result: outcome,
         };
       });
-      const state = await stateOf(row, actor);
+      const state = await stateOf(row);
       announce(row, actor, state);
       const questions = state.challenge?.questions ?? [];
       questions.forEach((q, i) => {
@@ -367,7 +367,7 @@ export function createGradingService(deps: GradingDeps) {
           result,
         };
       });
-      return stateOf(row, actor);
+      return stateOf(row);
     },
 
     /** POST api/gamespace/{id}/audit (gs.CanManage): every stored submission. */

@@ -146,6 +146,7 @@ describe.skipIf(!REDIS_URL)(
         REDIS_URL,
         REDIS_PREFIX: prefix,
         LOG_LEVEL: 'warn',
+        STATE_CACHE_MS: '10000',
       };
       const dataDir = () => {
         const dir = mkdtempSync(join(tmpdir(), 'topoplay-test-'));
@@ -249,6 +250,39 @@ describe.skipIf(!REDIS_URL)(
       ).toBe('Administrator');
       // The sender is left out everywhere.
       expect(onA.events.filter((e) => e.payload.action === 'DOCUMENT.UPDATED')).toEqual([]);
+    });
+
+    it("serves on B a game state that A changed, without waiting for B's kept copy to run out", async () => {
+      const json = async (url: string, method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${url}/api${path}`, {
+          method,
+          headers:
+            body === undefined
+              ? creatorBearer
+              : { ...creatorBearer, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        expect(res.status, `${method} ${path}: ${text}`).toBe(200);
+        return (text ? JSON.parse(text) : null) as { id: string; expirationTime: string };
+      };
+      const game = await json(a.url, 'POST', '/gamespace', {
+        resourceId: workspaceId,
+        startGamespace: true,
+      });
+      const kept = await json(b.url, 'GET', `/gamespace/${game.id}`);
+      const later = new Date(Date.parse(kept.expirationTime) + 3_600_000).toISOString();
+      await json(a.url, 'PUT', '/gamespace', { id: game.id, expirationTime: later });
+      // B keeps states for 10 s here: seeing the change sooner means A's message dropped it.
+      const started = Date.now();
+      let seen = '';
+      while (Date.now() - started < 3_000) {
+        seen = (await json(b.url, 'GET', `/gamespace/${game.id}`)).expirationTime;
+        if (Date.parse(seen) === Date.parse(later)) break;
+        await sleep(25);
+      }
+      expect(Date.parse(seen)).toBe(Date.parse(later));
+      await json(a.url, 'POST', `/gamespace/${game.id}/complete`);
     });
 
     it('lists the connections of both processes in /api/admin/live, until a process stops', async () => {

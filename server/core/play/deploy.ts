@@ -96,7 +96,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * they never all appear, in which case the gamespace does not start.
  */
 export async function deployAndWait(
-  driver: Pick<HypervisorDriver, 'deployBatch' | 'find'>,
+  driver: Pick<HypervisorDriver, 'deployBatch' | 'machinesOf'>,
   context: { gamespaceId: string; hostAffinity: boolean; privileged: boolean },
   templates: VmTemplate[],
   poll: { attempts: number; intervalMs: number } = DEPLOY_POLL,
@@ -111,7 +111,7 @@ export async function deployAndWait(
     true,
   );
   for (let attempt = 0; attempt < poll.attempts; attempt++) {
-    const found = await driver.find(context.gamespaceId);
+    const found = await driver.machinesOf(context.gamespaceId);
     if (found.length >= templates.length) return { complete: true, deployed };
     await sleep(poll.intervalMs);
   }

@@ -3,7 +3,7 @@ import type { Random } from '../../../src/domain/transforms';
 import { ticketKey } from '../../auth/authenticate';
 import type { HypervisorDriver } from '../../hypervisor/driver';
 import { isUniqueViolation, type Db } from '../../store/db';
-import type { GamespaceTable, WorkspaceTable } from '../../store/schema';
+import type { GamespaceTable, PlayerTable, WorkspaceTable } from '../../store/schema';
 import type { Cache } from '../cache';
 import { hasAnyToken, parseDate } from '../dto';
 import { DomainError, forbidden } from '../errors';
@@ -12,6 +12,7 @@ import {
   aboveCut,
   gameState,
   playerDto,
+  playersOf,
   readDocument,
   type GameState,
   type PlayerDto,
@@ -22,6 +23,7 @@ import { PERMISSION } from '../workspaces';
 import type { Actor } from '../users';
 import { deployAndWait, DEPLOY_POLL, gamespaceTemplates, workspaceTemplates } from './deploy';
 import { createInvitations } from './invitations';
+import type { StateCache } from './stateCache';
 import {
   cloneChallenge,
   cryptoRandom,
@@ -79,6 +81,8 @@ export interface PlayServiceOptions {
   now?: () => number;
   random?: Random;
   deployPoll?: { attempts: number; intervalMs: number };
+  /** Kept game states for GET /api/gamespace/{id} (see stateCache.ts). */
+  stateCache?: StateCache;
 }
 
 const asId = (value: unknown): string | null =>
@@ -116,10 +120,9 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
 
   const state = (
     g: GamespaceTable,
-    actor: Actor,
-    extra: { preview?: boolean; launchpointUrl?: string | null } = {},
+    extra: { preview?: boolean; launchpointUrl?: string | null; players?: PlayerTable[] } = {},
   ) =>
-    gameState(g, actor, {
+    gameState(g, {
       db,
       driver: options.driver,
       docsDir: options.docsDir,
@@ -161,6 +164,17 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
     if (actor.isAdmin || g.managerId === actor.id) return true;
     return (await permissionOf(actor.id, g.id)) !== null;
   }
+
+  /** gs.CanInteract from rows at hand, or the grader key's agent of this gamespace. */
+  const interacts = (
+    actor: Actor,
+    g: Pick<GamespaceTable, 'id' | 'managerId'>,
+    players: readonly Pick<PlayerTable, 'subjectId'>[],
+  ) =>
+    actor.isAdmin ||
+    actor.id === g.id ||
+    g.managerId === actor.id ||
+    players.some((p) => p.subjectId === actor.id);
 
   /** gs.CanManage: the manager or a player with Manager permission. */
   async function canManage(actor: Actor, g: GamespaceTable): Promise<boolean> {
@@ -231,12 +245,22 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
   }
 
   function publishGame(
-    actor: Actor,
+    actor: { id: string; name: string },
     action: 'GAME.UPDATE' | 'GAME.OVER',
     id: string,
     model: unknown,
   ) {
     options.publisher.publish(id, 'GameEvent', { action, actor: actorRef(actor), model });
+  }
+
+  /**
+   * GAME.UPDATE with the gamespace as it is now, after a change that answers no state (extend,
+   * players joining or leaving): the other players' pages follow, and every server process drops
+   * its kept state of it.
+   */
+  async function announce(by: { id: string; name: string }, id: string): Promise<void> {
+    const g = await findGamespace(id);
+    if (g) publishGame(by, 'GAME.UPDATE', g.id, await state(g));
   }
 
   /**
@@ -254,6 +278,17 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       templates,
       options.deployPoll ?? DEPLOY_POLL,
     );
+    if (complete && g.startTime <= 0) {
+      await db
+        .updateTable('gamespaces')
+        .set({ startTime: now() })
+        .where('id', '=', g.id)
+        .where('startTime', '<=', 0)
+        .execute();
+      options.stateCache?.forget(g.id);
+    }
+    // Announced after the start is stored: a page that reads on the announcement sees it started
+    // (and kept states of the gamespace are dropped only once it is).
     for (const vm of deployed) {
       options.vmPublisher.publish(g.id, 'VmEvent', {
         action: 'VM.DEPLOY',
@@ -261,15 +296,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
         model: vm,
       });
     }
-    if (!complete || g.startTime > 0) return g;
-    const startTime = now();
-    await db
-      .updateTable('gamespaces')
-      .set({ startTime })
-      .where('id', '=', g.id)
-      .where('startTime', '<=', 0)
-      .execute();
-    return (await findGamespace(g.id)) ?? g;
+    return (complete && g.startTime <= 0 ? await findGamespace(g.id) : g) ?? g;
   }
 
   async function create(
@@ -358,15 +385,27 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
      * for a workspace id the actor's active gamespace of it, else its preview (id null).
      */
     async load(actor: Actor, id: unknown): Promise<GameState> {
+      const key = asId(id);
+      const t = now();
+      const kept = key ? options.stateCache?.get(key, t) : undefined;
+      if (kept) {
+        if (!interacts(actor, kept.row, kept.players)) throw forbidden();
+        return kept.state;
+      }
+      const since = options.stateCache?.epoch() ?? 0;
       const g = await findGamespace(id);
       if (g) {
-        if (actor.id !== g.id && !(await canInteract(actor, g))) throw forbidden();
-        return state(g, actor);
+        // The players are read once: for gs.CanInteract and for the state.
+        const players = await playersOf(db, g.id);
+        if (!interacts(actor, g, players)) throw forbidden();
+        const result = await state(g, { players });
+        options.stateCache?.set({ row: g, players, state: result }, { now: t, since });
+        return result;
       }
       const ws = await findWorkspace(id);
       if (!ws) throw unknownArgument('id');
       const active = await activeGamespaceOf(ws.id, actor.id);
-      if (active) return state(active, actor);
+      if (active) return state(active);
       // Not the reference's check, which has none here: without it anyone could read any
       // workspace's document above the cut by its id.
       if (!(await hasValidUserScope(actor, ws))) throw forbidden();
@@ -421,7 +460,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
           },
         );
       }
-      return state(g, actor, {
+      return state(g, {
         preview: !!request.allowPreview,
         launchpointUrl: `${origin.origin}/lp?t=${token}&g=${g.id}`,
       });
@@ -433,13 +472,14 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       const expirationTime = parseDate(model.expirationTime);
       if (expirationTime <= 0) throw new DomainError('InvalidOperation');
       await db.updateTable('gamespaces').set({ expirationTime }).where('id', '=', g.id).execute();
+      await announce(actor, g.id);
     },
 
     /** POST /api/gamespace/{id}/start: deploys unless ended or expired; GAME.UPDATE. */
     async start(actor: Actor, id: unknown): Promise<GameState> {
       let g = await assertManage(actor, id);
       if (g.endTime <= 0 && g.expirationTime > now()) g = await deploy(g, actor);
-      const result = await state(g, actor);
+      const result = await state(g);
       publishGame(actor, 'GAME.UPDATE', g.id, result);
       return result;
     },
@@ -448,7 +488,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
     async stop(actor: Actor, id: unknown): Promise<GameState> {
       const g = await assertManage(actor, id);
       await options.deleteMachines(g.id);
-      const result = await state(g, actor);
+      const result = await state(g);
       publishGame(actor, 'GAME.UPDATE', g.id, result);
       return result;
     },
@@ -459,7 +499,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       if (g.endTime <= 0) {
         await db.updateTable('gamespaces').set({ endTime: now() }).where('id', '=', g.id).execute();
       }
-      const result = await state((await findGamespace(g.id)) ?? g, actor);
+      const result = await state((await findGamespace(g.id)) ?? g);
       publishGame(actor, 'GAME.UPDATE', g.id, result);
       return result;
     },
@@ -491,7 +531,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
     async join(actor: Actor, code: string): Promise<void> {
       const gamespaceId = await invitations.resolve(code);
       if (!(await findGamespace(gamespaceId))) throw new DomainError('InvalidInvitation');
-      await addPlayer(gamespaceId, actor.id, actor.name);
+      if (await addPlayer(gamespaceId, actor.id, actor.name)) await announce(actor, gamespaceId);
     },
 
     /**
@@ -514,6 +554,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       const name = given ? given.trim().slice(0, 64) : 'anonymous';
       const token = newToken();
       await addPlayer(gamespaceId, token, name);
+      await announce({ id: token, name }, gamespaceId);
       await options.cache.set(ticketKey(token), `${token}#${name}`, LAUNCH_TICKET_MS, {
         sliding: true,
       });
@@ -542,6 +583,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
         .where('gamespaceId', '=', g.id)
         .where('subjectId', '=', subjectId)
         .execute();
+      await announce(actor, g.id);
     },
 
     /** GET /api/gamespace-favorites: the actor's favorite gamespace ids, oldest first. */
@@ -580,14 +622,21 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
     },
   };
 
-  async function addPlayer(gamespaceId: string, subjectId: string, subjectName: string) {
+  /** True when the subject was not a player yet. */
+  async function addPlayer(
+    gamespaceId: string,
+    subjectId: string,
+    subjectName: string,
+  ): Promise<boolean> {
     try {
       await db
         .insertInto('players')
         .values({ gamespaceId, subjectId, subjectName, permission: PERMISSION.none })
         .execute();
+      return true;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
+      return false;
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { paging } from '../../core/fields';
-import type { GamespaceService } from '../../core/gamespaces';
+import type { GamespaceService, GameState } from '../../core/gamespaces';
 import type { PlayService, Registration } from '../../core/play/service';
 import { actorOf } from '../auth';
 import { caseInsensitiveQuery } from '../workspace/query';
@@ -39,6 +39,7 @@ export async function gamespaceRoutes(
   options: { gamespaces: GamespaceService; play: PlayService },
 ) {
   const { play } = options;
+  const serialized = new WeakMap<GameState, string>();
   caseInsensitiveQuery(app);
 
   app.get<{
@@ -62,7 +63,16 @@ export async function gamespaceRoutes(
   app.get<IdRoute>(
     '/api/gamespace/:id',
     { config: anyUser, schema: { params: idParams, response: stateResponse } },
-    async (request) => play.load(actorOf(request), request.params.id),
+    async (request, reply) => {
+      const state = await play.load(actorOf(request), request.params.id);
+      // A kept state (see stateCache.ts) is serialized once, by the route's own serializer.
+      let json = serialized.get(state);
+      if (json === undefined) {
+        json = reply.serialize(state) as string;
+        serialized.set(state, json);
+      }
+      return reply.type('application/json; charset=utf-8').send(json);
+    },
   );
 
   app.post<{ Body: Registration }>(
