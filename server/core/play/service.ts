@@ -207,28 +207,34 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
     return !!worker;
   }
 
-  /** A gamespace of the workspace, not ended nor expired, that the player manages or plays. */
+  /**
+   * A gamespace of the workspace, not ended nor expired, that the player manages or plays: the
+   * newest. Looked up from the player's side (the gamespaces they manage, their player rows),
+   * both by index, so a launch costs the same with one gamespace of the workspace or thousands.
+   */
   async function activeGamespaceOf(workspaceId: string, playerId: string) {
-    return db
+    const t = now();
+    const managed = await db
       .selectFrom('gamespaces as g')
       .selectAll('g')
+      .where('g.managerId', '=', playerId)
       .where('g.workspaceId', '=', workspaceId)
       .where('g.endTime', '<=', 0)
-      .where('g.expirationTime', '>', now())
-      .where((eb) =>
-        eb.or([
-          eb('g.managerId', '=', playerId),
-          eb.exists(
-            eb
-              .selectFrom('players as p')
-              .select('p.subjectId')
-              .whereRef('p.gamespaceId', '=', 'g.id')
-              .where('p.subjectId', '=', playerId),
-          ),
-        ]),
-      )
+      .where('g.expirationTime', '>', t)
       .orderBy('g.whenCreated', 'desc')
       .executeTakeFirst();
+    const played = await db
+      .selectFrom('players as p')
+      .innerJoin('gamespaces as g', 'g.id', 'p.gamespaceId')
+      .selectAll('g')
+      .where('p.subjectId', '=', playerId)
+      .where('g.workspaceId', '=', workspaceId)
+      .where('g.endTime', '<=', 0)
+      .where('g.expirationTime', '>', t)
+      .orderBy('g.whenCreated', 'desc')
+      .executeTakeFirst();
+    if (!managed || !played) return managed ?? played;
+    return played.whenCreated > managed.whenCreated ? played : managed;
   }
 
   /** IsBelowGamespaceLimit: gamespaces the actor manages that started and did not end. */
