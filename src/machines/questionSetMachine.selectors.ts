@@ -49,11 +49,15 @@ export const selectAnswer =
     return snapshot.context.answers[section]?.[question] ?? '';
   };
 
+/**
+ * Read-only once correct (spec §4), and while its set cannot be submitted (the game is not
+ * playable): typing there would go nowhere.
+ */
 export const selectIsAnswerReadOnly =
   (section: number, question: number) =>
   (snapshot: QuestionSetSnapshot): boolean =>
     snapshot.context.progress?.variant?.sections?.[section]?.questions?.[question]?.isCorrect ===
-    true;
+      true || !canSubmitSection(snapshot.context, section);
 
 export const selectSectionError =
   (index: number) =>

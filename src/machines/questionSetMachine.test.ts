@@ -139,7 +139,7 @@ describe('questionSetMachine', () => {
     expect(selectAnswer(0, 1)(actor.getSnapshot())).toBe('typed');
   });
 
-  it('hides Submit for a completed set and while the game is not playable', async () => {
+  it('hides Submit (and locks the answers) for a completed set and while the game is not playable', async () => {
     const done = startQuiz({ progress: [firstSet([true, true])] });
     await flush();
     expect(selectShowSubmit(0)(done.actor.getSnapshot())).toBe(false);
@@ -148,10 +148,12 @@ describe('questionSetMachine', () => {
     const over = startQuiz({ progress: [firstSet([false, false])], playable: false });
     await flush();
     expect(selectShowSubmit(0)(over.actor.getSnapshot())).toBe(false);
+    expect(selectIsAnswerReadOnly(0, 0)(over.actor.getSnapshot())).toBe(true);
     over.actor.send({ type: 'quiz.submitRequested', section: 0 });
     expect(over.actor.getSnapshot().value).toBe('ready');
     over.actor.send({ type: 'quiz.playabilityChanged', playable: true });
     expect(selectShowSubmit(0)(over.actor.getSnapshot())).toBe(true);
+    expect(selectIsAnswerReadOnly(0, 0)(over.actor.getSnapshot())).toBe(false);
   });
 
   it("says 'Challenge progress unresolved' when grading without progress", async () => {
