@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import WebSocket, { WebSocketServer } from 'ws';
 import { newApiKey, newId, sha256Hex } from '../../server/core/ids';
 import { invocationFrame, RECORD_SEPARATOR } from '../../server/hub/protocol';
+import { freePort, nextMessage, percentile } from './processes';
 
 // Hub fan-out benchmark: `npx tsx tests/bench/hub.ts` (takes about five minutes).
 //
@@ -292,29 +293,6 @@ async function clients(): Promise<void> {
 function start(args: string[], gc = false): ChildProcess {
   return fork(SELF, args, { execArgv: [...process.execArgv, ...(gc ? ['--expose-gc'] : [])] });
 }
-
-function nextMessage<T>(child: ChildProcess): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`child exited with ${code}`));
-    child.once('exit', onExit);
-    child.once('message', (m) => {
-      child.off('exit', onExit);
-      resolve(m as T);
-    });
-  });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
 
 interface Result {
   impl: Impl;

@@ -1,25 +1,8 @@
 import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './support';
+import { apiOf, signIn } from './support';
 
 // A machine's console page end to end: the sim machine's VNC console through noVNC, typing into
 // it, and the page noticing when the machine is stopped.
-
-/** The signed-in user's access token, as oidc-client-ts keeps it in web storage. */
-async function accessToken(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    for (const store of [sessionStorage, localStorage]) {
-      for (let i = 0; i < store.length; i++) {
-        const key = store.key(i) ?? '';
-        if (key.startsWith('oidc.user:')) {
-          return (
-            (JSON.parse(store.getItem(key) ?? '{}') as { access_token?: string }).access_token ?? ''
-          );
-        }
-      }
-    }
-    return '';
-  });
-}
 
 interface Vm {
   id: string;
@@ -54,19 +37,7 @@ test('an author opens a running machine’s console, types into it, and sees it 
   await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
   const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? '';
 
-  const token = await accessToken(page);
-  expect(token).not.toBe('');
-  const headers = { Authorization: `Bearer ${token}` };
-  const api = async <T>(
-    method: 'GET' | 'POST' | 'PUT',
-    path: string,
-    data?: unknown,
-  ): Promise<T> => {
-    const response = await page.request.fetch(`/api/${path}`, { method, headers, data });
-    expect(response.ok(), `${method} ${path}: ${response.status()}`).toBe(true);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : null) as T;
-  };
+  const api = await apiOf(page);
 
   // Link the stock linux-server and deploy its machine (the linked template uses the stock disks).
   const stock = await api<Array<{ id: string; name: string }>>(

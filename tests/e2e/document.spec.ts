@@ -35,8 +35,22 @@ const editor = (page: Page) => page.getByTestId('document-editor');
  * The editor's text as shown: Monaco renders spaces as non-breaking ones, and the rendered text
  * loses a trailing space.
  */
-const shownText = async (page: Page) =>
-  (await editor(page).locator('.view-lines').innerText()).replace(/\u00a0/g, ' ').trimEnd();
+/** The text the editor shows, without the names it shows beside the other authors' cursors. */
+const shownText = (page: Page) =>
+  editor(page)
+    .locator('.view-lines')
+    .evaluate((root) =>
+      [...root.querySelectorAll<HTMLElement>('.view-line')]
+        .sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top))
+        .map((line) => {
+          const copy = line.cloneNode(true) as HTMLElement;
+          for (const name of copy.querySelectorAll('.tp-remote-cursor-name')) name.remove();
+          return copy.textContent ?? '';
+        })
+        .join('\n')
+        .replace(/\u00a0/g, ' ')
+        .trimEnd(),
+    );
 
 const sorted = (text: string) => [...text.replace(/\s/g, '')].sort().join('');
 

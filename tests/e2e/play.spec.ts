@@ -1,40 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './support';
+import { apiOf, signIn } from './support';
 
 // The gamespace play page end to end against the real server: an author publishes a workspace with
 // a machine and a two-set challenge; a player launches it from its play page, deploys, answers
 // (wrong, then right), unlocks the second set and finishes with 'Game Over'; a second person joins
 // through the invitation link.
-
-/** The signed-in user's access token, as oidc-client-ts keeps it in web storage. */
-async function accessToken(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    for (const store of [sessionStorage, localStorage]) {
-      for (let i = 0; i < store.length; i++) {
-        const key = store.key(i) ?? '';
-        if (key.startsWith('oidc.user:')) {
-          return (
-            (JSON.parse(store.getItem(key) ?? '{}') as { access_token?: string }).access_token ?? ''
-          );
-        }
-      }
-    }
-    return '';
-  });
-}
-
-/** Calls the API as the page's signed-in user. */
-async function apiOf(page: Page) {
-  const token = await accessToken(page);
-  expect(token).not.toBe('');
-  const headers = { Authorization: `Bearer ${token}` };
-  return async <T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> => {
-    const response = await page.request.fetch(`/api/${path}`, { method, headers, data });
-    expect(response.ok(), `${method} ${path}: ${response.status()}`).toBe(true);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : null) as T;
-  };
-}
 
 const CHALLENGE = {
   text: 'Find the **flags**.',

@@ -1,41 +1,11 @@
 import { expect, test, type Page } from '@playwright/test';
-import { signIn } from './support';
+import { apiOf, signIn } from './support';
 
 // The author tries their own lab end to end against the real server: a workspace with two linked
 // stock machines and a one-set challenge, launched from the workspace editor's Play tab with its
 // own settings; a machine's console opens in a new tab from the play page; Reset deletes the
 // game and its machines and the workspace offers a new start; End ends the new game at
 // 'Game Over'.
-
-/** The signed-in user's access token, as oidc-client-ts keeps it in web storage. */
-async function accessToken(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    for (const store of [sessionStorage, localStorage]) {
-      for (let i = 0; i < store.length; i++) {
-        const key = store.key(i) ?? '';
-        if (key.startsWith('oidc.user:')) {
-          return (
-            (JSON.parse(store.getItem(key) ?? '{}') as { access_token?: string }).access_token ?? ''
-          );
-        }
-      }
-    }
-    return '';
-  });
-}
-
-/** Calls the API as the page's signed-in user. */
-async function apiOf(page: Page) {
-  const token = await accessToken(page);
-  expect(token).not.toBe('');
-  const headers = { Authorization: `Bearer ${token}` };
-  return async <T>(method: 'GET' | 'POST' | 'PUT', path: string, data?: unknown): Promise<T> => {
-    const response = await page.request.fetch(`/api/${path}`, { method, headers, data });
-    expect(response.ok(), `${method} ${path}: ${response.status()}`).toBe(true);
-    const text = await response.text();
-    return (text ? JSON.parse(text) : null) as T;
-  };
-}
 
 const CHALLENGE = {
   text: 'Map the **network**.',

@@ -16,3 +16,37 @@ export async function signIn(page: Page, username: string, password = E2E_PASSWO
 export function topBar(page: Page) {
   return page.getByRole('navigation', { name: 'Main' });
 }
+
+/** The signed-in user's access token, as oidc-client-ts keeps it in web storage. */
+export async function accessToken(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    for (const store of [sessionStorage, localStorage]) {
+      for (let i = 0; i < store.length; i++) {
+        const key = store.key(i) ?? '';
+        if (key.startsWith('oidc.user:')) {
+          return (
+            (JSON.parse(store.getItem(key) ?? '{}') as { access_token?: string }).access_token ?? ''
+          );
+        }
+      }
+    }
+    return '';
+  });
+}
+
+/** Calls the API as the page's signed-in user; a call that fails fails the test. */
+export async function apiOf(page: Page) {
+  const token = await accessToken(page);
+  expect(token).not.toBe('');
+  const headers = { Authorization: `Bearer ${token}` };
+  return async <T>(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    data?: unknown,
+  ): Promise<T> => {
+    const response = await page.request.fetch(`/api/${path}`, { method, headers, data });
+    expect(response.ok(), `${method} ${path}: ${response.status()}`).toBe(true);
+    const text = await response.text();
+    return (text ? JSON.parse(text) : null) as T;
+  };
+}
