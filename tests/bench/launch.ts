@@ -1,0 +1,535 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { signIn } from '../server/oidc';
+import { freePort, nextMessage, percentile } from './processes';
+
+// Launch benchmark: `npm run bench:launch` (takes about three minutes).
+//
+// Part 1, a synchronized start: one server process (SQLite, or PostgreSQL with
+// BENCH_ENGINE=postgres and TEST_DATABASE_URL set; the sim driver with SIM_SPEED=0, where every
+// machine task completes at once), a client process with BENCH_PLAYERS players (1,000) who signed
+// in through the embedded identity provider (authorization code with PKCE, as the SPA does) and
+// registered. They all launch the author's published workspace (two machines, a two-set challenge
+// with transforms, a guide) at the same moment, as the Play tab does: POST /api/gamespace with
+// startGamespace, which answers once every machine of the new gamespace is deployed. Each
+// player's figure is the time from the common start to that answer; a failure is any answer
+// other than 200 or a game state without both machines deployed and running. Afterwards the
+// database is checked: as many started gamespaces and twice as many machines as players.
+//
+// Part 2, API throughput: autocannon, in its own process, reads one of those gamespaces
+// (GET /api/gamespace/{id}) with its player's bearer token, whose signature the server verifies
+// (then remembers, until the token expires). In the same run, a bare Fastify process answers a
+// route reading one SQLite row by primary key: the limit of this machine. Its row holds the same
+// guide and challenge, so that both answers are about as long (4.7 KB; sending them is a good part
+// of the cost). The two alternate, BENCH_ROUNDS (3) rounds of BENCH_SECONDS (10) each, so that
+// other load on the machine weighs on both alike; the ratio of their rates is the figure to trust.
+//
+// Environment: BENCH_PLAYERS, BENCH_ROUNDS, BENCH_SECONDS, BENCH_ENGINE as above; STATE_CACHE_MS=0
+// to measure without kept game states; BENCH_PROFILE.
+
+const SELF = fileURLToPath(import.meta.url);
+const PASSWORD = 'bench-player-password';
+const SEED_PASSWORD = 'bench-seed-password';
+const SIGN_IN_CONCURRENCY = 4;
+const CONNECTIONS = 10;
+
+type ServerMessage =
+  | { ready: true; url: string }
+  | { accounts: string[] }
+  | { checked: { started: number; machines: number; running: number } };
+
+type ClientCommand = { cmd: 'prepare'; url: string; usernames: string[] } | { cmd: 'launch' };
+
+type ClientMessage =
+  | { prepared: true; workspaceId: string; signInSeconds: number }
+  | {
+      launched: true;
+      ms: number[];
+      failures: string[];
+      sample: { gamespaceId: string; token: string };
+      all: Array<{ gamespaceId: string; token: string }>;
+    };
+
+const LAUNCH_SETTINGS = {
+  variant: 0,
+  maxAttempts: 3,
+  maxMinutes: 60,
+  points: 100,
+  allowReset: true,
+  allowPreview: false,
+  startGamespace: true,
+};
+
+const CHALLENGE = {
+  text: 'Find the flags on the **blue** network.',
+  transforms: [
+    { key: 'flag1', value: 'hex:12' },
+    { key: 'flag2', value: 'b64:16' },
+    { key: 'port', value: 'int:1024-65535' },
+  ],
+  variants: [
+    {
+      text: 'The server listens on port ##port##.',
+      iso: null,
+      sections: [
+        {
+          name: 'Recon',
+          text: 'Look around.',
+          preReqPrevSection: 0,
+          preReqTotal: 0,
+          questions: [
+            { text: 'Which port is open?', answer: '##port##', weight: 20, grader: 'match' },
+            { text: 'Which service?', answer: 'ssh|openssh', weight: 10, grader: 'matchAny' },
+            { text: 'The first flag?', answer: '##flag1##', weight: 30, grader: 'match' },
+          ],
+        },
+        {
+          name: 'Exploit',
+          text: 'Get in.',
+          preReqPrevSection: 0.5,
+          preReqTotal: 0,
+          questions: [
+            { text: 'Which user owns the flag?', answer: 'root', weight: 10, grader: 'matchAlpha' },
+            { text: 'The second flag?', answer: '##flag2##', weight: 30, grader: 'match' },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+/** A guide of a realistic size: about 4 KB above the cut, some below. */
+const GUIDE = [
+  '# Blue network',
+  ...Array.from(
+    { length: 24 },
+    (_, i) =>
+      `## Step ${i + 1}\n\nConnect to the workstation, open a terminal and scan the server with \`nmap -sV server\`. Note what you find.\n`,
+  ),
+  '<!-- cut -->',
+  'Solutions: the answers are in the transforms.',
+].join('\n');
+
+// ---------------------------------------------------------------------------------------------
+// Our server
+
+async function topoplayServer(): Promise<void> {
+  const { buildApp } = await import('../../server/app');
+  const { loadConfig } = await import('../../server/config');
+  const { hashPassword } = await import('../../server/identity/accounts');
+  const { createTestDatabase } = await import('../server/databases');
+  const port = Number(process.argv[3]);
+  const engine = process.env.BENCH_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+  const database = await createTestDatabase(engine);
+  const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-bench-'));
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TOPOPLAY_URL: url,
+    TOPOPLAY_DATA: dataDir,
+    TOPOPLAY_SPA: join(dataDir, 'no-spa'),
+    TOPOPLAY_SEED_PASSWORD: SEED_PASSWORD,
+    DATABASE_URL: database.url,
+    ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
+    LOG_LEVEL: 'error',
+    HYPERVISOR: 'sim',
+    SIM_SPEED: '0',
+    JANITOR_ENABLED: 'false',
+    STATE_CACHE_MS: process.env.STATE_CACHE_MS ?? '1000',
+  });
+  const app = await buildApp(config, { logger: false });
+  await app.app.listen({ port, host: '127.0.0.1' });
+  const db = app.store.db;
+
+  process.on('message', async (message: { cmd: string; n?: number }) => {
+    if (message.cmd === 'accounts') {
+      // The players' accounts, as an administrator's bulk import would make them: one password
+      // hash for all, so that set-up does not spend minutes in scrypt (signing in still does).
+      const passwordHash = await hashPassword(PASSWORD);
+      const usernames = Array.from({ length: message.n ?? 0 }, (_, i) => `player${i + 1}`);
+      for (let i = 0; i < usernames.length; i += 200) {
+        await db
+          .insertInto('identityAccounts')
+          .values(
+            usernames.slice(i, i + 200).map((username, j) => ({
+              id: `bench${String(i + j).padStart(27, '0')}`,
+              username,
+              name: `Player ${i + j + 1}`,
+              passwordHash,
+              whenCreated: Date.now(),
+            })),
+          )
+          .execute();
+      }
+      process.send?.({ accounts: usernames } satisfies ServerMessage);
+    } else if (message.cmd === 'check') {
+      const count = async (query: Promise<{ n: unknown }>) => Number((await query).n);
+      const started = await count(
+        db
+          .selectFrom('gamespaces')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('startTime', '>', 0)
+          .executeTakeFirstOrThrow(),
+      );
+      const machines = await count(
+        db
+          .selectFrom('vms')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow(),
+      );
+      const running = await count(
+        db
+          .selectFrom('vms')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('state', '=', 'running')
+          .executeTakeFirstOrThrow(),
+      );
+      process.send?.({ checked: { started, machines, running } } satisfies ServerMessage);
+    } else if (message.cmd === 'stop') {
+      await app.close();
+      await database.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    }
+  });
+  process.send?.({ ready: true, url } satisfies ServerMessage);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bare server: one SQLite row by primary key, nothing else
+
+async function bareServer(): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const { default: Database } = await import('better-sqlite3');
+  const port = Number(process.argv[3]);
+  const dir = mkdtempSync(join(tmpdir(), 'topoplay-bench-bare-'));
+  const sqlite = new Database(join(dir, 'bare.db'));
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.exec(
+    'create table gamespaces (id text primary key, name text, managerId text, markdown text, challenge text, expirationTime integer)',
+  );
+  const insert = sqlite.prepare('insert into gamespaces values (?, ?, ?, ?, ?, ?)');
+  const challenge = JSON.stringify(CHALLENGE);
+  sqlite.transaction(() => {
+    for (let i = 0; i < 1000; i++) {
+      insert.run(`g${i}`, 'Blue Lab', `m${i}`, GUIDE, challenge, Date.now() + 3_600_000);
+    }
+  })();
+  const select = sqlite.prepare('select * from gamespaces where id = ?');
+  const app = Fastify({ logger: false });
+  app.get<{ Params: { id: string } }>('/row/:id', async (request) => select.get(request.params.id));
+  await app.listen({ port, host: '127.0.0.1' });
+  process.on('message', async (message: { cmd: string }) => {
+    if (message.cmd === 'stop') {
+      await app.close();
+      sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }
+  });
+  process.send?.({ ready: true, url: `http://127.0.0.1:${port}` } satisfies ServerMessage);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The players
+
+async function players(): Promise<void> {
+  let url = '';
+  let workspaceId = '';
+  const tokens: string[] = [];
+
+  async function api(token: string, method: string, path: string, body?: unknown) {
+    const res = await fetch(`${url}/api/${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
+    return text ? (JSON.parse(text) as Record<string, unknown>) : null;
+  }
+
+  /** The author's lab: two machines, the challenge, the guide, open to everyone. */
+  async function publishLab(): Promise<string> {
+    const { accessToken: author } = await signIn(url, 'creator', SEED_PASSWORD);
+    await api(author, 'POST', 'user/register');
+    const ws = (await api(author, 'POST', 'workspace', { name: 'Blue Lab' }))!;
+    const id = ws.id as string;
+    const stock = (await api(author, 'GET', 'templates?term=')) as unknown as Array<{
+      id: string;
+      name: string;
+    }>;
+    for (const name of ['linux-server', 'workstation']) {
+      const parent = stock.find((t) => t.name === name);
+      if (!parent) throw new Error(`no stock template ${name}`);
+      await api(author, 'POST', 'template', { templateId: parent.id, workspaceId: id });
+    }
+    await api(author, 'PUT', `challenge/${id}`, CHALLENGE);
+    await api(author, 'PUT', `document/${id}`, GUIDE);
+    const full = (await api(author, 'GET', `workspace/${id}`))!;
+    await api(author, 'PUT', 'workspace', { ...full, audience: 'everyone', durationMinutes: 60 });
+    return id;
+  }
+
+  process.on('message', async (command: ClientCommand) => {
+    if (command.cmd === 'prepare') {
+      url = command.url;
+      workspaceId = await publishLab();
+      const start = performance.now();
+      let next = 0;
+      const worker = async () => {
+        while (next < command.usernames.length) {
+          const i = next++;
+          const { accessToken } = await signIn(url, command.usernames[i]!, PASSWORD);
+          if (!accessToken) throw new Error(`${command.usernames[i]} could not sign in`);
+          await api(accessToken, 'POST', 'user/register');
+          tokens[i] = accessToken;
+        }
+      };
+      await Promise.all([...Array(SIGN_IN_CONCURRENCY)].map(worker));
+      process.send?.({
+        prepared: true,
+        workspaceId,
+        signInSeconds: (performance.now() - start) / 1000,
+      } satisfies ClientMessage);
+    } else {
+      // Warm-up: every player's connection open, as the players sit on the workspace's page.
+      await Promise.all(tokens.map((token) => api(token, 'GET', `gamespace/${workspaceId}`)));
+      const ms: number[] = [];
+      const failures: string[] = [];
+      const ids: string[] = [];
+      const start = performance.now();
+      await Promise.all(
+        tokens.map(async (token, i) => {
+          try {
+            const state = (await api(token, 'POST', 'gamespace', {
+              resourceId: workspaceId,
+              ...LAUNCH_SETTINGS,
+            }))!;
+            const vms = state.vms as Array<{ name: string; isRunning: boolean }>;
+            if (vms.length !== 2 || !vms.every((vm) => vm.isRunning)) {
+              failures.push(`player ${i + 1}: machines ${JSON.stringify(vms)}`);
+              return;
+            }
+            ms.push(performance.now() - start);
+            ids[i] = state.id as string;
+          } catch (error) {
+            failures.push(`player ${i + 1}: ${(error as Error).message}`);
+          }
+        }),
+      );
+      const sampleIndex = ids.findIndex(Boolean);
+      process.send?.({
+        launched: true,
+        ms,
+        failures,
+        sample: { gamespaceId: ids[sampleIndex] ?? '', token: tokens[sampleIndex] ?? '' },
+        all: ids.flatMap((gamespaceId, i) =>
+          gamespaceId ? [{ gamespaceId, token: tokens[i]! }] : [],
+        ),
+      } satisfies ClientMessage);
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Orchestrator
+
+function start(args: string[]): ChildProcess {
+  // BENCH_PROFILE=dir writes a CPU profile of our server process there (for Chrome's DevTools).
+  const profile =
+    args[0] === 'server' && process.env.BENCH_PROFILE
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+      : [];
+  return fork(SELF, args, { execArgv: [...process.execArgv, ...profile] });
+}
+
+interface Cannon {
+  requests: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface CannonJob {
+  url: string;
+  seconds: number;
+  headers?: Record<string, string>;
+  /** Requests go to these paths in turn, each with its own bearer token. */
+  rotate?: Array<{ path: string; token: string }>;
+}
+
+/** The load generator's process: autocannon with the job's options, answering its summary. */
+async function cannonProcess(): Promise<void> {
+  const { default: autocannon } = await import('autocannon');
+  process.once('message', async (job: CannonJob) => {
+    let turn = 0;
+    const rotate = job.rotate ?? [];
+    const result = await autocannon({
+      url: job.url,
+      connections: CONNECTIONS,
+      duration: job.seconds,
+      headers: job.headers ?? {},
+      ...(rotate.length
+        ? {
+            requests: [
+              {
+                setupRequest: (request: { path: string; headers: Record<string, string> }) => {
+                  const next = rotate[turn++ % rotate.length]!;
+                  return {
+                    ...request,
+                    path: next.path,
+                    headers: { ...request.headers, authorization: `Bearer ${next.token}` },
+                  };
+                },
+              },
+            ],
+          }
+        : {}),
+    });
+    process.send?.({
+      requests: result.requests.average,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      non2xx: result.non2xx,
+      errors: result.errors,
+    } satisfies Cannon);
+    process.exit(0);
+  });
+}
+
+/** autocannon in a process of its own, for the job's seconds. */
+async function cannon(job: CannonJob): Promise<Cannon> {
+  const child = start(['cannon']);
+  child.send(job);
+  return nextMessage<Cannon>(child);
+}
+
+const stop = async (child: ChildProcess) => {
+  child.send({ cmd: 'stop' });
+  await new Promise((resolve) => child.once('exit', resolve));
+};
+
+async function orchestrate(): Promise<void> {
+  const n = Number(process.env.BENCH_PLAYERS || 1000);
+  const rounds = Number(process.env.BENCH_ROUNDS || 3);
+  const seconds = Number(process.env.BENCH_SECONDS || 10);
+  const engine = process.env.BENCH_ENGINE === 'postgres' ? 'PostgreSQL' : 'SQLite';
+
+  const server = start(['server', String(await freePort())]);
+  const ready = await nextMessage<Extract<ServerMessage, { ready: true }>>(server);
+  const client = start(['players']);
+  let bare: ChildProcess | null = null;
+  try {
+    server.send({ cmd: 'accounts', n });
+    const { accounts } = await nextMessage<{ accounts: string[] }>(server);
+    client.send({ cmd: 'prepare', url: ready.url, usernames: accounts } satisfies ClientCommand);
+    const prepared = await nextMessage<Extract<ClientMessage, { prepared: true }>>(client);
+    console.log(
+      `${n} players signed in and registered in ${prepared.signInSeconds.toFixed(1)} s (${engine})`,
+    );
+
+    // Part 1: the synchronized start.
+    client.send({ cmd: 'launch' } satisfies ClientCommand);
+    const launched = await nextMessage<Extract<ClientMessage, { launched: true }>>(client);
+    server.send({ cmd: 'check' });
+    const { checked } = await nextMessage<Extract<ServerMessage, { checked: unknown }>>(server);
+    const sorted = [...launched.ms].sort((a, b) => a - b);
+    console.log('\nSynchronized start: launch to all machines deployed, per player');
+    console.log(
+      `players ${n}, p50 ${(percentile(sorted, 50) / 1000).toFixed(2)} s, p95 ${(
+        percentile(sorted, 95) / 1000
+      ).toFixed(2)} s, max ${((sorted[sorted.length - 1] ?? NaN) / 1000).toFixed(2)} s, ` +
+        `failures ${launched.failures.length}`,
+    );
+    console.log(
+      `database: ${checked.started} gamespaces started, ${checked.machines} machines, ${checked.running} running`,
+    );
+    for (const failure of launched.failures.slice(0, 10)) console.log(`  ${failure}`);
+
+    // Part 2: throughput of one gamespace read, against the bare route.
+    const bareServerProcess = start(['bare', String(await freePort())]);
+    bare = bareServerProcess;
+    const bareReady = await nextMessage<Extract<ServerMessage, { ready: true }>>(bare);
+    const own = {
+      url: `${ready.url}/api/gamespace/${launched.sample.gamespaceId}`,
+      headers: { authorization: `Bearer ${launched.sample.token}` },
+    };
+    const targets = {
+      bare: () => cannon({ url: `${bareReady.url}/row/g500`, seconds }),
+      topoplay: () => cannon({ ...own, seconds }),
+    };
+    // A short warm-up of each (JIT, caches), then alternating rounds.
+    await cannon({ url: `${bareReady.url}/row/g1`, seconds: 2 });
+    await cannon({ ...own, seconds: 2 });
+    const results: Record<'bare' | 'topoplay', Cannon[]> = { bare: [], topoplay: [] };
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 ? (['topoplay', 'bare'] as const) : (['bare', 'topoplay'] as const);
+      for (const target of order) results[target].push(await targets[target]());
+    }
+    const summary = (list: Cannon[]) => ({
+      rate: list.reduce((s, c) => s + c.requests, 0) / list.length,
+      p50: Math.max(...list.map((c) => c.p50)),
+      p99: Math.max(...list.map((c) => c.p99)),
+      bad: list.reduce((s, c) => s + c.non2xx + c.errors, 0),
+    });
+    // Every player reading their own gamespace in turn: far fewer kept states are reused.
+    const many = await cannon({
+      url: ready.url,
+      seconds,
+      rotate: launched.all.map(({ gamespaceId, token }) => ({
+        path: `/api/gamespace/${gamespaceId}`,
+        token,
+      })),
+    });
+    const b = summary(results.bare);
+    const t = summary(results.topoplay);
+    console.log(
+      `\nThroughput (${CONNECTIONS} connections, ${rounds} × ${seconds} s each, alternating)`,
+    );
+    console.log('| route | req/s | p50 ms | p99 ms | errors |');
+    console.log(
+      `| bare Fastify, one SQLite row | ${b.rate.toFixed(0)} | ${b.p50} | ${b.p99} | ${b.bad} |`,
+    );
+    console.log(
+      `| GET /api/gamespace/{id}, bearer | ${t.rate.toFixed(0)} | ${t.p50} | ${t.p99} | ${t.bad} |`,
+    );
+    console.log(
+      `| the same, ${launched.all.length} players each reading their own in turn | ${many.requests.toFixed(0)} | ${many.p50} | ${many.p99} | ${many.non2xx + many.errors} |`,
+    );
+    console.log(`ratio: ${((t.rate / b.rate) * 100).toFixed(1)}% of the bare route's rate`);
+    const ok =
+      launched.failures.length === 0 &&
+      checked.started === n &&
+      checked.machines === 2 * n &&
+      percentile(sorted, 95) < 5_000 &&
+      t.rate >= b.rate / 2 &&
+      t.p99 < 20 &&
+      t.bad === 0;
+    console.log(
+      ok
+        ? '\nTargets met.'
+        : '\nTargets: 0 failures, p95 under 5 s, at least half the rate, p99 under 20 ms: NOT met.',
+    );
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    client.kill();
+    if (bare) await stop(bare);
+    await stop(server);
+  }
+}
+
+const mode = process.argv[2];
+if (mode === 'server') await topoplayServer();
+else if (mode === 'bare') await bareServer();
+else if (mode === 'players') await players();
+else if (mode === 'cannon') await cannonProcess();
+else await orchestrate();
