@@ -263,6 +263,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     driver,
     cache,
     log: app.log,
+    changed: play.changed,
     schedule: config.janitor,
   });
   if (config.janitor.enabled) janitor.start();

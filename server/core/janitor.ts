@@ -101,6 +101,11 @@ export interface JanitorDeps {
   driver: Pick<HypervisorDriver, 'machinesOf' | 'deleteAll'>;
   cache: Cache;
   log: { warn(obj: object, msg: string): void };
+  /**
+   * Told of each gamespace it ended or whose machines it deleted, after the change is stored:
+   * the players' pages (and kept game states on every server) learn of it at once.
+   */
+  changed?: (gamespaceId: string) => Promise<void>;
   schedule?: JanitorSchedule;
   now?: () => number;
   random?: () => number;
@@ -277,8 +282,15 @@ export function createJanitor(deps: JanitorDeps) {
   }
 
   const gamespaces = async () => {
-    await endExpired();
-    await cleanupEnded();
+    const ended = await endExpired();
+    const cleaned = await cleanupEnded();
+    for (const id of new Set([...ended, ...cleaned])) {
+      await deps
+        .changed?.(id)
+        .catch((err: unknown) =>
+          log.warn({ err, gamespaceId: id }, 'janitor: announcing a change failed'),
+        );
+    }
   };
   const cleanup = async (options: JanitorOptions) => [
     ...(await idleWorkspaceVms(options)),

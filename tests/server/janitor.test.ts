@@ -5,6 +5,7 @@ import { createJanitor, DEFAULT_JANITOR_OPTIONS } from '../../server/core/janito
 import type { GamespaceTable } from '../../server/store/schema';
 import { testEngines } from './databases';
 import { startTestServer, type TestServer } from './harness';
+import { apiKey, connect } from './hubClients';
 import { gamespaceSpec, insertGamespace, insertWorkspace } from './gradingFixtures';
 
 // The janitor (wire reference §4.6, §1.8): expiry plus grace ends gamespaces, ended ones lose
@@ -21,7 +22,8 @@ describe.each(testEngines())('janitor on %s', (engine) => {
   let managerId = '';
 
   beforeAll(async () => {
-    server = await startTestServer({ engine, env: { SIM_SPEED: '0' } });
+    // Game states are kept 10 s here: a page that sees the janitor's change at once was told.
+    server = await startTestServer({ engine, env: { SIM_SPEED: '0', STATE_CACHE_MS: '10000' } });
     for (const u of ['admin', 'player']) keys[u] = await server.apiKeyFor(u);
     managerId = await server.userId('player');
   });
@@ -89,6 +91,37 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     await machine('kali', expired);
     await janitor(keys.admin!);
     expect(await machines(expired)).toHaveLength(1);
+  });
+
+  it("tells an ended game's players at once, and their pages show it ended without its machines", async () => {
+    const id = await gamespace({
+      startTime: Date.now() - 70 * MINUTE,
+      expirationTime: Date.now() - 10 * MINUTE,
+      cleanupGraceMinutes: 5,
+    });
+    await machine('kali', id);
+    const page = async () => {
+      const res = await fetch(`${server.url}/api/gamespace/${id}`, {
+        headers: apiKey(keys.player!),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as Json;
+    };
+    expect((await page()).endTime).toMatch(/^0001-/);
+    const client = await connect(server.url, apiKey(keys.player!));
+    try {
+      await client.connection.invoke('Listen', id);
+      expect((await janitor(keys.admin!)).status).toBe(200);
+      const update = await client.next(
+        (e) => e.name === 'GameEvent' && e.payload.action === 'GAME.UPDATE',
+      );
+      expect(update.payload.model).toMatchObject({ id, isActive: false, vms: [] });
+      const after = await page();
+      expect(after.endTime).not.toMatch(/^0001-/);
+      expect(after.isActive).toBe(false);
+    } finally {
+      await client.stop();
+    }
   });
 
   it('reports idle workspace machines (dry run by default) and forgotten workspaces', async () => {

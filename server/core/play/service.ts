@@ -17,7 +17,7 @@ import {
   type GameState,
   type PlayerDto,
 } from '../gamespaces';
-import { newId, newToken, sha256Hex } from '../ids';
+import { EMPTY_GUID, newId, newToken, sha256Hex } from '../ids';
 import type { VmPublisher } from '../vms';
 import { PERMISSION } from '../workspaces';
 import type { Actor } from '../users';
@@ -39,6 +39,9 @@ import {
 // Authorization follows the reference's predicates: gs.CanInteract (the manager or any player),
 // gs.CanManage (the manager or a player with Manager permission), admins always pass, and the
 // grader key's agent (whose id is the gamespace id) may read its own gamespace.
+
+/** Who the janitor's changes are announced as. */
+const JANITOR_ACTOR = { id: EMPTY_GUID, name: 'Janitor' };
 
 /** How long a launch ticket lasts (sliding), as the reference caches it. */
 export const LAUNCH_TICKET_MS = 180_000;
@@ -480,6 +483,9 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       await db.updateTable('gamespaces').set({ expirationTime }).where('id', '=', g.id).execute();
       await announce(actor, g.id);
     },
+
+    /** GAME.UPDATE for a change made outside this service (the janitor ending a game). */
+    changed: (gamespaceId: string) => announce(JANITOR_ACTOR, gamespaceId),
 
     /** POST /api/gamespace/{id}/start: deploys unless ended or expired; GAME.UPDATE. */
     async start(actor: Actor, id: unknown): Promise<GameState> {

@@ -10,12 +10,13 @@ import type { GameState } from '../gamespaces';
 //
 // When it is dropped:
 // - on every hub message to the gamespace's group, which every change a player can see sends
-//   (GameEvent on start, stop, complete, extend, players joining or leaving, grading; VmEvent on
-//   every machine change and task end), and on every message to its workspace's group (the
-//   guide saved or edited, templates changed). Messages reach every server process through the
-//   backplane, so a change made through another server drops this one's copy as well;
-// - after STATE_CACHE_MS in any case (a change that sends nothing, such as the janitor ending a
-//   gamespace), and at the gamespace's expiration, where isActive turns false.
+//   (GameEvent on start, stop, complete, extend, players joining or leaving, grading, the
+//   janitor ending it; VmEvent on every machine change and task end), and on every message to
+//   its workspace's group (the guide saved or edited, templates changed). Messages reach every
+//   server process through the backplane, so a change made through another server drops this
+//   one's copy as well;
+// - after STATE_CACHE_MS in any case (a change that sends nothing, such as a row edited by
+//   hand), and at the gamespace's expiration, where isActive turns false.
 // A read that began before a drop of its gamespace never stores what it read.
 
 /** The longest a kept game state is served without being read again. */
