@@ -21,6 +21,7 @@ import { newId } from './ids';
 import { clonedTemplateName, cloneName, NAME_MAX } from './naming';
 import { localizeDiskPaths, parseDetail, serializeDetail, templateDto } from './templates';
 import type { Actor } from './users';
+import { createFavorites } from './favorites';
 
 export { templateDto } from './templates';
 
@@ -187,6 +188,7 @@ const asId = (value: unknown): string | null =>
 export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions = {}) {
   const publisher = options.publisher ?? silentPublisher;
   const machines = options.machines ?? NO_WORKSPACE_MACHINES;
+  const favorites = createFavorites(db, 'workspaceFavorites');
 
   async function find(id: unknown): Promise<WorkspaceTable | undefined> {
     const key = asId(id);
@@ -696,52 +698,18 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
     },
 
     /** GET /api/workspace-favorites: the actor's favorite workspace ids, oldest first. */
-    async favorites(actor: Actor): Promise<string[]> {
-      const rows = await db
-        .selectFrom('workspaceFavorites')
-        .select('targetId')
-        .where('userId', '=', actor.id)
-        .orderBy('whenCreated')
-        .orderBy('id')
-        .execute();
-      return rows.map((r) => r.targetId);
-    },
+    favorites: (actor: Actor): Promise<string[]> => favorites.list(actor.id),
 
     /** PUT /api/workspace-favorite/{id}: false when there is no such workspace (404). */
     async favorite(actor: Actor, workspaceId: string): Promise<boolean> {
       if (!(await find(workspaceId))) return false;
-      const already = await db
-        .selectFrom('workspaceFavorites')
-        .select('id')
-        .where('userId', '=', actor.id)
-        .where('targetId', '=', workspaceId)
-        .executeTakeFirst();
-      if (!already) {
-        try {
-          await db
-            .insertInto('workspaceFavorites')
-            .values({
-              id: newId(),
-              userId: actor.id,
-              targetId: workspaceId,
-              whenCreated: Date.now(),
-            })
-            .execute();
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-        }
-      }
+      await favorites.add(actor.id, workspaceId);
       return true;
     },
 
     /** DELETE /api/workspace-favorite/{id}. */
-    async unfavorite(actor: Actor, workspaceId: string): Promise<void> {
-      await db
-        .deleteFrom('workspaceFavorites')
-        .where('userId', '=', actor.id)
-        .where('targetId', '=', workspaceId)
-        .execute();
-    },
+    unfavorite: (actor: Actor, workspaceId: string): Promise<void> =>
+      favorites.remove(actor.id, workspaceId),
   };
 }
 

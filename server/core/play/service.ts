@@ -7,6 +7,7 @@ import type { GamespaceTable, PlayerTable, WorkspaceTable } from '../../store/sc
 import type { Cache } from '../cache';
 import { hasAnyToken, parseDate } from '../dto';
 import { DomainError, forbidden } from '../errors';
+import { createFavorites } from '../favorites';
 import { actorRef, integer, unknownArgument, type EventPayload } from '../fields';
 import {
   aboveCut,
@@ -120,6 +121,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
   const now = options.now ?? Date.now;
   const random = options.random ?? cryptoRandom;
   const invitations = createInvitations(options.cache);
+  const favorites = createFavorites(db, 'gamespaceFavorites', now);
 
   const state = (
     g: GamespaceTable,
@@ -599,39 +601,18 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
     },
 
     /** GET /api/gamespace-favorites: the actor's favorite gamespace ids, oldest first. */
-    async favorites(actor: Actor): Promise<string[]> {
-      const rows = await db
-        .selectFrom('gamespaceFavorites')
-        .select('targetId')
-        .where('userId', '=', actor.id)
-        .orderBy('whenCreated')
-        .orderBy('id')
-        .execute();
-      return rows.map((r) => r.targetId);
-    },
+    favorites: (actor: Actor): Promise<string[]> => favorites.list(actor.id),
 
     /** PUT /api/gamespace-favorite/{id}: false when there is no such gamespace (404). */
     async favorite(actor: Actor, gamespaceId: string): Promise<boolean> {
       if (!(await findGamespace(gamespaceId))) return false;
-      try {
-        await db
-          .insertInto('gamespaceFavorites')
-          .values({ id: newId(), userId: actor.id, targetId: gamespaceId, whenCreated: now() })
-          .execute();
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-      }
+      await favorites.add(actor.id, gamespaceId);
       return true;
     },
 
     /** DELETE /api/gamespace-favorite/{id}. */
-    async unfavorite(actor: Actor, gamespaceId: string): Promise<void> {
-      await db
-        .deleteFrom('gamespaceFavorites')
-        .where('userId', '=', actor.id)
-        .where('targetId', '=', gamespaceId)
-        .execute();
-    },
+    unfavorite: (actor: Actor, gamespaceId: string): Promise<void> =>
+      favorites.remove(actor.id, gamespaceId),
   };
 
   /** True when the subject was not a player yet. */
