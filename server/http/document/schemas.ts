@@ -1,10 +1,6 @@
 // JSON schemas of the document and image routes (wire reference §1.6, §2.6 ImageFile).
 
-export const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', maxLength: 64 } },
-} as const;
+export { idParams } from '../schemas';
 
 export const publishedParams = {
   type: 'object',

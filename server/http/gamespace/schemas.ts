@@ -11,11 +11,7 @@ const bool = { type: 'boolean' } as const;
 const lenientInt = { anyOf: [{ type: 'null' }, { type: 'integer' }, { type: 'string' }] } as const;
 const lenientBool = { type: ['boolean', 'null'] } as const;
 
-export const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', maxLength: 64 } },
-} as const;
+export { idParams } from '../schemas';
 
 export const codeParams = {
   type: 'object',

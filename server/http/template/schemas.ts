@@ -5,14 +5,9 @@
 import { searchProperties } from '../search';
 
 const text = { type: ['string', 'null'] } as const;
-const id = { type: 'string', maxLength: 64 } as const;
 const nullableString = { type: ['string', 'null'] } as const;
 
-export const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id },
-} as const;
+export { idParams } from '../schemas';
 
 export const templateSearchQuery = {
   type: 'object',

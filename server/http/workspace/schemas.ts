@@ -5,11 +5,7 @@ import { templateSchema } from '../template/schemas';
 
 const text = { type: ['string', 'null'] } as const;
 
-export const idParams = {
-  type: 'object',
-  required: ['id'],
-  properties: { id: { type: 'string', maxLength: 64 } },
-} as const;
+export { idParams } from '../schemas';
 
 export const workerParams = {
   type: 'object',
