@@ -29,10 +29,12 @@ import { consoleRoutes } from './console/routes';
 import { seedStockTemplates } from './core/stockTemplates';
 import type { Publisher } from './core/fields';
 import { seedFirstRun, type SeedResult } from './core/seed';
-import { createAuthenticator } from './auth/authenticate';
+import { createAuthenticator, subjectOf } from './auth/authenticate';
+import type { ListenerRevoker } from './core/membership';
 import { registerIdentity } from './identity';
 import { registerErrorHandling } from './http/errors';
 import { registerAuth } from './http/auth';
+import { grantRoutes } from './http/grants';
 import { userRoutes } from './http/user/routes';
 import { workspaceRoutes } from './http/workspace/routes';
 import { challengeRoutes } from './http/challenge/routes';
@@ -54,6 +56,8 @@ import { createRedisBackplane } from './hub/redisBackplane';
 import { createChannelAccess } from './hub/access';
 import { createHub, MAX_MESSAGE_BYTES, type Hub } from './hub/hub';
 import { hubRoutes } from './hub/routes';
+import { registerRateLimits } from './http/rateLimit';
+import { registerRequestGuards, registerSecurityHeaders } from './http/security';
 
 export interface App {
   app: FastifyInstance;
@@ -66,7 +70,16 @@ export interface App {
   vms: VmService;
   config: Config;
   seeded: SeedResult | null;
+  /** Every route the server answers, as registered (the authorization matrix reads it). */
+  routes: RouteEntry[];
   close(): Promise<void>;
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  /** The route's authentication policy; API routes without one use 'default'. */
+  auth: string;
 }
 
 const VERSION = '0.1.0';
@@ -81,6 +94,14 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
     bodyLimit: 10 * 1024 * 1024,
+  });
+  const routes: RouteEntry[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const auth =
+      (route.config as { auth?: string } | undefined)?.auth ??
+      (route.url.startsWith('/api/') ? 'default' : 'anonymous');
+    for (const method of methods) routes.push({ method, url: route.url, auth });
   });
   // With Redis, every server process shares the cache (tickets) and the hub's groups.
   const onRedisError = (err: unknown) => app.log.warn({ err }, 'redis');
@@ -113,6 +134,16 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
 
   const errors = registerErrorHandling(app);
   void errors;
+  // Before every route, and before authentication: headers on every answer, and abuse limits
+  // that refuse a request before it costs a credential lookup.
+  const identityPath = new URL(authority(config)).pathname.replace(/\/+$/, '');
+  await registerSecurityHeaders(app, {
+    authority: authority(config),
+    appHost: config.appHost,
+    mksHost: config.mksHost,
+    identityPath,
+  });
+  const limits = await registerRateLimits(app, { limits: config.limits, redis });
 
   const defaults = {
     workspaceLimit: config.defaultWorkspaceLimit,
@@ -139,8 +170,11 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   // Tasks that end on their own (a deploy finishing) reach the editors and players watching.
   const stopRelay = vms.relayDriverEvents();
   const docsDir = join(config.dataDir, 'docs');
+  // Revocations go through the hub, created below before any request can reach a service.
+  const listeners: ListenerRevoker = { revoke: (target) => hub.revoke(target) };
   const workspaces = createWorkspaceService(store.db, {
     publisher,
+    listeners,
     // A deleted workspace's machines go first, then its document, its log and its images.
     machines: {
       ...vms.workspaceMachines,
@@ -172,6 +206,19 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     keepAliveMs: config.hubKeepAliveMs,
     clientTimeoutMs: config.hubClientTimeoutMs,
     documents,
+    // A revocation rechecks a connection's user as stored now (roles, disabled); an agent
+    // connection lasts as long as its gamespace.
+    async reloadActor(actor) {
+      if (actor.isAgent) {
+        const game = await store.db
+          .selectFrom('gamespaces')
+          .select('id')
+          .where('id', '=', actor.id)
+          .executeTakeFirst();
+        return game ? actor : null;
+      }
+      return authenticator.actorForSubject(subjectOf(actor));
+    },
   });
   app.decorate('hub', hub);
   // Added before the WebSocket plugin's own preClose, so clients are told they may reconnect
@@ -191,6 +238,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       apiAudience: config.oidc.audience,
       appName: config.appName,
       accessTokenTtlSeconds: config.oidc.accessTokenTtlSeconds,
+      maxPendingSignIns: config.oidc.maxPendingSignIns,
+      signInThrottle: limits.signIn,
       clients: [
         {
           clientId: config.oidc.clientId,
@@ -217,7 +266,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     cookieSecret,
     cookieMinutes: config.mksCookieMinutes,
   });
-  registerAuth(app, authenticator);
+  registerAuth(app, authenticator, grantRoutes({ tagOfVm: vms.tagFor }));
+  registerRequestGuards(app);
   // Multipart bodies (images, ISO uploads) are streamed: each route reads its parts itself. The
   // defaults suit document images (one file, one byte over their limit so that a too-large file
   // is told apart); routes with bigger files pass their own limits.
@@ -242,6 +292,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     driver,
     cache,
     publisher,
+    listeners,
     vmPublisher,
     deleteMachines: vms.workspaceMachines.gamespaceEnded,
     docsDir,
@@ -375,6 +426,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     vms,
     config,
     seeded,
+    routes,
     async close() {
       await janitor.stop();
       await app.close();

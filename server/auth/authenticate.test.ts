@@ -104,6 +104,7 @@ describe('bearer tokens', () => {
       lastIdpAssignedRole: null,
       serviceAccountClientId: null,
       whenCreated: 0,
+      registrar: 0,
     };
     expect((await auth.authenticate({ bearer }, ['jwt']))?.isAdmin).toBe(true);
     row = { ...row, role: ROLE_NUMBERS.user };

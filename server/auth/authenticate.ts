@@ -5,6 +5,7 @@ import { sha256Hex, newToken } from '../core/ids';
 import {
   actorFrom,
   agentActor,
+  scopedTo,
   type Actor,
   type UserDefaults,
   type UserService,
@@ -31,6 +32,60 @@ export const ticketKey = (ticket: string) => `tkt:${ticket}`;
 /** How many verified access tokens are remembered, and for how long at most. */
 export const VERIFIED_TOKENS = 10_000;
 export const VERIFIED_TOKEN_MS = 5 * 60_000;
+
+/**
+ * What a one-time ticket stands for. A ticket of the user's own (GET /api/user/ticket) is stored
+ * as the reference stores it, `{id}#{name}`; one issued for a gamespace (a launch ticket, an
+ * enlisted guest's, an agent's) carries that gamespace, as JSON (an id never starts with `{`).
+ */
+export interface TicketSubject {
+  id: string;
+  name: string;
+  /** The only gamespace the ticket reaches. */
+  gamespaceId?: string;
+  /** The gamespace's agent (its grader key), whose id is the gamespace's. */
+  agent?: boolean;
+}
+
+export function ticketValue(subject: TicketSubject): string {
+  if (!subject.gamespaceId) return `${subject.id}#${subject.name}`;
+  return JSON.stringify({
+    id: subject.id,
+    name: subject.name,
+    gamespaceId: subject.gamespaceId,
+    ...(subject.agent ? { agent: true } : {}),
+  });
+}
+
+export function parseTicketValue(value: string): TicketSubject | null {
+  if (value.startsWith('{')) {
+    try {
+      const parsed = JSON.parse(value) as Partial<TicketSubject>;
+      if (typeof parsed.id !== 'string' || typeof parsed.gamespaceId !== 'string') return null;
+      return {
+        id: parsed.id,
+        name: typeof parsed.name === 'string' ? parsed.name : '',
+        gamespaceId: parsed.gamespaceId,
+        agent: parsed.agent === true,
+      };
+    } catch {
+      return null;
+    }
+  }
+  const hash = value.indexOf('#');
+  return hash < 0
+    ? { id: value, name: '' }
+    : { id: value.slice(0, hash), name: value.slice(hash + 1) };
+}
+
+/** A cookie value as sent, or null when it is not valid percent-encoding (then it is ignored). */
+function decodeCookie(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}
 
 export interface Credentials {
   bearer?: string;
@@ -96,7 +151,8 @@ export function readCredentials(
     for (const part of cookie.split(';')) {
       const eq = part.indexOf('=');
       if (eq > 0 && part.slice(0, eq).trim() === MKS_COOKIE) {
-        creds.cookie = decodeURIComponent(part.slice(eq + 1).trim());
+        const value = decodeCookie(part.slice(eq + 1).trim());
+        if (value) creds.cookie = value;
       }
     }
   }
@@ -213,28 +269,34 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     return gamespace ? agentActor(gamespace.id) : null;
   }
 
+  /** The actor a ticket or cookie stands for, held to its gamespace when it names one. */
+  async function actorOfSubject(subject: TicketSubject, idpRole: RoleName | null) {
+    if (subject.agent && subject.gamespaceId === subject.id) return agentActor(subject.id);
+    const actor = await actorForSubject(subject.id, subject.name, idpRole);
+    return subject.gamespaceId ? scopedTo(actor, subject.gamespaceId) : actor;
+  }
+
   async function fromTicket(ticket: string): Promise<Actor | null> {
     const value = await cache.take(ticketKey(ticket));
-    if (!value) return null;
-    const hash = value.indexOf('#');
-    const id = hash < 0 ? value : value.slice(0, hash);
-    const name = hash < 0 ? '' : value.slice(hash + 1);
-    return actorForSubject(id, name, null);
+    const subject = value ? parseTicketValue(value) : null;
+    return subject ? actorOfSubject(subject, null) : null;
   }
 
   async function fromCookie(cookie: string): Promise<Actor | null> {
+    let payload: JWTPayload;
     try {
-      const { payload } = await jwtVerify(cookie, options.cookieSecret, { algorithms: ['HS256'] });
-      if (!payload.sub) return null;
-      const idp = parseRole(payload.idp);
-      return actorForSubject(
-        payload.sub,
-        typeof payload.name === 'string' ? payload.name : '',
-        idp,
-      );
+      ({ payload } = await jwtVerify(cookie, options.cookieSecret, { algorithms: ['HS256'] }));
     } catch {
       return null;
     }
+    if (!payload.sub) return null;
+    const subject: TicketSubject = {
+      id: payload.sub,
+      name: typeof payload.name === 'string' ? payload.name : '',
+      ...(typeof payload.gs === 'string' ? { gamespaceId: payload.gs } : {}),
+      agent: payload.agt === true,
+    };
+    return actorOfSubject(subject, subject.gamespaceId ? null : parseRole(payload.idp));
   }
 
   return {
@@ -246,30 +308,51 @@ export function createAuthenticator(options: AuthenticatorOptions) {
         else if (scheme === 'apikey' && creds.apiKey) actor = await fromApiKey(creds.apiKey);
         else if (scheme === 'ticket' && creds.ticket) actor = await fromTicket(creds.ticket);
         else if (scheme === 'cookie' && creds.cookie) actor = await fromCookie(creds.cookie);
-        if (actor) return actor;
+        if (actor) return { ...actor, via: scheme };
       }
       return null;
     },
 
     /** The actor of a subject already proven another way (the hub's negotiated connection). */
-    actorForSubject: (id: string, name: string) => actorForSubject(id, name, null),
+    actorForSubject: (subject: TicketSubject) => actorOfSubject(subject, null),
 
-    /** A one-time ticket for the actor: 30 s, single use. */
+    /**
+     * A one-time ticket for the actor: 30 s, single use. It reaches no more than the credential
+     * it was asked with: an actor held to a gamespace gets a ticket held to it.
+     */
     async issueTicket(actor: Actor, ttlMs = TICKET_TTL_MS): Promise<string> {
       const ticket = newToken();
-      await cache.set(ticketKey(ticket), `${actor.id}#${actor.name}`, ttlMs);
+      await cache.set(ticketKey(ticket), ticketValue(subjectOf(actor)), ttlMs);
       return ticket;
     },
 
-    /** The console cookie's value: the actor's claims, signed, for `cookieMinutes`. */
+    /**
+     * The console cookie's value: the actor's claims, signed, for `cookieMinutes`; the gamespace
+     * it is held to, if any, goes with it.
+     */
     async cookieFor(actor: Actor): Promise<string> {
-      return new SignJWT({ name: actor.name, idp: actor.lastIdpAssignedRole ?? undefined })
+      return new SignJWT({
+        name: actor.name,
+        idp: actor.grant ? undefined : (actor.lastIdpAssignedRole ?? undefined),
+        gs: actor.grant?.gamespaceId,
+        agt: actor.isAgent || undefined,
+      })
         .setProtectedHeader({ alg: 'HS256' })
         .setSubject(actor.id)
         .setIssuedAt()
         .setExpirationTime(`${options.cookieMinutes}m`)
         .sign(options.cookieSecret);
     },
+  };
+}
+
+/** What a ticket issued to this actor stands for. */
+export function subjectOf(actor: Actor): TicketSubject {
+  return {
+    id: actor.id,
+    name: actor.name,
+    ...(actor.grant ? { gamespaceId: actor.grant.gamespaceId } : {}),
+    ...(actor.isAgent ? { agent: true } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import type { GamespaceTable } from '../store/schema';
 import { hasAnyToken, isoDate } from './dto';
 import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type Publisher } from './fields';
+import { sha256Hex } from './ids';
 import { challengeProgress, type ChallengeProgressView } from './gameViews';
 import { isActive } from './gamespaces';
 import type { Actor } from './users';
@@ -176,6 +177,41 @@ export function regrade(
 /** The gamespace row as a grading transaction sees it. */
 export type GamespaceRow = GamespaceTable;
 
+/** What an observer sees in place of the gamespace's grader key. */
+export const HIDDEN_GRADER_KEY = '(hidden)';
+
+/**
+ * The spec without the gamespace's grader key, wherever a transform (`grader_key`, `api_key`)
+ * put it: in the transforms and in any text it was substituted into. Quirk fixed: the reference
+ * shows it to observers, who could then act as the gamespace's agent. The key is stored hashed,
+ * so its plain value is recognized among the transforms' values by its hash. A key too short to
+ * be told apart from ordinary text (a caller may choose its own) is hidden in the transforms only.
+ */
+export function withoutGraderKey(spec: ChallengeSpec, graderKeyHash: string): ChallengeSpec {
+  const keys = new Set(
+    spec.transforms
+      .map((t) => t.value)
+      .filter((value) => value !== '' && sha256Hex(value) === graderKeyHash),
+  );
+  if (keys.size === 0) return spec;
+  const hidden: ChallengeSpec = {
+    ...spec,
+    transforms: spec.transforms.map((t) =>
+      keys.has(t.value) ? { ...t, value: HIDDEN_GRADER_KEY } : t,
+    ),
+  };
+  let text = JSON.stringify(hidden);
+  for (const key of keys) {
+    if (key.length >= MIN_SUBSTITUTED_KEY) {
+      text = text.split(JSON.stringify(key).slice(1, -1)).join(HIDDEN_GRADER_KEY);
+    }
+  }
+  return JSON.parse(text) as ChallengeSpec;
+}
+
+/** Keys at least this long are also hidden where a transform substituted them into text. */
+const MIN_SUBSTITUTED_KEY = 8;
+
 export interface GradingDeps {
   db: Db;
   dialect: Dialect;
@@ -309,7 +345,8 @@ export function createGradingService(deps: GradingDeps) {
     async challenge(actor: Actor, id: unknown): Promise<ChallengeSpec> {
       const row = await load(id);
       if (!(await canObserve(actor, row))) throw forbidden();
-      return parseChallengeText(row.challenge);
+      const spec = parseChallengeText(row.challenge);
+      return actor.isAdmin ? spec : withoutGraderKey(spec, row.graderKey);
     },
 
     /**

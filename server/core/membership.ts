@@ -35,3 +35,13 @@ export async function worksOn(db: Db, actorId: string, workspaceId: string): Pro
     .executeTakeFirst();
   return !!worker;
 }
+
+/**
+ * Tells the hub that someone's right to listen on a group may have ended (see Hub.revoke): the
+ * connections concerned leave the groups they may no longer listen on, on every server process.
+ */
+export interface ListenerRevoker {
+  revoke(target: { group?: string; subjectId?: string }): void;
+}
+
+export const NO_REVOKER: ListenerRevoker = { revoke: () => {} };

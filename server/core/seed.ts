@@ -58,6 +58,7 @@ export async function seedFirstRun(options: {
       role: ROLE_NUMBERS[seed.role],
       lastIdpAssignedRole: null,
       serviceAccountClientId: null,
+      registrar: 0,
       whenCreated: Date.now(),
     });
     accounts.push({ username: seed.username, password, role: seed.role });

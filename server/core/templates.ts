@@ -393,6 +393,26 @@ export interface TemplateServiceOptions {
 const asId = (value: unknown): string | null =>
   typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
 
+/**
+ * Whether a template may be pointed at (relinked to) a sibling, or be shown it: a sibling of the
+ * same workspace, a stock revision (no workspace: administrators keep those), or a published one
+ * (admins: any). Stricter than the reference, where every child of a stock template, whatever
+ * its workspace, is a sibling: relinking to another workspace's revision would deploy that
+ * workspace's disks and reveal its unpublished work.
+ */
+export function mayFollow(
+  actor: Actor,
+  template: Pick<TemplateTable, 'workspaceId'>,
+  sibling: Pick<TemplateTable, 'workspaceId' | 'isPublished'>,
+): boolean {
+  return (
+    actor.isAdmin ||
+    !!sibling.isPublished ||
+    sibling.workspaceId === null ||
+    sibling.workspaceId === template.workspaceId
+  );
+}
+
 export function createTemplateService(db: Db, options: TemplateServiceOptions = {}) {
   const publisher = options.publisher ?? silentPublisher;
   const machines = options.machines ?? NO_TEMPLATE_MACHINES;
@@ -643,8 +663,8 @@ export function createTemplateService(db: Db, options: TemplateServiceOptions = 
     /**
      * POST /api/template/relink: points a template at a sibling revision (a template with the
      * same parent), which becomes its parent. Anything else is TemplateNotPublished, as in the
-     * reference; unlike the reference, a template without a parent has no siblings, and a
-     * template is not its own sibling.
+     * reference; unlike the reference, a template without a parent has no siblings, a template
+     * is not its own sibling, and a sibling of another workspace must be published (mayFollow).
      */
     async relink(actor: Actor, model: TemplateReLink): Promise<TemplateDto> {
       const template = await existing(model.templateId, 'templateId');
@@ -656,7 +676,8 @@ export function createTemplateService(db: Db, options: TemplateServiceOptions = 
       if (
         !template.parentId ||
         template.parentId !== parent.parentId ||
-        template.id === parent.id
+        template.id === parent.id ||
+        !mayFollow(actor, template, parent)
       ) {
         throw new DomainError('TemplateNotPublished');
       }
@@ -678,12 +699,14 @@ export function createTemplateService(db: Db, options: TemplateServiceOptions = 
       const template = await existing(id, 'id');
       if (!(await canEdit(actor, template))) throw forbidden();
       if (!template.parentId) return [];
-      let rows = await named()
-        .where('t.parentId', '=', template.parentId)
-        .where('t.id', '!=', template.id)
-        .orderBy('t.name')
-        .orderBy('t.id')
-        .execute();
+      let rows = (
+        await named()
+          .where('t.parentId', '=', template.parentId)
+          .where('t.id', '!=', template.id)
+          .orderBy('t.name')
+          .orderBy('t.id')
+          .execute()
+      ).filter((r) => mayFollow(actor, template, r));
       if (pub) {
         const ws = template.workspaceId
           ? await db

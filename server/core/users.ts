@@ -31,10 +31,44 @@ export interface Actor {
   isObserver: boolean;
   isCreator: boolean;
   isBuilder: boolean;
+  /** May name other players when registering a gamespace (admins always may). */
+  isRegistrar: boolean;
   /** True for the pseudo-user of a gamespace grader key (id = gamespace id). */
   isAgent: boolean;
   /** False until POST /api/user/register stores the user. */
   persisted: boolean;
+  /** How the request proved it (set by the authenticator; absent for actors made in code). */
+  via?: 'jwt' | 'apikey' | 'ticket' | 'cookie';
+  /**
+   * Set when the credential was issued for one gamespace only (a grader key, a launch ticket,
+   * an enlisted guest's ticket, and the tickets and cookies made from them): the actor then
+   * reaches that gamespace's play and console routes and nothing else (server/http/grants.ts).
+   */
+  grant?: Grant;
+}
+
+/** What a credential issued for one gamespace may reach. */
+export interface Grant {
+  gamespaceId: string;
+}
+
+/**
+ * The actor a credential scoped to one gamespace stands for: the subject without any role of
+ * its own (an admin's launch ticket must not open the admin routes), held to the gamespace.
+ */
+export function scopedTo(actor: Actor, gamespaceId: string): Actor {
+  return {
+    ...actor,
+    role: 'user',
+    appRole: 'user',
+    lastIdpAssignedRole: null,
+    isAdmin: false,
+    isObserver: false,
+    isCreator: false,
+    isBuilder: false,
+    isRegistrar: false,
+    grant: { gamespaceId },
+  };
 }
 
 export interface UserDefaults {
@@ -67,6 +101,7 @@ export function actorFrom(
     isObserver: isObserverRole(role),
     isCreator: isCreatorRole(role),
     isBuilder: isBuilderRole(role),
+    isRegistrar: isAdminRole(role) || !!row?.registrar,
     isAgent: false,
     persisted: !!row,
   };
@@ -79,6 +114,7 @@ export function agentActor(gamespaceId: string): Actor {
       gamespaceLimit: 0,
     }),
     isAgent: true,
+    grant: { gamespaceId },
   };
 }
 
@@ -101,6 +137,7 @@ export function userDto(actor: Actor) {
     isObserver: actor.isObserver,
     isCreator: actor.isCreator,
     isBuilder: actor.isBuilder,
+    isRegistrar: actor.isRegistrar,
   };
 }
 
@@ -155,6 +192,7 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
         role: Number(count.n) === 0 ? ROLE_NUMBERS.administrator : ROLE_NUMBERS.user,
         lastIdpAssignedRole: idpRole,
         serviceAccountClientId: null,
+        registrar: 0,
         whenCreated: Date.now(),
       };
       await db

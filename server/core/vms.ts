@@ -1,6 +1,7 @@
 import type { Db } from '../store/db';
 import type { TemplateTable } from '../store/schema';
 import {
+  isoPathOf,
   tagOf,
   type HypervisorDriver,
   type Vm,
@@ -126,6 +127,29 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     return tag;
   }
 
+  /**
+   * The ISOs a machine of this tag may mount: the files of its workspace (a gamespace's machines
+   * use their workspace's) and the public ones, as the driver lists them, plus the ISOs the
+   * workspace's templates name.
+   */
+  async function usableIsos(tag: string): Promise<string[]> {
+    const game = await db
+      .selectFrom('gamespaces')
+      .select('workspaceId')
+      .where('id', '=', tag)
+      .executeTakeFirst();
+    const workspaceId = game ? (game.workspaceId ?? EMPTY_GUID) : tag;
+    const listed = (await driver.isoOptions(workspaceId)).iso ?? [];
+    const named = await db
+      .selectFrom('templates')
+      .select('iso')
+      .where('workspaceId', '=', workspaceId)
+      .where('iso', '!=', '')
+      .execute();
+    const paths = named.map((t) => isoPathOf(t.iso)).filter((p) => p !== '');
+    return [...new Set([...listed, ...paths])].sort();
+  }
+
   /** A workspace with a gamespace that has not ended and not expired is not isolated. */
   async function hasActiveGamespaces(workspaceId: string): Promise<boolean> {
     const active = await db
@@ -202,6 +226,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
   return {
     canManage,
     canDelete,
+    tagFor,
     workspaceMachines,
     templateMachines,
 
@@ -292,6 +317,14 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       ) {
         throw new DomainError('ActionForbidden');
       }
+      // Quirk fixed: the reference mounts any path, so a player could mount another workspace's
+      // file or a path outside the ISO store.
+      if (key === 'iso' && !actor.isAdmin) {
+        const path = isoPathOf(change.value);
+        if (path && !(await usableIsos(tag)).includes(path)) {
+          throw new DomainError('ActionForbidden');
+        }
+      }
       const vm = await driver.changeConfiguration(id, change, actor.isBuilder);
       publish(actor, 'VM.CHANGE', vm);
       return vm;
@@ -305,9 +338,9 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       return vm;
     },
 
-    /** GET /api/vm/{id}/isos. */
+    /** GET /api/vm/{id}/isos: the ISOs its workspace may use (see usableIsos). */
     async isos(actor: Actor, id: string): Promise<VmOptions> {
-      return driver.isoOptions(await authorize(actor, id));
+      return { iso: await usableIsos(await authorize(actor, id)), net: null };
     },
 
     /** GET /api/vm/{id}/nets: non-builders get only isolated nets. */

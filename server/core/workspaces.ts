@@ -22,6 +22,7 @@ import { clonedTemplateName, cloneName, NAME_MAX } from './naming';
 import { localizeDiskPaths, parseDetail, serializeDetail, templateDto } from './templates';
 import type { Actor } from './users';
 import { createFavorites } from './favorites';
+import { NO_REVOKER, type ListenerRevoker } from './membership';
 
 export { templateDto } from './templates';
 
@@ -164,6 +165,8 @@ export const NO_WORKSPACE_MACHINES: WorkspaceMachines = {
 export interface WorkspaceServiceOptions {
   publisher?: Publisher;
   machines?: WorkspaceMachines;
+  /** Workers removed and workspaces deleted stop receiving the workspace's hub events. */
+  listeners?: ListenerRevoker;
   /** The folder of workspace documents (`{id}.md`), read for `doc` in the list. */
   docsDir?: string;
 }
@@ -188,6 +191,7 @@ const asId = (value: unknown): string | null =>
 export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions = {}) {
   const publisher = options.publisher ?? silentPublisher;
   const machines = options.machines ?? NO_WORKSPACE_MACHINES;
+  const listeners = options.listeners ?? NO_REVOKER;
   const favorites = createFavorites(db, 'workspaceFavorites');
 
   async function find(id: unknown): Promise<WorkspaceTable | undefined> {
@@ -426,11 +430,16 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
           .slice(skip, skip + take);
       }
 
+      // Quirk fixed: the reference answers doc=2 with the whole guide to anyone who may list
+      // the workspace; the part below the cut is for those who may edit it (the play page shows
+      // it only once a game has started).
       const doc = search.doc ?? 0;
       return Promise.all(
-        rows.map(async (w) =>
-          workspaceSummaryDto(w, doc > 0 ? await markdown(w.id, doc === 1) : null),
-        ),
+        rows.map(async (w) => {
+          if (doc <= 0) return workspaceSummaryDto(w, null);
+          const whole = doc >= 2 && (await canEdit(actor, w.id));
+          return workspaceSummaryDto(w, await markdown(w.id, !whole));
+        }),
       );
     },
 
@@ -504,6 +513,7 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
         await tx.deleteFrom('workspaces').where('id', '=', ws.id).execute();
       });
       publishTopo(actor, 'TOPO.DELETED', dto);
+      listeners.revoke({ group: ws.id });
       return dto;
     },
 
@@ -695,6 +705,7 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
         .where('subjectId', '=', subjectId)
         .execute();
       publishTopo(actor, 'TOPO.UPDATED', await loadOrThrow(ws.id));
+      listeners.revoke({ group: ws.id, subjectId });
     },
 
     /** GET /api/workspace-favorites: the actor's favorite workspace ids, oldest first. */

@@ -7,6 +7,7 @@ import {
 } from '../auth/authenticate';
 import { assertEnabled, type Actor } from '../core/users';
 import { forbidden } from '../core/errors';
+import { routeKey, withinGrant, type GamespaceOf } from './grants';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,9 +22,15 @@ declare module 'fastify' {
 /**
  * Authenticates every /api request by its route's policy before the body is read:
  * no valid credential is 401 (with WWW-Authenticate), a disabled user 400 UserDisabled, a
- * non-admin on an admin route 403.
+ * non-admin on an admin route 403. An actor held to one gamespace (see grants.ts) gets 403 on
+ * any route not about its gamespace: at once for routes outside the grant, and once the body is
+ * read for those whose gamespace is named in it.
  */
-export function registerAuth(app: FastifyInstance, authenticator: Authenticator): void {
+export function registerAuth(
+  app: FastifyInstance,
+  authenticator: Authenticator,
+  grants: ReadonlyMap<string, GamespaceOf>,
+): void {
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (request, reply) => {
     const configured = request.routeOptions.config?.auth;
@@ -38,7 +45,14 @@ export function registerAuth(app: FastifyInstance, authenticator: Authenticator)
     }
     assertEnabled(actor);
     if (policy === 'admin' && !actor.isAdmin) throw forbidden();
+    if (actor.grant && !grants.has(routeKey(request.method, request.routeOptions.url))) {
+      throw forbidden();
+    }
     request.actor = actor;
+  });
+  app.addHook('preHandler', async (request) => {
+    const actor = request.actor;
+    if (actor?.grant && !(await withinGrant(grants, actor, request))) throw forbidden();
   });
 }
 

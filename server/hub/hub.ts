@@ -80,6 +80,14 @@ export interface Hub extends HubPublisher {
   accept(socket: WebSocket, connectionId: string, actor: Actor): void;
   /** Connections and their rooms on every server process (GET /api/admin/live). */
   live(): Promise<LiveEntry[]>;
+  /**
+   * Someone's right to listen may have ended (a player removed, a gamespace or workspace
+   * deleted, a worker removed, a user disabled): on every server process, the connections in
+   * `group` (every group, when none is named) of `subjectId` (everyone, when none is named) are
+   * checked again, and leave each group they may no longer listen on; a connection whose user
+   * is gone or disabled is closed.
+   */
+  revoke(target: { group?: string; subjectId?: string }): void;
   /** Tells every client it may reconnect, closes the connections and announces departures. */
   close(): Promise<void>;
 }
@@ -93,6 +101,11 @@ export interface HubDocuments {
 export interface HubOptions {
   backplane: Backplane;
   canListen: ChannelAccess;
+  /**
+   * The connection's actor as the store has it now (its roles, whether it is disabled); null
+   * when it may no longer connect at all. Without it, revocations recheck the actor as it was.
+   */
+  reloadActor?: (actor: Actor) => Promise<Actor | null>;
   log: FastifyBaseLogger;
   keepAliveMs?: number;
   clientTimeoutMs?: number;
@@ -122,6 +135,13 @@ interface Connection {
 }
 
 const TEXT = { binary: false } as const;
+
+/**
+ * A revocation travels through the backplane like a message, so that it reaches every server
+ * process, but is never sent to a client: its frame starts with a byte no JSON-protocol frame
+ * starts with, followed by the subject's id (empty for everyone).
+ */
+const REVOKE = 0x00;
 const IDLE = Promise.resolve();
 
 const bindingError = (target: string) =>
@@ -180,7 +200,44 @@ export function createHub(options: HubOptions): Hub {
     for (const conn of batch) drain(conn);
   }
 
+  /** Checks connections again after a revocation; see Hub.revoke. */
+  async function recheck(conn: Connection, rooms: readonly string[]) {
+    const actor = options.reloadActor ? await options.reloadActor(conn.actor) : conn.actor;
+    if (!conn.open || !connections.has(conn.id)) return;
+    if (!actor || actor.role === 'disabled') {
+      conn.open = false;
+      drain(conn);
+      conn.socket.close(1008);
+      disconnected(conn);
+      return;
+    }
+    conn.actor = actor;
+    for (const room of rooms) {
+      if (conn.groups.has(room) && !(await canListen(actor, room))) {
+        await leaveGroup(conn, room);
+      }
+    }
+  }
+
+  function revoked(audience: Audience, frame: Buffer) {
+    const subjectId = frame.subarray(1).toString('utf8');
+    const concerned = (conn: Connection) => !subjectId || conn.actor.id === subjectId;
+    if (audience.all) {
+      for (const conn of connections.values()) {
+        if (concerned(conn)) track(recheck(conn, [...conn.groups]));
+      }
+      return;
+    }
+    for (const conn of [...(groups.get(audience.group) ?? [])]) {
+      if (concerned(conn)) track(recheck(conn, [audience.group]));
+    }
+  }
+
   backplane.attach((audience, frame) => {
+    if (frame[0] === REVOKE) {
+      revoked(audience, frame);
+      return;
+    }
     if (audience.all) {
       for (const conn of connections.values()) if (conn.handshaken) write(conn, frame);
       return;
@@ -491,6 +548,14 @@ export function createHub(options: HubOptions): Hub {
     },
 
     live: () => backplane.live(),
+
+    revoke({ group, subjectId }) {
+      const audience: Audience = group ? { all: false, group } : { all: true };
+      backplane.publish(
+        audience,
+        Buffer.concat([Buffer.from([REVOKE]), Buffer.from(subjectId ?? '', 'utf8')]),
+      );
+    },
 
     close() {
       closing ??= shutdown();

@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
-import { readCredentials, ticketKey, type Authenticator } from '../auth/authenticate';
+import {
+  readCredentials,
+  subjectOf,
+  ticketKey,
+  type Authenticator,
+  type TicketSubject,
+} from '../auth/authenticate';
 import type { Cache } from '../core/cache';
 import { newToken } from '../core/ids';
 import { assertEnabled, type Actor } from '../core/users';
@@ -25,8 +31,8 @@ interface Admission {
 
 interface Negotiation {
   connectionId: string;
-  id: string;
-  name: string;
+  /** Who the ticket stood for, with the gamespace it was held to, if any. */
+  subject: TicketSubject;
 }
 
 const negotiateResponse = {
@@ -85,7 +91,7 @@ export async function hubRoutes(
       // Version 0 clients connect with the connection id itself.
       const version = (request.query.negotiateVersion ?? 0) >= 1 ? 1 : 0;
       const connectionToken = version ? newToken() : connectionId;
-      const binding: Negotiation = { connectionId, id: actor.id, name: actor.name };
+      const binding: Negotiation = { connectionId, subject: subjectOf(actor) };
       await cache.set(negotiationKey(connectionToken), JSON.stringify(binding), NEGOTIATION_TTL_MS);
       return {
         negotiateVersion: version,
@@ -119,7 +125,7 @@ export async function hubRoutes(
           const binding = JSON.parse(stored) as Negotiation;
           admission = {
             connectionId: binding.connectionId,
-            actor: await authenticator.actorForSubject(binding.id, binding.name),
+            actor: await authenticator.actorForSubject(binding.subject),
           };
         } else {
           const actor = await ticketActor(request);

@@ -58,6 +58,12 @@ export interface VmOperation {
   type: VmOperationType;
 }
 
+/** The path of an `iso` change's value: `path[:label]` (wire reference §1.4). */
+export function isoPathOf(value: string): string {
+  const colon = value.indexOf(':');
+  return (colon < 0 ? value : value.slice(0, colon)).trim();
+}
+
 /** A configuration change: key `iso`, `net` (or `eth`), `boot` or `guest` (wire reference §1.4). */
 export interface VmChange {
   key: string;

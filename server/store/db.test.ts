@@ -33,6 +33,7 @@ describe.each(testEngines())('store on %s', (engine) => {
         lastIdpAssignedRole: null,
         serviceAccountClientId: null,
         whenCreated: 1_700_000_000_000,
+        registrar: 0,
       })
       .execute();
     const built = await store.db

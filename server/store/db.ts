@@ -19,6 +19,7 @@ import * as m001 from './migrations/001_initial';
 import * as m002 from './migrations/002_machines';
 import * as m003 from './migrations/003_documents';
 import * as m004 from './migrations/004_play_indexes';
+import * as m005 from './migrations/005_registrar';
 
 export type Db = Kysely<Database>;
 export type Dialect = 'sqlite' | 'postgres';
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   '002_machines': m002,
   '003_documents': m003,
   '004_play_indexes': m004,
+  '005_registrar': m005,
 };
 
 class StaticMigrations implements MigrationProvider {

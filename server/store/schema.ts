@@ -19,6 +19,8 @@ export interface UserTable {
   lastIdpAssignedRole: number | null;
   serviceAccountClientId: string | null;
   whenCreated: number;
+  /** 1 when the account may register other people for a game (administrators always may). */
+  registrar: number;
 }
 
 export interface ApiKeyTable {

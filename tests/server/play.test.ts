@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ticketKey } from '../../server/auth/authenticate';
+import { ticketKey, ticketValue } from '../../server/auth/authenticate';
 import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
 import { newId, sha256Hex } from '../../server/core/ids';
 import { LAUNCH_TICKET_MS } from '../../server/core/play/service';
@@ -254,9 +254,11 @@ describe.each(testEngines())('play on %s', (engine) => {
     expect(state.challenge.questions).toHaveLength(1);
     expect(state.challenge.questions[0]).toMatchObject({ weight: 60, answer: '' });
 
-    // The launch ticket signs in the first player for 180 s.
+    // The launch ticket signs in the first player for 180 s, for this gamespace only.
     const token = new URL(state.launchpointUrl).searchParams.get('t')!;
-    expect(await server.app.cache.get(ticketKey(token))).toBe(`${users.player!.id}#Player`);
+    expect(await server.app.cache.get(ticketKey(token))).toBe(
+      ticketValue({ id: users.player!.id, name: 'Player', gamespaceId: state.id }),
+    );
     expect(LAUNCH_TICKET_MS).toBe(180_000);
 
     // The grader key reads its own gamespace; the workspace counted the launch.

@@ -1,6 +1,6 @@
 import { parseChallengeText } from '../../../src/domain/challenge';
 import type { Random } from '../../../src/domain/transforms';
-import { ticketKey } from '../../auth/authenticate';
+import { ticketKey, ticketValue } from '../../auth/authenticate';
 import type { HypervisorDriver } from '../../hypervisor/driver';
 import { isUniqueViolation, type Db } from '../../store/db';
 import type { GamespaceTable, PlayerTable, WorkspaceTable } from '../../store/schema';
@@ -20,6 +20,7 @@ import {
 } from '../gamespaces';
 import { EMPTY_GUID, newId, newToken, sha256Hex } from '../ids';
 import type { VmPublisher } from '../vms';
+import { NO_REVOKER, type ListenerRevoker } from '../membership';
 import { PERMISSION } from '../workspaces';
 import type { Actor } from '../users';
 import { deployAndWait, DEPLOY_POLL, gamespaceTemplates, workspaceTemplates } from './deploy';
@@ -87,6 +88,8 @@ export interface PlayServiceOptions {
   deployPoll?: { attempts: number; intervalMs: number };
   /** Kept game states for GET /api/gamespace/{id} (see stateCache.ts). */
   stateCache?: StateCache;
+  /** Players removed and gamespaces deleted stop receiving the gamespace's hub events. */
+  listeners?: ListenerRevoker;
 }
 
 const asId = (value: unknown): string | null =>
@@ -122,6 +125,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
   const random = options.random ?? cryptoRandom;
   const invitations = createInvitations(options.cache);
   const favorites = createFavorites(db, 'gamespaceFavorites', now);
+  const listeners = options.listeners ?? NO_REVOKER;
 
   const state = (
     g: GamespaceTable,
@@ -423,7 +427,13 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       return previewState(ws.name, aboveCut(await readDocument(options.docsDir, ws.id)));
     },
 
-    /** POST /api/gamespace. */
+    /**
+     * POST /api/gamespace. Stricter than the reference, which lets anyone who may play the
+     * workspace name any players, answers the first one's active gamespace and mints a launch
+     * ticket for them (a way to become any user): only admins and accounts allowed to register
+     * others (`isRegistrar`: the service accounts of Gameboard or the Moodle plugin) may name
+     * anyone but themselves. The launch ticket reaches only the new gamespace (grants.ts).
+     */
     async register(actor: Actor, request: Registration, origin: RequestOrigin): Promise<GameState> {
       const ws = await findWorkspace(request.resourceId);
       if (!ws) throw unknownArgument('resourceId');
@@ -431,6 +441,9 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       const requested = (request.players ?? [])
         .filter((p) => typeof p?.subjectId === 'string' && p.subjectId)
         .map((p) => ({ subjectId: p.subjectId!, subjectName: p.subjectName ?? '' }));
+      if (!actor.isRegistrar && requested.some((p) => p.subjectId !== actor.id)) {
+        throw forbidden();
+      }
       const playerId = requested[0]?.subjectId ?? actor.id;
 
       let g = await activeGamespaceOf(ws.id, playerId);
@@ -464,11 +477,9 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       if (first) {
         await options.cache.set(
           ticketKey(token),
-          `${first.subjectId}#${first.subjectName}`,
+          ticketValue({ id: first.subjectId, name: first.subjectName, gamespaceId: g.id }),
           LAUNCH_TICKET_MS,
-          {
-            sliding: true,
-          },
+          { sliding: true },
         );
       }
       return state(g, {
@@ -533,6 +544,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
         await tx.deleteFrom('gamespaces').where('id', '=', g.id).execute();
       });
       publishGame(actor, 'GAME.OVER', g.id, { id: g.id });
+      listeners.revoke({ group: g.id });
     },
 
     /** POST /api/gamespace/{id}/invite (gs.CanManage): a code valid 30 minutes. */
@@ -569,9 +581,13 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
       const token = newToken();
       await addPlayer(gamespaceId, token, name);
       await announce({ id: token, name }, gamespaceId);
-      await options.cache.set(ticketKey(token), `${token}#${name}`, LAUNCH_TICKET_MS, {
-        sliding: true,
-      });
+      // The guest's ticket reaches this gamespace only.
+      await options.cache.set(
+        ticketKey(token),
+        ticketValue({ id: token, name, gamespaceId }),
+        LAUNCH_TICKET_MS,
+        { sliding: true },
+      );
       return { gamespaceId, token };
     },
 
@@ -598,6 +614,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
         .where('subjectId', '=', subjectId)
         .execute();
       await announce(actor, g.id);
+      listeners.revoke({ group: g.id, subjectId });
     },
 
     /** GET /api/gamespace-favorites: the actor's favorite gamespace ids, oldest first. */

@@ -8,7 +8,9 @@ const int = { type: 'integer' } as const;
 const num = { type: 'number' } as const;
 const bool = { type: 'boolean' } as const;
 // null first: Ajv's type coercion would otherwise read null as 0 and lose the defaults.
-const lenientInt = { anyOf: [{ type: 'null' }, { type: 'integer' }, { type: 'string' }] } as const;
+// A number, a numeric string or null (absent: the default). A union of types, not anyOf: with
+// type coercion, anyOf's null branch would turn 0 into null and so a caller's 0 into the default.
+const lenientInt = { type: ['integer', 'null'] } as const;
 const lenientBool = { type: ['boolean', 'null'] } as const;
 
 export { idParams } from '../schemas';

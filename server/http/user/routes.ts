@@ -31,6 +31,8 @@ const userSchema = {
     isObserver: { type: 'boolean' },
     isCreator: { type: 'boolean' },
     isBuilder: { type: 'boolean' },
+    // Ours: may register other people for a game (POST /api/gamespace with players[]).
+    isRegistrar: { type: 'boolean' },
   },
 } as const;
 

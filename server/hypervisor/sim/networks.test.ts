@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isolatedNet, netOptions, parseIsoChange, parseNetChange, withNet } from './networks';
+import { isoPathOf } from '../driver';
+import { isolatedNet, netOptions, parseNetChange, withNet } from './networks';
 
 describe('sim networks', () => {
   const reserved = ['bridge-net'];
@@ -30,8 +31,8 @@ describe('sim networks', () => {
   });
 
   it('drops the label of an ISO change', () => {
-    expect(parseIsoChange('ws1/tools.iso:Tools')).toBe('ws1/tools.iso');
-    expect(parseIsoChange('ws1/tools.iso')).toBe('ws1/tools.iso');
+    expect(isoPathOf('ws1/tools.iso:Tools')).toBe('ws1/tools.iso');
+    expect(isoPathOf('ws1/tools.iso')).toBe('ws1/tools.iso');
   });
 
   it("offers reserved nets and the tag's own nets, sorted, once each", () => {

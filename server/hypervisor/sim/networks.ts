@@ -46,12 +46,6 @@ export function withNet(nics: readonly string[], index: number, net: string): st
   return nics.map((n, i) => (i === index ? net : n));
 }
 
-/** The ISO path of an `iso` change: `path[:label]`. */
-export const parseIsoChange = (value: string): string => {
-  const colon = value.indexOf(':');
-  return (colon < 0 ? value : value.slice(0, colon)).trim();
-};
-
 /** Reserved nets plus the tag's own nets, sorted, without duplicates. */
 export function netOptions(reserved: readonly string[], nets: readonly string[], tag: string) {
   const own = nets.filter((n) => n.includes(`#${tag}`));

@@ -4,6 +4,7 @@ import { newId } from '../../core/ids';
 import type { VmTemplate } from '../../core/templates';
 import { isUniqueViolation, type Db } from '../../store/db';
 import {
+  isoPathOf,
   tagOf,
   untagged,
   vmName,
@@ -21,7 +22,6 @@ import {
   isolatedNet,
   isoOptions,
   netOptions,
-  parseIsoChange,
   parseNetChange,
   withNet,
 } from './networks';
@@ -340,7 +340,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     const value = change.value ?? '';
     switch (change.key) {
       case 'iso':
-        await updateRow(db, row.id, { iso: parseIsoChange(value) });
+        await updateRow(db, row.id, { iso: isoPathOf(value) });
         break;
       case 'net':
       case 'eth': {
