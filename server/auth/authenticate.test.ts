@@ -1,10 +1,16 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryCache } from '../core/cache';
-import type { UserService } from '../core/users';
+import { actorFrom, agentActor, scopedTo, type UserService } from '../core/users';
 import type { UserTable } from '../store/schema';
 import type { Db } from '../store/db';
-import { createAuthenticator, VERIFIED_TOKEN_MS } from './authenticate';
+import {
+  createAuthenticator,
+  parseTicketValue,
+  readCredentials,
+  ticketValue,
+  VERIFIED_TOKEN_MS,
+} from './authenticate';
 import { ROLE_NUMBERS } from './roles';
 
 // Bearer tokens: the signature, issuer and audience are verified once per token and remembered
@@ -110,5 +116,75 @@ describe('bearer tokens', () => {
     row = { ...row, role: ROLE_NUMBERS.user };
     expect((await auth.authenticate({ bearer }, ['jwt']))?.isAdmin).toBe(false);
     row = null;
+  });
+});
+
+describe('tickets and cookies held to a gamespace', () => {
+  const admin: UserTable = {
+    id: 'root',
+    name: 'Root',
+    scope: '',
+    workspaceLimit: 0,
+    gamespaceLimit: 0,
+    gamespaceMaxMinutes: 0,
+    gamespaceCleanupGraceMinutes: 0,
+    role: ROLE_NUMBERS.administrator,
+    lastIdpAssignedRole: null,
+    serviceAccountClientId: null,
+    whenCreated: 0,
+    registrar: 0,
+  };
+  const auth = createAuthenticator({
+    db: {} as Db,
+    users: {
+      find: async (id: string) => (id === admin.id ? admin : null),
+      findByServiceAccount: async () => null,
+    } as unknown as UserService,
+    cache: createMemoryCache(),
+    defaults: { workspaceLimit: 0, gamespaceLimit: 2 },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    jwks: { keys: [] },
+    rolesClaimPath: '',
+    cookieSecret: new Uint8Array(32).fill(7),
+    cookieMinutes: 60,
+  });
+
+  it('keeps the reference format for a user’s own ticket and reads both formats back', () => {
+    expect(ticketValue({ id: 'u1', name: 'Ada#1' })).toBe('u1#Ada#1');
+    expect(parseTicketValue('u1#Ada#1')).toEqual({ id: 'u1', name: 'Ada#1' });
+    const scoped = { id: 'u1', name: 'Ada', gamespaceId: 'g1', agent: false };
+    expect(parseTicketValue(ticketValue(scoped))).toEqual(scoped);
+    expect(parseTicketValue('{not json')).toBeNull();
+  });
+
+  it('strips every role from an admin held to a gamespace, through the ticket and the cookie', async () => {
+    const held = scopedTo(
+      actorFrom(admin, { id: admin.id, name: admin.name }, null, {
+        workspaceLimit: 0,
+        gamespaceLimit: 0,
+      }),
+      'g1',
+    );
+    expect(held).toMatchObject({ isAdmin: false, isObserver: false, grant: { gamespaceId: 'g1' } });
+    const ticket = await auth.issueTicket(held);
+    const fromTicket = await auth.authenticate({ ticket }, ['ticket']);
+    expect(fromTicket).toMatchObject({ id: 'root', isAdmin: false, grant: { gamespaceId: 'g1' } });
+    const cookie = await auth.cookieFor(fromTicket!);
+    const fromCookie = await auth.authenticate({ cookie }, ['cookie']);
+    expect(fromCookie).toMatchObject({ id: 'root', isAdmin: false, grant: { gamespaceId: 'g1' } });
+  });
+
+  it('gives an agent’s ticket the agent back, held to its gamespace', async () => {
+    const ticket = await auth.issueTicket(agentActor('g2'));
+    const actor = await auth.authenticate({ ticket }, ['ticket']);
+    expect(actor).toMatchObject({ id: 'g2', isAgent: true, grant: { gamespaceId: 'g2' } });
+  });
+
+  it('ignores a console cookie that is not valid percent-encoding', () => {
+    expect(
+      readCredentials({ cookie: 'topomojo.mks=%E0%A4%A; other=1' }, {}).cookie,
+    ).toBeUndefined();
+    expect(readCredentials({ cookie: 'topomojo.mks=a%2Eb' }, {}).cookie).toBe('a.b');
   });
 });

@@ -52,6 +52,12 @@ export function groupNameOf(
   return `__orphaned#${tag}`;
 }
 
+/** A path inside the ISO store: relative, with no `.`, `..` or empty segment. */
+export function isStorePath(path: string): boolean {
+  if (path.includes('\\') || path.includes('\0')) return false;
+  return path.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 const asId = (value: unknown): string | null =>
@@ -319,11 +325,13 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       }
       // Quirk fixed: the reference mounts any path, so a player could mount another workspace's
       // file or a path outside the ISO store.
-      if (key === 'iso' && !actor.isAdmin) {
+      if (key === 'iso') {
         const path = isoPathOf(change.value);
-        if (path && !(await usableIsos(tag)).includes(path)) {
-          throw new DomainError('ActionForbidden');
-        }
+        // Admins may mount any file of the ISO store (as GET /api/admin/isos lists them), never
+        // a path out of it; everyone else what the machine's workspace may use.
+        const allowed =
+          !path || (actor.isAdmin ? isStorePath(path) : (await usableIsos(tag)).includes(path));
+        if (!allowed) throw new DomainError('ActionForbidden');
       }
       const vm = await driver.changeConfiguration(id, change, actor.isBuilder);
       publish(actor, 'VM.CHANGE', vm);

@@ -388,6 +388,17 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
     );
     // Ejecting is always allowed.
     await ok(call('player', 'PUT', `/vm/${vm}/change`, { key: 'iso', value: '' }));
+    // Admins mount any file of the store, nothing outside it.
+    await ok(
+      call('admin', 'PUT', `/vm/${vm}/change`, {
+        key: 'iso',
+        value: `${otherWorkspaceId}/private.iso`,
+      }),
+    );
+    for (const value of ['../../etc/passwd', '/etc/passwd', `${workspaceId}/../x.iso`]) {
+      const refused = await call('admin', 'PUT', `/vm/${vm}/change`, { key: 'iso', value });
+      expect(refused.status, value).toBe(400);
+    }
   });
 
   it('relinks and lists siblings only within the workspace or among published templates', async () => {
