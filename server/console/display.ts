@@ -1,7 +1,7 @@
 import type { Framebuffer } from './framebuffer';
 import type { ConsoleInput } from './keys';
 import { renderScreen } from './screen';
-import { applyInput, newTerminal, printLines, type Terminal } from './terminal';
+import { applyInputs, newTerminal, printLines, type Terminal } from './terminal';
 
 // One simulated machine's display, shared by every console open on it (as a real machine has one
 // screen however many viewers watch). It re-renders on each change and tells its viewers, who
@@ -38,7 +38,7 @@ export function createMachineDisplay(name: string): MachineDisplay {
     isRunning: () => running,
     input(inputs) {
       if (!running || inputs.length === 0) return;
-      terminal = inputs.reduce(applyInput, terminal);
+      terminal = applyInputs(terminal, inputs);
       changed();
     },
     powerOff(nextState, message) {

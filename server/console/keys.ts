@@ -105,13 +105,22 @@ export function readKey(
   return { pressed, input };
 }
 
+const ENTER: ConsoleInput = { kind: 'enter' };
+
 /** Pasted text as console input: line breaks press Enter, other control characters are dropped. */
 export function pasteInputs(text: string): ConsoleInput[] {
   const inputs: ConsoleInput[] = [];
+  // Inputs are never modified, so each character's is made once: a paste may be a megabyte.
+  const chars = new Map<string, ConsoleInput>();
+  const typed = (char: string): ConsoleInput => {
+    let input = chars.get(char);
+    if (!input) chars.set(char, (input = { kind: 'char', char }));
+    return input;
+  };
   for (const char of text.replace(/\r\n?/g, '\n')) {
-    if (char === '\n') inputs.push({ kind: 'enter' });
-    else if (char === '\t') inputs.push({ kind: 'char', char: ' ' });
-    else if (char >= ' ' && char !== '\x7f') inputs.push({ kind: 'char', char });
+    if (char === '\n') inputs.push(ENTER);
+    else if (char === '\t') inputs.push(typed(' '));
+    else if (char >= ' ' && char !== '\x7f') inputs.push(typed(char));
   }
   return inputs;
 }

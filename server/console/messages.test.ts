@@ -6,6 +6,7 @@ import {
   encodePixelFormat,
   framebufferUpdate,
   isSupportedFormat,
+  MAX_CUT_TEXT_BYTES,
   parseClientMessage,
   pixelValue,
   ProtocolError,
@@ -132,6 +133,22 @@ describe('RFB client messages', () => {
   it('skips extended clipboard data it never asked for', () => {
     const b = Buffer.from([6, 0, 0, 0, 0xff, 0xff, 0xff, 0xfc, 1, 2, 3, 4]);
     expect(parseClientMessage(b)).toEqual({ message: { type: 'cutText', text: '' }, size: 12 });
+  });
+
+  it('refuses clipboard text over the limit as soon as its length is announced', () => {
+    const head = (length: number) => {
+      const b = Buffer.from([6, 0, 0, 0, 0, 0, 0, 0]);
+      b.writeInt32BE(length, 4);
+      return b;
+    };
+    // Nothing of the text has arrived: the announced length alone refuses it.
+    expect(() => parseClientMessage(head(MAX_CUT_TEXT_BYTES + 1))).toThrow(ProtocolError);
+    expect(() => parseClientMessage(head(0x7fffffff))).toThrow(ProtocolError);
+    expect(() => parseClientMessage(head(-0x80000000))).toThrow(ProtocolError);
+    // At the limit, it waits for the text.
+    expect(parseClientMessage(head(MAX_CUT_TEXT_BYTES))).toBeNull();
+    const full = Buffer.concat([head(MAX_CUT_TEXT_BYTES), Buffer.alloc(MAX_CUT_TEXT_BYTES, 0x61)]);
+    expect(parseClientMessage(full)?.size).toBe(8 + MAX_CUT_TEXT_BYTES);
   });
 
   it('refuses a message type it cannot size', () => {

@@ -171,68 +171,94 @@ export type ClientMessage =
 export class ProtocolError extends Error {}
 
 /**
- * The first client message in `b` and its length in bytes, or null when `b` holds only part of
- * it. A message type the server never announced is a ProtocolError: its length is unknown, so
- * the stream cannot be read past it.
+ * The longest clipboard text (ClientCutText) a viewer may send, in bytes. Its length field allows
+ * 2 GiB, and the whole text is held until it is complete; no one pastes more than this into a
+ * console, and a longer announcement closes the connection before its bytes are waited for.
  */
-export function parseClientMessage(b: Buffer): { message: ClientMessage; size: number } | null {
-  if (b.length < 1) return null;
-  const type = b.readUInt8(0);
+export const MAX_CUT_TEXT_BYTES = 1024 * 1024;
+
+/** The most bytes from the front of a message that `clientMessageSize` needs to size it. */
+export const CLIENT_MESSAGE_HEAD_BYTES = 8;
+
+/**
+ * The byte length of the client message that `head` (its first bytes, up to
+ * CLIENT_MESSAGE_HEAD_BYTES) begins, or null when more of them are needed to tell. A message type
+ * the server never announced is a ProtocolError: its length is unknown, so the stream cannot be
+ * read past it. So is clipboard text over MAX_CUT_TEXT_BYTES, refused as soon as it is announced.
+ */
+export function clientMessageSize(head: Buffer): number | null {
+  if (head.length < 1) return null;
+  const type = head.readUInt8(0);
   switch (type) {
     case 0:
-      if (b.length < 20) return null;
-      return { message: { type: 'setPixelFormat', format: decodePixelFormat(b, 4) }, size: 20 };
-    case 2: {
-      if (b.length < 4) return null;
-      const count = b.readUInt16BE(2);
-      const size = 4 + count * 4;
-      if (b.length < size) return null;
-      const encodings = Array.from({ length: count }, (_, i) => b.readInt32BE(4 + i * 4));
-      return { message: { type: 'setEncodings', encodings }, size };
-    }
+      return 20;
+    case 2:
+      return head.length < 4 ? null : 4 + head.readUInt16BE(2) * 4;
     case 3:
-      if (b.length < 10) return null;
-      return {
-        message: {
-          type: 'updateRequest',
-          incremental: b.readUInt8(1) !== 0,
-          rect: {
-            x: b.readUInt16BE(2),
-            y: b.readUInt16BE(4),
-            width: b.readUInt16BE(6),
-            height: b.readUInt16BE(8),
-          },
-        },
-        size: 10,
-      };
+      return 10;
     case 4:
-      if (b.length < 8) return null;
-      return {
-        message: { type: 'key', down: b.readUInt8(1) !== 0, keysym: b.readUInt32BE(4) },
-        size: 8,
-      };
+      return 8;
     case 5:
-      if (b.length < 6) return null;
-      return {
-        message: {
-          type: 'pointer',
-          buttons: b.readUInt8(1),
-          x: b.readUInt16BE(2),
-          y: b.readUInt16BE(4),
-        },
-        size: 6,
-      };
+      return 6;
     case 6: {
-      if (b.length < 8) return null;
+      if (head.length < 8) return null;
       // A negative length is the Extended Clipboard form, which this server never announces;
-      // its bytes are skipped rather than misread.
-      const length = b.readInt32BE(4);
-      const size = 8 + Math.abs(length);
-      if (b.length < size) return null;
-      const text = length >= 0 ? b.toString('latin1', 8, size) : '';
-      return { message: { type: 'cutText', text }, size };
+      // its bytes are skipped rather than misread, and are held to the same limit.
+      const length = Math.abs(head.readInt32BE(4));
+      if (length > MAX_CUT_TEXT_BYTES) {
+        throw new ProtocolError(`clipboard text over ${MAX_CUT_TEXT_BYTES} bytes`);
+      }
+      return 8 + length;
     }
     default:
       throw new ProtocolError(`unknown client message type ${type}`);
+  }
+}
+
+/**
+ * The first client message in `b` and its length in bytes, or null when `b` holds only part of
+ * it (WebSocket frames need not align with RFB messages). Throws as `clientMessageSize` does.
+ */
+export function parseClientMessage(b: Buffer): { message: ClientMessage; size: number } | null {
+  const size = clientMessageSize(b.subarray(0, CLIENT_MESSAGE_HEAD_BYTES));
+  if (size === null || b.length < size) return null;
+  return { message: decodeClientMessage(b, size), size };
+}
+
+/** The message of `size` bytes at the front of `b`, all of which are there. */
+function decodeClientMessage(b: Buffer, size: number): ClientMessage {
+  switch (b.readUInt8(0)) {
+    case 0:
+      return { type: 'setPixelFormat', format: decodePixelFormat(b, 4) };
+    case 2: {
+      const count = (size - 4) / 4;
+      return {
+        type: 'setEncodings',
+        encodings: Array.from({ length: count }, (_, i) => b.readInt32BE(4 + i * 4)),
+      };
+    }
+    case 3:
+      return {
+        type: 'updateRequest',
+        incremental: b.readUInt8(1) !== 0,
+        rect: {
+          x: b.readUInt16BE(2),
+          y: b.readUInt16BE(4),
+          width: b.readUInt16BE(6),
+          height: b.readUInt16BE(8),
+        },
+      };
+    case 4:
+      return { type: 'key', down: b.readUInt8(1) !== 0, keysym: b.readUInt32BE(4) };
+    case 5:
+      return {
+        type: 'pointer',
+        buttons: b.readUInt8(1),
+        x: b.readUInt16BE(2),
+        y: b.readUInt16BE(4),
+      };
+    default:
+      // 6, ClientCutText: the only other type clientMessageSize accepts.
+      return { type: 'cutText', text: b.readInt32BE(4) >= 0 ? b.toString('latin1', 8, size) : '' };
   }
 }

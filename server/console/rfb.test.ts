@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createMachineDisplay } from './display';
-import { encodePixelFormat, type PixelFormat } from './messages';
+import { encodePixelFormat, MAX_CUT_TEXT_BYTES, type PixelFormat } from './messages';
 import { CLOSE_PROTOCOL_ERROR, startRfbSession } from './rfb';
 import { SCREEN_HEIGHT, SCREEN_WIDTH } from './screen';
 
@@ -32,6 +32,13 @@ const RGB565: PixelFormat = {
 };
 
 const version = (v: string) => Buffer.from(`RFB ${v}\n`, 'latin1');
+
+/** The head of a ClientCutText announcing `length` bytes of text. */
+function cutTextHead(length: number): Buffer {
+  const b = Buffer.from([6, 0, 0, 0, 0, 0, 0, 0]);
+  b.writeInt32BE(length, 4);
+  return b;
+}
 
 function fullRequest(): Buffer {
   const b = Buffer.alloc(10);
@@ -92,6 +99,44 @@ describe('RFB session', () => {
     const head = Buffer.from([6, 0, 0, 0, 0, 0, 0, text.length]);
     s.receive(Buffer.concat([head, text]));
     expect(display.screen()).not.toBe(before);
+  });
+
+  it('closes at once when a viewer announces clipboard text over the limit', () => {
+    const { s, closes } = session();
+    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0])]));
+    // Only the 8-byte head: the session must not wait for 2 GiB that will never come.
+    s.receive(cutTextHead(0x7fffffff));
+    expect(closes).toEqual([
+      { code: CLOSE_PROTOCOL_ERROR, reason: expect.stringMatching(/clipboard/) },
+    ]);
+  });
+
+  describe('a long paste in many small frames', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('copies its bytes a bounded number of times, not once per frame', () => {
+      const { s, closes, display } = session();
+      s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0])]));
+      const text = Buffer.alloc(MAX_CUT_TEXT_BYTES / 4, 0x61);
+      const message = Buffer.concat([cutTextHead(text.length), text]);
+      const concat = vi.spyOn(Buffer, 'concat');
+      const before = display.screen();
+      const FRAME = 1024;
+      for (let at = 0; at < message.length; at += FRAME) {
+        s.receive(message.subarray(at, at + FRAME));
+      }
+      // Every byte copied by concatenation, counted: once per frame would be quadratic, about
+      // frames²/2 × frame size (32 MiB here); reading each message once is about its size.
+      const copied = concat.mock.results.reduce(
+        (sum, r) => sum + (r.type === 'return' ? (r.value as Buffer).length : 0),
+        0,
+      );
+      expect(copied).toBeLessThanOrEqual(2 * message.length);
+      expect(closes).toEqual([]);
+      expect(display.screen()).not.toBe(before);
+    });
   });
 
   it('stops following the display once ended', () => {

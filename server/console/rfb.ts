@@ -1,7 +1,10 @@
+import { createByteQueue } from './byteQueue';
 import type { MachineDisplay } from './display';
 import { changedRects, clip, copyRect, type Rect } from './framebuffer';
 import { pasteInputs, readKey } from './keys';
 import {
+  CLIENT_MESSAGE_HEAD_BYTES,
+  clientMessageSize,
   DEFAULT_PIXEL_FORMAT,
   framebufferUpdate,
   isSupportedFormat,
@@ -46,7 +49,8 @@ const UNSEEN = 0xff000000;
 export function startRfbSession(transport: RfbTransport, display: MachineDisplay): RfbSession {
   let phase: Phase = 'version';
   let legacy = false;
-  let pending: Buffer = Buffer.alloc(0);
+  // What the viewer sent that is not read yet: a message may span many frames.
+  const pending = createByteQueue();
   let format: PixelFormat = DEFAULT_PIXEL_FORMAT;
   let pressed: ReadonlySet<number> = new Set();
   const first = display.screen();
@@ -136,8 +140,7 @@ export function startRfbSession(transport: RfbTransport, display: MachineDisplay
       switch (phase) {
         case 'version': {
           if (pending.length < 12) return;
-          const version = pending.toString('latin1', 0, 12);
-          pending = pending.subarray(12);
+          const version = pending.take(12).toString('latin1');
           const match = /^RFB (\d{3})\.(\d{3})\n$/.exec(version);
           if (!match) throw new ProtocolError('not an RFB client');
           const minor = Number(match[1]) > 3 ? 8 : Number(match[2]);
@@ -154,8 +157,7 @@ export function startRfbSession(transport: RfbTransport, display: MachineDisplay
         }
         case 'security': {
           if (pending.length < 1) return;
-          const chosen = pending.readUInt8(0);
-          pending = pending.subarray(1);
+          const chosen = pending.take(1).readUInt8(0);
           if (chosen !== SECURITY_NONE) {
             transport.send(securityResult('Unsupported security type'));
             close(CLOSE_PROTOCOL_ERROR, 'unsupported security type');
@@ -168,17 +170,19 @@ export function startRfbSession(transport: RfbTransport, display: MachineDisplay
         case 'init': {
           if (pending.length < 1) return;
           // The shared flag does not matter: every viewer of a machine shares its screen.
-          pending = pending.subarray(1);
+          pending.take(1);
           const fb = display.screen();
           transport.send(serverInit(fb.width, fb.height, format, display.name));
           phase = 'normal';
           continue;
         }
         case 'normal': {
-          const parsed = parseClientMessage(pending);
-          if (!parsed) return;
-          pending = pending.subarray(parsed.size);
-          handleMessage(parsed);
+          // The message's size is known from its first bytes, so a long one is copied out once,
+          // when it is complete, however many frames it came in.
+          const head = pending.peek(Math.min(pending.length, CLIENT_MESSAGE_HEAD_BYTES));
+          const size = clientMessageSize(head);
+          if (size === null || pending.length < size) return;
+          handleMessage(parseClientMessage(pending.take(size)));
           continue;
         }
         case 'closed':
@@ -192,7 +196,7 @@ export function startRfbSession(transport: RfbTransport, display: MachineDisplay
   return {
     receive(data) {
       if (phase === 'closed') return;
-      pending = pending.length ? Buffer.concat([pending, data]) : data;
+      pending.push(data);
       try {
         advance();
       } catch (error) {

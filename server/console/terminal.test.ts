@@ -1,6 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ConsoleInput } from './keys';
-import { answer, applyInput, MAX_INPUT, MAX_LINES, newTerminal, type Terminal } from './terminal';
+import {
+  answer,
+  applyInput,
+  applyInputs,
+  MAX_INPUT,
+  MAX_LINES,
+  newTerminal,
+  type Terminal,
+} from './terminal';
 
 const type = (t: Terminal, text: string): Terminal =>
   [...text].reduce<Terminal>(
@@ -54,5 +63,37 @@ describe('simulated shell', () => {
     expect(type(newTerminal('k'), 'x'.repeat(MAX_INPUT + 10)).input).toHaveLength(MAX_INPUT);
     const t = type(newTerminal('k'), 'echo\n'.repeat(MAX_LINES));
     expect(t.lines).toHaveLength(MAX_LINES);
+  });
+
+  it('applies a batch of inputs as applying them one by one does', () => {
+    const input: fc.Arbitrary<ConsoleInput> = fc.oneof(
+      fc.constantFrom<ConsoleInput>(
+        { kind: 'enter' },
+        { kind: 'backspace' },
+        { kind: 'interrupt' },
+        { kind: 'clear' },
+        { kind: 'ctrlAltDel' },
+      ),
+      fc.constantFrom('a', 'e', 'c', 'h', 'o', 'l', 'r', ' ').map<ConsoleInput>((char) => ({
+        kind: 'char',
+        char,
+      })),
+    );
+    // Long enough batches to pass twice MAX_LINES, where the batch cuts its lines.
+    const inputs = fc.array(fc.oneof(input, fc.constant<ConsoleInput>({ kind: 'enter' })), {
+      maxLength: 3 * MAX_LINES,
+    });
+    fc.assert(
+      fc.property(inputs, (batch) => {
+        const start = newTerminal('k');
+        expect(applyInputs(start, batch)).toEqual(batch.reduce(applyInput, start));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('bounds the history of a long paste of line breaks', () => {
+    const enters = Array.from({ length: 10 * MAX_LINES }, (): ConsoleInput => ({ kind: 'enter' }));
+    expect(applyInputs(newTerminal('k'), enters).lines).toHaveLength(MAX_LINES);
   });
 });

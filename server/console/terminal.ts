@@ -66,7 +66,10 @@ export function answer(command: string, hostname: string): string[] {
   }
 }
 
-export function applyInput(t: Terminal, input: ConsoleInput): Terminal {
+/** How an input adds lines: one at a time, or into a batch's array (applyInputs). */
+type Append = (t: Terminal, lines: Line[]) => Terminal;
+
+function apply(t: Terminal, input: ConsoleInput, append: Append): Terminal {
   switch (input.kind) {
     case 'char':
       return t.input.length >= MAX_INPUT ? t : { ...t, input: t.input + input.char };
@@ -76,15 +79,54 @@ export function applyInput(t: Terminal, input: ConsoleInput): Terminal {
       const typed: Line = { prompt: t.prompt, text: t.input };
       if (t.input.trim() === 'clear') return { ...t, lines: [], input: '' };
       return {
-        ...appendLines(t, [typed, ...answer(t.input, t.hostname).map(output)]),
+        ...append(t, [typed, ...answer(t.input, t.hostname).map(output)]),
         input: '',
       };
     }
     case 'interrupt':
-      return { ...appendLines(t, [{ prompt: t.prompt, text: `${t.input}^C` }]), input: '' };
+      return { ...append(t, [{ prompt: t.prompt, text: `${t.input}^C` }]), input: '' };
     case 'clear':
       return { ...t, lines: [] };
     case 'ctrlAltDel':
-      return printLines(t, ['[ctrl-alt-del] reboot requested']);
+      return append(t, [output('[ctrl-alt-del] reboot requested')]);
   }
+}
+
+export const applyInput = (t: Terminal, input: ConsoleInput): Terminal =>
+  apply(t, input, appendLines);
+
+/**
+ * Where the inputs that can still show begin: every Enter and Ctrl-C adds a line (or clears the
+ * screen) and leaves an empty typed line, so what comes before the last MAX_LINES of them is cut
+ * from the history whatever it was.
+ */
+function visibleFrom(inputs: readonly ConsoleInput[]): number {
+  let ends = 0;
+  for (let i = inputs.length - 1; i >= 0; i--) {
+    const kind = inputs[i]!.kind;
+    if ((kind === 'enter' || kind === 'interrupt') && ++ends > MAX_LINES) return i + 1;
+  }
+  return 0;
+}
+
+/**
+ * The inputs applied in order, with the same result as `inputs.reduce(applyInput, t)`, in time
+ * linear in their number: a pasted megabyte of line breaks would otherwise copy the history on
+ * every Enter. Inputs whose lines would be cut anyway are skipped, and the batch appends to one
+ * array of its own, cut when it doubles.
+ */
+export function applyInputs(t: Terminal, inputs: readonly ConsoleInput[]): Terminal {
+  const from = visibleFrom(inputs);
+  let lines: Line[] = from === 0 ? [...t.lines] : [];
+  const append: Append = (current, added) => {
+    // A cleared screen has a new, empty array of lines.
+    if (current.lines !== lines) lines = [...current.lines];
+    lines.push(...added);
+    if (lines.length >= 2 * MAX_LINES) lines = lines.slice(-MAX_LINES);
+    return { ...current, lines };
+  };
+  const start: Terminal = { ...t, lines, input: from === 0 ? t.input : '' };
+  let last = start;
+  for (let i = from; i < inputs.length; i++) last = apply(last, inputs[i]!, append);
+  return last.lines.length > MAX_LINES ? { ...last, lines: last.lines.slice(-MAX_LINES) } : last;
 }
