@@ -151,8 +151,6 @@ function guard(kind: FileKind, ext: string): Transform {
 export interface IncomingFile {
   filename: string;
   stream: Readable;
-  /** True when the multipart parser cut the file at its own limit. */
-  truncated(): boolean;
 }
 
 export interface ImageServiceOptions {
@@ -243,7 +241,6 @@ export function createImageService(options: ImageServiceOptions) {
       const temp = join(dir, `.upload-${newToken()}`);
       try {
         await pipeline(file.stream, guard(kind, ext), createWriteStream(temp, { flags: 'wx' }));
-        if (file.truncated()) throw tooLarge();
         if ((await freeBytes(dir)) < minFreeBytes) throw noSpace();
         await rename(temp, join(dir, name));
       } catch (error) {

@@ -201,6 +201,19 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
     });
   }
 
+  /**
+   * Whether the actor may upload a file with this metadata: checked for each metadata section as
+   * it arrives, so that a refused upload is answered before its file is read, and again for the
+   * file. The reference lets any user write to the public folder when the group key is missing or
+   * the zero GUID (a quirk): here only administrators may.
+   */
+  async function authorizeUpload(actor: Actor, meta: UploadMeta): Promise<void> {
+    await authorizeFolder(actor, meta.groupKey || EMPTY_GUID);
+    if (meta.size !== null && meta.size > options.maxBytes) {
+      throw refused(`The file is larger than ${options.maxBytes} bytes.`);
+    }
+  }
+
   return {
     /**
      * GET /api/workspace/{id}/isos (VmOptions with `iso`): the workspace's ISOs and the public
@@ -283,6 +296,8 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
       return Number.isFinite(n) ? n : -1;
     },
 
+    authorizeUpload,
+
     /**
      * POST /api/file/upload, the file section: streams it into a staging folder beside its
      * target, wraps it into an ISO image unless it is one (by its signature, not its name), and
@@ -296,17 +311,12 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
       file: Readable,
       signal: AbortSignal,
     ): Promise<string> {
-      // The reference lets any user write to the public folder when the group key is missing or
-      // the zero GUID (a quirk): here only administrators may.
+      await authorizeUpload(actor, meta);
       const folder = meta.groupKey || EMPTY_GUID;
-      await authorizeFolder(actor, folder);
       const name = sanitizeFileName(meta.name || originalName);
       const storedName = storedIsoName(name);
       const key = meta.monitorKey || `${meta.groupKey}-${originalName}`;
       const limit = Math.min(options.maxBytes, meta.size ?? options.maxBytes);
-      if (meta.size !== null && meta.size > options.maxBytes) {
-        throw refused(`The file is larger than ${options.maxBytes} bytes.`);
-      }
 
       const dir = join(root, folder);
       await mkdir(dir, { recursive: true });

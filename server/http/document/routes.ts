@@ -1,9 +1,11 @@
 import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { CRDT_HEADER, type DocumentService } from '../../core/documents';
+import { CRDT_HEADER, MAX_DOCUMENT_CHARS, type DocumentService } from '../../core/documents';
 import { ValidationFailed } from '../../core/errors';
-import { MAX_IMAGE_BYTES, type ImageService, type IncomingFile } from '../../core/images';
+import type { ImageService, IncomingFile } from '../../core/images';
 import { actorOf } from '../auth';
+import { discardRest } from '../body';
+import { isForm, readForm } from '../form';
 import { caseInsensitiveQuery } from '../workspace/query';
 import {
   crdtSchema,
@@ -19,21 +21,27 @@ import {
 
 type IdRoute = { Params: { id: string } };
 
+/**
+ * The most a document's text/plain body may take: its characters (UTF-16 units, which the
+ * service limits) take at most 3 bytes each in UTF-8, with room left for a JSON string's escapes.
+ */
+const DOCUMENT_BODY_LIMIT = 4 * MAX_DOCUMENT_CHARS;
+
+/** Fields are not used: a client may send some before the file, short ones. */
+const FORM_LIMITS = { parts: 20, fieldBytes: 8 * 1024 };
+
 /** The first file of a multipart request, read as a stream (never buffered whole). */
 async function firstFile(request: FastifyRequest): Promise<IncomingFile | undefined> {
-  if (!request.isMultipart()) {
+  if (!isForm(request)) {
     throw new ValidationFailed(
       'file',
       'The upload must be multipart/form-data with a field "file"',
     );
   }
-  // One byte over the limit, so that the image service sees (and names) a file that is too large.
-  const part = await request.file({
-    limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 1 },
-    throwFileSizeLimit: false,
-  });
-  if (!part) return undefined;
-  return { filename: part.filename, stream: part.file, truncated: () => part.file.truncated };
+  for await (const part of readForm(request, FORM_LIMITS)) {
+    if (part.type === 'file') return { filename: part.filename, stream: part.file };
+  }
+  return undefined;
 }
 
 export async function documentRoutes(
@@ -60,7 +68,7 @@ export async function documentRoutes(
 
   app.put<IdRoute>(
     '/api/document/:id',
-    { schema: { params: idParams } },
+    { bodyLimit: DOCUMENT_BODY_LIMIT, schema: { params: idParams } },
     async (request, reply) => {
       const fromLog = request.headers[CRDT_HEADER] === 'yjs';
       await documents.save(actorOf(request), request.params.id, request.body, fromLog);
@@ -76,15 +84,17 @@ export async function documentRoutes(
 
   app.post<IdRoute>(
     '/api/image/:id',
-    { schema: { params: idParams, response: { 200: imageFileSchema } } },
+    {
+      config: { upload: true },
+      schema: { params: idParams, response: { 200: imageFileSchema } },
+    },
     async (request) => {
       try {
         return await images.upload(actorOf(request), request.params.id, () => firstFile(request));
-      } catch (error) {
-        // The rest of a refused upload is read and dropped, so the client gets the answer on a
-        // connection that stays usable instead of a reset in the middle of its request.
-        request.raw.resume();
-        throw error;
+      } finally {
+        // The rest of the body (of a refused upload, too) is read and dropped, so the client gets
+        // the answer on a connection that stays usable instead of a reset in its request.
+        discardRest(request);
       }
     },
   );

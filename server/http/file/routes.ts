@@ -2,9 +2,14 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../core/errors';
 import { parseUploadMeta, type IsoStore, type UploadMeta } from '../../core/isos';
 import { actorOf } from '../auth';
+import { discardRest } from '../body';
+import { isForm, readForm } from '../form';
 
 // ISO uploads (wire reference §1.6 "ISO upload protocol"): a streamed multipart body whose
 // non-file sections carry URL-encoded metadata, then the file; and the upload progress.
+
+/** Metadata sections are short query strings (a size, a workspace id, a name, a key). */
+const FORM_LIMITS = { parts: 20, fieldBytes: 8 * 1024 };
 
 /** Aborts when the client goes away before its body has been read to the end. */
 function abortedByClient(request: FastifyRequest): AbortController {
@@ -20,26 +25,29 @@ export async function fileRoutes(app: FastifyInstance, options: { isos: IsoStore
 
   app.post(
     '/api/file/upload',
-    { schema: { response: { 200: { type: 'boolean' } } } },
+    { config: { upload: true }, schema: { response: { 200: { type: 'boolean' } } } },
     async (request) => {
-      if (!request.isMultipart()) throw new DomainError('InvalidOperation', 'Expected a form.');
+      if (!isForm(request)) throw new DomainError('InvalidOperation', 'Expected a form.');
       const actor = actorOf(request);
       const controller = abortedByClient(request);
-      let meta: UploadMeta = parseUploadMeta('');
-      let received = false;
-      // The store enforces the configured limit itself; busboy's per-file limit only has to
-      // stay out of its way.
-      for await (const part of request.parts({ limits: { fileSize: Number.MAX_SAFE_INTEGER } })) {
-        if (part.type === 'field') {
-          // Every non-file section replaces the metadata, as the reference reads them.
-          meta = parseUploadMeta(String(part.value ?? ''));
-          continue;
+      try {
+        let meta: UploadMeta = parseUploadMeta('');
+        for await (const part of readForm(request, FORM_LIMITS)) {
+          if (part.type === 'field') {
+            // Every non-file section replaces the metadata, as the reference reads them. It is
+            // checked at once, so that a refused upload is answered before its file is read.
+            meta = parseUploadMeta(part.value);
+            await isos.authorizeUpload(actor, meta);
+            continue;
+          }
+          await isos.upload(actor, meta, part.filename, part.file, controller.signal);
+          // One file per upload, as the SPA and the reference's clients send it.
+          return true;
         }
-        await isos.upload(actor, meta, part.filename, part.file, controller.signal);
-        received = true;
+        throw new DomainError('InvalidOperation', 'The form has no file.');
+      } finally {
+        discardRest(request);
       }
-      if (!received) throw new DomainError('InvalidOperation', 'The form has no file.');
-      return true;
     },
   );
 
