@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Forbidden, ValidationFailed } from '../core/errors';
+import { isInvalidValue } from '../store/db';
 
 // How every error is answered (wire reference §0): domain errors 400 {"message": name};
 // authorization 403 with an empty body; argument validation 400 problem details; anything else
@@ -54,16 +55,22 @@ export function registerErrorHandling(app: FastifyInstance): { recent(): ErrorLo
       }
       return problem(reply, request, errors);
     }
+    if (isInvalidValue(error)) {
+      return problem(reply, request, {
+        value: ['A value is out of range or holds characters that cannot be stored.'],
+      });
+    }
     if (fe.statusCode === 403 || fe.statusCode === 404) {
       // From the static file server (a folder, a hidden file): nothing to show.
       return reply.code(fe.statusCode).send('');
     }
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-      // Framework-level client errors: malformed JSON, unsupported media type, body too large.
+      // Framework-level client errors: malformed JSON, unsupported media type, a body too large
+      // (a form of too many parts or with too long a field too: server/http/form.ts).
       const message =
         fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
           ? 'UnsupportedMediaType'
-          : fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          : fe.statusCode === 413
             ? 'PayloadTooLarge'
             : 'InvalidOperation';
       return reply.code(fe.statusCode).send({ message });

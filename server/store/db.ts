@@ -192,6 +192,17 @@ export async function migrate(db: Db, schema?: string): Promise<void> {
 }
 
 /** True when the error is a unique-constraint violation, on either engine. */
+/**
+ * A value the database cannot store: PostgreSQL's data exceptions (class 22: a NUL character in
+ * text, a number out of range, text too long for its column), SQLite's too-big value. The request
+ * carried it, so it is the caller's error, not the server's.
+ */
+export function isInvalidValue(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return code === 'SQLITE_TOOBIG' || (code.length === 5 && code.startsWith('22'));
+}
+
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string } | null)?.code;
   return (
