@@ -57,6 +57,24 @@ describe.each(testEngines())('oidc-provider storage on %s', (engine) => {
     expect(await tokens.find('r3')).toEqual({ grantId: 'g2' });
   });
 
+  it('keeps at most maxRows of its model, dropping those that expire first', async () => {
+    const capped = new KyselyAdapter(store.db, 'CappedModel', { maxRows: 20 });
+    const other = new KyselyAdapter(store.db, 'OtherModel');
+    await other.upsert('kept', { uid: 'kept' }, 1);
+    for (let i = 0; i < 200; i++) await capped.upsert(`c${i}`, { uid: `c${i}` }, 60 + i);
+    const rows = await store.db
+      .selectFrom('identityPayloads')
+      .select('id')
+      .where('model', '=', 'CappedModel')
+      .execute();
+    // A trim runs every maxRows / 10 writes: never more than that many over.
+    expect(rows.length).toBeGreaterThanOrEqual(20);
+    expect(rows.length).toBeLessThanOrEqual(22);
+    expect(await capped.find('c199')).toEqual({ uid: 'c199' });
+    expect(await capped.find('c0')).toBeUndefined();
+    expect(await other.find('kept')).toEqual({ uid: 'kept' });
+  });
+
   it('no longer finds an expired payload, and sweeps it away', async () => {
     const interactions = new KyselyAdapter(store.db, 'Interaction');
     await interactions.upsert('i1', { uid: 'i1' }, 1);

@@ -8,10 +8,22 @@ import type { Database } from '../store/schema';
 
 const epochSeconds = () => Math.floor(Date.now() / 1000);
 
+export interface AdapterOptions {
+  /**
+   * Rows of this model kept at most; the ones that expire first are dropped beyond it. Anyone can
+   * make the provider store an interaction (each GET /auth does), so their number is bounded.
+   */
+  maxRows?: number;
+}
+
 export class KyselyAdapter implements Adapter {
+  /** Writes since the last trim, which scans the model's rows: one per maxRows / 10 writes. */
+  private writes = 0;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly model: string,
+    private readonly options: AdapterOptions = {},
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
@@ -26,6 +38,34 @@ export class KyselyAdapter implements Adapter {
       .insertInto('identityPayloads')
       .values({ id, model: this.model, ...row })
       .onConflict((oc) => oc.columns(['id', 'model']).doUpdateSet(row))
+      .execute();
+    const { maxRows } = this.options;
+    if (maxRows !== undefined && ++this.writes >= Math.max(1, Math.floor(maxRows / 10))) {
+      this.writes = 0;
+      await this.trim(maxRows);
+    }
+  }
+
+  /**
+   * Drops the rows beyond the `maxRows` that expire last. Rows of one model share one lifetime,
+   * so these are the oldest. Each process trims after its own writes: with P processes the model
+   * holds at most maxRows + P × maxRows / 10 rows.
+   */
+  private async trim(maxRows: number): Promise<void> {
+    const cutoff = await this.db
+      .selectFrom('identityPayloads')
+      .select('expiresAt')
+      .where('model', '=', this.model)
+      .where('expiresAt', 'is not', null)
+      .orderBy('expiresAt', 'desc')
+      .limit(1)
+      .offset(maxRows)
+      .executeTakeFirst();
+    if (cutoff?.expiresAt == null) return;
+    await this.db
+      .deleteFrom('identityPayloads')
+      .where('model', '=', this.model)
+      .where('expiresAt', '<=', cutoff.expiresAt)
       .execute();
   }
 

@@ -4,7 +4,7 @@ import type { JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema';
 import { removeExpiredPayloads } from './adapter';
-import { registerInteractions } from './interactions';
+import { registerInteractions, unthrottled, type SignInThrottle } from './interactions';
 import { loadCookieKeys, loadSigningKeys, publicKeys } from './keys';
 import {
   clientOrigins,
@@ -23,8 +23,9 @@ export {
   setPassword,
   verifyCredentials,
 } from './accounts';
-export { resourceIndicatorFor } from './provider';
+export { INTERACTION_TTL_SECONDS, resourceIndicatorFor } from './provider';
 export type { IdentityClient, IdentityLogger } from './provider';
+export type { SignInThrottle } from './interactions';
 
 // The embedded OpenID Connect provider (oidc-provider) used when no external authority is
 // configured. It is mounted at the issuer's path inside Fastify: the provider is a Koa
@@ -42,10 +43,15 @@ export interface IdentityOptions {
   clients: IdentityClient[];
   /** Default 3600. */
   accessTokenTtlSeconds?: number;
+  /** Sign-ins in progress stored at most (the oldest are dropped); default 5000. */
+  maxPendingSignIns?: number;
+  /** Delays password guessing; none by default. */
+  signInThrottle?: SignInThrottle;
   logger?: IdentityLogger;
 }
 
 const silent: IdentityLogger = { warn: () => {}, error: () => {} };
+const MAX_PENDING_SIGNINS = 5_000;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 const METHODS = ['GET', 'POST', 'HEAD', 'OPTIONS'] as const;
 
@@ -72,6 +78,7 @@ export async function registerIdentity(
     appName: options.appName,
     clients: options.clients,
     accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 3600,
+    maxInteractions: options.maxPendingSignIns ?? MAX_PENDING_SIGNINS,
     signingKeys,
     cookieKeys,
     logger,
@@ -126,6 +133,7 @@ export async function registerIdentity(
       appName: options.appName,
       resourceIndicator,
       logger,
+      throttle: options.signInThrottle ?? unthrottled,
     });
     registerUserinfo(scope, {
       issuer: options.issuer,

@@ -12,6 +12,21 @@ import { firstPartyGrant, type IdentityLogger } from './provider';
 // consent prompt only appears when a client asks for it with prompt=consent, and is granted at
 // once for the configured first-party clients).
 
+/**
+ * Slows password guessing down: after some failed sign-ins, from one address to one account or
+ * to any, each next try must wait longer. The wait is per address, so an attacker hammering an
+ * account never keeps its owner out (server/http/rateLimit.ts implements it).
+ */
+export interface SignInThrottle {
+  /** Milliseconds this request's address must still wait before trying `username`; 0: now. */
+  wait(request: FastifyRequest, username: string): Promise<number>;
+  /** Counts a failed sign-in to `username` from this request's address. */
+  failed(request: FastifyRequest, username: string): Promise<void>;
+}
+
+/** No throttle: for a provider mounted without the server's limits (its own tests). */
+export const unthrottled: SignInThrottle = { wait: async () => 0, failed: async () => {} };
+
 export interface InteractionSetup {
   provider: Provider;
   db: Kysely<Database>;
@@ -19,6 +34,7 @@ export interface InteractionSetup {
   appName: string;
   resourceIndicator: string;
   logger: IdentityLogger;
+  throttle: SignInThrottle;
 }
 
 const FORM_LIMIT = 16 * 1024;
@@ -62,7 +78,10 @@ export function registerInteractions(app: FastifyInstance, setup: InteractionSet
   const showError = (reply: FastifyReply, status: number, message: string) =>
     sendPage(reply, errorPage({ appName, status, message }));
 
-  const showLogin = (uid: string, options: { username?: string; failed?: boolean } = {}) =>
+  const showLogin = (
+    uid: string,
+    options: { username?: string; failed?: boolean; retryAfterSeconds?: number } = {},
+  ) =>
     loginPage({
       appName,
       action: `${base}/${encodeURIComponent(uid)}/login`,
@@ -126,8 +145,17 @@ export function registerInteractions(app: FastifyInstance, setup: InteractionSet
       const details = await pendingInteraction(request, reply);
       if (!details || details.prompt.name !== 'login') return showError(reply, 400, EXPIRED);
       const username = form.get('username') ?? '';
+      // A try that must wait is refused before the password is checked, and does not count.
+      const waitMs = await setup.throttle.wait(request, username);
+      if (waitMs > 0) {
+        const retryAfterSeconds = Math.ceil(waitMs / 1000);
+        return sendPage(reply, showLogin(details.uid, { username, retryAfterSeconds }));
+      }
       const account = await verifyCredentials(setup.db, username, form.get('password') ?? '');
-      if (!account) return sendPage(reply, showLogin(details.uid, { username, failed: true }));
+      if (!account) {
+        await setup.throttle.failed(request, username);
+        return sendPage(reply, showLogin(details.uid, { username, failed: true }));
+      }
       const returnTo = await provider.interactionResult(request.raw, reply.raw, {
         login: { accountId: account.id },
       });

@@ -85,20 +85,35 @@ ${content}
   };
 }
 
+/** "45 seconds", "1 minute", "15 minutes": how long to wait, rounded up. */
+function waitText(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
 export function loginPage(input: {
   appName: string;
   action: string;
   abortUrl: string;
   username?: string;
   failed?: boolean;
+  /** Too many failed sign-ins: the form is shown again (429) with how long to wait. */
+  retryAfterSeconds?: number;
 }): Page {
   const username = input.username ?? '';
-  return page(
-    200,
+  const wait = input.retryAfterSeconds;
+  const alert = wait
+    ? `Too many failed sign-ins. Try again in ${waitText(wait)}.`
+    : input.failed
+      ? INVALID_CREDENTIALS
+      : '';
+  const shown = page(
+    wait ? 429 : 200,
     `Sign in · ${input.appName}`,
     `<p class="app">${escapeHtml(input.appName)}</p>
 <h1>Sign in</h1>
-${input.failed ? `<p class="error" role="alert">${escapeHtml(INVALID_CREDENTIALS)}</p>` : ''}
+${alert ? `<p class="error" role="alert">${escapeHtml(alert)}</p>` : ''}
 <form method="post" action="${escapeHtml(input.action)}">
 <label for="username">Username</label>
 <input id="username" name="username" type="text" autocomplete="username" autocapitalize="none" spellcheck="false" required value="${escapeHtml(username)}"${username ? '' : ' autofocus'}>
@@ -108,6 +123,8 @@ ${input.failed ? `<p class="error" role="alert">${escapeHtml(INVALID_CREDENTIALS
 </form>
 <a class="secondary" href="${escapeHtml(input.abortUrl)}">Cancel and return to the application</a>`,
   );
+  if (wait) shown.headers['retry-after'] = String(wait);
+  return shown;
 }
 
 export function errorPage(input: { appName: string; status: number; message: string }): Page {

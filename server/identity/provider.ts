@@ -35,6 +35,8 @@ export interface ProviderSetup {
   appName: string;
   clients: IdentityClient[];
   accessTokenTtlSeconds: number;
+  /** Interactions (sign-ins in progress) stored at most; the oldest are dropped beyond. */
+  maxInteractions: number;
   signingKeys: { keys: JWK[] };
   cookieKeys: string[];
   logger: IdentityLogger;
@@ -44,6 +46,12 @@ export interface ProviderSetup {
 export const RESOURCE_SCOPE = 'openid profile';
 
 const DAY = 24 * 60 * 60;
+
+/**
+ * How long a sign-in may take, from the application's redirect to the submitted form. Every
+ * anonymous GET /auth stores an interaction (about 2.6 KB) for this long, so it is short.
+ */
+export const INTERACTION_TTL_SECONDS = 10 * 60;
 
 /**
  * RFC 8707 requires resource indicators to be absolute URIs, and oidc-provider enforces it even
@@ -110,7 +118,12 @@ export function createProvider(setup: ProviderSetup): Provider {
   }));
 
   const configuration: Configuration = {
-    adapter: (model: string) => new KyselyAdapter(db, model),
+    adapter: (model: string) =>
+      new KyselyAdapter(
+        db,
+        model,
+        model === 'Interaction' ? { maxRows: setup.maxInteractions } : {},
+      ),
     clients,
     clientBasedCORS: (_ctx, origin, client) =>
       originsByClient.get(client.clientId)?.has(origin) ?? false,
@@ -193,7 +206,7 @@ export function createProvider(setup: ProviderSetup): Provider {
       AccessToken: setup.accessTokenTtlSeconds,
       AuthorizationCode: 60,
       IdToken: 3600,
-      Interaction: 3600,
+      Interaction: INTERACTION_TTL_SECONDS,
       Session: 14 * DAY,
       Grant: 14 * DAY,
       RefreshToken(ctx, token, client) {

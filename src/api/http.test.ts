@@ -99,6 +99,15 @@ describe('http client', () => {
     expect(headersOf(calls[0]).Authorization).toBe('Bearer fresh');
   });
 
+  it('marks every call as the SPA’s own, so that the console cookie alone may change things', async () => {
+    const { http, calls } = client(200, undefined, null);
+    await http.request(t.unknown, { method: 'POST', path: 'user/logout', signal: signal() })();
+    await getWorkspace(http)('ws-1', signal())();
+    expect(headersOf(calls[0])).toMatchObject({ 'X-Requested-With': 'XMLHttpRequest' });
+    expect(headersOf(calls[0]).Authorization).toBeUndefined();
+    expect(headersOf(calls[1])).toMatchObject({ 'X-Requested-With': 'XMLHttpRequest' });
+  });
+
   it('passes the abort signal to fetch', async () => {
     const { http, calls } = client(200, WORKSPACE);
     const controller = new AbortController();

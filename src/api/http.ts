@@ -49,6 +49,15 @@ export interface HttpClientOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * Sent on every call. The server refuses a change authenticated by the console cookie without it
+ * (server/http/security.ts): a page on another site cannot send it, so the cookie alone, which
+ * the browser attaches by itself, is not enough.
+ */
+export const CSRF_HEADERS: Readonly<Record<string, string>> = {
+  'X-Requested-With': 'XMLHttpRequest',
+};
+
 /** The reference answers a forbidden action with 403 and an empty body. */
 export const FORBIDDEN_MESSAGE = 'ActionForbidden';
 /** A response body that does not match the expected shape. */
@@ -100,7 +109,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     request:
       <A>(codec: t.Decoder<unknown, A>, request: HttpRequest): TE.TaskEither<ApiError, A> =>
       async () => {
-        const headers: Record<string, string> = { Accept: 'application/json' };
+        const headers: Record<string, string> = { Accept: 'application/json', ...CSRF_HEADERS };
         const authorization = request.authorization ?? options.authorization();
         if (authorization) headers.Authorization = authorization;
         // A multipart body (an upload) sets its own Content-Type with the boundary.

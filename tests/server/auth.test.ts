@@ -5,6 +5,7 @@ import { buildApp } from '../../server/app';
 import { TICKET_TTL_MS } from '../../server/auth/authenticate';
 import { ROLE_NUMBERS } from '../../server/auth/roles';
 import { CREDENTIALS_FILE } from '../../server/core/seed';
+import { CSRF_HEADER } from '../../server/http/security';
 import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
 import { signIn } from './oidc';
@@ -137,6 +138,8 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
     expect(cookie).toMatch(/SameSite=Strict/i);
   });
 
+  const csrf = { [CSRF_HEADER]: 'XMLHttpRequest' };
+
   async function consoleCookie(token: string) {
     const res = await api('/user/register', { method: 'POST', headers: bearer(token) });
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('topomojo.mks='));
@@ -146,7 +149,10 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
   it('accepts the console cookie only where the reference does', async () => {
     const cookie = await consoleCookie(playerToken);
     expect((await api('/user/ping', { headers: { cookie } })).status).toBe(200);
-    expect((await api('/user/login', { method: 'POST', headers: { cookie } })).status).toBe(200);
+    // A change made with the cookie carries the CSRF header (a bare cross-site POST cannot).
+    expect((await api('/user/login', { method: 'POST', headers: { cookie } })).status).toBe(403);
+    const login = await api('/user/login', { method: 'POST', headers: { cookie, ...csrf } });
+    expect(login.status).toBe(200);
     // The default policy takes bearer tokens and API keys, not the cookie.
     expect((await api('/user', { headers: { cookie } })).status).toBe(401);
     expect((await api('/user/ping', { headers: { cookie: 'topomojo.mks=forged' } })).status).toBe(
@@ -156,7 +162,7 @@ describe.each(testEngines())('authentication and users on %s', (engine) => {
 
   it('clears the cookie on logout', async () => {
     const cookie = await consoleCookie(playerToken);
-    const res = await api('/user/logout', { method: 'POST', headers: { cookie } });
+    const res = await api('/user/logout', { method: 'POST', headers: { cookie, ...csrf } });
     expect(res.status).toBe(200);
     expect(res.headers.getSetCookie().join()).toMatch(/topomojo\.mks=;.*Max-Age=0/);
   });

@@ -4,6 +4,7 @@ import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
 import { EMPTY_GUID, newApiKey, newId, sha256Hex } from '../../server/core/ids';
 import { toVmTemplate } from '../../server/core/templates';
 import { SYSTEM_ACTOR } from '../../server/core/vms';
+import { CSRF_HEADER } from '../../server/http/security';
 import { createAccount } from '../../server/identity';
 import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
@@ -566,7 +567,8 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
       });
       expect(login.status).toBe(200);
       const setCookie = login.headers.getSetCookie().find((c) => c.startsWith('topomojo.mks='));
-      const cookie = { cookie: (setCookie ?? '').split(';')[0]! };
+      // The console page sends the CSRF header with every call, as changes need it.
+      const cookie = { cookie: (setCookie ?? '').split(';')[0]!, [CSRF_HEADER]: 'XMLHttpRequest' };
       const display = await request(server.url, cookie, 'GET', `/vm-console/${gameVm.id}`);
       expect(display.status).toBe(200);
       expect(display.body).toMatchObject({ id: gameVm.id, isolationId: game, name: 'box' });

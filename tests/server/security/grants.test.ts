@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_NUMBERS, type RoleName } from '../../../server/auth/roles';
 import { HIDDEN_GRADER_KEY } from '../../../server/core/grading';
 import { newId } from '../../../server/core/ids';
+import { CSRF_HEADER } from '../../../server/http/security';
 import { createAccount } from '../../../server/identity';
 import { testEngines } from '../databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from '../harness';
@@ -160,7 +161,8 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
     expect(login.status, login.text).toBe(200);
     const cookie = login.headers.getSetCookie().find((c) => c.startsWith('topomojo.mks='));
     expect(cookie).toBeDefined();
-    return { cookie: cookie!.split(';')[0]! };
+    // As the console page sends it: changes made with the cookie need the CSRF header.
+    return { cookie: cookie!.split(';')[0]!, [CSRF_HEADER]: 'XMLHttpRequest' };
   }
 
   const launchTicket = (state: Json) => new URL(state.launchpointUrl).searchParams.get('t')!;
