@@ -1,0 +1,1335 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newId } from '../../../server/core/ids';
+import {
+  ACTORS,
+  freshGame,
+  freshVm,
+  freshWorkspace,
+  insertTemplate,
+  isoBytes,
+  JWT_ACTORS,
+  multipart,
+  PNG_BYTES,
+  type ActorKind,
+  type GameRef,
+  type Req,
+  type World,
+} from './fixtures';
+
+// The written authorization policy: one row per route of the server (HEAD twins are checked
+// with their GET row), and for each the actor kinds that may call it. It is the reference's
+// (wire reference §1 "Authz", §5) with the rules issue 12 adds:
+// 1. credentials scoped to a gamespace (grader key, launch ticket and its cookie) reach only
+//    that gamespace's play and console routes and the credential's own routes, with no roles;
+// 2. only admins (and accounts allowed to register others) name players other than themselves;
+// 3. the grader key appears in no answer but an admin's;
+// 4. a machine mounts only ISOs its workspace may use;
+// 5. relinking and the sibling list stay within the workspace or published templates;
+// 6. the guide below the cut line only for those who may edit the workspace.
+// Every actor not allowed must be refused: 401 or 403 (anonymous on a protected route: 401).
+
+/** What a check is about: `game` is the gamespace whose scoped credentials are used. */
+export interface Target {
+  game: GameRef;
+  id: string;
+  key?: string;
+}
+
+export interface Case {
+  /** What sets this case apart from the route's others. */
+  name?: string;
+  allow: readonly ActorKind[];
+  /**
+   * An anonymous endpoint whose answer does not depend on the caller (the identity provider's
+   * own errors, the SPA page missing in tests): every actor must get one of these statuses.
+   */
+  everyone?: readonly number[];
+  /** Statuses that count as a refusal here; 401 or 403 when not given. */
+  deny?: readonly number[];
+  /** Actors the policy says nothing about for this case: not sent. */
+  unchecked?: readonly ActorKind[];
+  /** The shared resource of the check (G when not given). */
+  shared?: (w: World) => Target;
+  /**
+   * A destructive case: refused actors act on the shared resource (which must stay as it was),
+   * each allowed actor on a throwaway one of its own.
+   */
+  fresh?: (w: World) => Promise<Target>;
+  /** For destructive cases: why the shared resource is no longer as it was, or null. */
+  intact?: (w: World) => Promise<string | null>;
+  request(w: World, t: Target): Req | Promise<Req>;
+  /** Something in the answer only some actors may see. */
+  secret?: Secret;
+}
+
+export interface Secret {
+  what: string;
+  value(w: World): string;
+  /** Must see it (so the check has teeth); everyone else allowed must not. */
+  seenBy: readonly ActorKind[];
+  /** May see it or not: the policy leaves them open. */
+  either?: readonly ActorKind[];
+}
+
+export interface PolicyRow {
+  method: string;
+  url: string;
+  /** The server does not authenticate the route (its own credential checks, if any, apply). */
+  anonymous?: true;
+  cases: Case[];
+}
+
+// --- Actor groups.
+
+const EVERYONE: readonly ActorKind[] = ACTORS;
+/** Anyone signed in with a full credential the default policy accepts (not the grader key). */
+const SIGNED_IN: readonly ActorKind[] = [...JWT_ACTORS, 'apiKey'];
+/** gs.CanInteract / gs.CanManage of G on a default-policy route (JWT or API key). */
+const G_PLAYER: readonly ActorKind[] = ['player', 'apiKey', 'admin'];
+/** gs.CanManage of G on an AnyUser route: tickets, cookies and G's launch credentials too. */
+const G_MANAGER_ANY: readonly ActorKind[] = [
+  'player',
+  'apiKey',
+  'userTicket',
+  'userCookie',
+  'admin',
+  'launchTicket',
+  'launchCookie',
+];
+/** gs.CanInteract or G's grader key on an AnyUser route. */
+const G_PLAY_ANY: readonly ActorKind[] = [...G_MANAGER_ANY, 'graderKey'];
+/** The player's other gamespace P2 on an AnyUser route: G's scoped credentials do not reach it. */
+const P2_ANY: readonly ActorKind[] = ['player', 'apiKey', 'userTicket', 'userCookie', 'admin'];
+/** CanManageVm of G's machines on a default-policy route. */
+const VM_G: readonly ActorKind[] = ['player', 'apiKey', 'observerIn', 'admin', 'graderKey'];
+/** CanManageVm of G's machines on an AnyUser route. */
+const VM_G_ANY: readonly ActorKind[] = [
+  ...VM_G,
+  'userTicket',
+  'userCookie',
+  'launchTicket',
+  'launchCookie',
+];
+const VM_P2_ANY: readonly ActorKind[] = [...P2_ANY, 'observerIn'];
+/** ws.CanEdit of W. */
+const W_EDIT: readonly ActorKind[] = ['editor', 'wsManager', 'admin'];
+/** ws.CanManage of W. */
+const W_MANAGE: readonly ActorKind[] = ['wsManager', 'admin'];
+/** CanManageVm of W's builder machines: its workers, observers of its audience, admins. */
+const W_VM: readonly ActorKind[] = ['editor', 'wsManager', 'observerIn', 'admin'];
+const ADMIN: readonly ActorKind[] = ['admin'];
+const NOBODY: readonly ActorKind[] = [];
+
+const g = (w: World): Target => ({ game: w.G, id: w.G.id });
+const json = (method: string, url: string, payload: object): Req => ({ method, url, payload });
+const text = (method: string, url: string, body: string): Req => ({
+  method,
+  url,
+  payload: body,
+  headers: { 'content-type': 'text/plain' },
+});
+const inFuture = () => new Date(Date.now() + 2 * 3_600_000).toISOString();
+
+/** An invitation code to a gamespace, minted by an admin. */
+async function inviteCode(w: World, gamespaceId: string): Promise<string> {
+  const reply = await w.send(
+    { method: 'POST', url: `/api/gamespace/${gamespaceId}/invite` },
+    await w.credentials('admin', w.G),
+  );
+  return (JSON.parse(reply.body) as { code: string }).code;
+}
+
+const BELOW_CUT = { what: 'the guide below the cut', value: (w: World) => w.belowCut };
+const ISO_X = { what: "another workspace's ISO", value: (w: World) => w.isoX, seenBy: NOBODY };
+
+async function exists(w: World, table: 'workspaces' | 'templates' | 'gamespaces', id: string) {
+  const row = await w.server.app.store.db
+    .selectFrom(table)
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? null : `${table} ${id} is gone`;
+}
+
+async function gActive(w: World): Promise<string | null> {
+  const row = await w.server.app.store.db
+    .selectFrom('gamespaces')
+    .select('endTime')
+    .where('id', '=', w.G.id)
+    .executeTakeFirst();
+  return row && row.endTime <= 0 ? null : 'G ended or is gone';
+}
+
+async function vmExists(w: World, id: string): Promise<string | null> {
+  return (await w.server.app.driver.load(id)) ? null : `machine ${id} is gone`;
+}
+
+/** A throwaway gamespace of the player, whose launch credentials are its own. */
+const playerGame = async (w: World): Promise<Target> => {
+  const game = await freshGame(w.server, { managerId: w.ids.player });
+  return { game, id: game.id };
+};
+
+// --- The table.
+
+export const POLICY: PolicyRow[] = [
+  // The embedded identity provider (OpenID Connect): anonymous by nature; the provider answers
+  // its own errors whoever calls, and its userinfo takes the provider's access tokens only.
+  {
+    method: 'GET',
+    url: '/identity/interaction/:uid',
+    anonymous: true,
+    cases: [
+      { allow: NOBODY, everyone: [400], request: () => ({ url: '/identity/interaction/x' }) },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/identity/interaction/:uid/login',
+    anonymous: true,
+    cases: [
+      {
+        allow: NOBODY,
+        everyone: [400],
+        request: () => ({ method: 'POST', url: '/identity/interaction/x/login' }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/identity/interaction/:uid/abort',
+    anonymous: true,
+    cases: [
+      { allow: NOBODY, everyone: [400], request: () => ({ url: '/identity/interaction/x/abort' }) },
+    ],
+  },
+  ...(['GET', 'POST'] as const).map((method): PolicyRow => ({
+    method,
+    url: '/identity/me',
+    anonymous: true,
+    cases: [{ allow: JWT_ACTORS, deny: [401], request: () => ({ method, url: '/identity/me' }) }],
+  })),
+  {
+    method: 'OPTIONS',
+    url: '/identity/me',
+    anonymous: true,
+    cases: [
+      {
+        allow: NOBODY,
+        everyone: [204],
+        request: () => ({ method: 'OPTIONS', url: '/identity/me' }),
+      },
+    ],
+  },
+  ...(['GET', 'POST', 'OPTIONS'] as const).map((method): PolicyRow => ({
+    method,
+    url: '/identity',
+    anonymous: true,
+    cases: [{ allow: NOBODY, everyone: [404], request: () => ({ method, url: '/identity' }) }],
+  })),
+  {
+    method: 'GET',
+    url: '/identity/*',
+    anonymous: true,
+    cases: [
+      { allow: EVERYONE, request: () => ({ url: '/identity/.well-known/openid-configuration' }) },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/identity/*',
+    anonymous: true,
+    cases: [
+      {
+        allow: NOBODY,
+        everyone: [400],
+        request: () => ({ method: 'POST', url: '/identity/token' }),
+      },
+    ],
+  },
+  {
+    method: 'OPTIONS',
+    url: '/identity/*',
+    anonymous: true,
+    cases: [
+      {
+        allow: NOBODY,
+        everyone: [404],
+        request: () => ({ method: 'OPTIONS', url: '/identity/.well-known/openid-configuration' }),
+      },
+    ],
+  },
+
+  // Users, tickets and the console cookie (§1.7). The scoped credentials keep their own routes
+  // (rule 1): who they are, the cookie and hub ticket made from them, ping and logout.
+  {
+    method: 'POST',
+    url: '/api/user/register',
+    cases: [{ allow: SIGNED_IN, request: () => ({ method: 'POST', url: '/api/user/register' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/user',
+    cases: [{ allow: [...SIGNED_IN, 'graderKey'], request: () => ({ url: '/api/user' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/user/ticket',
+    cases: [{ allow: [...SIGNED_IN, 'graderKey'], request: () => ({ url: '/api/user/ticket' }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/user/login',
+    cases: [
+      {
+        allow: ACTORS.filter((a) => a !== 'anonymous'),
+        request: () => ({ method: 'POST', url: '/api/user/login' }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/user/logout',
+    cases: [
+      {
+        allow: ['userCookie', 'launchCookie'],
+        request: () => ({ method: 'POST', url: '/api/user/logout' }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/user/ping',
+    cases: [{ allow: ['userCookie', 'launchCookie'], request: () => ({ url: '/api/user/ping' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/version',
+    cases: [{ allow: SIGNED_IN, request: () => ({ url: '/api/version' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/health/version',
+    anonymous: true,
+    cases: [{ allow: EVERYONE, request: () => ({ url: '/api/health/version' }) }],
+  },
+
+  // Workspaces (§1.1).
+  {
+    method: 'GET',
+    url: '/api/workspaces',
+    cases: [
+      { allow: SIGNED_IN, request: () => ({ url: '/api/workspaces' }) },
+      {
+        name: 'doc=1',
+        allow: SIGNED_IN,
+        request: () => ({ url: '/api/workspaces?doc=1' }),
+        secret: { ...BELOW_CUT, seenBy: NOBODY },
+      },
+      {
+        // Rule 6.
+        name: 'doc=2',
+        allow: SIGNED_IN,
+        request: () => ({ url: '/api/workspaces?doc=2' }),
+        secret: { ...BELOW_CUT, seenBy: W_EDIT },
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/workspace',
+    cases: [
+      {
+        // Creators; others under their workspace limit (wsManager's is 100, the default 0).
+        allow: ['creator', 'admin', 'wsManager'],
+        request: () => json('POST', '/api/workspace', { name: 'made by authz' }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/workspace/:id',
+    cases: [{ allow: W_EDIT, request: (w) => ({ url: `/api/workspace/${w.W}` }) }],
+  },
+  {
+    method: 'PUT',
+    url: '/api/workspace',
+    cases: [
+      { allow: W_EDIT, request: (w) => json('PUT', '/api/workspace', { id: w.W, name: 'W' }) },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/workspace/priv',
+    cases: [
+      {
+        allow: ADMIN,
+        request: (w) =>
+          json('PUT', '/api/workspace/priv', { id: w.W, name: 'W', templateLimit: 100 }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/workspace/:id',
+    cases: [
+      {
+        allow: W_MANAGE,
+        shared: (w) => ({ game: w.G, id: w.W }),
+        fresh: async (w) => ({ game: w.G, id: await freshWorkspace(w.server) }),
+        intact: (w) => exists(w, 'workspaces', w.W),
+        request: (_w, t) => ({ method: 'DELETE', url: `/api/workspace/${t.id}` }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/workspace/:id/clone',
+    cases: [
+      {
+        // ws.CanEdit of the source and allowed to create (stricter than the reference).
+        allow: ['wsManager', 'admin'],
+        request: (w) => ({ method: 'POST', url: `/api/workspace/${w.W}/clone` }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/workspace/:id/stats',
+    cases: [{ allow: W_EDIT, request: (w) => ({ url: `/api/workspace/${w.W}/stats` }) }],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/workspace/:id/games',
+    cases: [
+      {
+        allow: W_EDIT,
+        shared: (w) => ({ game: w.G, id: w.W }),
+        fresh: async (w) => ({ game: w.G, id: await freshWorkspace(w.server) }),
+        intact: gActive,
+        request: (_w, t) => ({ method: 'DELETE', url: `/api/workspace/${t.id}/games` }),
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/workspace/:id/invite',
+    cases: [
+      { allow: W_MANAGE, request: (w) => ({ method: 'PUT', url: `/api/workspace/${w.W}/invite` }) },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/worker/:code',
+    cases: [
+      {
+        // Anyone signed in who holds the code joins (not a gamespace's agent).
+        allow: SIGNED_IN,
+        shared: (w) => ({ game: w.G, id: w.W }),
+        fresh: async (w) => ({ game: w.G, id: await freshWorkspace(w.server, { workers: false }) }),
+        intact: async (w) => {
+          const workers = await w.server.app.store.db
+            .selectFrom('workers')
+            .select('subjectId')
+            .where('workspaceId', '=', w.W)
+            .execute();
+          return workers.length === 2 ? null : `W has ${workers.length} workers`;
+        },
+        request: async (w, t) => {
+          const ws = await w.server.app.store.db
+            .selectFrom('workspaces')
+            .select('shareCode')
+            .where('id', '=', t.id)
+            .executeTakeFirstOrThrow();
+          return { method: 'POST', url: `/api/worker/${ws.shareCode}` };
+        },
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/workspace/:id/worker/:subjectId',
+    cases: [
+      {
+        allow: W_MANAGE,
+        shared: (w) => ({ game: w.G, id: w.W }),
+        fresh: async (w) => ({ game: w.G, id: await freshWorkspace(w.server) }),
+        intact: async (w) => {
+          const row = await w.server.app.store.db
+            .selectFrom('workers')
+            .select('subjectId')
+            .where('workspaceId', '=', w.W)
+            .where('subjectId', '=', w.ids.editor)
+            .executeTakeFirst();
+          return row ? null : 'the editor was removed from W';
+        },
+        request: (w, t) => ({
+          method: 'DELETE',
+          url: `/api/workspace/${t.id}/worker/${w.ids.editor}`,
+        }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/workspace-favorites',
+    cases: [{ allow: SIGNED_IN, request: () => ({ url: '/api/workspace-favorites' }) }],
+  },
+  ...(['PUT', 'DELETE'] as const).map((method): PolicyRow => ({
+    method,
+    url: '/api/workspace-favorite/:workspaceId',
+    cases: [
+      { allow: SIGNED_IN, request: (w) => ({ method, url: `/api/workspace-favorite/${w.W}` }) },
+    ],
+  })),
+  {
+    method: 'GET',
+    url: '/api/challenge/:id',
+    cases: [{ allow: W_EDIT, request: (w) => ({ url: `/api/challenge/${w.W}` }) }],
+  },
+  {
+    method: 'PUT',
+    url: '/api/challenge/:id',
+    cases: [{ allow: W_EDIT, request: (w) => json('PUT', `/api/challenge/${w.W}`, w.challenge) }],
+  },
+
+  // Templates (§1.3).
+  {
+    method: 'GET',
+    url: '/api/templates',
+    cases: [{ allow: SIGNED_IN, request: () => ({ url: '/api/templates' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/template/:id/siblings',
+    cases: [
+      {
+        // Rule 5: another workspace's unpublished template is nobody's business here (admins
+        // see everything anyway).
+        allow: W_EDIT,
+        request: (w) => ({ url: `/api/template/${w.T}/siblings` }),
+        secret: {
+          what: "another workspace's unpublished template",
+          value: (w) => w.Sx,
+          seenBy: NOBODY,
+          either: ADMIN,
+        },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/template/:id',
+    cases: [{ allow: W_EDIT, request: (w) => ({ url: `/api/template/${w.T}` }) }],
+  },
+  {
+    method: 'PUT',
+    url: '/api/template',
+    cases: [
+      {
+        allow: W_EDIT,
+        request: (w) => json('PUT', '/api/template', { id: w.T, name: 'alpha-box' }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/template/:id',
+    cases: [
+      {
+        allow: W_EDIT,
+        shared: (w) => ({ game: w.G, id: w.T }),
+        fresh: async (w) => ({
+          game: w.G,
+          id: await insertTemplate(w.server, {
+            workspaceId: await freshWorkspace(w.server),
+            parentId: w.stock,
+          }),
+        }),
+        intact: (w) => exists(w, 'templates', w.T),
+        request: (_w, t) => ({ method: 'DELETE', url: `/api/template/${t.id}` }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/template',
+    cases: [
+      {
+        // Linking into a workspace needs ws.CanEdit of it (stricter than the reference).
+        allow: W_EDIT,
+        shared: (w) => ({ game: w.G, id: w.W }),
+        fresh: async (w) => ({ game: w.G, id: await freshWorkspace(w.server) }),
+        intact: async (w) => {
+          const rows = await w.server.app.store.db
+            .selectFrom('templates')
+            .select('id')
+            .where('workspaceId', '=', w.W)
+            .execute();
+          return rows.length === 2 ? null : `W has ${rows.length} templates`;
+        },
+        request: (w, t) =>
+          json('POST', '/api/template', { templateId: w.stock, workspaceId: t.id }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/template/unlink',
+    cases: [
+      {
+        allow: W_EDIT,
+        shared: (w) => ({ game: w.G, id: w.T, key: w.W }),
+        fresh: async (w) => {
+          const workspaceId = await freshWorkspace(w.server);
+          const id = await insertTemplate(w.server, { workspaceId, parentId: w.stock });
+          return { game: w.G, id, key: workspaceId };
+        },
+        intact: async (w) => {
+          const row = await w.server.app.store.db
+            .selectFrom('templates')
+            .select('isLinked')
+            .where('id', '=', w.T)
+            .executeTakeFirst();
+          return row?.isLinked ? null : 'T was unlinked';
+        },
+        request: (_w, t) =>
+          json('POST', '/api/template/unlink', { templateId: t.id, workspaceId: t.key }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/template/relink',
+    cases: [
+      {
+        name: 'to a sibling of the same workspace',
+        allow: W_EDIT,
+        shared: (w) => ({ game: w.G, id: w.T, key: w.SW }),
+        fresh: async (w) => {
+          const workspaceId = await freshWorkspace(w.server);
+          const id = await insertTemplate(w.server, { workspaceId, parentId: w.stock });
+          const sibling = await insertTemplate(w.server, { workspaceId, parentId: w.stock });
+          return { game: w.G, id, key: sibling };
+        },
+        intact: async (w) => {
+          const row = await w.server.app.store.db
+            .selectFrom('templates')
+            .select('parentId')
+            .where('id', '=', w.T)
+            .executeTakeFirst();
+          return row?.parentId === w.stock ? null : 'T was relinked';
+        },
+        request: async (w, t) => {
+          const row = await w.server.app.store.db
+            .selectFrom('templates')
+            .select('workspaceId')
+            .where('id', '=', t.id)
+            .executeTakeFirstOrThrow();
+          return json('POST', '/api/template/relink', {
+            templateId: t.id,
+            parentId: t.key,
+            workspaceId: row.workspaceId,
+          });
+        },
+      },
+      {
+        // Rule 5: not onto another workspace's unpublished template (the policy leaves admins
+        // open).
+        name: "to another workspace's unpublished sibling",
+        allow: NOBODY,
+        deny: [400, 401, 403],
+        unchecked: ADMIN,
+        request: (w) =>
+          json('POST', '/api/template/relink', {
+            templateId: w.T,
+            parentId: w.Sx,
+            workspaceId: w.W,
+          }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/workspace/:id/templates',
+    cases: [{ allow: W_EDIT, request: (w) => ({ url: `/api/workspace/${w.W}/templates` }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/template-detail/:id',
+    cases: [{ allow: ADMIN, request: (w) => ({ url: `/api/template-detail/${w.stock}` }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/template-detail',
+    cases: [
+      {
+        allow: ADMIN,
+        request: (w) =>
+          json('POST', '/api/template-detail', {
+            ...w.stockDetail,
+            id: newId(),
+            name: 'made-by-authz',
+          }),
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/template-detail',
+    cases: [{ allow: ADMIN, request: (w) => json('PUT', '/api/template-detail', w.stockDetail) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/template/clone',
+    cases: [{ allow: ADMIN, request: (w) => json('POST', '/api/template/clone', { id: w.stock }) }],
+  },
+
+  // Gamespaces (§1.2).
+  {
+    method: 'GET',
+    url: '/api/gamespaces',
+    cases: [
+      { allow: SIGNED_IN, request: () => ({ url: '/api/gamespaces' }) },
+      {
+        name: 'filter=all',
+        allow: SIGNED_IN,
+        request: () => ({ url: '/api/gamespaces?filter=all' }),
+        secret: {
+          what: 'gamespace G',
+          value: (w) => w.G.id,
+          seenBy: ['player', 'apiKey', 'observerIn', 'admin'],
+        },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/preview/:id',
+    cases: [
+      {
+        // HasValidUserScope: W's audience matches the scope, or a worker of W.
+        allow: ['player', 'apiKey', 'editor', 'wsManager', 'observerIn', 'admin'],
+        request: (w) => ({ url: `/api/preview/${w.W}` }),
+        secret: { ...BELOW_CUT, seenBy: NOBODY },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/gamespace/:id',
+    cases: [
+      { name: 'G', allow: G_PLAY_ANY, request: (w) => ({ url: `/api/gamespace/${w.G.id}` }) },
+      {
+        name: "player's other gamespace",
+        allow: P2_ANY,
+        request: (w) => ({ url: `/api/gamespace/${w.P2.id}` }),
+      },
+      {
+        name: "otherPlayer's gamespace",
+        allow: ['otherPlayer', 'admin'],
+        request: (w) => ({ url: `/api/gamespace/${w.H.id}` }),
+      },
+      {
+        // The caller's active gamespace of the workspace, else its preview (HasValidUserScope).
+        name: 'a workspace id',
+        allow: [
+          'player',
+          'apiKey',
+          'userTicket',
+          'userCookie',
+          'editor',
+          'wsManager',
+          'observerIn',
+          'admin',
+        ],
+        request: (w) => ({ url: `/api/gamespace/${w.W}` }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/gamespace',
+    cases: [
+      {
+        name: 'as oneself',
+        allow: ['player', 'apiKey', 'observerIn', 'admin'],
+        request: (w) => json('POST', '/api/gamespace', { resourceId: w.Wr }),
+      },
+      {
+        // Rule 2: naming someone else (here the admin, who has an active gamespace of Wr).
+        name: 'naming another player',
+        allow: ADMIN,
+        request: (w) =>
+          json('POST', '/api/gamespace', {
+            resourceId: w.Wr,
+            players: [{ subjectId: w.ids.admin, subjectName: 'admin' }],
+          }),
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/gamespace',
+    cases: [
+      {
+        allow: G_MANAGER_ANY,
+        request: (w) => json('PUT', '/api/gamespace', { id: w.G.id, expirationTime: inFuture() }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/gamespace/:id/start',
+    cases: [
+      {
+        allow: G_MANAGER_ANY,
+        request: (w) => ({ method: 'POST', url: `/api/gamespace/${w.G.id}/start` }),
+      },
+    ],
+  },
+  ...(['stop', 'complete'] as const).map((action): PolicyRow => ({
+    method: 'POST',
+    url: `/api/gamespace/:id/${action}`,
+    cases: [
+      {
+        allow: G_MANAGER_ANY,
+        shared: g,
+        fresh: playerGame,
+        intact: action === 'stop' ? (w) => vmExists(w, w.gVm) : gActive,
+        request: (_w, t) => ({ method: 'POST', url: `/api/gamespace/${t.id}/${action}` }),
+      },
+    ],
+  })),
+  {
+    method: 'DELETE',
+    url: '/api/gamespace/:id',
+    cases: [
+      {
+        // gs.CanInteract, and the gamespace allows reset (admins always).
+        allow: G_PLAYER,
+        shared: g,
+        fresh: playerGame,
+        intact: (w) => exists(w, 'gamespaces', w.G.id),
+        request: (_w, t) => ({ method: 'DELETE', url: `/api/gamespace/${t.id}` }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/gamespace/:id/invite',
+    cases: [
+      {
+        allow: G_MANAGER_ANY,
+        request: (w) => ({ method: 'POST', url: `/api/gamespace/${w.G.id}/invite` }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/player/:code',
+    cases: [
+      {
+        allow: SIGNED_IN,
+        shared: g,
+        fresh: async (w) => {
+          const game = await freshGame(w.server, { managerId: w.ids.bystander });
+          return { game: w.G, id: game.id };
+        },
+        intact: async (w) => {
+          const rows = await w.server.app.store.db
+            .selectFrom('players')
+            .select('subjectId')
+            .where('gamespaceId', '=', w.G.id)
+            .execute();
+          return rows.length === 1 ? null : `G has ${rows.length} players`;
+        },
+        request: async (w, t) => ({
+          method: 'POST',
+          url: `/api/player/${await inviteCode(w, t.id)}`,
+        }),
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/player/enlist',
+    anonymous: true,
+    cases: [
+      {
+        // Anyone holding a gamespace's invitation code (the code is the credential).
+        allow: EVERYONE,
+        request: async (w) =>
+          json('PUT', '/api/player/enlist', {
+            code: await inviteCode(w, w.E.id),
+            subjectName: 'guest',
+          }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/players/:id',
+    cases: [{ allow: G_PLAYER, request: (w) => ({ url: `/api/players/${w.G.id}` }) }],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/gamespace/:id/player/:subjectId',
+    cases: [
+      {
+        allow: G_PLAYER,
+        shared: g,
+        fresh: playerGame,
+        intact: async (w) => {
+          const row = await w.server.app.store.db
+            .selectFrom('players')
+            .select('subjectId')
+            .where('gamespaceId', '=', w.G.id)
+            .where('subjectId', '=', w.ids.player)
+            .executeTakeFirst();
+          return row ? null : 'the player was removed from G';
+        },
+        request: (w, t) => ({
+          method: 'DELETE',
+          url: `/api/gamespace/${t.id}/player/${w.ids.player}`,
+        }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/gamespace-favorites',
+    cases: [{ allow: SIGNED_IN, request: () => ({ url: '/api/gamespace-favorites' }) }],
+  },
+  ...(['PUT', 'DELETE'] as const).map((method): PolicyRow => ({
+    method,
+    url: '/api/gamespace-favorite/:id',
+    cases: [
+      { allow: SIGNED_IN, request: (w) => ({ method, url: `/api/gamespace-favorite/${w.G.id}` }) },
+    ],
+  })),
+
+  // The real-time hub (§3): a one-time ticket is its credential (G's launch ticket reaches it
+  // too: the hub's Listen then holds it to G).
+  {
+    method: 'POST',
+    url: '/hub/negotiate',
+    anonymous: true,
+    cases: [
+      {
+        allow: ['userTicket', 'launchTicket'],
+        request: () => ({ method: 'POST', url: '/hub/negotiate?negotiateVersion=1' }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/hub',
+    anonymous: true,
+    cases: [{ allow: ['userTicket', 'launchTicket'], request: () => ({ url: '/hub', ws: true }) }],
+  },
+
+  // Grading (§1.2, §4.4).
+  {
+    method: 'GET',
+    url: '/api/gamespace/:id/challenge/progress',
+    cases: [
+      {
+        name: 'G',
+        allow: G_PLAY_ANY,
+        request: (w) => ({ url: `/api/gamespace/${w.G.id}/challenge/progress` }),
+      },
+      {
+        name: "player's other gamespace",
+        allow: P2_ANY,
+        request: (w) => ({ url: `/api/gamespace/${w.P2.id}/challenge/progress` }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/gamespace/:id/challenge',
+    cases: [
+      {
+        // Rule 3: observers of the audience see the challenge, without the grader key.
+        allow: ['observerIn', 'admin'],
+        request: (w) => ({ url: `/api/gamespace/${w.G.id}/challenge` }),
+        secret: { what: "G's grader key", value: (w) => w.G.graderKey, seenBy: ADMIN },
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/gamespace/grade',
+    cases: [
+      {
+        allow: [...G_PLAYER, 'graderKey'],
+        request: (w) =>
+          json('POST', '/api/gamespace/grade', {
+            id: w.G.id,
+            sectionIndex: 0,
+            questions: [{ answer: 'wrong' }, { answer: 'wrong' }],
+          }),
+      },
+    ],
+  },
+  ...(['regrade', 'audit'] as const).map((action): PolicyRow => ({
+    method: 'POST',
+    url: `/api/gamespace/:id/${action}`,
+    cases: [
+      {
+        allow: G_PLAYER,
+        request: (w) => ({ method: 'POST', url: `/api/gamespace/${w.G.id}/${action}` }),
+      },
+    ],
+  })),
+
+  // Administration (§1.8).
+  ...(['/api/admin/janitor', '/api/admin/janitor/idlewsvms'] as const).map((url): PolicyRow => ({
+    method: 'POST',
+    url,
+    cases: [{ allow: ADMIN, request: () => json('POST', url, { dryRun: true }) }],
+  })),
+  {
+    method: 'GET',
+    url: '/api/admin/live',
+    cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/live' }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/admin/announce',
+    cases: [{ allow: ADMIN, request: () => text('POST', '/api/admin/announce', 'hello') }],
+  },
+
+  // Machines (§1.4): CanManageVm = admin, the gamespace's agent, an observer of the audience, a
+  // player or manager of the gamespace (or a worker of the workspace); CanDeleteVm without the
+  // agent and observers.
+  {
+    method: 'GET',
+    url: '/api/vms',
+    cases: [
+      {
+        // Observers (creators are observers too), each seeing only machines it may manage.
+        allow: ['observerIn', 'observerOut', 'creator', 'admin'],
+        request: () => ({ url: '/api/vms' }),
+        secret: { what: "G's machine", value: (w) => w.gVm, seenBy: ['observerIn', 'admin'] },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/vm/:id',
+    cases: [
+      { name: "G's machine", allow: VM_G, request: (w) => ({ url: `/api/vm/${w.gVm}` }) },
+      {
+        name: "P2's machine",
+        allow: ['player', 'apiKey', 'observerIn', 'admin'],
+        request: (w) => ({ url: `/api/vm/${w.p2Vm}` }),
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/vm',
+    cases: [
+      {
+        name: "G's machine",
+        allow: VM_G_ANY,
+        request: (w) => json('PUT', '/api/vm', { id: w.gVm, type: 'start' }),
+      },
+      {
+        name: "P2's machine",
+        allow: VM_P2_ANY,
+        request: (w) => json('PUT', '/api/vm', { id: w.p2Vm, type: 'start' }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/vm/:id',
+    cases: [
+      {
+        allow: G_PLAYER,
+        shared: (w) => ({ game: w.G, id: w.gVm }),
+        fresh: async (w) => ({ game: w.G, id: await freshVm(w.server, w.G.id) }),
+        intact: (w) => vmExists(w, w.gVm),
+        request: (_w, t) => ({ method: 'DELETE', url: `/api/vm/${t.id}` }),
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/vm/:id/change',
+    cases: [
+      {
+        name: 'net: one of its own isolated nets',
+        allow: VM_G_ANY,
+        request: (w) =>
+          json('PUT', `/api/vm/${w.gVm}/change`, { key: 'net', value: `lan#${w.G.id}:0` }),
+      },
+      {
+        name: "iso: one of its workspace's",
+        allow: VM_G_ANY,
+        request: (w) => json('PUT', `/api/vm/${w.gVm}/change`, { key: 'iso', value: w.isoW }),
+      },
+      {
+        name: 'iso: a public one',
+        allow: VM_G_ANY,
+        request: (w) => json('PUT', `/api/vm/${w.gVm}/change`, { key: 'iso', value: w.isoPublic }),
+      },
+      {
+        // Rule 4 (the policy leaves admins open here).
+        name: "iso: another workspace's",
+        allow: NOBODY,
+        deny: [400, 401, 403],
+        unchecked: ADMIN,
+        request: (w) => json('PUT', `/api/vm/${w.gVm}/change`, { key: 'iso', value: w.isoX }),
+      },
+      {
+        // Not an ISO anyone may use, admins included.
+        name: 'iso: a path out of the ISO folder',
+        allow: NOBODY,
+        deny: [400, 401, 403],
+        request: (w) =>
+          json('PUT', `/api/vm/${w.gVm}/change`, { key: 'iso', value: '../../etc/passwd' }),
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/vm/:id/answer',
+    cases: [
+      {
+        allow: VM_G_ANY,
+        request: (w) => json('PUT', `/api/vm/${w.gVm}/answer`, { questionId: 'q', choiceKey: 'c' }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/vm/:id/isos',
+    cases: [
+      {
+        allow: VM_G_ANY,
+        request: (w) => ({ url: `/api/vm/${w.gVm}/isos` }),
+        secret: ISO_X,
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/vm/:id/nets',
+    cases: [{ allow: VM_G_ANY, request: (w) => ({ url: `/api/vm/${w.gVm}/nets` }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/vm-console/:id',
+    cases: [
+      {
+        name: "G's machine",
+        allow: VM_G_ANY,
+        request: (w) => ({ url: `/api/vm-console/${w.gVm}` }),
+      },
+      {
+        name: "P2's machine",
+        allow: VM_P2_ANY,
+        request: (w) => ({ url: `/api/vm-console/${w.p2Vm}` }),
+      },
+    ],
+  },
+  ...(['GET', 'POST', 'PUT'] as const).map((method): PolicyRow => ({
+    method,
+    url: '/api/vm-template/:id',
+    cases: [{ allow: W_VM, request: (w) => ({ method, url: `/api/vm-template/${w.T}` }) }],
+  })),
+  {
+    method: 'POST',
+    url: '/api/pod/:id',
+    cases: [{ allow: ADMIN, request: () => ({ method: 'POST', url: '/api/pod/host1' }) }],
+  },
+  {
+    // The console's WebSocket: its one-time console ticket is the only credential.
+    method: 'GET',
+    url: '/api/console/vnc/:id',
+    anonymous: true,
+    cases: [
+      {
+        name: 'with a console ticket',
+        allow: EVERYONE,
+        request: async (w) => {
+          const reply = await w.send(
+            { url: `/api/vm-console/${w.gVm}` },
+            await w.credentials('admin', w.G),
+          );
+          const { url } = JSON.parse(reply.body) as { url: string };
+          const { pathname, search } = new URL(url);
+          return { url: `${pathname}${search}`, ws: true };
+        },
+      },
+      {
+        name: 'without one',
+        allow: NOBODY,
+        deny: [403],
+        request: (w) => ({ url: `/api/console/vnc/${w.gVm}`, ws: true }),
+      },
+    ],
+  },
+
+  // ISO files (§1.6, §4.9).
+  {
+    method: 'POST',
+    url: '/api/file/upload',
+    cases: [
+      {
+        allow: W_EDIT,
+        request: (w) => {
+          const data = isoBytes();
+          return {
+            method: 'POST',
+            url: '/api/file/upload',
+            ...multipart([
+              { name: 'meta', value: `size=${data.length}&group-key=${w.W}` },
+              { name: 'file', filename: `up-${newId().slice(0, 8)}.iso`, data },
+            ]),
+          };
+        },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/file/progress/:key',
+    cases: [{ allow: SIGNED_IN, request: () => ({ url: '/api/file/progress/some-key' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/workspace/:id/isos',
+    cases: [
+      {
+        allow: W_EDIT,
+        request: (w) => ({ url: `/api/workspace/${w.W}/isos` }),
+        secret: ISO_X,
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/workspace/:id/iso-usage',
+    cases: [
+      {
+        allow: W_EDIT,
+        request: (w) => ({
+          url: `/api/workspace/${w.W}/iso-usage?path=${encodeURIComponent(w.isoW)}`,
+        }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/workspace/:id/iso',
+    cases: [
+      {
+        allow: W_EDIT,
+        shared: (w) => ({ game: w.G, id: w.W, key: w.isoW }),
+        fresh: async (w) => {
+          const name = `gone-${newId().slice(0, 8)}.iso`;
+          const dir = join(w.server.dataDir, 'isos', w.W);
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, name), isoBytes());
+          return { game: w.G, id: w.W, key: `${w.W}/${name}` };
+        },
+        intact: async (w) =>
+          existsSync(join(w.server.dataDir, 'isos', w.isoW)) ? null : "W's ISO is gone",
+        request: (_w, t) => ({
+          method: 'DELETE',
+          url: `/api/workspace/${t.id}/iso?path=${encodeURIComponent(t.key ?? '')}`,
+        }),
+      },
+    ],
+  },
+
+  // Documents and images (§1.6).
+  ...(['', '/crdt'] as const).map((tail): PolicyRow => ({
+    method: 'GET',
+    url: `/api/document/:id${tail}`,
+    cases: [{ allow: W_EDIT, request: (w) => ({ url: `/api/document/${w.W}${tail}` }) }],
+  })),
+  {
+    method: 'PUT',
+    url: '/api/document/:id',
+    cases: [{ allow: W_EDIT, request: (w) => text('PUT', `/api/document/${w.W}`, w.document) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/images/:id',
+    cases: [{ allow: W_EDIT, request: (w) => ({ url: `/api/images/${w.W}` }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/image/:id',
+    cases: [
+      {
+        allow: W_EDIT,
+        request: (w) => ({
+          method: 'POST',
+          url: `/api/image/${w.W}`,
+          ...multipart([{ name: 'file', filename: 'pic.png', data: PNG_BYTES }]),
+        }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/image/:id',
+    cases: [
+      {
+        allow: W_EDIT,
+        shared: (w) => ({ game: w.G, id: w.W, key: w.image }),
+        fresh: async (w) => {
+          const reply = await w.send(
+            {
+              method: 'POST',
+              url: `/api/image/${w.W}`,
+              ...multipart([{ name: 'file', filename: 'gone.png', data: PNG_BYTES }]),
+            },
+            await w.credentials('admin', w.G),
+          );
+          return {
+            game: w.G,
+            id: w.W,
+            key: (JSON.parse(reply.body) as { filename: string }).filename,
+          };
+        },
+        intact: async (w) => {
+          const reply = await w.send({ url: `/docs/${w.W}/${w.image}` });
+          return reply.status === 200 ? null : "W's image is gone";
+        },
+        request: (_w, t) => ({
+          method: 'DELETE',
+          url: `/api/image/${t.id}?filename=${encodeURIComponent(t.key ?? '')}`,
+        }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/docs/:workspaceId/:file',
+    anonymous: true,
+    cases: [{ allow: EVERYONE, request: (w) => ({ url: `/docs/${w.W}/${w.image}` }) }],
+  },
+
+  // The SPA's settings and page (tests run without a built SPA: the page answers 503).
+  {
+    method: 'GET',
+    url: '/assets/settings.json',
+    anonymous: true,
+    cases: [{ allow: EVERYONE, request: () => ({ url: '/assets/settings.json' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/',
+    anonymous: true,
+    cases: [{ allow: NOBODY, everyone: [503], request: () => ({ url: '/' }) }],
+  },
+];
