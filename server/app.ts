@@ -1,11 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify, {
-  LogController,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import fastifyMultipart from '@fastify/multipart';
@@ -33,7 +28,7 @@ import { createAuthenticator, subjectOf } from './auth/authenticate';
 import type { ListenerRevoker } from './core/membership';
 import { registerIdentity } from './identity';
 import { registerErrorHandling } from './http/errors';
-import { registerAuth } from './http/auth';
+import { registerAuth, routedPath } from './http/auth';
 import { grantRoutes } from './http/grants';
 import { userRoutes } from './http/user/routes';
 import { workspaceRoutes } from './http/workspace/routes';
@@ -41,7 +36,8 @@ import { challengeRoutes } from './http/challenge/routes';
 import { createChallengeService } from './core/challenges';
 import { templateRoutes } from './http/template/routes';
 import { gamespaceRoutes } from './http/gamespace/routes';
-import { normalizeKeys } from './http/body';
+import { ANONYMOUS_BODY_LIMIT, registerBodyHandling } from './http/body';
+import { serverWithLimits } from './http/connections';
 import { adminRoutes } from './http/admin/routes';
 import { vmRoutes } from './http/vm/routes';
 import { createIsoStore } from './core/isos';
@@ -93,7 +89,13 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     logController: new LogController({
       disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace',
     }),
-    bodyLimit: 10 * 1024 * 1024,
+    // Requests for no route read this much at most; routes set their own (server/http/body.ts).
+    bodyLimit: ANONYMOUS_BODY_LIMIT,
+    serverFactory: serverWithLimits({
+      headersTimeoutMs: config.http.headersTimeoutMs,
+      // Behind a reverse proxy every connection comes from the proxy.
+      maxConnectionsPerClient: config.trustProxy ? 0 : config.http.maxConnectionsPerClient,
+    }),
   });
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
@@ -116,20 +118,11 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     (group) => stateCache.forget(group),
   );
 
-  // Bodies: JSON (also Moodle's application/json-patch+json), and text/plain strings (documents,
-  // announcements); a body without a content type is read as text, as the reference binds it.
-  app.addContentTypeParser(
-    ['application/json-patch+json'],
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'ignore'),
-  );
-  app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string' }, (_req, body, done) =>
-    done(null, body),
-  );
-  // JSON property names are case-insensitive on the way in (wire reference §0).
-  app.addHook('preValidation', async (request: FastifyRequest) => {
-    if (request.body && typeof request.body === 'object')
-      request.body = normalizeKeys(request.body);
+  // Bodies: size limits per route, JSON with a depth limit, text/plain strings, case-insensitive
+  // property names (wire reference §0), and how long a client may take to send them.
+  registerBodyHandling(app, {
+    bodyTimeoutMs: config.http.bodyTimeoutMs,
+    idleTimeoutMs: config.http.idleBodyTimeoutMs,
   });
 
   const errors = registerErrorHandling(app);
@@ -398,7 +391,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   // History fallback: any other GET for a page gets the SPA; API and protocol paths get 404.
   const reserved = /^\/(api|identity|hub|docs|assets)(\/|$)/;
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
+    const path = routedPath(request);
     if ((request.method === 'GET' || request.method === 'HEAD') && !reserved.test(path)) {
       return sendIndex(reply);
     }

@@ -36,6 +36,19 @@ export interface Config {
     /** JSON path of the identity provider's role list in the token (Keycloak layout by default). */
     rolesClaimPath: string;
     accessTokenTtlSeconds: number;
+    /** Sign-ins in progress the embedded provider keeps at most; the oldest are dropped. */
+    maxPendingSignIns: number;
+  };
+  /** Abuse limits per client address (0 turns one off); see server/http/rateLimit.ts. */
+  limits: {
+    /** Requests per minute to routes that need no sign-in (/identity, /hub, anonymous /api). */
+    anonymousPerMinute: number;
+    /** Refused API keys and tickets before requests carrying one answer 429. */
+    credentialFailures: number;
+    /** Failed sign-ins to one account from one address before each next try must wait. */
+    signInFailuresPerAccount: number;
+    /** Failed sign-ins from one address, to any account, before each next try must wait. */
+    signInFailuresPerAddress: number;
   };
   mksCookieMinutes: number;
   defaultWorkspaceLimit: number;
@@ -47,6 +60,17 @@ export interface Config {
   logLevel: string;
   /** Trust X-Forwarded-* headers (only behind a reverse proxy that sets them). */
   trustProxy: boolean;
+  /** How long clients may take and how many connections they may hold (server/http/connections.ts). */
+  http: {
+    /** A request's headers must arrive within this, from the connection's first byte. */
+    headersTimeoutMs: number;
+    /** A request's body must arrive within this, upload routes aside. */
+    bodyTimeoutMs: number;
+    /** A body (an upload's too) that makes no progress for this long is dropped. */
+    idleBodyTimeoutMs: number;
+    /** Open connections per client address; 0 is no cap. Not applied with TRUST_PROXY. */
+    maxConnectionsPerClient: number;
+  };
   /** Redis shared by several server processes (cache, hub); empty keeps both in memory. */
   redisUrl: string;
   /** Prefix of every Redis key and channel, so several deployments can share one Redis. */
@@ -84,6 +108,12 @@ function int(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number.parseInt(value, 10);
   if (!Number.isFinite(n)) throw new Error(`expected an integer, got '${value}'`);
+  return n;
+}
+
+/** A timeout must be set: 0 would hold a slow client's connection forever. */
+function positive(n: number, name: string): number {
+  if (n <= 0) throw new Error(`${name}: expected a number of milliseconds above 0, got ${n}`);
   return n;
 }
 
@@ -150,9 +180,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       audience: env.OIDC_AUDIENCE || 'topoplay-api',
       scope: env.OIDC_SCOPE || 'openid profile',
       autoLogin: bool(env.OIDC_AUTO_LOGIN, false),
-      useLocalStorage: bool(env.OIDC_USE_LOCAL_STORAGE, true),
+      useLocalStorage: bool(env.OIDC_USE_LOCAL_STORAGE, false),
       rolesClaimPath: env.OIDC_ROLES_CLAIM_PATH ?? 'realm_access.roles',
       accessTokenTtlSeconds: int(env.IDENTITY_ACCESS_TOKEN_TTL, 3600),
+      maxPendingSignIns: int(env.IDENTITY_PENDING_SIGNINS, 5_000),
+    },
+    // Limits count per client address, and a class or a team often shares one behind NAT: the
+    // defaults leave room for a hundred people signing in at once from one address.
+    limits: {
+      anonymousPerMinute: int(env.RATE_LIMIT_ANONYMOUS, 3_000),
+      credentialFailures: int(env.RATE_LIMIT_CREDENTIALS, 30),
+      signInFailuresPerAccount: int(env.SIGNIN_FREE_FAILURES, 5),
+      signInFailuresPerAddress: int(env.SIGNIN_ADDRESS_FAILURES, 100),
     },
     mksCookieMinutes: int(env.MKS_COOKIE_MINUTES, 60),
     defaultWorkspaceLimit: int(env.DEFAULT_WORKSPACE_LIMIT, 0),
@@ -162,6 +201,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     spaDir: resolve(env.TOPOPLAY_SPA || './dist'),
     logLevel: env.LOG_LEVEL || 'info',
     trustProxy: bool(env.TRUST_PROXY, false),
+    http: {
+      headersTimeoutMs: positive(int(env.HEADERS_TIMEOUT_MS, 20_000), 'HEADERS_TIMEOUT_MS'),
+      bodyTimeoutMs: positive(int(env.BODY_TIMEOUT_MS, 60_000), 'BODY_TIMEOUT_MS'),
+      idleBodyTimeoutMs: positive(int(env.BODY_IDLE_TIMEOUT_MS, 60_000), 'BODY_IDLE_TIMEOUT_MS'),
+      maxConnectionsPerClient: bounded(
+        int(env.MAX_CLIENT_CONNECTIONS, 512),
+        [0, Number.MAX_SAFE_INTEGER],
+        'MAX_CLIENT_CONNECTIONS',
+      ),
+    },
     redisUrl: env.REDIS_URL || '',
     redisPrefix: env.REDIS_PREFIX || 'topoplay:',
     hubKeepAliveMs: int(env.HUB_KEEP_ALIVE_MS, 15_000),

@@ -33,9 +33,7 @@ export function registerAuth(
 ): void {
   app.decorateRequest('actor', null);
   app.addHook('onRequest', async (request, reply) => {
-    const configured = request.routeOptions.config?.auth;
-    const policy: Policy =
-      configured ?? (request.url.startsWith('/api/') ? 'default' : 'anonymous');
+    const policy = policyOf(request);
     if (policy === 'anonymous') return;
     const creds = readCredentials(request.headers, request.query as Record<string, unknown>);
     const actor = await authenticator.authenticate(creds, POLICY_SCHEMES[policy]);
@@ -54,6 +52,29 @@ export function registerAuth(
     const actor = request.actor;
     if (actor?.grant && !(await withinGrant(grants, actor, request))) throw forbidden();
   });
+}
+
+/**
+ * The path a request was routed by: the route's pattern, or for a request no route matched its
+ * path. Not `request.url`, which for an absolute-form target (`GET http://host/api/user`) is the
+ * whole URL and would make an /api route look like a page.
+ */
+export function routedPath(request: FastifyRequest): string {
+  const pattern = request.routeOptions.url;
+  if (pattern) return pattern;
+  try {
+    return new URL(request.url, 'http://localhost').pathname;
+  } catch {
+    return request.url;
+  }
+}
+
+/** Who may call the route; API routes without a policy of their own use 'default'. */
+export function policyOf(request: FastifyRequest): Policy {
+  return (
+    request.routeOptions.config?.auth ??
+    (routedPath(request).startsWith('/api/') ? 'default' : 'anonymous')
+  );
 }
 
 /** The authenticated actor of a route whose policy is not anonymous. */

@@ -63,6 +63,7 @@ const CONFIG: Config = {
   // HTML only: SVG and MathML are where most parser-differential tricks live.
   USE_PROFILES: { html: true },
   // Forms and styles could dress the guide up as the app itself (a fake login, an overlay).
+  // <input> stays, for task lists' checkboxes: without a form or a script it sends nothing.
   FORBID_TAGS: ['style', 'form', 'button', 'textarea', 'select', 'option', 'dialog'],
   FORBID_ATTR: ['style', 'srcset', 'action', 'formaction', 'ping'],
   ADD_ATTR: ['target'],

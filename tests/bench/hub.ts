@@ -90,6 +90,10 @@ async function hubServer(): Promise<void> {
     TOPOPLAY_SEED_PASSWORD: 'bench-password',
     DATABASE_URL: join(dataDir, 'bench.db'),
     LOG_LEVEL: 'error',
+    // Every simulated client comes from 127.0.0.1: one address standing for a thousand people.
+    RATE_LIMIT_ANONYMOUS: '0',
+    // Thousands of loopback connections: no cap per client address.
+    MAX_CLIENT_CONNECTIONS: '0',
   });
   const app = await buildApp(config, { logger: false });
   // Bench-only trigger: publishes through the service route code uses.

@@ -140,6 +140,10 @@ async function topoplayServer(): Promise<void> {
     SIM_SPEED: '0',
     JANITOR_ENABLED: 'false',
     STATE_CACHE_MS: process.env.STATE_CACHE_MS ?? '1000',
+    // Every simulated client comes from 127.0.0.1: one address standing for a thousand people.
+    RATE_LIMIT_ANONYMOUS: '0',
+    // Thousands of loopback connections: no cap per client address.
+    MAX_CLIENT_CONNECTIONS: '0',
   });
   const app = await buildApp(config, { logger: false });
   await app.app.listen({ port, host: '127.0.0.1' });

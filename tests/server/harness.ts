@@ -57,6 +57,10 @@ export async function startTestServer(
     // Background runs would end and clean gamespaces under a test's feet; tests that want the
     // janitor run it on demand or pass JANITOR_ENABLED.
     JANITOR_ENABLED: 'false',
+    // Suites sign in, connect and probe from 127.0.0.1 far more often than one client would;
+    // the abuse-limit suites (tests/server/abuse) turn these limits on.
+    RATE_LIMIT_ANONYMOUS: '0',
+    RATE_LIMIT_CREDENTIALS: '0',
     ...options.env,
   });
   let app = await buildApp(config, { logger: false });
