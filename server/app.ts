@@ -24,6 +24,7 @@ import { consoleRoutes } from './console/routes';
 import { seedStockTemplates } from './core/stockTemplates';
 import type { Publisher } from './core/fields';
 import { seedFirstRun, type SeedResult } from './core/seed';
+import { removeStaleStaging } from './core/staging';
 import { createAuthenticator, subjectOf } from './auth/authenticate';
 import type { ListenerRevoker } from './core/membership';
 import { registerIdentity } from './identity';
@@ -409,6 +410,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       })
     : null;
   await seedStockTemplates(store.db);
+  // Uploads a killed process left half-written.
+  for (const root of [join(config.dataDir, 'isos'), docsDir]) await removeStaleStaging(root);
 
   return {
     app,

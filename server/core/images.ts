@@ -9,6 +9,7 @@ import { unknownArgument } from './fields';
 import { newToken } from './ids';
 import { isSafeId, type DocumentAccess } from './documents';
 import type { Actor } from './users';
+import { STAGING_PREFIX } from './staging';
 
 // Images and attachments of a workspace document (wire reference §1.6; spec §5 upload rules):
 // files in `{docsDir}/{workspaceId}/`, served without authentication at /docs/{id}/{file} as the
@@ -238,7 +239,7 @@ export function createImageService(options: ImageServiceOptions) {
         file.stream.resume();
         throw noSpace();
       }
-      const temp = join(dir, `.upload-${newToken()}`);
+      const temp = join(dir, `${STAGING_PREFIX}${newToken()}`);
       try {
         await pipeline(file.stream, guard(kind, ext), createWriteStream(temp, { flags: 'wx' }));
         if ((await freeBytes(dir)) < minFreeBytes) throw noSpace();

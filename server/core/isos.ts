@@ -10,6 +10,7 @@ import { DomainError, forbidden, notFound } from './errors';
 import { isActive } from './gamespaces';
 import { EMPTY_GUID } from './ids';
 import type { Actor } from './users';
+import { STAGING_PREFIX } from './staging';
 
 // The ISO store (wire reference §1.6 "ISO upload protocol", §4.9): `{dataDir}/isos/{folder}/x.iso`
 // where the folder is a workspace id or the public zero GUID. Templates name an ISO by its path
@@ -30,8 +31,6 @@ export const PROGRESS_TTL_MS = 60_000;
 const PROGRESS_PREFIX = 'isoprogress:';
 const NAME_MAX = 100;
 const KEY_MAX = 256;
-/** Uploads are written into a folder of this prefix beside their target, renamed at the end. */
-const STAGING_PREFIX = '.upload-';
 
 export interface IsoOptionsDto {
   iso: string[];
