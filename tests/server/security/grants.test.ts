@@ -504,4 +504,34 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
       /ActionForbidden/,
     );
   });
+
+  it('takes everyone out of a deleted gamespace’s group', async () => {
+    const owner = await connect(server.url, users.friend!.headers);
+    const admin = await connect(server.url, users.admin!.headers);
+    clients.push(owner, admin);
+    await owner.connection.invoke('Listen', friendGame.id);
+    await admin.connection.invoke('Listen', friendGame.id);
+    await ok(call('admin', 'DELETE', `/gamespace/${friendGame.id}`));
+    await admin.next(
+      (e) =>
+        e.name === 'PresenceEvent' &&
+        e.payload.action === 'PRESENCE.DEPARTED' &&
+        e.payload.actor.id === users.friend!.id,
+    );
+  });
+
+  it('closes the hub connections of a user who is disabled', async () => {
+    const client = await connect(server.url, users.registrar!.headers);
+    clients.push(client);
+    await client.connection.invoke('Listen', workspaceId).catch(() => undefined);
+    const closed = new Promise<void>((resolve) => client.connection.onclose(() => resolve()));
+    await server.app.store.db
+      .updateTable('users')
+      .set({ role: ROLE_NUMBERS.disabled })
+      .where('id', '=', users.registrar!.id)
+      .execute();
+    // No route disables users yet; the users administration will call this when it does.
+    server.app.hub.revoke({ subjectId: users.registrar!.id });
+    await closed;
+  });
 });
