@@ -15,6 +15,9 @@ async function newWorkspace(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'New Workspace' }).click();
   await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
   await expect(page.getByRole('heading', { name: 'Workspace Title' })).toBeVisible();
+  // The settings tab loads its code on demand, after the heading shows: a test that stops the
+  // server next must not cut that load short.
+  await expect(page.getByRole('form', { name: 'Workspace settings' })).toBeVisible();
   return page.url();
 }
 
