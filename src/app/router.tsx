@@ -24,6 +24,9 @@ const WorkspaceRoute = lazy(() => import('./routes/WorkspaceRoute'));
 const AdminRoute = lazy(() => import('./routes/AdminRoute'));
 // The console page carries noVNC, which no other page needs.
 const ConsoleRoute = lazy(() => import('./routes/ConsoleRoute'));
+// The pages of launch links (TopoMojo's launchpoint and console links), signed in by a ticket.
+const LaunchRoute = lazy(() => import('./routes/LaunchRoute'));
+const LaunchConsoleRoute = lazy(() => import('./routes/LaunchConsoleRoute'));
 
 /** Each routed view gets its own error boundary, which recovers when the location changes. */
 function RouteFrame({ children }: { children: ReactNode }) {
@@ -80,6 +83,10 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
     },
     // A machine's console opens in its own tab, full page, without the shell.
     { path: '/console/:id/:name', element: guarded(ConsoleRoute) },
+    // Launch links sign in by their ticket, not through the guard, and show no shell either.
+    { path: '/lp', element: framed(LaunchRoute) },
+    { path: '/mks', element: framed(LaunchConsoleRoute) },
+    { path: '/c', element: framed(LaunchConsoleRoute) },
     {
       path: '/',
       element: <ShellRoute />,

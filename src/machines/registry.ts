@@ -7,12 +7,14 @@ import { documentEditorMachine } from './documentEditorMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
 import { gamespaceSessionMachine } from './gamespaceSessionMachine';
+import { gameStatePollMachine } from './gameStatePollMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
 import { imageManagerMachine } from './imageManagerMachine';
 import { invitationMachine } from './invitationMachine';
 import { isoChooserMachine } from './isoChooserMachine';
 import { isoFilesMachine } from './isoFilesMachine';
+import { launchSignInMachine } from './launchSignInMachine';
 import { loginMachine } from './loginMachine';
 import { newWorkspaceMachine } from './newWorkspaceMachine';
 import { oidcCallbackMachine } from './oidcCallbackMachine';
@@ -69,4 +71,6 @@ export const machines = {
   gamespaceSession: gamespaceSessionMachine,
   questionSet: questionSetMachine,
   gamespaceLaunch: gamespaceLaunchMachine,
+  launchSignIn: launchSignInMachine,
+  gameStatePoll: gameStatePollMachine,
 } satisfies Record<string, AnyStateMachine>;

@@ -1,0 +1,205 @@
+import { useSelector } from '@xstate/react';
+import type {
+  GamespaceSessionActorRef,
+  GamespaceSessionSnapshot,
+  SessionAction,
+} from '../../machines/gamespaceSessionMachine';
+import {
+  selectCanDeploy,
+  selectCanDestroy,
+  selectCanEnd,
+  selectCanStart,
+  selectClock,
+  selectConfirmation,
+  selectErrors,
+  selectGame,
+  selectHasMachines,
+  selectIsChangingMachines,
+  selectIsInPlay,
+  selectIsLaunching,
+  selectIsLoading,
+  selectIsOver,
+  selectQuiz,
+  selectWindow,
+} from '../../machines/gamespaceSessionMachine.selectors';
+import { DismissibleAlerts } from '../common/DismissibleAlerts';
+import { Spinner } from '../common/Spinner';
+import { QuestionSets } from '../mojo/QuestionSets';
+import { ConfirmPrompt } from '../topo/ConfirmPrompt';
+import { MarkdownPreview } from '../topo/document/MarkdownPreview';
+
+// The launch page (/lp): the play page of one gamespace for a browser signed in by the console
+// cookie. It shows what that cookie may do: start, deploy, destroy and end the game, open the
+// machines' consoles, answer the questions. Reset and Invite (which need a full sign-in) and the
+// machines' own controls (GET vm/{id} takes no cookie) stay on the play page, /mojo/{id}.
+
+const QUESTIONS: Record<Exclude<SessionAction, 'reset'>, string> = {
+  start: 'Start the game?',
+  end: 'End the game?',
+  deploy: 'Deploy the machines?',
+  destroy: 'Destroy the machines?',
+};
+
+const EVENTS = {
+  start: 'session.startRequested',
+  end: 'session.endRequested',
+  deploy: 'session.deployRequested',
+  destroy: 'session.destroyRequested',
+} as const;
+
+/** The console of a gamespace's machine, as the reference's console links name it. */
+export const launchConsolePath = (gamespaceId: string, vmName: string): string =>
+  `/mks/?f=1&s=${encodeURIComponent(gamespaceId)}&v=${encodeURIComponent(vmName)}`;
+
+/** Start here launches the gamespace not yet started; a game over is not launched again. */
+const selectCanLaunch = (snapshot: GamespaceSessionSnapshot): boolean =>
+  selectWindow(snapshot) === 'before' && selectCanStart(snapshot);
+
+function ActionButton({
+  session,
+  action,
+  label,
+  enabled,
+  severity,
+}: {
+  session: GamespaceSessionActorRef;
+  action: keyof typeof EVENTS;
+  label: string;
+  enabled: boolean;
+  severity?: 'danger';
+}) {
+  return (
+    <button
+      type="button"
+      className={`p-button p-component p-button-sm${severity ? ` p-button-${severity}` : ''}`}
+      disabled={!enabled}
+      onClick={() => session.send({ type: EVENTS[action] })}
+    >
+      {label}
+    </button>
+  );
+}
+
+function Machines({ session }: { session: GamespaceSessionActorRef }) {
+  const game = useSelector(session, selectGame);
+  const inPlay = useSelector(session, selectIsInPlay);
+  const hasMachines = useSelector(session, selectHasMachines);
+  const canDeploy = useSelector(session, selectCanDeploy);
+  const canDestroy = useSelector(session, selectCanDestroy);
+  const changing = useSelector(session, selectIsChangingMachines);
+  if (!inPlay || !game?.id) return null;
+  const gamespaceId = game.id;
+  const vms = (game.vms ?? []).filter((vm) => vm.isVisible !== false);
+  return (
+    <section className="tp-game-resources" aria-label="Resources">
+      <h2>Resources</h2>
+      <div className="tp-actions">
+        {hasMachines ? (
+          <ActionButton
+            session={session}
+            action="destroy"
+            label="Destroy"
+            enabled={canDestroy}
+            severity="danger"
+          />
+        ) : (
+          <ActionButton session={session} action="deploy" label="Deploy" enabled={canDeploy} />
+        )}
+        {changing && <Spinner label={hasMachines ? 'Destroying' : 'Deploying'} />}
+      </div>
+      <ul className="tp-launch-vms">
+        {vms.map((vm) => {
+          const name = vm.name ?? vm.id;
+          return (
+            <li key={vm.id}>
+              <a
+                className="p-button p-component p-button-sm p-button-outlined"
+                href={launchConsolePath(gamespaceId, name)}
+                target="_blank"
+                rel="noopener"
+                aria-label={`Open the console of ${name}`}
+              >
+                <i className="pi pi-desktop" aria-hidden="true" />
+                <span>{name}</span>
+              </a>
+              <span className="tp-muted tp-small">
+                {vm.isRunning === false ? ' not running' : ' running'}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+/** /lp: the game of a launch link (wire reference §7 Launchpoint). */
+export function LaunchGameView({ session }: { session: GamespaceSessionActorRef }) {
+  const loading = useSelector(session, selectIsLoading);
+  const game = useSelector(session, selectGame);
+  const clock = useSelector(session, selectClock);
+  const over = useSelector(session, selectIsOver);
+  const launching = useSelector(session, selectIsLaunching);
+  const canLaunch = useSelector(session, selectCanLaunch);
+  const canEnd = useSelector(session, selectCanEnd);
+  const inPlay = useSelector(session, selectIsInPlay);
+  const confirmation = useSelector(session, selectConfirmation);
+  const errors = useSelector(session, selectErrors);
+  const quiz = useSelector(session, selectQuiz);
+
+  if (loading) return <Spinner label="Loading gamespace" />;
+  if (!game?.id) {
+    return (
+      <div className="tp-page tp-center">
+        <p className="tp-alert tp-alert-danger" role="alert">
+          This game could not be loaded. It may have been removed.
+        </p>
+      </div>
+    );
+  }
+
+  return (
+    <div className="tp-page tp-game tp-launch">
+      <header className="tp-game-header">
+        <h1>{game.name ?? 'Gamespace'}</h1>
+        <div className="tp-actions" role="toolbar" aria-label="Game actions">
+          {canLaunch && <ActionButton session={session} action="start" label="Start" enabled />}
+          {inPlay && (
+            <ActionButton
+              session={session}
+              action="end"
+              label="End"
+              enabled={canEnd}
+              severity="danger"
+            />
+          )}
+          <span className="tp-game-clock" role="timer" aria-label="Countdown">
+            {clock}
+          </span>
+          {launching && <Spinner label="Launching" />}
+        </div>
+        {confirmation && confirmation !== 'reset' && (
+          <ConfirmPrompt
+            question={QUESTIONS[confirmation]}
+            onConfirm={() => session.send({ type: 'session.actionConfirmed' })}
+            onCancel={() => session.send({ type: 'session.actionCancelled' })}
+          />
+        )}
+        {over && <h2 className="tp-game-over">Game Over</h2>}
+        <DismissibleAlerts
+          messages={errors}
+          onDismiss={(index) => session.send({ type: 'session.errorDismissed', index })}
+        />
+      </header>
+      <Machines session={session} />
+      {game.markdown && <MarkdownPreview markdown={game.markdown} />}
+      {quiz && (
+        <section aria-label="Challenge">
+          <h2>Challenge</h2>
+          {game.challenge?.text && <MarkdownPreview markdown={game.challenge.text} />}
+          <QuestionSets quiz={quiz} />
+        </section>
+      )}
+    </div>
+  );
+}
