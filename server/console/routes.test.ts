@@ -33,8 +33,9 @@ function machine(over: Partial<Vm> = {}): Vm {
     state: 'running',
     question: null,
     task: null,
-    hypervisorType: 'sim',
+    hypervisorType: 'proxmox',
     isTemplate: false,
+    operations: ['start', 'stop'],
     ...over,
   };
 }
@@ -43,7 +44,7 @@ function fakeDriver(machines: Map<string, Vm>) {
   const listeners = new Set<(event: VmChangeEvent) => void>();
   const unused = () => Promise.reject(new Error('not used by the console'));
   const driver: HypervisorDriver = {
-    type: 'sim',
+    type: 'proxmox',
     load: async (id) => machines.get(id) ?? null,
     start: unused,
     stop: unused,

@@ -1,5 +1,5 @@
 import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { DomainError } from '../core/errors';
+import { DomainError, ValidationFailed } from '../core/errors';
 
 // How request bodies are read: their size per route, their nesting, their names' case, and how
 // long a client may take to send them. Multipart uploads are streamed by their routes and are
@@ -49,9 +49,18 @@ function nestedDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
-/** A JSON parser that first refuses text nested deeper than MAX_JSON_DEPTH (400, at once). */
-function depthLimited(parse: FastifyBodyParser<string>): FastifyBodyParser<string> {
+/**
+ * A JSON parser that reads an empty body as no body and first refuses text nested deeper than
+ * MAX_JSON_DEPTH (400, at once). Generated .NET clients (NSwag: Gameboard's TopoMojo client) and
+ * the Moodle plugin send `Content-Type: application/json` with an empty body on POSTs that carry
+ * nothing (start, stop, complete, invite, ...); ASP.NET binds that as no body, so must we.
+ */
+function jsonParser(parse: FastifyBodyParser<string>): FastifyBodyParser<string> {
   return function (this: FastifyInstance, request, body, done) {
+    if (body.length === 0) {
+      done(null, undefined);
+      return;
+    }
     if (nestedDeeperThan(body, MAX_JSON_DEPTH)) {
       done(
         new DomainError('InvalidOperation', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`),
@@ -92,6 +101,17 @@ function normalizeKeys<T>(value: T): T {
     }
   }
   return root as T;
+}
+
+/** What a route's body schema says of a request that sends no body. */
+function emptyBodyFor(schema: unknown): 'none' | 'empty-object' | 'required' {
+  if (!schema || typeof schema !== 'object') return 'none';
+  const { type, required } = schema as { type?: unknown; required?: unknown };
+  // A schema of no declared type (a union, anything) is left to the validator.
+  if (type === undefined) return 'none';
+  const types = Array.isArray(type) ? type : [type];
+  const optional = !Array.isArray(required) || required.length === 0;
+  return types.includes('object') && optional ? 'empty-object' : 'required';
 }
 
 /**
@@ -149,9 +169,10 @@ function watchBody(request: FastifyRequest, idleMs: number, totalMs: number | nu
  * Body parsing for the whole server: per-route size limits (ANONYMOUS_BODY_LIMIT for anonymous
  * routes, DEFAULT_BODY_LIMIT for the others unless they set `bodyLimit`; the server's own limit,
  * for requests that match no route, should be ANONYMOUS_BODY_LIMIT), JSON (also Moodle's
- * application/json-patch+json) with a depth limit, text/plain strings (documents, announcements;
- * a body without a content type is read as text, as the reference binds it), case-insensitive
- * property names, and the time a client may take to send its body.
+ * application/json-patch+json) with a depth limit and an empty body read as none (`{}` where
+ * every property is optional), text/plain strings (documents, announcements; a body without a
+ * content type is read as text, as the reference binds it), case-insensitive property names,
+ * and the time a client may take to send its body.
  */
 export function registerBodyHandling(app: FastifyInstance, timeouts: BodyTimeouts): void {
   app.addHook('onRoute', (route) => {
@@ -161,19 +182,29 @@ export function registerBodyHandling(app: FastifyInstance, timeouts: BodyTimeout
   app.addContentTypeParser(
     'application/json',
     { parseAs: 'string' },
-    depthLimited(app.getDefaultJsonParser('error', 'error')),
+    jsonParser(app.getDefaultJsonParser('error', 'error')),
   );
   app.addContentTypeParser(
     ['application/json-patch+json'],
     { parseAs: 'string' },
-    depthLimited(app.getDefaultJsonParser('error', 'ignore')),
+    jsonParser(app.getDefaultJsonParser('error', 'ignore')),
   );
   app.addContentTypeParser(['text/plain', '*'], { parseAs: 'string' }, (_req, body, done) =>
     done(null, body),
   );
 
-  // Wire reference §0: property names are case-insensitive.
   app.addHook('preValidation', async (request: FastifyRequest) => {
+    if (request.body === undefined) {
+      // No body (none sent, or an empty one): a route that reads none gets none, a body whose
+      // properties are all optional is `{}`, and a required one is named as missing, as ASP.NET
+      // words it, rather than as a value that "must be object".
+      const expected = emptyBodyFor(request.routeOptions.schema?.body);
+      if (expected === 'empty-object') request.body = {};
+      else if (expected === 'required')
+        throw new ValidationFailed('', 'A non-empty request body is required.');
+      return;
+    }
+    // Wire reference §0: property names are case-insensitive.
     if (request.body && typeof request.body === 'object')
       request.body = normalizeKeys(request.body);
   });

@@ -30,6 +30,13 @@ export interface VmTask {
   whenCreated: string;
 }
 
+/**
+ * The reference's hypervisor kinds, the only values `Vm.hypervisorType` may take: the generated
+ * TopoMojo clients (Gameboard's, pytopomojo's models) read it into an enum of exactly these and
+ * fail on any other. A driver reports the kind it behaves most like.
+ */
+export type HypervisorType = 'vsphere' | 'proxmox';
+
 /** The Vm DTO of wire reference §2.5, as drivers return it. */
 export interface Vm {
   id: string;
@@ -47,8 +54,14 @@ export interface Vm {
   state: VmPowerState;
   question: VmQuestion | null;
   task: VmTask | null;
-  hypervisorType: string;
+  hypervisorType: HypervisorType;
   isTemplate: boolean;
+  /**
+   * Ours, not the reference's (clients of the reference ignore it): the operations of PUT
+   * /api/vm that the machine's hypervisor supports, so that the SPA offers only these. Whether
+   * one applies right now still depends on the machine's status and power state.
+   */
+  operations: VmOperationType[];
 }
 
 export type VmOperationType = 'start' | 'stop' | 'save' | 'revert' | 'delete' | 'reset';
@@ -117,8 +130,8 @@ export interface VmChangeEvent {
 }
 
 export interface HypervisorDriver {
-  /** `hypervisorType` of its machines ("sim", "qemu", "proxmox", "vsphere"). */
-  readonly type: string;
+  /** `hypervisorType` of its machines. */
+  readonly type: HypervisorType;
 
   /** A machine by id, by `name#tag`, or null. */
   load(id: string): Promise<Vm | null>;

@@ -28,8 +28,9 @@ const VM = {
   state: 'running',
   question: null,
   task: { id: 't1', name: 'starting', progress: 40, whenCreated: '2026-01-01T00:00:00+00:00' },
-  hypervisorType: 'sim',
+  hypervisorType: 'proxmox',
   isTemplate: false,
+  operations: ['start', 'stop', 'save', 'delete', 'reset'],
 };
 
 describe('machine calls', () => {

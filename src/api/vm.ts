@@ -27,6 +27,12 @@ export const Vm = t.intersection([
     hypervisorType: nullable(t.string),
     groupName: nullable(t.string),
     isTemplate: nullable(t.boolean),
+    /**
+     * Ours, not the reference's: the operations of PUT vm that the machine supports (`revert`
+     * only where it has a snapshot to go back to). Kept as text, like the status, so that an
+     * operation a newer server adds is not a failure.
+     */
+    operations: nullable(t.array(t.string)),
   }),
 ]);
 export type Vm = t.TypeOf<typeof Vm>;

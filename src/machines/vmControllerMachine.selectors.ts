@@ -1,6 +1,6 @@
 import type { TemplateEditorSnapshot } from './templateEditorMachine';
 import type { VmControllerActorRef, VmControllerSnapshot } from './vmControllerMachine';
-import { splitVmName } from './vmControllerMachine';
+import { splitVmName, supportsOperation } from './vmControllerMachine';
 
 export type VmStatus = 'unknown' | 'created' | 'initialized' | 'deployed';
 
@@ -79,6 +79,6 @@ export const selectVmErrors = (snapshot: VmControllerSnapshot): readonly string[
 export const selectVmHasSave = (snapshot: VmControllerSnapshot): boolean =>
   snapshot.context.template.id !== '' && !snapshot.context.template.isLinked;
 export const selectVmHasRevert = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.context.vm?.hypervisorType === 'vsphere';
+  supportsOperation(snapshot.context.vm, 'revert');
 export const selectVmHasDelete = (snapshot: VmControllerSnapshot): boolean =>
   !snapshot.context.hideDelete;

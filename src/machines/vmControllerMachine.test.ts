@@ -33,6 +33,7 @@ import {
   selectIsVmBusy,
   selectVmConfirmation,
   selectVmErrors,
+  selectVmHasRevert,
   selectVmName,
   selectVmPowerState,
   selectVmStatus,
@@ -41,13 +42,18 @@ import {
 
 const TEMPLATE = { id: 'tm-1', name: 'web-01', isLinked: false, workspaceId: 'ws-1' };
 
+/** What the server says of a simulated (proxmox-like) machine, and of a vSphere one. */
+const PROXMOX_OPERATIONS = ['start', 'stop', 'save', 'delete', 'reset'];
+const VSPHERE = { hypervisorType: 'vsphere', operations: [...PROXMOX_OPERATIONS, 'revert'] };
+
 const pseudo = (status: 'created' | 'initialized', progress?: number): Vm => ({
   id: '',
   name: 'web-01#ws-1',
   status,
   state: 'off',
   task: progress === undefined ? null : { name: 'initializing', progress },
-  hypervisorType: 'sim',
+  hypervisorType: 'proxmox',
+  operations: PROXMOX_OPERATIONS,
 });
 
 const deployed = (state: 'off' | 'running' = 'running', extra: Partial<Vm> = {}): Vm => ({
@@ -56,7 +62,8 @@ const deployed = (state: 'off' | 'running' = 'running', extra: Partial<Vm> = {})
   status: 'deployed',
   state,
   task: null,
-  hypervisorType: 'sim',
+  hypervisorType: 'proxmox',
+  operations: PROXMOX_OPERATIONS,
   ...extra,
 });
 
@@ -294,9 +301,16 @@ describe('vmControllerMachine', () => {
     expect(selectCanSave(noId.snapshot())).toBe(false);
   });
 
-  it('offers revert only on vsphere, and sends it once confirmed', async () => {
-    expect(selectCanRevert((await startDeployed()).snapshot())).toBe(false);
-    const c = await startDeployed(deployed('running', { hypervisorType: 'vsphere' }));
+  it('offers revert only where the machine says it supports it, and sends it once confirmed', async () => {
+    const proxmox = (await startDeployed()).snapshot();
+    expect([selectCanRevert(proxmox), selectVmHasRevert(proxmox)]).toEqual([false, false]);
+    // `operations` decides, not the type: the wire keeps to the reference's two type names.
+    const unsaid = (
+      await startDeployed(deployed('running', { hypervisorType: 'vsphere', operations: null }))
+    ).snapshot();
+    expect([selectCanRevert(unsaid), selectVmHasRevert(unsaid)]).toEqual([false, false]);
+    const c = await startDeployed(deployed('running', VSPHERE));
+    expect(selectVmHasRevert(c.snapshot())).toBe(true);
     c.send({ type: 'vm.revertRequested' });
     expect(selectVmConfirmation(c.snapshot())).toBe('revert');
     c.clock.increment(10 * REQUEST_DEBOUNCE_MS);
@@ -433,7 +447,7 @@ describe('vmControllerMachine', () => {
       pseudo('created', 30),
       pseudo('initialized'),
       deployed('running'),
-      deployed('off', { hypervisorType: 'vsphere' }),
+      deployed('off', VSPHERE),
     ];
     expect(
       unreachedStateIds(vmControllerMachine, {
@@ -446,7 +460,7 @@ describe('vmControllerMachine', () => {
             snapshot.value,
             vm?.status,
             vm?.state,
-            vm?.hypervisorType,
+            vm?.operations?.includes('revert'),
             (vm?.task?.progress ?? 100) < 100,
             context.pending,
             context.template.isLinked,

@@ -117,6 +117,14 @@ const hasRunningTask = (vm: Vm | null): boolean =>
 
 const isDeployedVm = (vm: Vm | null): boolean => vm?.status === 'deployed';
 
+/**
+ * Whether the machine's hypervisor supports an operation, as the server says in `operations`
+ * (not `hypervisorType`, which keeps to the reference's two names for its clients' sake). A
+ * machine that does not say supports none of the optional ones.
+ */
+export const supportsOperation = (vm: Vm | null, operation: VmOperationType): boolean =>
+  vm?.operations?.includes(operation) ?? false;
+
 const notProvided = (name: string): Error =>
   new Error(`vmControllerMachine: '${name}' is provided by the app (src/app)`);
 
@@ -142,8 +150,9 @@ export function offers(context: VmControllerContext, request: VmRequest): boolea
     // Saving writes the template's own disks: a linked template has none.
     case 'save':
       return deployed && template.id !== '' && !template.isLinked;
+    // Only some hypervisors keep a snapshot to go back to (spec: vSphere's, not proxmox's).
     case 'revert':
-      return deployed && vm?.hypervisorType === 'vsphere';
+      return deployed && supportsOperation(vm, 'revert');
     case 'delete':
       return deployed && !context.hideDelete;
   }

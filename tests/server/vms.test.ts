@@ -44,6 +44,7 @@ const VM_KEYS = [
   'task',
   'hypervisorType',
   'isTemplate',
+  'operations',
 ].sort();
 
 /** Polls `check` until it returns a value. */
@@ -249,7 +250,7 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
       expect(vm).toMatchObject({
         name: `${template.name}#${ws.id}`,
         status: 'deployed',
-        hypervisorType: 'sim',
+        hypervisorType: 'proxmox',
       });
       expect(vm.id).toMatch(/^[0-9a-f]{32}$/);
       const event = await editor.next(

@@ -2,7 +2,7 @@
 // that nulls are written out, as the reference does (`ticket: null` tells a console client to use
 // WMKS rather than noVNC, so it must never be left out).
 
-import type { VmOperationType } from '../../hypervisor/driver';
+import type { HypervisorType, VmOperationType } from '../../hypervisor/driver';
 
 const text = { type: ['string', 'null'] } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -16,6 +16,9 @@ export const OPERATION_TYPES: readonly VmOperationType[] = [
   'delete',
   'reset',
 ];
+
+/** The reference's values of `Vm.hypervisorType`, the only ones its generated clients accept. */
+export const HYPERVISOR_TYPES: readonly HypervisorType[] = ['vsphere', 'proxmox'];
 
 export const idParams = {
   type: 'object',
@@ -92,8 +95,22 @@ const vmProperties = {
   state: { type: 'string' },
   question: questionSchema,
   task: taskSchema,
-  hypervisorType: { type: 'string' },
+  hypervisorType: {
+    type: 'string',
+    enum: HYPERVISOR_TYPES,
+    description:
+      "The kind of hypervisor the machine behaves like, in the reference's enum: generated " +
+      'clients accept no other value. What the machine supports is in `operations`.',
+  },
   isTemplate: { type: 'boolean' },
+  operations: {
+    type: 'array',
+    items: { type: 'string', enum: OPERATION_TYPES },
+    description:
+      "Topoplay's own, not in the reference (its clients ignore it): the operations of " +
+      'PUT /api/vm that the machine supports (`revert` only where it can go back to a ' +
+      "snapshot). Whether one applies now still depends on the machine's status and state.",
+  },
 } as const;
 
 export const vmSchema = { type: 'object', properties: vmProperties } as const;

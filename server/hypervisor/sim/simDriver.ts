@@ -30,6 +30,7 @@ import {
   finishTask,
   HOST,
   HYPERVISOR_TYPE,
+  OPERATIONS,
   insertRow,
   nicsOf,
   NO_TASK,
@@ -315,6 +316,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
         : null,
       hypervisorType: HYPERVISOR_TYPE,
       isTemplate: false,
+      operations: [...OPERATIONS],
     };
   }
 

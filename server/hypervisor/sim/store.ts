@@ -2,14 +2,32 @@ import { sql } from 'kysely';
 import { isoDate } from '../../core/dto';
 import type { Db } from '../../store/db';
 import type { VmTable } from '../../store/schema';
-import { untagged, type Vm, type VmPowerState, type VmQuestion, type VmStatus } from '../driver';
+import {
+  untagged,
+  type HypervisorType,
+  type Vm,
+  type VmOperationType,
+  type VmPowerState,
+  type VmQuestion,
+  type VmStatus,
+} from '../driver';
 import { progressOf } from './tasks';
 
 // The sim driver's access to its `vms` rows, and their Vm DTO (wire reference §2.5).
 
 export type VmRow = VmTable;
 
-export const HYPERVISOR_TYPE = 'sim';
+/**
+ * Simulated machines behave like the QEMU-based hypervisors they stand in for, which the
+ * reference calls `proxmox`: machines without snapshots to go back to.
+ */
+export const HYPERVISOR_TYPE: HypervisorType = 'proxmox';
+/**
+ * What the SPA offers for a simulated machine. Revert is left out as for proxmox (the product
+ * spec offers it on vSphere only), though the driver still carries out a revert that an API
+ * client asks for, as the reference's mock hypervisor does.
+ */
+export const OPERATIONS: readonly VmOperationType[] = ['start', 'stop', 'save', 'delete', 'reset'];
 export const HOST = 'sim';
 
 /** A row by machine id or by `name#tag`. */
@@ -126,5 +144,6 @@ export function toVm(row: VmRow, now: number): Vm {
       : null,
     hypervisorType: HYPERVISOR_TYPE,
     isTemplate: false,
+    operations: [...OPERATIONS],
   };
 }

@@ -40,7 +40,8 @@ const machine = (extra: Partial<Vm>): Vm => ({
   status: 'deployed',
   state: 'running',
   task: null,
-  hypervisorType: 'sim',
+  hypervisorType: 'proxmox',
+  operations: ['start', 'stop', 'save', 'delete', 'reset'],
   ...extra,
 });
 
@@ -186,8 +187,9 @@ describe('VmController', () => {
     expect(view.requests).toEqual([{ id: 'vm-1', type: 'delete' }]);
   });
 
-  it('offers Revert on vsphere, hides Delete when asked and Save for a linked template', async () => {
-    const view = await renderController(machine({ hypervisorType: 'vsphere' }), {
+  it('offers Revert where the machine supports it, hides Delete when asked and Save for a linked template', async () => {
+    const vsphere = { hypervisorType: 'vsphere', operations: ['start', 'stop', 'revert'] };
+    const view = await renderController(machine(vsphere), {
       hideDelete: true,
       template: { ...TEMPLATE, isLinked: true },
     });
