@@ -1,40 +1,48 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MKS_COOKIE, type Authenticator } from '../../auth/authenticate';
-import { actorFrom, userDto, type UserDefaults, type UserService } from '../../core/users';
+import type { ListenerRevoker } from '../../core/membership';
+import {
+  actorFrom,
+  userDto,
+  type ChangedUser,
+  type UserDefaults,
+  type UserSearch,
+  type UserService,
+} from '../../core/users';
+import { forbidden } from '../../core/errors';
 import { actorOf } from '../auth';
+import { emptySchema, errorResponses } from '../schemas';
+import { gamespaceSchema } from '../gamespace/schemas';
+import { lowercaseQuery } from '../workspace/query';
+import { workspaceSummarySchema } from '../workspace/schemas';
+import {
+  apiKeyResultSchema,
+  apiKeySchema,
+  changedUserBody,
+  idParams,
+  keyIdParams,
+  userSchema,
+  userSearchQuery,
+} from './schemas';
+
+// Users, API keys, tickets and the console cookie (wire reference §1.7). `admin` routes are the
+// reference's AdminOnly; "admin or self" is checked by the user service.
+
+type IdRoute = { Params: { id: string } };
 
 export interface UserRoutesOptions {
   users: UserService;
+  /**
+   * The hub: a changed or deleted user's live connections are checked again at once, so a
+   * disabled or deleted user's are closed and a narrowed scope leaves its groups.
+   */
+  listeners: ListenerRevoker;
   authenticator: Authenticator;
   defaults: UserDefaults;
   cookieMinutes: number;
   commit: string;
   version: string;
 }
-
-const userSchema = {
-  type: 'object',
-  properties: {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    scope: { type: 'string' },
-    workspaceLimit: { type: 'integer' },
-    gamespaceLimit: { type: 'integer' },
-    gamespaceMaxMinutes: { type: 'integer' },
-    gamespaceCleanupGraceMinutes: { type: 'integer' },
-    appRole: { type: 'string' },
-    lastIdpAssignedRole: { type: ['string', 'null'] },
-    role: { type: 'string' },
-    serviceAccountClientId: { type: ['string', 'null'] },
-    whenCreated: { type: 'string' },
-    isAdmin: { type: 'boolean' },
-    isObserver: { type: 'boolean' },
-    isCreator: { type: 'boolean' },
-    isBuilder: { type: 'boolean' },
-    // Ours: may register other people for a game (POST /api/gamespace with players[]).
-    isRegistrar: { type: 'boolean' },
-  },
-} as const;
 
 export async function userRoutes(app: FastifyInstance, options: UserRoutesOptions): Promise<void> {
   const { users, authenticator } = options;
@@ -53,7 +61,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     '/api/user/register',
     {
       // Registers the caller (the body is ignored) and sets the console cookie.
-      schema: { response: { 200: userSchema } },
+      schema: { response: { 200: userSchema, ...errorResponses } },
     },
     async (request, reply) => {
       const actor = actorOf(request);
@@ -64,8 +72,142 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     },
   );
 
-  app.get('/api/user', { schema: { response: { 200: userSchema } } }, async (request) =>
-    userDto(actorOf(request)),
+  app.get(
+    '/api/user',
+    { schema: { response: { 200: userSchema, ...errorResponses } } },
+    async (request) => userDto(actorOf(request)),
+  );
+
+  app.get<IdRoute>(
+    '/api/user/:id',
+    {
+      // The caller as its credential says (as GET /api/user), or another stored user for admins.
+      schema: { params: idParams, response: { 200: userSchema, ...errorResponses } },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      if (request.params.id === actor.id) return userDto(actor);
+      if (!actor.isAdmin) throw forbidden();
+      return users.load(request.params.id);
+    },
+  );
+
+  app.get<{ Querystring: UserSearch }>(
+    '/api/users',
+    {
+      config: { auth: 'admin' },
+      // Query keys are case-insensitive on the wire (`?Term=`, `?isserviceaccount=`).
+      preValidation: async (request) => {
+        const query = lowercaseQuery(request.query);
+        if ('isserviceaccount' in query) {
+          query.isServiceAccount = query.isserviceaccount;
+          delete query.isserviceaccount;
+        }
+        request.query = query;
+      },
+      schema: {
+        querystring: userSearchQuery,
+        response: { 200: { type: 'array', items: userSchema }, ...errorResponses },
+      },
+    },
+    async (request) => users.search(request.query),
+  );
+
+  app.get(
+    '/api/user/scopes',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        response: { 200: { type: 'array', items: { type: 'string' } }, ...errorResponses },
+      },
+    },
+    async () => users.scopes(),
+  );
+
+  app.post<{ Body: ChangedUser }>(
+    '/api/user',
+    {
+      config: { auth: 'admin' },
+      schema: { body: changedUserBody, response: { 200: userSchema, ...errorResponses } },
+    },
+    async (request) => {
+      const saved = await users.save(request.body ?? {});
+      options.listeners.revoke({ subjectId: saved.id });
+      return saved;
+    },
+  );
+
+  app.delete<IdRoute>(
+    '/api/user/:id',
+    { schema: { params: idParams, response: { 200: emptySchema, ...errorResponses } } },
+    async (request, reply) => {
+      await users.remove(actorOf(request), request.params.id);
+      options.listeners.revoke({ subjectId: request.params.id });
+      return reply.code(200).send('');
+    },
+  );
+
+  app.get<IdRoute>(
+    '/api/user/:id/workspaces',
+    {
+      schema: {
+        params: idParams,
+        response: { 200: { type: 'array', items: workspaceSummarySchema }, ...errorResponses },
+      },
+    },
+    async (request) => users.workspaces(actorOf(request), request.params.id),
+  );
+
+  app.get<IdRoute>(
+    '/api/user/:id/gamespaces',
+    {
+      schema: {
+        params: idParams,
+        response: { 200: { type: 'array', items: gamespaceSchema }, ...errorResponses },
+      },
+    },
+    async (request) => users.gamespaces(actorOf(request), request.params.id),
+  );
+
+  app.get<IdRoute>(
+    '/api/user/:id/worker',
+    {
+      schema: { params: idParams, response: { 200: { type: 'boolean' }, ...errorResponses } },
+    },
+    async (request) => users.canWork(request.params.id),
+  );
+
+  app.get<IdRoute>(
+    '/api/user/:id/keys',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        params: idParams,
+        response: { 200: { type: 'array', items: apiKeySchema }, ...errorResponses },
+      },
+    },
+    async (request) => users.apiKeys.list(request.params.id),
+  );
+
+  app.post<IdRoute>(
+    '/api/apikey/:id',
+    {
+      config: { auth: 'admin' },
+      schema: { params: idParams, response: { 200: apiKeyResultSchema, ...errorResponses } },
+    },
+    async (request) => users.apiKeys.create(request.params.id, actorOf(request).name),
+  );
+
+  app.delete<{ Params: { keyId: string } }>(
+    '/api/apikey/:keyId',
+    {
+      config: { auth: 'admin' },
+      schema: { params: keyIdParams, response: { 200: emptySchema, ...errorResponses } },
+    },
+    async (request, reply) => {
+      await users.apiKeys.remove(request.params.keyId);
+      return reply.code(200).send('');
+    },
   );
 
   app.get(
@@ -73,39 +215,62 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     {
       // A one-time ticket (30 s, single use) for the hub and console pages.
       schema: {
-        response: { 200: { type: 'object', properties: { ticket: { type: 'string' } } } },
+        response: {
+          200: { type: 'object', properties: { ticket: { type: 'string' } } },
+          ...errorResponses,
+        },
       },
     },
     async (request) => ({ ticket: await authenticator.issueTicket(actorOf(request)) }),
   );
 
-  app.post('/api/user/login', { config: { auth: 'anyUser' } }, async (request, reply) => {
-    await setCookie(request, reply);
-    return reply.code(200).send('');
-  });
+  app.post(
+    '/api/user/login',
+    { config: { auth: 'anyUser' }, schema: { response: { 200: emptySchema, ...errorResponses } } },
+    async (request, reply) => {
+      await setCookie(request, reply);
+      return reply.code(200).send('');
+    },
+  );
 
-  app.post('/api/user/logout', { config: { auth: 'cookie' } }, async (request, reply) => {
-    const secure = request.protocol === 'https' ? '; Secure' : '';
-    reply.header(
-      'Set-Cookie',
-      `${MKS_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure}`,
-    );
-    return reply.code(200).send('');
-  });
+  app.post(
+    '/api/user/logout',
+    { config: { auth: 'cookie' }, schema: { response: { 200: emptySchema, ...errorResponses } } },
+    async (request, reply) => {
+      const secure = request.protocol === 'https' ? '; Secure' : '';
+      reply.header(
+        'Set-Cookie',
+        `${MKS_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure}`,
+      );
+      return reply.code(200).send('');
+    },
+  );
 
-  app.get('/api/user/ping', { config: { auth: 'cookie' } }, async (_request, reply) =>
-    reply.code(200).send(''),
+  app.get(
+    '/api/user/ping',
+    { config: { auth: 'cookie' }, schema: { response: { 200: emptySchema, ...errorResponses } } },
+    async (_request, reply) => reply.code(200).send(''),
   );
 
   app.get(
     '/api/version',
     {
-      schema: { response: { 200: { type: 'object', properties: { commit: { type: 'string' } } } } },
+      schema: {
+        response: {
+          200: { type: 'object', properties: { commit: { type: 'string' } } },
+          ...errorResponses,
+        },
+      },
     },
     async () => ({ commit: options.commit }),
   );
 
-  app.get('/api/health/version', { config: { auth: 'anonymous' } }, async (_request, reply) =>
-    reply.type('text/plain; charset=utf-8').send(options.version),
+  app.get(
+    '/api/health/version',
+    {
+      config: { auth: 'anonymous' },
+      schema: { response: { 200: { description: 'The server version, as text/plain' } } },
+    },
+    async (_request, reply) => reply.type('text/plain; charset=utf-8').send(options.version),
   );
 }

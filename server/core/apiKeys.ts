@@ -1,0 +1,72 @@
+import type { Db } from '../store/db';
+import { isoDate } from './dto';
+import { notFound } from './errors';
+import { newApiKey, newId, sha256Hex } from './ids';
+
+// A user's API keys (wire reference §1.7, §5). Only the SHA-256 of a key is stored: its plain
+// text is answered once, when it is made. The authenticator looks a key up by its hash on every
+// request (server/auth/authenticate.ts), so a deleted key stops working with the next request.
+
+/** ApiKey (wire reference §2.6). */
+export interface ApiKeyDto {
+  id: string;
+  name: string;
+  whenCreated: string;
+}
+
+/** ApiKey names are stored in a varchar(64). */
+const NAME_MAX = 64;
+
+export function createApiKeys(db: Db) {
+  async function assertUser(userId: string) {
+    const user = await db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', userId)
+      .executeTakeFirst();
+    if (!user) throw notFound();
+  }
+
+  return {
+    /** GET /api/user/{id}/keys: the user's keys, oldest first, without their values. */
+    async list(userId: string): Promise<ApiKeyDto[]> {
+      await assertUser(userId);
+      const rows = await db
+        .selectFrom('apiKeys')
+        .select(['id', 'name', 'whenCreated'])
+        .where('userId', '=', userId)
+        .orderBy('whenCreated')
+        .orderBy('id')
+        .execute();
+      return rows.map((k) => ({ id: k.id, name: k.name, whenCreated: isoDate(k.whenCreated) }));
+    },
+
+    /**
+     * POST /api/apikey/{id}: a new key for the user, named after who issued it (the list shows
+     * which administrator gave out which key). Answers the key itself, the only time it is seen.
+     */
+    async create(userId: string, issuedBy: string): Promise<{ value: string }> {
+      await assertUser(userId);
+      const value = newApiKey();
+      await db
+        .insertInto('apiKeys')
+        .values({
+          id: newId(),
+          userId,
+          name: issuedBy.slice(0, NAME_MAX),
+          hash: sha256Hex(value),
+          whenCreated: Date.now(),
+        })
+        .execute();
+      return { value };
+    },
+
+    /** DELETE /api/apikey/{keyId}. */
+    async remove(keyId: string): Promise<void> {
+      const deleted = await db.deleteFrom('apiKeys').where('id', '=', keyId).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) throw notFound();
+    },
+  };
+}
+
+export type ApiKeys = ReturnType<typeof createApiKeys>;
