@@ -530,7 +530,7 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
       .set({ role: ROLE_NUMBERS.disabled })
       .where('id', '=', users.registrar!.id)
       .execute();
-    // No route disables users yet; the users administration will call this when it does.
+    // As POST /api/user does when it disables someone (tests/server/users covers the route).
     server.app.hub.revoke({ subjectId: users.registrar!.id });
     await closed;
   });
