@@ -1,6 +1,9 @@
 import { resolve } from 'node:path';
+import envSchema, { type EnvSchemaOpt } from 'env-schema';
 
-// Every setting comes from the environment (documented in README.md with its default).
+// Every setting comes from the environment, parsed against one schema (the README's
+// Configuration table lists the same variables, forms and defaults; server/config.test.ts checks
+// that the two agree). A value that does not fit stops the start with a ConfigError naming it.
 
 export interface Config {
   port: number;
@@ -99,130 +102,361 @@ export interface Config {
   };
 }
 
-function bool(value: string | undefined, fallback: boolean): boolean {
-  if (value === undefined || value === '') return fallback;
-  return /^(1|true|yes|on)$/i.test(value);
+/** Settings that do not fit their variable: one line per variable, naming what it expects. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
 }
 
-function int(value: string | undefined, fallback: number): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number.parseInt(value, 10);
-  if (!Number.isFinite(n)) throw new Error(`expected an integer, got '${value}'`);
-  return n;
+/** Node's timers hold at most this many milliseconds (24.8 days); a longer delay fires at once. */
+const TIMER_MAX_MS = 2 ** 31 - 1;
+const TIMER_MAX_SECONDS = Math.floor(TIMER_MAX_MS / 1000);
+/** The upper bound of counts that have no natural one: past it a number is no longer exact. */
+const ANY = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A form a text setting takes beyond plain text, checked and converted by the schema keyword
+ * `form`. `expects` completes "NAME must be ..."; `parse` gives undefined for text that does not
+ * fit. A `secret` form's text may carry a password, so a message does not repeat it.
+ */
+interface Form<T> {
+  expects: string;
+  secret?: boolean;
+  parse(text: string): T | undefined;
 }
 
-/** A timeout must be set: 0 would hold a slow client's connection forever. */
-function positive(n: number, name: string): number {
-  if (n <= 0) throw new Error(`${name}: expected a number of milliseconds above 0, got ${n}`);
-  return n;
+const BYTE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
+};
+
+function httpUrl(text: string): string | undefined {
+  const url = text.trim();
+  // The WHATWG parser reads `http:host` as http://host/; a setting spells the slashes out.
+  return /^https?:\/\//i.test(url) && URL.canParse(url) ? url.replace(/\/+$/, '') : undefined;
 }
 
-function bounded(n: number, [min, max]: readonly [number, number], name: string): number {
-  if (n < min || n > max) throw new Error(`${name}: expected ${min} to ${max}, got ${n}`);
-  return n;
+/** "60-90" (or "60") as an inclusive range of whole numbers within [min, max]. */
+function range(unit: string, min: number, max: number): Form<readonly [number, number]> {
+  return {
+    expects: `N or MIN-MAX ${unit}, whole numbers from ${min} to ${max} with MIN <= MAX`,
+    parse(text) {
+      const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(text);
+      if (!match) return undefined;
+      const low = Number(match[1]);
+      const high = match[2] === undefined ? low : Number(match[2]);
+      return min <= low && low <= high && high <= max ? [low, high] : undefined;
+    },
+  };
 }
 
-/** "60-90" (or "60") as an inclusive range, scaled (seconds to milliseconds). */
-function range(
-  value: string | undefined,
-  fallback: readonly [number, number],
-  name: string,
-  scale = 1,
-): readonly [number, number] {
-  if (value === undefined || value === '') return [fallback[0] * scale, fallback[1] * scale];
-  const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(value);
-  const min = Number(match?.[1]);
-  const max = match?.[2] === undefined ? min : Number(match[2]);
-  if (!match || max < min) throw new Error(`${name}: expected N or MIN-MAX, got '${value}'`);
-  return [min * scale, max * scale];
+const FORMS = {
+  boolean: {
+    expects: 'true or false (or yes/no, on/off, 1/0)',
+    parse(text: string): boolean | undefined {
+      const word = text.trim().toLowerCase();
+      if (['true', 'yes', 'on', '1'].includes(word)) return true;
+      if (['false', 'no', 'off', '0'].includes(word)) return false;
+      return undefined;
+    },
+  },
+  bytes: {
+    expects:
+      'a number of bytes, optionally with a unit: KiB, MiB, GiB, TiB (powers of 1024) or KB, MB, GB, TB (powers of 1000), e.g. 10GiB',
+    parse(text: string): number | undefined {
+      const match = /^(\d+) ?([a-z]*)$/i.exec(text);
+      const unit = BYTE_UNITS[(match?.[2] || 'b').toLowerCase()];
+      const bytes = Number(match?.[1]) * (unit ?? Number.NaN);
+      return Number.isSafeInteger(bytes) ? bytes : undefined;
+    },
+  },
+  httpUrl: { expects: 'an http:// or https:// URL', parse: httpUrl },
+  httpOrigins: {
+    expects: 'comma-separated http:// or https:// origins',
+    parse(text: string): string[] | undefined {
+      const origins = text.split(',').filter((o) => o.trim() !== '');
+      const urls = origins.map(httpUrl).filter((o) => o !== undefined);
+      return urls.length === origins.length ? urls : undefined;
+    },
+  },
+  databaseUrl: {
+    expects: 'a postgres:// (or postgresql://) URL, or an SQLite file path',
+    secret: true,
+    parse(text: string): string | undefined {
+      // Anything else with a scheme (mysql://, sqlite://) would otherwise become a file name.
+      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text;
+      return /^postgres(ql)?:\/\//i.test(text) && URL.canParse(text) ? text : undefined;
+    },
+  },
+  redisUrl: {
+    expects: 'a redis:// or rediss:// URL',
+    secret: true,
+    parse: (text: string): string | undefined =>
+      /^rediss?:\/\//i.test(text) && URL.canParse(text) ? text : undefined,
+  },
+  schemaName: {
+    // It goes into search_path and an unquoted identifier, so only the plain form is accepted.
+    expects: 'a PostgreSQL schema name: up to 63 letters, digits and _, not starting with a digit',
+    parse: (text: string): string | undefined =>
+      /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(text) ? text : undefined,
+  },
+  claimPath: {
+    expects: 'a dotted claim path such as realm_access.roles, or none to read no roles',
+    parse(text: string): string | undefined {
+      const path = text.trim();
+      if (path === 'none') return '';
+      return /^[^\s.]+(\.[^\s.]+)*$/.test(path) ? path : undefined;
+    },
+  },
+  startSeconds: range('seconds', 0, TIMER_MAX_SECONDS),
+  intervalSeconds: range('seconds', 1, TIMER_MAX_SECONDS),
+  runs: range('runs', 1, 1_000_000),
+} satisfies Record<string, Form<unknown>>;
+
+type FormName = keyof typeof FORMS;
+type EnvSchemaAjvOptions = Extract<NonNullable<EnvSchemaOpt['ajv']>, { customOptions: unknown }>;
+
+interface VariableSchema {
+  type: 'string' | 'integer' | 'number';
+  form?: FormName;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+  default?: string | number;
 }
 
-function hypervisorOf(value: string | undefined): 'sim' {
-  const name = (value || 'sim').trim().toLowerCase();
-  if (name !== 'sim') throw new Error(`HYPERVISOR: unknown driver '${value}' (available: sim)`);
-  return name;
+/**
+ * Every variable the server reads, as the JSON schema env-schema checks. A default goes through
+ * the same parsing as a value from the environment, so it is written the way the README shows it.
+ */
+export const VARIABLES = {
+  PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 5080 },
+  HOST: { type: 'string', default: '0.0.0.0' },
+  TOPOPLAY_URL: { type: 'string', form: 'httpUrl' },
+  TOPOPLAY_EXTRA_ORIGINS: { type: 'string', form: 'httpOrigins' },
+  TOPOPLAY_DATA: { type: 'string', default: './data' },
+  TOPOPLAY_SPA: { type: 'string', default: './dist' },
+  DATABASE_URL: { type: 'string', form: 'databaseUrl' },
+  DATABASE_SCHEMA: { type: 'string', form: 'schemaName' },
+  TOPOPLAY_SEED_PASSWORD: { type: 'string' },
+  OIDC_AUTHORITY: { type: 'string', form: 'httpUrl' },
+  OIDC_CLIENT_ID: { type: 'string', default: 'topoplay-ui' },
+  OIDC_AUDIENCE: { type: 'string', default: 'topoplay-api' },
+  OIDC_SCOPE: { type: 'string', default: 'openid profile' },
+  OIDC_ROLES_CLAIM_PATH: { type: 'string', form: 'claimPath', default: 'realm_access.roles' },
+  OIDC_AUTO_LOGIN: { type: 'string', form: 'boolean', default: 'false' },
+  OIDC_USE_LOCAL_STORAGE: { type: 'string', form: 'boolean', default: 'false' },
+  IDENTITY_ACCESS_TOKEN_TTL: { type: 'integer', minimum: 1, maximum: ANY, default: 3600 },
+  IDENTITY_PENDING_SIGNINS: { type: 'integer', minimum: 1, maximum: ANY, default: 5000 },
+  MKS_COOKIE_MINUTES: { type: 'integer', minimum: 1, maximum: ANY, default: 60 },
+  DEFAULT_WORKSPACE_LIMIT: { type: 'integer', minimum: 0, maximum: ANY, default: 0 },
+  DEFAULT_GAMESPACE_LIMIT: { type: 'integer', minimum: 0, maximum: ANY, default: 2 },
+  APP_NAME: { type: 'string', default: 'Topoplay' },
+  APP_HOST: { type: 'string' },
+  MKS_HOST: { type: 'string' },
+  ENABLE_UPLOAD: { type: 'string', form: 'boolean', default: 'true' },
+  UPLOAD_MAX_BYTES: { type: 'string', form: 'bytes', default: '10GiB' },
+  UPLOAD_FREE_MARGIN_BYTES: { type: 'string', form: 'bytes', default: '1GiB' },
+  XORRISO: { type: 'string', default: 'xorriso' },
+  COMMIT: { type: 'string', default: 'dev' },
+  LOG_LEVEL: {
+    type: 'string',
+    enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    default: 'info',
+  },
+  TRUST_PROXY: { type: 'string', form: 'boolean', default: 'false' },
+  // Limits count per client address, and a class or a team often shares one behind NAT: the
+  // defaults leave room for a hundred people signing in at once from one address.
+  RATE_LIMIT_ANONYMOUS: { type: 'integer', minimum: 0, maximum: ANY, default: 3000 },
+  RATE_LIMIT_CREDENTIALS: { type: 'integer', minimum: 0, maximum: ANY, default: 30 },
+  SIGNIN_FREE_FAILURES: { type: 'integer', minimum: 0, maximum: ANY, default: 5 },
+  SIGNIN_ADDRESS_FAILURES: { type: 'integer', minimum: 0, maximum: ANY, default: 100 },
+  // A timeout must be set: 0 would hold a slow client's connection forever.
+  HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 20000 },
+  BODY_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 60000 },
+  BODY_IDLE_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 60000 },
+  MAX_CLIENT_CONNECTIONS: { type: 'integer', minimum: 0, maximum: ANY, default: 512 },
+  REDIS_URL: { type: 'string', form: 'redisUrl' },
+  REDIS_PREFIX: { type: 'string', default: 'topoplay:' },
+  HUB_KEEP_ALIVE_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 15000 },
+  HUB_CLIENT_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 30000 },
+  STATE_CACHE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 1000 },
+  HYPERVISOR: { type: 'string', enum: ['sim'], default: 'sim' },
+  SIM_SPEED: { type: 'number', minimum: 0, default: 1 },
+  JANITOR_ENABLED: { type: 'string', form: 'boolean', default: 'true' },
+  JANITOR_START_SECONDS: { type: 'string', form: 'startSeconds', default: '30-60' },
+  JANITOR_INTERVAL_SECONDS: { type: 'string', form: 'intervalSeconds', default: '60-90' },
+  JANITOR_CLEANUP_RUNS: { type: 'string', form: 'runs', default: '60-90' },
+} as const satisfies Record<string, VariableSchema>;
+
+type Variables = typeof VARIABLES;
+
+/** The value a variable's schema gives: undefined when it has no default and is not set. */
+type Parsed<S> =
+  | (S extends { form: infer F extends FormName }
+      ? NonNullable<ReturnType<(typeof FORMS)[F]['parse']>>
+      : S extends { enum: readonly (infer E)[] }
+        ? E
+        : S extends { type: 'integer' | 'number' }
+          ? number
+          : string)
+  | (S extends { default: unknown } ? never : undefined);
+
+type Env = { -readonly [K in keyof Variables]: Parsed<Variables[K]> };
+
+function expects(schema: VariableSchema): string {
+  if (schema.form) return FORMS[schema.form].expects;
+  if (schema.enum) return `one of: ${schema.enum.join(', ')}`;
+  const kind = schema.type === 'integer' ? 'a whole number' : 'a number';
+  return schema.maximum === undefined || schema.maximum === ANY
+    ? `${kind}, ${schema.minimum ?? 0} or more`
+    : `${kind} from ${schema.minimum ?? 0} to ${schema.maximum}`;
 }
 
-function speed(value: string | undefined): number {
-  if (value === undefined || value === '') return 1;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0)
-    throw new Error(`SIM_SPEED: expected a number >= 0, got '${value}'`);
-  return n;
+/**
+ * Ajv's coercion takes whatever Number() reads ("0x10", "1e3", " 8 "); a number setting is written
+ * in plain decimal digits.
+ */
+const NUMBER_TEXT = { integer: /^\d+$/, number: /^\d+(\.\d+)?$/ } as const;
+
+function problem(name: keyof Variables, text: string): string {
+  const schema: VariableSchema = VARIABLES[name];
+  const form: Form<unknown> | undefined = schema.form && FORMS[schema.form];
+  const shown = form?.secret
+    ? 'not repeated here: it may hold a password'
+    : `got ${JSON.stringify(text)}`;
+  return `${name} must be ${expects(schema)} (${shown})`;
+}
+
+const SCHEMA = { type: 'object', properties: VARIABLES };
+
+/** env-schema's own Ajv (version 8; the project's top-level ajv is another major version). */
+type Ajv = Parameters<EnvSchemaAjvOptions['customOptions']>[0];
+let ajv: Ajv | undefined;
+
+/** Adds the keyword `form`, which checks a text setting and replaces it with its value. */
+function withForms(fresh: Ajv): Ajv {
+  fresh.addKeyword({
+    keyword: 'form',
+    type: 'string',
+    schemaType: 'string',
+    modifying: true,
+    errors: false,
+    compile: (name: FormName) => (text: string, cxt) => {
+      const value = FORMS[name].parse(text);
+      if (value === undefined || !cxt) return false;
+      (cxt.parentData as Record<string, unknown>)[cxt.parentDataProperty] = value;
+      return true;
+    },
+  });
+  return fresh;
+}
+
+/** Checks and converts every variable; empty counts as not set (scripts clear one that way). */
+function readEnv(env: NodeJS.ProcessEnv): Env {
+  const names = Object.keys(VARIABLES) as Array<keyof Variables>;
+  const given: Record<string, string> = {};
+  const bad = new Set<string>();
+  for (const name of names) {
+    const text = env[name];
+    if (text === undefined || text === '') continue;
+    const { type }: VariableSchema = VARIABLES[name];
+    if (type !== 'string' && !NUMBER_TEXT[type].test(text)) bad.add(name);
+    else given[name] = text;
+  }
+  let parsed: Env | undefined;
+  try {
+    parsed = envSchema<Env>({
+      schema: SCHEMA,
+      data: given,
+      env: false,
+      // One Ajv for all calls, keeping the compiled schema: a new one takes most of a call's time.
+      ajv: ajv ?? { customOptions: (fresh) => (ajv = withForms(fresh)) },
+    });
+  } catch (error) {
+    // Ajv names the variable in each error's path (/PORT); anything else is a bug, not a setting.
+    const errors = (error as { errors?: Array<{ instancePath: string }> }).errors ?? [];
+    const named = errors
+      .map((e) => e.instancePath.split('/')[1] ?? '')
+      .filter((n) => n in VARIABLES);
+    if (named.length === 0) throw error;
+    for (const name of named) bad.add(name);
+  }
+  if (parsed && bad.size === 0) return parsed;
+  throw new ConfigError(names.filter((n) => bad.has(n)).map((n) => problem(n, env[n] ?? '')));
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env.PORT, 5080);
-  const host = env.HOST || '0.0.0.0';
-  const publicUrl = (env.TOPOPLAY_URL || `http://localhost:${port}`).replace(/\/+$/, '');
-  const dataDir = resolve(env.TOPOPLAY_DATA || './data');
+  const v = readEnv(env);
+  const dataDir = resolve(v.TOPOPLAY_DATA);
+  const seconds = ([min, max]: readonly [number, number]) => [min * 1000, max * 1000] as const;
   return {
-    port,
-    host,
-    publicUrl,
-    extraOrigins: (env.TOPOPLAY_EXTRA_ORIGINS || '')
-      .split(',')
-      .map((o) => o.trim().replace(/\/+$/, ''))
-      .filter(Boolean),
+    port: v.PORT,
+    host: v.HOST,
+    publicUrl: v.TOPOPLAY_URL ?? `http://localhost:${v.PORT}`,
+    extraOrigins: v.TOPOPLAY_EXTRA_ORIGINS ?? [],
     dataDir,
-    databaseUrl: env.DATABASE_URL || resolve(dataDir, 'topoplay.db'),
-    databaseSchema: env.DATABASE_SCHEMA || undefined,
-    appName: env.APP_NAME || 'Topoplay',
-    appHost: env.APP_HOST || '',
-    mksHost: env.MKS_HOST || '',
-    enableUpload: bool(env.ENABLE_UPLOAD, true),
-    uploadMaxBytes: int(env.UPLOAD_MAX_BYTES, 10 * 1024 ** 3),
-    uploadFreeMarginBytes: int(env.UPLOAD_FREE_MARGIN_BYTES, 1024 ** 3),
-    xorriso: env.XORRISO || 'xorriso',
+    databaseUrl: v.DATABASE_URL ?? resolve(dataDir, 'topoplay.db'),
+    databaseSchema: v.DATABASE_SCHEMA,
+    appName: v.APP_NAME,
+    appHost: v.APP_HOST ?? '',
+    mksHost: v.MKS_HOST ?? '',
+    enableUpload: v.ENABLE_UPLOAD,
+    uploadMaxBytes: v.UPLOAD_MAX_BYTES,
+    uploadFreeMarginBytes: v.UPLOAD_FREE_MARGIN_BYTES,
+    xorriso: v.XORRISO,
     oidc: {
-      authority: (env.OIDC_AUTHORITY || '').replace(/\/+$/, ''),
-      clientId: env.OIDC_CLIENT_ID || 'topoplay-ui',
-      audience: env.OIDC_AUDIENCE || 'topoplay-api',
-      scope: env.OIDC_SCOPE || 'openid profile',
-      autoLogin: bool(env.OIDC_AUTO_LOGIN, false),
-      useLocalStorage: bool(env.OIDC_USE_LOCAL_STORAGE, false),
-      rolesClaimPath: env.OIDC_ROLES_CLAIM_PATH ?? 'realm_access.roles',
-      accessTokenTtlSeconds: int(env.IDENTITY_ACCESS_TOKEN_TTL, 3600),
-      maxPendingSignIns: int(env.IDENTITY_PENDING_SIGNINS, 5_000),
+      authority: v.OIDC_AUTHORITY ?? '',
+      clientId: v.OIDC_CLIENT_ID,
+      audience: v.OIDC_AUDIENCE,
+      scope: v.OIDC_SCOPE,
+      autoLogin: v.OIDC_AUTO_LOGIN,
+      useLocalStorage: v.OIDC_USE_LOCAL_STORAGE,
+      rolesClaimPath: v.OIDC_ROLES_CLAIM_PATH,
+      accessTokenTtlSeconds: v.IDENTITY_ACCESS_TOKEN_TTL,
+      maxPendingSignIns: v.IDENTITY_PENDING_SIGNINS,
     },
-    // Limits count per client address, and a class or a team often shares one behind NAT: the
-    // defaults leave room for a hundred people signing in at once from one address.
     limits: {
-      anonymousPerMinute: int(env.RATE_LIMIT_ANONYMOUS, 3_000),
-      credentialFailures: int(env.RATE_LIMIT_CREDENTIALS, 30),
-      signInFailuresPerAccount: int(env.SIGNIN_FREE_FAILURES, 5),
-      signInFailuresPerAddress: int(env.SIGNIN_ADDRESS_FAILURES, 100),
+      anonymousPerMinute: v.RATE_LIMIT_ANONYMOUS,
+      credentialFailures: v.RATE_LIMIT_CREDENTIALS,
+      signInFailuresPerAccount: v.SIGNIN_FREE_FAILURES,
+      signInFailuresPerAddress: v.SIGNIN_ADDRESS_FAILURES,
     },
-    mksCookieMinutes: int(env.MKS_COOKIE_MINUTES, 60),
-    defaultWorkspaceLimit: int(env.DEFAULT_WORKSPACE_LIMIT, 0),
-    defaultGamespaceLimit: int(env.DEFAULT_GAMESPACE_LIMIT, 2),
-    seedPassword: env.TOPOPLAY_SEED_PASSWORD || '',
-    commit: env.COMMIT || 'dev',
-    spaDir: resolve(env.TOPOPLAY_SPA || './dist'),
-    logLevel: env.LOG_LEVEL || 'info',
-    trustProxy: bool(env.TRUST_PROXY, false),
+    mksCookieMinutes: v.MKS_COOKIE_MINUTES,
+    defaultWorkspaceLimit: v.DEFAULT_WORKSPACE_LIMIT,
+    defaultGamespaceLimit: v.DEFAULT_GAMESPACE_LIMIT,
+    seedPassword: v.TOPOPLAY_SEED_PASSWORD ?? '',
+    commit: v.COMMIT,
+    spaDir: resolve(v.TOPOPLAY_SPA),
+    logLevel: v.LOG_LEVEL,
+    trustProxy: v.TRUST_PROXY,
     http: {
-      headersTimeoutMs: positive(int(env.HEADERS_TIMEOUT_MS, 20_000), 'HEADERS_TIMEOUT_MS'),
-      bodyTimeoutMs: positive(int(env.BODY_TIMEOUT_MS, 60_000), 'BODY_TIMEOUT_MS'),
-      idleBodyTimeoutMs: positive(int(env.BODY_IDLE_TIMEOUT_MS, 60_000), 'BODY_IDLE_TIMEOUT_MS'),
-      maxConnectionsPerClient: bounded(
-        int(env.MAX_CLIENT_CONNECTIONS, 512),
-        [0, Number.MAX_SAFE_INTEGER],
-        'MAX_CLIENT_CONNECTIONS',
-      ),
+      headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
+      bodyTimeoutMs: v.BODY_TIMEOUT_MS,
+      idleBodyTimeoutMs: v.BODY_IDLE_TIMEOUT_MS,
+      maxConnectionsPerClient: v.MAX_CLIENT_CONNECTIONS,
     },
-    redisUrl: env.REDIS_URL || '',
-    redisPrefix: env.REDIS_PREFIX || 'topoplay:',
-    hubKeepAliveMs: int(env.HUB_KEEP_ALIVE_MS, 15_000),
-    hubClientTimeoutMs: int(env.HUB_CLIENT_TIMEOUT_MS, 30_000),
-    stateCacheMs: bounded(int(env.STATE_CACHE_MS, 1_000), [0, 10_000], 'STATE_CACHE_MS'),
-    hypervisor: hypervisorOf(env.HYPERVISOR),
-    simSpeed: speed(env.SIM_SPEED),
+    redisUrl: v.REDIS_URL ?? '',
+    redisPrefix: v.REDIS_PREFIX,
+    hubKeepAliveMs: v.HUB_KEEP_ALIVE_MS,
+    hubClientTimeoutMs: v.HUB_CLIENT_TIMEOUT_MS,
+    stateCacheMs: v.STATE_CACHE_MS,
+    hypervisor: v.HYPERVISOR,
+    simSpeed: v.SIM_SPEED,
     janitor: {
-      enabled: bool(env.JANITOR_ENABLED, true),
-      startMs: range(env.JANITOR_START_SECONDS, [30, 60], 'JANITOR_START_SECONDS', 1000),
-      intervalMs: range(env.JANITOR_INTERVAL_SECONDS, [60, 90], 'JANITOR_INTERVAL_SECONDS', 1000),
-      cleanupEveryTicks: range(env.JANITOR_CLEANUP_RUNS, [60, 90], 'JANITOR_CLEANUP_RUNS'),
+      enabled: v.JANITOR_ENABLED,
+      startMs: seconds(v.JANITOR_START_SECONDS),
+      intervalMs: seconds(v.JANITOR_INTERVAL_SECONDS),
+      cleanupEveryTicks: v.JANITOR_CLEANUP_RUNS,
     },
   };
 }

@@ -1,7 +1,19 @@
-import { buildApp } from './app';
-import { loadConfig } from './config';
+import { type Config, ConfigError, loadConfig } from './config';
 
-const config = loadConfig();
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // A mistyped setting is the operator's to fix: the line says which and how, a stack would not.
+    for (const problem of error.problems) process.stderr.write(`Topoplay: ${problem}\n`);
+    process.exit(1);
+  }
+}
+
+const config = configOrExit();
+// Loaded once the settings are good, so that a bad one is reported alone and at once.
+const { buildApp } = await import('./app');
 const { app, seeded, close } = await buildApp(config);
 
 await app.listen({ port: config.port, host: config.host });
