@@ -55,6 +55,7 @@ import { createHub, MAX_MESSAGE_BYTES, type Hub } from './hub/hub';
 import { hubRoutes } from './hub/routes';
 import { registerRateLimits } from './http/rateLimit';
 import { registerRequestGuards, registerSecurityHeaders } from './http/security';
+import { markDocumentationAnonymous, registerOpenApi } from './http/openapi';
 
 export interface App {
   app: FastifyInstance;
@@ -98,6 +99,8 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       maxConnectionsPerClient: config.trustProxy ? 0 : config.http.maxConnectionsPerClient,
     }),
   });
+  // Before the table below records each route's policy: the API's description is for everyone.
+  app.addHook('onRoute', markDocumentationAnonymous);
   const routes: RouteEntry[] = [];
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
@@ -211,7 +214,9 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
           .executeTakeFirst();
         return game ? actor : null;
       }
-      return authenticator.actorForSubject(subjectOf(actor));
+      const current = await authenticator.actorForSubject(subjectOf(actor));
+      // A stored user who is stored no more was deleted (DELETE /api/user/{id}).
+      return actor.persisted && !current.persisted ? null : current;
     },
   });
   app.decorate('hub', hub);
@@ -269,8 +274,11 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     limits: { fileSize: MAX_IMAGE_BYTES + 1, files: 1, fields: 10, parts: 20 },
   });
 
+  // Before the API's routes, so that the description (`/api/openapi.json`, `/api`) sees them all.
+  await registerOpenApi(app, { version: VERSION });
   await app.register(userRoutes, {
     users,
+    listeners,
     authenticator,
     defaults,
     cookieMinutes: config.mksCookieMinutes,

@@ -6,6 +6,7 @@ import { untagged } from '../hypervisor/driver';
 import { createMachineDisplay, type MachineDisplay } from './display';
 import { startRfbSession } from './rfb';
 import type { ConsoleTicketStore } from './tickets';
+import { anonymousErrorResponses } from '../http/schemas';
 
 // GET /api/console/vnc/:id?ticket=…: the VNC-over-WebSocket console of a machine whose console
 // this server draws itself (the sim driver's). The one-time ticket from GET /api/vm-console/{id}
@@ -124,6 +125,11 @@ export async function consoleRoutes(
       schema: {
         params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
         querystring: { type: 'object', properties: { ticket: { type: 'string' } } },
+        // A refused ticket is told after the upgrade, in the close frame (policy violation).
+        response: {
+          101: { description: 'Switching Protocols: the VNC (RFB) stream over WebSocket' },
+          ...anonymousErrorResponses,
+        },
       },
       async preValidation(request) {
         if (!request.ws) return;

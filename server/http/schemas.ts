@@ -20,6 +20,9 @@ export const errorMessageSchema = {
 
 export const problemSchema = {
   type: 'object',
+  // Required so that a domain error's `{message}` never matches it: the serializer writes a 400
+  // by the first branch of `badRequestSchema` that matches.
+  required: ['title', 'status', 'errors'],
   properties: {
     type: { type: 'string' },
     title: { type: 'string' },
@@ -33,10 +36,14 @@ export const problemSchema = {
   },
 } as const;
 
-/** 400 is either shape: a domain error's message or validation problem details. */
+/**
+ * 400 is either shape: a domain error's message or validation problem details. Problem details
+ * come first: they carry a `message` too, and the serializer would keep only that under the
+ * message branch.
+ */
 export const badRequestSchema = {
   description: 'A domain error ({"message": Name}) or validation problem details',
-  anyOf: [errorMessageSchema, problemSchema],
+  anyOf: [problemSchema, errorMessageSchema],
 } as const;
 
 /**
@@ -45,9 +52,55 @@ export const badRequestSchema = {
  */
 export const emptySchema = { description: 'Empty body' } as const;
 
-/** The error statuses an authenticated route answers, to spread into its `response`. */
-export const errorResponses = {
+/** `{code}` in a route's path: a workspace or gamespace invitation code. */
+export const codeParams = {
+  type: 'object',
+  required: ['code'],
+  properties: { code: { type: 'string', maxLength: 64 } },
+} as const;
+
+/** JoinCode (wire reference §2.1): a workspace's or gamespace's invitation. */
+export const joinCodeSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, code: { type: 'string' } },
+} as const;
+
+/** A list of ids (favorites) or names. */
+export const stringListSchema = { type: 'array', items: { type: 'string' } } as const;
+
+/** 404 with an empty body: a favorite or file that does not exist (wire reference §1.1, §1.2). */
+export const notFoundResponse = { 404: emptySchema } as const;
+
+/** 429 `{"message":"TooManyRequests"}` with Retry-After (server/http/rateLimit.ts). */
+const tooManyRequestsSchema = {
+  ...errorMessageSchema,
+  description: 'Too many requests from this address: TooManyRequests, with Retry-After',
+} as const;
+
+/** The error statuses an anonymous route answers, to spread into its `response`. */
+export const anonymousErrorResponses = {
   400: badRequestSchema,
+  429: tooManyRequestsSchema,
+} as const;
+
+/**
+ * The error statuses an authenticated route answers, to spread into its `response`: 429 too,
+ * since a request carrying an API key or ticket is refused once its address has guessed too many.
+ */
+export const errorResponses = {
+  ...anonymousErrorResponses,
   401: emptySchema,
   403: emptySchema,
 } as const;
+
+/**
+ * What a route that reads a body adds: 413 PayloadTooLarge past its limit, and for a JSON body
+ * 415 UnsupportedMediaType for a form or text sent to it (server/http/security.ts).
+ */
+export const bodyErrorResponses = {
+  413: { ...errorMessageSchema, description: 'The body is over the route limit: PayloadTooLarge' },
+  415: { ...errorMessageSchema, description: 'Not a type the route reads: UnsupportedMediaType' },
+} as const;
+
+/** A change the reference answers 200 with an empty body, and its errors. */
+export const doneResponses = { 200: emptySchema, ...errorResponses } as const;

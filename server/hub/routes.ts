@@ -10,6 +10,7 @@ import {
 import type { Cache } from '../core/cache';
 import { newToken } from '../core/ids';
 import { assertEnabled, type Actor } from '../core/users';
+import { anonymousErrorResponses, emptySchema } from '../http/schemas';
 import type { Hub } from './hub';
 
 // The hub's endpoint, /hub. Two ways in, both with a one-time ticket (GET /api/user/ticket):
@@ -80,7 +81,8 @@ export async function hubRoutes(
       config: { auth: 'anonymous' },
       schema: {
         querystring: { type: 'object', properties: { negotiateVersion: { type: 'integer' } } },
-        response: { 200: negotiateResponse },
+        // 401: no valid one-time ticket (the hub's only credential).
+        response: { 200: negotiateResponse, 401: emptySchema, ...anonymousErrorResponses },
       },
     },
     async (request, reply) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Hub } from '../../hub/hub';
 import { janitorOptions, type Janitor, type JanitorOptions } from '../../core/janitor';
 import { actorOf } from '../auth';
+import { bodyErrorResponses, errorResponses } from '../schemas';
 
 const liveSchema = {
   type: 'array',
@@ -59,7 +60,10 @@ export async function adminRoutes(
   type JanitorRoute = { Body: Partial<JanitorOptions> | null | string | undefined };
   const janitorRoute = {
     config: { auth: 'admin' as const },
-    schema: { body: janitorBody, response: { 200: janitorReportSchema } },
+    schema: {
+      body: janitorBody,
+      response: { 200: janitorReportSchema, ...errorResponses, ...bodyErrorResponses },
+    },
   };
   const optionsOf = (body: JanitorRoute['Body']) =>
     janitorOptions(body && typeof body === 'object' ? body : null);
@@ -73,7 +77,7 @@ export async function adminRoutes(
   // Hub connections on every server process: one row per connection and room it listens in.
   app.get(
     '/api/admin/live',
-    { config: { auth: 'admin' }, schema: { response: { 200: liveSchema } } },
+    { config: { auth: 'admin' }, schema: { response: { 200: liveSchema, ...errorResponses } } },
     async () => hub.live(),
   );
 
@@ -82,7 +86,10 @@ export async function adminRoutes(
     '/api/admin/announce',
     {
       config: { auth: 'admin' },
-      schema: { body: { type: 'string' }, response: { 200: { type: 'boolean' } } },
+      schema: {
+        body: { type: 'string' },
+        response: { 200: { type: 'boolean' }, ...errorResponses, ...bodyErrorResponses },
+      },
     },
     async (request) => {
       const actor = actorOf(request);

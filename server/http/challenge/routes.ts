@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CHALLENGE_BODY_LIMIT, type ChallengeService } from '../../core/challenges';
 import { actorOf } from '../auth';
+import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
 import { challengeBody, challengeSchema, idParams } from './schemas';
 
 // Challenge routes (wire reference §1.1): `id` is the workspace's. An unknown id is 400
@@ -16,13 +17,20 @@ export async function challengeRoutes(
 
   app.get<IdRoute>(
     '/api/challenge/:id',
-    { schema: { params: idParams, response: { 200: challengeSchema } } },
+    { schema: { params: idParams, response: { 200: challengeSchema, ...errorResponses } } },
     async (request) => challenges.get(actorOf(request), request.params.id),
   );
 
   app.put<IdRoute & { Body: unknown }>(
     '/api/challenge/:id',
-    { bodyLimit: CHALLENGE_BODY_LIMIT, schema: { params: idParams, body: challengeBody } },
+    {
+      bodyLimit: CHALLENGE_BODY_LIMIT,
+      schema: {
+        params: idParams,
+        body: challengeBody,
+        response: { ...doneResponses, ...bodyErrorResponses },
+      },
+    },
     async (request, reply) => {
       await challenges.update(actorOf(request), request.params.id, request.body);
       return reply.code(200).send('');

@@ -6,6 +6,13 @@ import type { ImageService, IncomingFile } from '../../core/images';
 import { actorOf } from '../auth';
 import { discardRest } from '../body';
 import { isForm, readForm } from '../form';
+import {
+  anonymousErrorResponses,
+  bodyErrorResponses,
+  doneResponses,
+  errorResponses,
+  notFoundResponse,
+} from '../schemas';
 import { caseInsensitiveQuery } from '../workspace/query';
 import {
   crdtSchema,
@@ -53,7 +60,18 @@ export async function documentRoutes(
 
   app.get<IdRoute>(
     '/api/document/:id',
-    { schema: { params: idParams } },
+    {
+      schema: {
+        params: idParams,
+        response: {
+          200: {
+            description: 'The markdown; empty when the workspace has none',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...errorResponses,
+        },
+      },
+    },
     async (request, reply) => {
       const text = await documents.read(actorOf(request), request.params.id);
       return reply.type('text/plain; charset=utf-8').send(text);
@@ -62,13 +80,16 @@ export async function documentRoutes(
 
   app.get<IdRoute>(
     '/api/document/:id/crdt',
-    { schema: { params: idParams, response: { 200: crdtSchema } } },
+    { schema: { params: idParams, response: { 200: crdtSchema, ...errorResponses } } },
     async (request) => documents.crdt(actorOf(request), request.params.id),
   );
 
   app.put<IdRoute>(
     '/api/document/:id',
-    { bodyLimit: DOCUMENT_BODY_LIMIT, schema: { params: idParams } },
+    {
+      bodyLimit: DOCUMENT_BODY_LIMIT,
+      schema: { params: idParams, response: { ...doneResponses, ...bodyErrorResponses } },
+    },
     async (request, reply) => {
       const fromLog = request.headers[CRDT_HEADER] === 'yjs';
       await documents.save(actorOf(request), request.params.id, request.body, fromLog);
@@ -78,7 +99,12 @@ export async function documentRoutes(
 
   app.get<IdRoute>(
     '/api/images/:id',
-    { schema: { params: idParams, response: { 200: { type: 'array', items: imageFileSchema } } } },
+    {
+      schema: {
+        params: idParams,
+        response: { 200: { type: 'array', items: imageFileSchema }, ...errorResponses },
+      },
+    },
     async (request) => images.list(actorOf(request), request.params.id),
   );
 
@@ -86,7 +112,10 @@ export async function documentRoutes(
     '/api/image/:id',
     {
       config: { upload: true },
-      schema: { params: idParams, response: { 200: imageFileSchema } },
+      schema: {
+        params: idParams,
+        response: { 200: imageFileSchema, ...errorResponses, ...bodyErrorResponses },
+      },
     },
     async (request) => {
       try {
@@ -101,7 +130,7 @@ export async function documentRoutes(
 
   app.delete<IdRoute & { Querystring: { filename?: string } }>(
     '/api/image/:id',
-    { schema: { params: idParams, querystring: imageDeleteQuery } },
+    { schema: { params: idParams, querystring: imageDeleteQuery, response: doneResponses } },
     async (request, reply) => {
       await images.remove(actorOf(request), request.params.id, request.query.filename);
       return reply.code(200).send('');
@@ -113,7 +142,17 @@ export async function documentRoutes(
   // for players of a started gamespace only), and `nosniff` keeps browsers to the stated type.
   app.get<{ Params: { workspaceId: string; file: string } }>(
     '/docs/:workspaceId/:file',
-    { config: { auth: 'anonymous' }, schema: { params: publishedParams } },
+    {
+      config: { auth: 'anonymous' },
+      schema: {
+        params: publishedParams,
+        response: {
+          200: { description: 'The image file' },
+          ...notFoundResponse,
+          ...anonymousErrorResponses,
+        },
+      },
+    },
     async (request, reply) => {
       const found = await images.published(request.params.workspaceId, request.params.file);
       if (!found) return reply.code(404).send('');

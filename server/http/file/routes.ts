@@ -4,6 +4,7 @@ import { parseUploadMeta, type IsoStore, type UploadMeta } from '../../core/isos
 import { actorOf } from '../auth';
 import { discardRest } from '../body';
 import { isForm, readForm } from '../form';
+import { bodyErrorResponses, errorResponses } from '../schemas';
 
 // ISO uploads (wire reference §1.6 "ISO upload protocol"): a streamed multipart body whose
 // non-file sections carry URL-encoded metadata, then the file; and the upload progress.
@@ -25,7 +26,12 @@ export async function fileRoutes(app: FastifyInstance, options: { isos: IsoStore
 
   app.post(
     '/api/file/upload',
-    { config: { upload: true }, schema: { response: { 200: { type: 'boolean' } } } },
+    {
+      config: { upload: true },
+      schema: {
+        response: { 200: { type: 'boolean' }, ...errorResponses, ...bodyErrorResponses },
+      },
+    },
     async (request) => {
       if (!isForm(request)) throw new DomainError('InvalidOperation', 'Expected a form.');
       const actor = actorOf(request);
@@ -60,7 +66,10 @@ export async function fileRoutes(app: FastifyInstance, options: { isos: IsoStore
           required: ['key'],
           properties: { key: { type: 'string', maxLength: 512 } },
         },
-        response: { 200: { type: 'integer' } },
+        response: {
+          200: { type: 'integer', description: 'Percent done; -1 when unknown' },
+          ...errorResponses,
+        },
       },
     },
     async (request) => isos.progress(request.params.key),

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { GradingService } from '../../core/grading';
 import { actorOf } from '../auth';
 import { challengeSchema, idParams } from '../challenge/schemas';
+import { bodyErrorResponses, errorResponses } from '../schemas';
+import { gameStateSchema, questionViewSchema } from './schemas';
 
 // Grading and challenge progress (wire reference §1.2, §4.4). An unknown gamespace id is 400
 // ResourceNotFound; an actor who may not see or play it gets 403 with an empty body. The grader
@@ -12,7 +14,6 @@ type IdRoute = { Params: { id: string } };
 
 const str = { type: 'string' } as const;
 const num = { type: 'number' } as const;
-const bool = { type: 'boolean' } as const;
 const nullable = (schema: object) => ({ anyOf: [schema, { type: 'null' }] });
 
 const submissionOut = {
@@ -36,20 +37,6 @@ const submissionBody = {
       type: ['array', 'null'],
       items: { type: 'object', properties: { answer: { type: ['string', 'null'] } } },
     },
-  },
-} as const;
-
-const questionView = {
-  type: 'object',
-  properties: {
-    text: str,
-    hint: str,
-    answer: str,
-    example: str,
-    weight: num,
-    penalty: num,
-    isCorrect: bool,
-    isGraded: bool,
   },
 } as const;
 
@@ -79,7 +66,7 @@ const progressSchema = {
               preReqTotal: num,
               score: num,
               text: str,
-              questions: { type: 'array', items: questionView },
+              questions: { type: 'array', items: questionViewSchema },
             },
           },
         },
@@ -103,20 +90,28 @@ export async function gradingRoutes(app: FastifyInstance, options: { grading: Gr
     '/api/gamespace/:id/challenge/progress',
     {
       config: { auth: 'anyUser' },
-      schema: { params: idParams, response: { 200: progressSchema } },
+      schema: { params: idParams, response: { 200: progressSchema, ...errorResponses } },
     },
     async (request) => grading.progress(actorOf(request), request.params.id),
   );
 
   app.get<IdRoute>(
     '/api/gamespace/:id/challenge',
-    { schema: { params: idParams, response: { 200: challengeSchema } } },
+    { schema: { params: idParams, response: { 200: challengeSchema, ...errorResponses } } },
     async (request) => grading.challenge(actorOf(request), request.params.id),
   );
 
   app.post<{ Body: SubmissionBody }>(
     '/api/gamespace/grade',
-    { schema: { body: submissionBody } },
+    // AnyUser as in the reference: the launch page answers questions with the console cookie its
+    // launch ticket set (a ticket's or cookie's grant still holds it to its own gamespace).
+    {
+      config: { auth: 'anyUser' },
+      schema: {
+        body: submissionBody,
+        response: { 200: gameStateSchema, ...errorResponses, ...bodyErrorResponses },
+      },
+    },
     async (request) => {
       const { id, sectionIndex, questions } = request.body;
       return grading.grade(actorOf(request), {
@@ -129,13 +124,18 @@ export async function gradingRoutes(app: FastifyInstance, options: { grading: Gr
 
   app.post<IdRoute>(
     '/api/gamespace/:id/regrade',
-    { schema: { params: idParams } },
+    { schema: { params: idParams, response: { 200: gameStateSchema, ...errorResponses } } },
     async (request) => grading.regrade(actorOf(request), request.params.id),
   );
 
   app.post<IdRoute>(
     '/api/gamespace/:id/audit',
-    { schema: { params: idParams, response: { 200: { type: 'array', items: submissionOut } } } },
+    {
+      schema: {
+        params: idParams,
+        response: { 200: { type: 'array', items: submissionOut }, ...errorResponses },
+      },
+    },
     async (request) => grading.audit(actorOf(request), request.params.id),
   );
 }

@@ -6,10 +6,19 @@ import { actorOf } from '../auth';
 import { caseInsensitiveQuery } from '../workspace/query';
 import { searchProperties } from '../search';
 import {
+  anonymousErrorResponses,
+  bodyErrorResponses,
+  doneResponses,
+  errorResponses,
+  notFoundResponse,
+  stringListSchema,
+} from '../schemas';
+import {
   changedGamespaceBody,
   codeParams,
   enlisteeBody,
   enlistmentSchema,
+  gamespaceSchema,
   gameStateSchema,
   idParams,
   joinCodeSchema,
@@ -27,7 +36,8 @@ const searchQuery = { type: 'object', properties: searchProperties } as const;
 
 type IdRoute = { Params: { id: string } };
 const anyUser = { auth: 'anyUser' } as const;
-const stateResponse = { 200: gameStateSchema } as const;
+const stateResponse = { 200: gameStateSchema, ...errorResponses } as const;
+const changed = { ...doneResponses, ...bodyErrorResponses } as const;
 
 /** `{scheme}://{host}` of the request, which the launchpoint and grader addresses use. */
 const originOf = (request: FastifyRequest) => ({
@@ -44,15 +54,24 @@ export async function gamespaceRoutes(
 
   app.get<{
     Querystring: { term?: string; skip?: number; take?: number; filter?: string[] };
-  }>('/api/gamespaces', { schema: { querystring: searchQuery } }, async (request) => {
-    const { term, filter } = request.query;
-    const filters = (filter ?? []).map((f) => f.toLowerCase());
-    return options.gamespaces.list(actorOf(request), {
-      term,
-      filter: filters,
-      ...paging(request.query),
-    });
-  });
+  }>(
+    '/api/gamespaces',
+    {
+      schema: {
+        querystring: searchQuery,
+        response: { 200: { type: 'array', items: gamespaceSchema }, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { term, filter } = request.query;
+      const filters = (filter ?? []).map((f) => f.toLowerCase());
+      return options.gamespaces.list(actorOf(request), {
+        term,
+        filter: filters,
+        ...paging(request.query),
+      });
+    },
+  );
 
   app.get<IdRoute>(
     '/api/preview/:id',
@@ -77,13 +96,18 @@ export async function gamespaceRoutes(
 
   app.post<{ Body: Registration }>(
     '/api/gamespace',
-    { schema: { body: registrationBody, response: stateResponse } },
+    {
+      schema: {
+        body: registrationBody,
+        response: { ...stateResponse, ...bodyErrorResponses },
+      },
+    },
     async (request) => play.register(actorOf(request), request.body, originOf(request)),
   );
 
   app.put<{ Body: { id: string; expirationTime?: string | null } }>(
     '/api/gamespace',
-    { config: anyUser, schema: { body: changedGamespaceBody } },
+    { config: anyUser, schema: { body: changedGamespaceBody, response: changed } },
     async (request, reply) => {
       await play.update(actorOf(request), request.body);
       return reply.code(200).send('');
@@ -100,7 +124,7 @@ export async function gamespaceRoutes(
 
   app.delete<IdRoute>(
     '/api/gamespace/:id',
-    { schema: { params: idParams } },
+    { schema: { params: idParams, response: doneResponses } },
     async (request, reply) => {
       await play.remove(actorOf(request), request.params.id);
       return reply.code(200).send('');
@@ -109,13 +133,16 @@ export async function gamespaceRoutes(
 
   app.post<IdRoute>(
     '/api/gamespace/:id/invite',
-    { config: anyUser, schema: { params: idParams, response: { 200: joinCodeSchema } } },
+    {
+      config: anyUser,
+      schema: { params: idParams, response: { 200: joinCodeSchema, ...errorResponses } },
+    },
     async (request) => play.invite(actorOf(request), request.params.id),
   );
 
   app.post<{ Params: { code: string } }>(
     '/api/player/:code',
-    { schema: { params: codeParams } },
+    { schema: { params: codeParams, response: doneResponses } },
     async (request, reply) => {
       await play.join(actorOf(request), request.params.code);
       return reply.code(200).send('');
@@ -126,20 +153,28 @@ export async function gamespaceRoutes(
     '/api/player/enlist',
     {
       config: { auth: 'anonymous' },
-      schema: { body: enlisteeBody, response: { 200: enlistmentSchema } },
+      schema: {
+        body: enlisteeBody,
+        response: { 200: enlistmentSchema, ...anonymousErrorResponses, ...bodyErrorResponses },
+      },
     },
     async (request) => play.enlist(request.body ?? {}),
   );
 
   app.get<IdRoute>(
     '/api/players/:id',
-    { schema: { params: idParams, response: { 200: { type: 'array', items: playerSchema } } } },
+    {
+      schema: {
+        params: idParams,
+        response: { 200: { type: 'array', items: playerSchema }, ...errorResponses },
+      },
+    },
     async (request) => play.players(actorOf(request), request.params.id),
   );
 
   app.delete<{ Params: { id: string; subjectId: string } }>(
     '/api/gamespace/:id/player/:subjectId',
-    { schema: { params: playerParams } },
+    { schema: { params: playerParams, response: doneResponses } },
     async (request, reply) => {
       await play.removePlayer(actorOf(request), request.params.id, request.params.subjectId);
       return reply.code(200).send('');
@@ -148,13 +183,13 @@ export async function gamespaceRoutes(
 
   app.get(
     '/api/gamespace-favorites',
-    { schema: { response: { 200: { type: 'array', items: { type: 'string' } } } } },
+    { schema: { response: { 200: stringListSchema, ...errorResponses } } },
     async (request) => play.favorites(actorOf(request)),
   );
 
   app.put<IdRoute>(
     '/api/gamespace-favorite/:id',
-    { schema: { params: idParams } },
+    { schema: { params: idParams, response: { ...doneResponses, ...notFoundResponse } } },
     async (request, reply) => {
       const found = await play.favorite(actorOf(request), request.params.id);
       return reply.code(found ? 200 : 404).send('');
@@ -163,7 +198,7 @@ export async function gamespaceRoutes(
 
   app.delete<IdRoute>(
     '/api/gamespace-favorite/:id',
-    { schema: { params: idParams } },
+    { schema: { params: idParams, response: doneResponses } },
     async (request, reply) => {
       await play.unfavorite(actorOf(request), request.params.id);
       return reply.code(200).send('');

@@ -13,13 +13,7 @@ const bool = { type: 'boolean' } as const;
 const lenientInt = { type: ['integer', 'null'] } as const;
 const lenientBool = { type: ['boolean', 'null'] } as const;
 
-export { idParams } from '../schemas';
-
-export const codeParams = {
-  type: 'object',
-  required: ['code'],
-  properties: { code: { type: 'string', maxLength: 64 } },
-} as const;
+export { codeParams, idParams, joinCodeSchema } from '../schemas';
 
 export const playerParams = {
   type: 'object',
@@ -38,12 +32,33 @@ export const playerSchema = {
   },
 } as const;
 
+/** Gamespace (wire reference §2.2): a gamespace in a list. */
+export const gamespaceSchema = {
+  type: 'object',
+  properties: {
+    id: str,
+    workspaceId: nullableStr,
+    managerId: nullableStr,
+    managerName: nullableStr,
+    audience: nullableStr,
+    name: str,
+    slug: str,
+    isActive: bool,
+    players: { type: 'array', items: playerSchema },
+    whenCreated: str,
+    startTime: str,
+    endTime: str,
+    expirationTime: str,
+  },
+} as const;
+
 const vmStateSchema = {
   type: 'object',
   properties: { id: str, name: str, isolationId: str, isRunning: bool, isVisible: bool },
 } as const;
 
-const questionViewSchema = {
+/** QuestionView (wire reference §2.3): a question as the player's page and progress show it. */
+export const questionViewSchema = {
   type: 'object',
   properties: {
     text: str,
@@ -134,8 +149,6 @@ export const enlisteeBody = {
   type: 'object',
   properties: { subjectName: nullableStr, code: nullableStr, name: nullableStr },
 } as const;
-
-export const joinCodeSchema = { type: 'object', properties: { id: str, code: str } } as const;
 
 export const enlistmentSchema = {
   type: 'object',

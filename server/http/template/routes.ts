@@ -10,6 +10,7 @@ import type {
   TemplateService,
 } from '../../core/templates';
 import { actorOf } from '../auth';
+import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
 import { caseInsensitiveQuery } from '../workspace/query';
 import {
   changedTemplateBody,
@@ -30,7 +31,15 @@ import {
 
 type IdRoute = { Params: { id: string } };
 
-const summaries = { 200: { type: 'array', items: templateSummarySchema } } as const;
+const summaries = {
+  200: { type: 'array', items: templateSummarySchema },
+  ...errorResponses,
+} as const;
+const template = { 200: templateSchema, ...errorResponses } as const;
+const templateChanged = { ...template, ...bodyErrorResponses } as const;
+const detail = { 200: templateDetailSchema, ...errorResponses } as const;
+const detailChanged = { ...detail, ...bodyErrorResponses } as const;
+const changed = { ...doneResponses, ...bodyErrorResponses } as const;
 
 export async function templateRoutes(
   app: FastifyInstance,
@@ -54,13 +63,13 @@ export async function templateRoutes(
 
   app.get<IdRoute>(
     '/api/template/:id',
-    { schema: { params: idParams, response: { 200: templateSchema } } },
+    { schema: { params: idParams, response: template } },
     async (request) => templates.load(actorOf(request), request.params.id),
   );
 
   app.put<{ Body: ChangedTemplate }>(
     '/api/template',
-    { schema: { body: changedTemplateBody } },
+    { schema: { body: changedTemplateBody, response: changed } },
     async (request, reply) => {
       await templates.update(actorOf(request), request.body ?? {});
       return reply.code(200).send('');
@@ -69,7 +78,7 @@ export async function templateRoutes(
 
   app.delete<IdRoute>(
     '/api/template/:id',
-    { schema: { params: idParams } },
+    { schema: { params: idParams, response: doneResponses } },
     async (request, reply) => {
       await templates.remove(actorOf(request), request.params.id);
       return reply.code(200).send('');
@@ -78,19 +87,19 @@ export async function templateRoutes(
 
   app.post<{ Body: TemplateLink }>(
     '/api/template',
-    { schema: { body: templateLinkBody, response: { 200: templateSchema } } },
+    { schema: { body: templateLinkBody, response: templateChanged } },
     async (request) => templates.link(actorOf(request), request.body ?? {}),
   );
 
   app.post<{ Body: TemplateLink }>(
     '/api/template/unlink',
-    { schema: { body: templateLinkBody, response: { 200: templateSchema } } },
+    { schema: { body: templateLinkBody, response: templateChanged } },
     async (request) => templates.unlink(actorOf(request), request.body ?? {}),
   );
 
   app.post<{ Body: TemplateReLink }>(
     '/api/template/relink',
-    { schema: { body: templateReLinkBody, response: { 200: templateSchema } } },
+    { schema: { body: templateReLinkBody, response: templateChanged } },
     async (request) => templates.relink(actorOf(request), request.body ?? {}),
   );
 
@@ -104,7 +113,7 @@ export async function templateRoutes(
     '/api/template-detail/:id',
     {
       config: { auth: 'admin' },
-      schema: { params: idParams, response: { 200: templateDetailSchema } },
+      schema: { params: idParams, response: detail },
     },
     async (request) => templates.loadDetail(request.params.id),
   );
@@ -113,14 +122,14 @@ export async function templateRoutes(
     '/api/template-detail',
     {
       config: { auth: 'admin' },
-      schema: { body: templateDetailBody, response: { 200: templateDetailSchema } },
+      schema: { body: templateDetailBody, response: detailChanged },
     },
     async (request) => templates.createDetail(request.body ?? {}),
   );
 
   app.put<{ Body: ChangedTemplateDetail }>(
     '/api/template-detail',
-    { config: { auth: 'admin' }, schema: { body: templateDetailBody } },
+    { config: { auth: 'admin' }, schema: { body: templateDetailBody, response: changed } },
     async (request, reply) => {
       await templates.configureDetail(request.body ?? {});
       return reply.code(200).send('');
@@ -131,7 +140,7 @@ export async function templateRoutes(
     '/api/template/clone',
     {
       config: { auth: 'admin' },
-      schema: { body: templateCloneBody, response: { 200: templateDetailSchema } },
+      schema: { body: templateCloneBody, response: detailChanged },
     },
     async (request) => templates.clone(request.body ?? {}),
   );

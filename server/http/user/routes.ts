@@ -11,7 +11,7 @@ import {
 } from '../../core/users';
 import { forbidden } from '../../core/errors';
 import { actorOf } from '../auth';
-import { emptySchema, errorResponses } from '../schemas';
+import { anonymousErrorResponses, emptySchema, errorResponses } from '../schemas';
 import { gamespaceSchema } from '../gamespace/schemas';
 import { lowercaseQuery } from '../workspace/query';
 import { workspaceSummarySchema } from '../workspace/schemas';
@@ -269,7 +269,12 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     '/api/health/version',
     {
       config: { auth: 'anonymous' },
-      schema: { response: { 200: { description: 'The server version, as text/plain' } } },
+      schema: {
+        response: {
+          200: { description: 'The server version, as text/plain' },
+          ...anonymousErrorResponses,
+        },
+      },
     },
     async (_request, reply) => reply.type('text/plain; charset=utf-8').send(options.version),
   );

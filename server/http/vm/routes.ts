@@ -3,6 +3,7 @@ import type { VmAnswer, VmConsole } from '../../hypervisor/driver';
 import type { VmService } from '../../core/vms';
 import { invalid } from '../../core/fields';
 import { actorOf } from '../auth';
+import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
 import { caseInsensitiveQuery } from '../workspace/query';
 import {
   idParams,
@@ -39,13 +40,18 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
 
   app.get<{ Querystring: { filter?: string } }>(
     '/api/vms',
-    { schema: { querystring: vmsQuery, response: { 200: { type: 'array', items: vmSchema } } } },
+    {
+      schema: {
+        querystring: vmsQuery,
+        response: { 200: { type: 'array', items: vmSchema }, ...errorResponses },
+      },
+    },
     async (request) => vms.list(actorOf(request), request.query.filter ?? ''),
   );
 
   app.get<IdRoute>(
     '/api/vm/:id',
-    { schema: { params: idParams, response: { 200: vmOrNullSchema } } },
+    { schema: { params: idParams, response: { 200: vmOrNullSchema, ...errorResponses } } },
     async (request, reply) => {
       const vm = await vms.load(actorOf(request), request.params.id);
       // Fastify sends nothing for a null payload; the reference answers JSON null.
@@ -58,7 +64,10 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
     '/api/vm',
     {
       config: { auth: 'anyUser' },
-      schema: { body: vmOperationBody, response: { 200: vmSchema } },
+      schema: {
+        body: vmOperationBody,
+        response: { 200: vmSchema, ...errorResponses, ...bodyErrorResponses },
+      },
     },
     async (request) => {
       const type = operationType(request.body.type);
@@ -69,7 +78,7 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
 
   app.delete<IdRoute>(
     '/api/vm/:id',
-    { schema: { params: idParams, response: { 200: vmSchema } } },
+    { schema: { params: idParams, response: { 200: vmSchema, ...errorResponses } } },
     async (request) => vms.remove(actorOf(request), request.params.id),
   );
 
@@ -77,7 +86,11 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
     '/api/vm/:id/change',
     {
       config: { auth: 'anyUser' },
-      schema: { params: idParams, body: vmChangeBody, response: { 200: vmSchema } },
+      schema: {
+        params: idParams,
+        body: vmChangeBody,
+        response: { 200: vmSchema, ...errorResponses, ...bodyErrorResponses },
+      },
     },
     async (request) =>
       vms.change(actorOf(request), request.params.id, {
@@ -90,7 +103,11 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
     '/api/vm/:id/answer',
     {
       config: { auth: 'anyUser' },
-      schema: { params: idParams, body: vmAnswerBody, response: { 200: vmSchema } },
+      schema: {
+        params: idParams,
+        body: vmAnswerBody,
+        response: { 200: vmSchema, ...errorResponses, ...bodyErrorResponses },
+      },
     },
     async (request) => {
       const answer: VmAnswer = {
@@ -105,7 +122,7 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
     '/api/vm/:id/isos',
     {
       config: { auth: 'anyUser' },
-      schema: { params: idParams, response: { 200: vmOptionsSchema } },
+      schema: { params: idParams, response: { 200: vmOptionsSchema, ...errorResponses } },
     },
     async (request) => vms.isos(actorOf(request), request.params.id),
   );
@@ -114,7 +131,7 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
     '/api/vm/:id/nets',
     {
       config: { auth: 'anyUser' },
-      schema: { params: idParams, response: { 200: vmOptionsSchema } },
+      schema: { params: idParams, response: { 200: vmOptionsSchema, ...errorResponses } },
     },
     async (request) => vms.nets(actorOf(request), request.params.id),
   );
@@ -123,7 +140,7 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
     '/api/vm-console/:id',
     {
       config: { auth: 'anyUser' },
-      schema: { params: idParams, response: { 200: vmConsoleSchema } },
+      schema: { params: idParams, response: { 200: vmConsoleSchema, ...errorResponses } },
     },
     async (request): Promise<VmConsole> => {
       const display = await vms.console(actorOf(request), request.params.id);
@@ -133,26 +150,26 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
 
   app.get<IdRoute>(
     '/api/vm-template/:id',
-    { schema: { params: idParams, response: { 200: vmSchema } } },
+    { schema: { params: idParams, response: { 200: vmSchema, ...errorResponses } } },
     async (request) => vms.refreshTemplate(actorOf(request), request.params.id),
   );
 
   app.post<IdRoute>(
     '/api/vm-template/:id',
-    { schema: { params: idParams, response: { 200: vmSchema } } },
+    { schema: { params: idParams, response: { 200: vmSchema, ...errorResponses } } },
     async (request) => vms.deployTemplate(actorOf(request), request.params.id),
   );
 
   app.put<IdRoute>(
     '/api/vm-template/:id',
-    { schema: { params: idParams, response: { 200: { type: 'integer' } } } },
+    { schema: { params: idParams, response: { 200: { type: 'integer' }, ...errorResponses } } },
     async (request) => vms.initializeTemplate(actorOf(request), request.params.id),
   );
 
   // Reconnects a vSphere host in the reference; no driver here keeps host connections.
   app.post<IdRoute>(
     '/api/pod/:id',
-    { config: { auth: 'admin' }, schema: { params: idParams } },
+    { config: { auth: 'admin' }, schema: { params: idParams, response: doneResponses } },
     async (_request, reply) => reply.code(200).send(''),
   );
 }

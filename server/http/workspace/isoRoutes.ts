@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { IsoStore } from '../../core/isos';
 import { actorOf } from '../auth';
 import { caseInsensitiveQuery } from './query';
+import { errorResponses, notFoundResponse } from '../schemas';
 import { idParams } from './schemas';
 
 // A workspace's ISO files (wire reference §1.1, §4.9): the list a template's ISO is chosen from,
@@ -63,7 +64,7 @@ export async function workspaceIsoRoutes(app: FastifyInstance, options: { isos: 
             refresh: { type: 'boolean' },
           },
         },
-        response: { 200: isoOptionsSchema },
+        response: { 200: isoOptionsSchema, ...errorResponses },
       },
     },
     async (request) => isos.list(actorOf(request), request.params.id, request.query),
@@ -71,13 +72,25 @@ export async function workspaceIsoRoutes(app: FastifyInstance, options: { isos: 
 
   app.get<{ Params: { id: string }; Querystring: { path: string } }>(
     '/api/workspace/:id/iso-usage',
-    { schema: { params: idParams, querystring: pathQuery, response: { 200: isoUsageSchema } } },
+    {
+      schema: {
+        params: idParams,
+        querystring: pathQuery,
+        response: { 200: isoUsageSchema, ...errorResponses },
+      },
+    },
     async (request) => isos.usage(actorOf(request), request.params.id, request.query.path),
   );
 
   app.delete<{ Params: { id: string }; Querystring: { path: string } }>(
     '/api/workspace/:id/iso',
-    { schema: { params: idParams, querystring: pathQuery } },
+    {
+      schema: {
+        params: idParams,
+        querystring: pathQuery,
+        response: { 200: { type: 'boolean' }, ...notFoundResponse, ...errorResponses },
+      },
+    },
     async (request, reply) => {
       const removed = await isos.remove(actorOf(request), request.params.id, request.query.path);
       return removed ? reply.code(200).send(true) : reply.code(404).send('');

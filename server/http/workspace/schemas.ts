@@ -5,7 +5,7 @@ import { templateSchema } from '../template/schemas';
 
 const text = { type: ['string', 'null'] } as const;
 
-export { idParams } from '../schemas';
+export { codeParams, idParams, joinCodeSchema } from '../schemas';
 
 export const workerParams = {
   type: 'object',
@@ -20,12 +20,6 @@ export const favoriteParams = {
   type: 'object',
   required: ['workspaceId'],
   properties: { workspaceId: { type: 'string', maxLength: 64 } },
-} as const;
-
-export const codeParams = {
-  type: 'object',
-  required: ['code'],
-  properties: { code: { type: 'string', maxLength: 64 } },
 } as const;
 
 export const workspaceSearchQuery = {
@@ -126,9 +120,4 @@ export const workspaceStatsSchema = {
     launchCount: { type: 'integer' },
     lastActivity: { type: 'string' },
   },
-} as const;
-
-export const joinCodeSchema = {
-  type: 'object',
-  properties: { id: { type: 'string' }, code: { type: 'string' } },
 } as const;

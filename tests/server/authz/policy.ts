@@ -171,6 +171,76 @@ const playerGame = async (w: World): Promise<Target> => {
   return { game, id: game.id };
 };
 
+/** A stored user nobody of the matrix is, with an API key: what refused deletions try. */
+const KEEPER_USER = newId();
+const KEEPER_KEY = newId();
+
+function userRow(id: string) {
+  return {
+    id,
+    name: `keeper ${id.slice(0, 6)}`,
+    scope: '',
+    workspaceLimit: 0,
+    gamespaceLimit: 0,
+    gamespaceMaxMinutes: 0,
+    gamespaceCleanupGraceMinutes: 0,
+    role: 0,
+    lastIdpAssignedRole: null,
+    serviceAccountClientId: null,
+    registrar: 0,
+    whenCreated: Date.now(),
+  };
+}
+
+function keyRow(id: string, userId: string) {
+  return { id, userId, name: 'authz', hash: newId(), whenCreated: Date.now() };
+}
+
+async function ensureKeeper(w: World): Promise<void> {
+  const db = w.server.app.store.db;
+  await db
+    .insertInto('users')
+    .values(userRow(KEEPER_USER))
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  await db
+    .insertInto('apiKeys')
+    .values(keyRow(KEEPER_KEY, KEEPER_USER))
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+async function throwawayUser(w: World): Promise<string> {
+  const id = newId();
+  await w.server.app.store.db.insertInto('users').values(userRow(id)).execute();
+  return id;
+}
+
+async function throwawayKey(w: World): Promise<string> {
+  await ensureKeeper(w);
+  const id = newId();
+  await w.server.app.store.db.insertInto('apiKeys').values(keyRow(id, KEEPER_USER)).execute();
+  return id;
+}
+
+async function userExists(w: World, id: string): Promise<string | null> {
+  const row = await w.server.app.store.db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? null : `user ${id} is gone`;
+}
+
+async function keyExists(w: World, id: string): Promise<string | null> {
+  const row = await w.server.app.store.db
+    .selectFrom('apiKeys')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row ? null : `API key ${id} is gone`;
+}
+
 // --- The table.
 
 export const POLICY: PolicyRow[] = [
@@ -302,6 +372,103 @@ export const POLICY: PolicyRow[] = [
     method: 'GET',
     url: '/api/user/ping',
     cases: [{ allow: ['userCookie', 'launchCookie'], request: () => ({ url: '/api/user/ping' }) }],
+  },
+  // Users and API keys (§1.7): AdminOnly, or "admin or self"; no scoped credential reaches them.
+  {
+    method: 'GET',
+    url: '/api/user/:id',
+    cases: [
+      { name: 'self', allow: G_PLAYER, request: (w) => ({ url: `/api/user/${w.ids.player}` }) },
+      {
+        name: 'another user',
+        allow: ['creator', 'admin'],
+        request: (w) => ({ url: `/api/user/${w.ids.creator}` }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/users',
+    cases: [{ allow: ADMIN, request: () => ({ url: '/api/users?term=player' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/user/scopes',
+    cases: [{ allow: ADMIN, request: () => ({ url: '/api/user/scopes' }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/user',
+    cases: [
+      {
+        // Sets what observerOut has already: allowed calls change nothing either.
+        allow: ADMIN,
+        request: (w) => json('POST', '/api/user', { id: w.ids.observerOut, scope: 'beta' }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/user/:id',
+    cases: [
+      {
+        // The user itself may too (tests/server/users); here the target is nobody of the matrix.
+        allow: ADMIN,
+        shared: (w) => ({ game: w.G, id: KEEPER_USER }),
+        fresh: async (w) => ({ game: w.G, id: await throwawayUser(w) }),
+        intact: (w) => userExists(w, KEEPER_USER),
+        request: async (w, t) => {
+          await ensureKeeper(w);
+          return { method: 'DELETE', url: `/api/user/${t.id}` };
+        },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/user/:id/workspaces',
+    cases: [{ allow: G_PLAYER, request: (w) => ({ url: `/api/user/${w.ids.player}/workspaces` }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/user/:id/gamespaces',
+    cases: [{ allow: G_PLAYER, request: (w) => ({ url: `/api/user/${w.ids.player}/gamespaces` }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/user/:id/worker',
+    cases: [{ allow: SIGNED_IN, request: (w) => ({ url: `/api/user/${w.ids.editor}/worker` }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/user/:id/keys',
+    cases: [{ allow: ADMIN, request: (w) => ({ url: `/api/user/${w.ids.player}/keys` }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/apikey/:id',
+    cases: [
+      {
+        allow: ADMIN,
+        request: (w) => ({ method: 'POST', url: `/api/apikey/${w.ids.observerOut}` }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/apikey/:keyId',
+    cases: [
+      {
+        allow: ADMIN,
+        shared: (w) => ({ game: w.G, id: KEEPER_KEY }),
+        fresh: async (w) => ({ game: w.G, id: await throwawayKey(w) }),
+        intact: (w) => keyExists(w, KEEPER_KEY),
+        request: async (w, t) => {
+          await ensureKeeper(w);
+          return { method: 'DELETE', url: `/api/apikey/${t.id}` };
+        },
+      },
+    ],
   },
   {
     method: 'GET',
@@ -964,12 +1131,24 @@ export const POLICY: PolicyRow[] = [
     url: '/api/gamespace/grade',
     cases: [
       {
-        allow: [...G_PLAYER, 'graderKey'],
+        name: 'G',
+        allow: G_PLAY_ANY,
         request: (w) =>
           json('POST', '/api/gamespace/grade', {
             id: w.G.id,
             sectionIndex: 0,
             questions: [{ answer: 'wrong' }, { answer: 'wrong' }],
+          }),
+      },
+      {
+        // G's launch ticket and cookie answer for G only.
+        name: "player's other gamespace",
+        allow: P2_ANY,
+        request: (w) =>
+          json('POST', '/api/gamespace/grade', {
+            id: w.P2.id,
+            sectionIndex: 0,
+            questions: [{ answer: 'wrong' }],
           }),
       },
     ],
@@ -1317,6 +1496,36 @@ export const POLICY: PolicyRow[] = [
     url: '/docs/:workspaceId/:file',
     anonymous: true,
     cases: [{ allow: EVERYONE, request: (w) => ({ url: `/docs/${w.W}/${w.image}` }) }],
+  },
+
+  // The API's description and its interactive page (server/http/openapi.ts): for everyone.
+  ...(
+    [
+      ['/api/openapi.json', '/api/openapi.json'],
+      ['/api', '/api'],
+      ['/api/json', '/api/json'],
+      ['/api/yaml', '/api/yaml'],
+      ['/api/static/swagger-initializer.js', '/api/static/swagger-initializer.js'],
+      ['/api/static/*', '/api/static/swagger-ui.css'],
+    ] as const
+  ).map(([url, path]): PolicyRow => ({
+    method: 'GET',
+    url,
+    anonymous: true,
+    cases: [{ allow: EVERYONE, request: () => ({ url: path }) }],
+  })),
+  {
+    // The page under its other address; Fastify records only the HEAD twin of it.
+    method: 'HEAD',
+    url: '/api/',
+    anonymous: true,
+    cases: [{ allow: EVERYONE, request: () => ({ method: 'HEAD', url: '/api/' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/static/index.html',
+    anonymous: true,
+    cases: [{ allow: NOBODY, everyone: [302], request: () => ({ url: '/api/static/index.html' }) }],
   },
 
   // The SPA's settings and page (tests run without a built SPA: the page answers 503).
