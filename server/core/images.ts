@@ -1,5 +1,4 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
+import { mkdir, open as openFile, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -241,7 +240,10 @@ export function createImageService(options: ImageServiceOptions) {
       }
       const temp = join(dir, `${STAGING_PREFIX}${newToken()}`);
       try {
-        await pipeline(file.stream, guard(kind, ext), createWriteStream(temp, { flags: 'wx' }));
+        // Opened before the copy starts, so that a copy failing at once cannot leave the file
+        // to be created after the clean-up below (a stream opens its file asynchronously).
+        const target = await openFile(temp, 'wx');
+        await pipeline(file.stream, guard(kind, ext), target.createWriteStream());
         if ((await freeBytes(dir)) < minFreeBytes) throw noSpace();
         await rename(temp, join(dir, name));
       } catch (error) {

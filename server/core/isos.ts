@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, rename, rm, stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -335,7 +334,10 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
           writes = writes.then(() => reportProgress(key, percent)).catch(() => {});
         };
         await reportProgress(key, meta.size ? 0 : -1);
-        await pipeline(file, counter(limit, onBytes), createWriteStream(received), { signal });
+        // Opened before the copy starts, so that a copy failing at once cannot create the file
+        // after the staging folder is removed (a stream opens its file asynchronously).
+        const target = await open(received, 'wx');
+        await pipeline(file, counter(limit, onBytes), target.createWriteStream(), { signal });
         await writes;
 
         let ready = received;

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import fc from 'fast-check';
 import type { FastifyRequest } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DomainError } from '../core/errors';
 import { readForm, type FormPart } from './form';
 
@@ -141,5 +141,23 @@ describe('form reader', () => {
     expect(read).toEqual([
       { part: 'file', name: 'a "q"; b', filename: 'naïve.png', content: Buffer.from('x') },
     ]);
+  });
+});
+
+describe('a file stream its route stopped reading', () => {
+  it('fails quietly when the body ends inside it, without an uncaught error', async () => {
+    const raw = new Readable({ read() {} });
+    const request = { headers: { 'content-type': 'multipart/form-data; boundary=b' }, raw };
+    raw.push(Buffer.from('--b\r\nContent-Disposition: form-data; name="f"; filename="a"\r\n\r\n'));
+    raw.push(Buffer.alloc(100, 1));
+    const form = readForm(request as unknown as FastifyRequest, LIMITS);
+    const first = await form.next();
+    if (first.done || first.value.type !== 'file') throw new Error('expected a file part');
+    const file = first.value.file;
+    // A read starts, then the route walks away: nothing listens to the stream any more.
+    file.read(1);
+    raw.push(null);
+    await vi.waitFor(() => expect(file.destroyed).toBe(true));
+    expect(file.errored).toBeInstanceOf(DomainError);
   });
 });

@@ -188,7 +188,7 @@ class BodyReader {
   /** The current part's content as a stream that reads the body as it is read itself. */
   contentStream(): Readable {
     const content = () => this.content();
-    return new Readable({
+    const stream = new Readable({
       read() {
         content().then(
           ({ chunk, last }) => {
@@ -199,6 +199,11 @@ class BodyReader {
         );
       },
     });
+    // A route that stopped reading the file (it answered already) no longer listens for its
+    // errors: a body cut short afterwards must not become an uncaught 'error' event, which would
+    // end the process. Routes that read the file see the error through their own listeners.
+    stream.on('error', () => {});
+    return stream;
   }
 }
 
