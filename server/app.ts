@@ -321,7 +321,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   });
   if (config.janitor.enabled) janitor.start();
   await app.register(adminRoutes, { hub, janitor });
-  await app.register(vmRoutes, { vms });
+  await app.register(vmRoutes, { vms, workspaces });
   await app.register(consoleRoutes, { driver, tickets: consoleTickets });
   // ISO files: uploads into the data folder's isos/, listed for templates to mount.
   const isos = createIsoStore(store.db, {

@@ -358,6 +358,11 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       return { ...options, net: options.net?.filter((net) => net.includes('#')) ?? null };
     },
 
+    /** GET /api/workspace/{id}/nets (ws.CanEdit is the route's): the workspace's nets. */
+    async workspaceNets(workspaceId: string): Promise<VmOptions> {
+      return { iso: null, net: (await driver.netOptions(workspaceId)).net ?? [] };
+    },
+
     /** GET /api/vm-console/{id}: the driver's console address and ticket. */
     async console(actor: Actor, id: string): Promise<VmConsole> {
       await authorize(actor, id);

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { VmAnswer, VmConsole } from '../../hypervisor/driver';
 import type { VmService } from '../../core/vms';
-import { invalid } from '../../core/fields';
+import { forbidden } from '../../core/errors';
+import { invalid, unknownArgument } from '../../core/fields';
+import type { Actor } from '../../core/users';
 import { actorOf } from '../auth';
 import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
 import { caseInsensitiveQuery } from '../workspace/query';
@@ -34,8 +36,17 @@ export function absoluteConsoleUrl(url: string, request: FastifyRequest): string
   return `${scheme}://${request.host}${url}`;
 }
 
-export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }) {
-  const { vms } = options;
+/** What the workspace's nets route asks of the workspaces (ws.CanEdit). */
+export interface WorkspaceAccess {
+  exists(id: string): Promise<boolean>;
+  canEdit(actor: Actor, id: string): Promise<boolean>;
+}
+
+export async function vmRoutes(
+  app: FastifyInstance,
+  options: { vms: VmService; workspaces: WorkspaceAccess },
+) {
+  const { vms, workspaces } = options;
   caseInsensitiveQuery(app);
 
   app.get<{ Querystring: { filter?: string } }>(
@@ -145,6 +156,18 @@ export async function vmRoutes(app: FastifyInstance, options: { vms: VmService }
     async (request): Promise<VmConsole> => {
       const display = await vms.console(actorOf(request), request.params.id);
       return { ...display, url: absoluteConsoleUrl(display.url, request) };
+    },
+  );
+
+  // The networks a workspace's templates may use (wire reference §1.1: ws.CanEdit).
+  app.get<IdRoute>(
+    '/api/workspace/:id/nets',
+    { schema: { params: idParams, response: { 200: vmOptionsSchema, ...errorResponses } } },
+    async (request) => {
+      const { id } = request.params;
+      if (!(await workspaces.exists(id))) throw unknownArgument('id');
+      if (!(await workspaces.canEdit(actorOf(request), id))) throw forbidden();
+      return vms.workspaceNets(id);
     },
   );
 

@@ -1394,6 +1394,11 @@ export const POLICY: PolicyRow[] = [
   },
   {
     method: 'GET',
+    url: '/api/workspace/:id/nets',
+    cases: [{ allow: W_EDIT, request: (w) => ({ url: `/api/workspace/${w.W}/nets` }) }],
+  },
+  {
+    method: 'GET',
     url: '/api/workspace/:id/iso-usage',
     cases: [
       {
