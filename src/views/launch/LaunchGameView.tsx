@@ -2,19 +2,14 @@ import { useSelector } from '@xstate/react';
 import type {
   GamespaceSessionActorRef,
   GamespaceSessionSnapshot,
-  SessionAction,
 } from '../../machines/gamespaceSessionMachine';
 import {
-  selectCanDeploy,
-  selectCanDestroy,
   selectCanEnd,
   selectCanStart,
   selectClock,
   selectConfirmation,
   selectErrors,
   selectGame,
-  selectHasMachines,
-  selectIsChangingMachines,
   selectIsInPlay,
   selectIsLaunching,
   selectIsLoading,
@@ -25,6 +20,7 @@ import {
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { Spinner } from '../common/Spinner';
 import { QuestionSets } from '../mojo/QuestionSets';
+import { ACTION_QUESTIONS, ActionButton, MachineActions } from '../mojo/sessionActions';
 import { ConfirmPrompt } from '../topo/ConfirmPrompt';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 
@@ -32,20 +28,6 @@ import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 // cookie. It shows what that cookie may do: start, deploy, destroy and end the game, open the
 // machines' consoles, answer the questions. Reset and Invite (which need a full sign-in) and the
 // machines' own controls (GET vm/{id} takes no cookie) stay on the play page, /mojo/{id}.
-
-const QUESTIONS: Record<Exclude<SessionAction, 'reset'>, string> = {
-  start: 'Start the game?',
-  end: 'End the game?',
-  deploy: 'Deploy the machines?',
-  destroy: 'Destroy the machines?',
-};
-
-const EVENTS = {
-  start: 'session.startRequested',
-  end: 'session.endRequested',
-  deploy: 'session.deployRequested',
-  destroy: 'session.destroyRequested',
-} as const;
 
 /** The console of a gamespace's machine, as the reference's console links name it. */
 export const launchConsolePath = (gamespaceId: string, vmName: string): string =>
@@ -55,58 +37,16 @@ export const launchConsolePath = (gamespaceId: string, vmName: string): string =
 const selectCanLaunch = (snapshot: GamespaceSessionSnapshot): boolean =>
   selectWindow(snapshot) === 'before' && selectCanStart(snapshot);
 
-function ActionButton({
-  session,
-  action,
-  label,
-  enabled,
-  severity,
-}: {
-  session: GamespaceSessionActorRef;
-  action: keyof typeof EVENTS;
-  label: string;
-  enabled: boolean;
-  severity?: 'danger';
-}) {
-  return (
-    <button
-      type="button"
-      className={`p-button p-component p-button-sm${severity ? ` p-button-${severity}` : ''}`}
-      disabled={!enabled}
-      onClick={() => session.send({ type: EVENTS[action] })}
-    >
-      {label}
-    </button>
-  );
-}
-
 function Machines({ session }: { session: GamespaceSessionActorRef }) {
   const game = useSelector(session, selectGame);
   const inPlay = useSelector(session, selectIsInPlay);
-  const hasMachines = useSelector(session, selectHasMachines);
-  const canDeploy = useSelector(session, selectCanDeploy);
-  const canDestroy = useSelector(session, selectCanDestroy);
-  const changing = useSelector(session, selectIsChangingMachines);
   if (!inPlay || !game?.id) return null;
   const gamespaceId = game.id;
   const vms = (game.vms ?? []).filter((vm) => vm.isVisible !== false);
   return (
     <section className="tp-game-resources" aria-label="Resources">
       <h2>Resources</h2>
-      <div className="tp-actions">
-        {hasMachines ? (
-          <ActionButton
-            session={session}
-            action="destroy"
-            label="Destroy"
-            enabled={canDestroy}
-            severity="danger"
-          />
-        ) : (
-          <ActionButton session={session} action="deploy" label="Deploy" enabled={canDeploy} />
-        )}
-        {changing && <Spinner label={hasMachines ? 'Destroying' : 'Deploying'} />}
-      </div>
+      <MachineActions session={session} />
       <ul className="tp-launch-vms">
         {vms.map((vm) => {
           const name = vm.name ?? vm.id;
@@ -180,7 +120,7 @@ export function LaunchGameView({ session }: { session: GamespaceSessionActorRef 
         </div>
         {confirmation && confirmation !== 'reset' && (
           <ConfirmPrompt
-            question={QUESTIONS[confirmation]}
+            question={ACTION_QUESTIONS[confirmation]}
             onConfirm={() => session.send({ type: 'session.actionConfirmed' })}
             onCancel={() => session.send({ type: 'session.actionCancelled' })}
           />

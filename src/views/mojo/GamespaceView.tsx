@@ -1,12 +1,7 @@
 import { useActorRef, useSelector } from '@xstate/react';
 import { useContext } from 'react';
-import type {
-  GamespaceSessionActorRef,
-  SessionAction,
-} from '../../machines/gamespaceSessionMachine';
+import type { GamespaceSessionActorRef } from '../../machines/gamespaceSessionMachine';
 import {
-  selectCanDeploy,
-  selectCanDestroy,
   selectCanEnd,
   selectCanInvite,
   selectCanReset,
@@ -15,9 +10,7 @@ import {
   selectConfirmation,
   selectErrors,
   selectGame,
-  selectHasMachines,
   selectInviteLink,
-  selectIsChangingMachines,
   selectIsInPlay,
   selectIsLaunching,
   selectIsLoading,
@@ -32,47 +25,7 @@ import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 import { VmController } from '../topo/templates/VmController';
 import { GameVmContext, type GameVmServices } from './gameVmContext';
 import { QuestionSets } from './QuestionSets';
-
-const QUESTIONS: Record<SessionAction, string> = {
-  start: 'Start the game?',
-  end: 'End the game?',
-  reset: 'Reset the game? Its machines and answers are deleted.',
-  deploy: 'Deploy the machines?',
-  destroy: 'Destroy the machines?',
-};
-
-const EVENTS = {
-  start: 'session.startRequested',
-  end: 'session.endRequested',
-  reset: 'session.resetRequested',
-  deploy: 'session.deployRequested',
-  destroy: 'session.destroyRequested',
-} as const;
-
-function ActionButton({
-  session,
-  action,
-  label,
-  enabled,
-  severity,
-}: {
-  session: GamespaceSessionActorRef;
-  action: SessionAction;
-  label: string;
-  enabled: boolean;
-  severity?: 'danger' | 'secondary';
-}) {
-  return (
-    <button
-      type="button"
-      className={`p-button p-component p-button-sm${severity ? ` p-button-${severity}` : ''}`}
-      disabled={!enabled}
-      onClick={() => session.send({ type: EVENTS[action] })}
-    >
-      {label}
-    </button>
-  );
-}
+import { ACTION_QUESTIONS, ActionButton, MachineActions } from './sessionActions';
 
 function GameVm({
   services,
@@ -99,29 +52,12 @@ function GameVm({
 function Resources({ session }: { session: GamespaceSessionActorRef }) {
   const game = useSelector(session, selectGame);
   const inPlay = useSelector(session, selectIsInPlay);
-  const hasMachines = useSelector(session, selectHasMachines);
-  const canDeploy = useSelector(session, selectCanDeploy);
-  const canDestroy = useSelector(session, selectCanDestroy);
-  const changing = useSelector(session, selectIsChangingMachines);
   const services = useContext(GameVmContext);
   if (!inPlay || !game?.id) return null;
   return (
     <section className="tp-game-resources" aria-label="Resources">
       <h2>Resources</h2>
-      <div className="tp-actions">
-        {hasMachines ? (
-          <ActionButton
-            session={session}
-            action="destroy"
-            label="Destroy"
-            enabled={canDestroy}
-            severity="danger"
-          />
-        ) : (
-          <ActionButton session={session} action="deploy" label="Deploy" enabled={canDeploy} />
-        )}
-        {changing && <Spinner label={hasMachines ? 'Destroying' : 'Deploying'} />}
-      </div>
+      <MachineActions session={session} />
       {services &&
         (game.vms ?? []).map((vm) => (
           <GameVm key={vm.id} services={services} vm={vm} gamespaceId={game.id ?? ''} />
@@ -208,7 +144,7 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
         </div>
         {confirmation && (
           <ConfirmPrompt
-            question={QUESTIONS[confirmation]}
+            question={ACTION_QUESTIONS[confirmation]}
             onConfirm={() => session.send({ type: 'session.actionConfirmed' })}
             onCancel={() => session.send({ type: 'session.actionCancelled' })}
           />
