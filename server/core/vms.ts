@@ -63,6 +63,12 @@ const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const asId = (value: unknown): string | null =>
   typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
 
+/** What the VM rules ask of the workspaces. */
+export interface WorkspaceAccess {
+  exists(id: string): Promise<boolean>;
+  canEdit(actor: Actor, id: string): Promise<boolean>;
+}
+
 export interface VmServiceOptions {
   driver: HypervisorDriver;
   publisher: VmPublisher;
@@ -358,8 +364,17 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       return { ...options, net: options.net?.filter((net) => net.includes('#')) ?? null };
     },
 
-    /** GET /api/workspace/{id}/nets (ws.CanEdit is the route's): the workspace's nets. */
-    async workspaceNets(workspaceId: string): Promise<VmOptions> {
+    /**
+     * GET /api/workspace/{id}/nets (wire reference §1.1): the nets the workspace's templates may
+     * use, for its editors (ws.CanEdit); an unknown workspace is 400 ResourceNotFound.
+     */
+    async workspaceNets(
+      actor: Actor,
+      workspaceId: string,
+      workspaces: WorkspaceAccess,
+    ): Promise<VmOptions> {
+      if (!(await workspaces.exists(workspaceId))) throw unknownArgument('id');
+      if (!(await workspaces.canEdit(actor, workspaceId))) throw forbidden();
       return { iso: null, net: (await driver.netOptions(workspaceId)).net ?? [] };
     },
 

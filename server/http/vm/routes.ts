@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { VmAnswer, VmConsole } from '../../hypervisor/driver';
-import type { VmService } from '../../core/vms';
-import { forbidden } from '../../core/errors';
-import { invalid, unknownArgument } from '../../core/fields';
-import type { Actor } from '../../core/users';
+import type { VmService, WorkspaceAccess } from '../../core/vms';
+import { invalid } from '../../core/fields';
 import { actorOf } from '../auth';
 import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
 import { caseInsensitiveQuery } from '../workspace/query';
@@ -34,12 +32,6 @@ export function absoluteConsoleUrl(url: string, request: FastifyRequest): string
   if (!url.startsWith('/')) return url;
   const scheme = request.protocol === 'https' ? 'wss' : 'ws';
   return `${scheme}://${request.host}${url}`;
-}
-
-/** What the workspace's nets route asks of the workspaces (ws.CanEdit). */
-export interface WorkspaceAccess {
-  exists(id: string): Promise<boolean>;
-  canEdit(actor: Actor, id: string): Promise<boolean>;
 }
 
 export async function vmRoutes(
@@ -163,12 +155,7 @@ export async function vmRoutes(
   app.get<IdRoute>(
     '/api/workspace/:id/nets',
     { schema: { params: idParams, response: { 200: vmOptionsSchema, ...errorResponses } } },
-    async (request) => {
-      const { id } = request.params;
-      if (!(await workspaces.exists(id))) throw unknownArgument('id');
-      if (!(await workspaces.canEdit(actorOf(request), id))) throw forbidden();
-      return vms.workspaceNets(id);
-    },
+    async (request) => vms.workspaceNets(actorOf(request), request.params.id, workspaces),
   );
 
   app.get<IdRoute>(
