@@ -10,44 +10,12 @@ import { testEngines } from '../databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from '../harness';
 import { apiKey, connect, type Client } from '../hubClients';
 import { signIn } from '../oidc';
+import { apiRequest, type Json, type Reply } from '../api';
 
 // Who a credential stands for, and how far it reaches (issue: "close an impersonation hole"):
 // registering other people, launch tickets and the console cookie made from them, grader keys,
 // the grader key hidden from observers, ISO paths, sibling templates, the hidden part of the
 // guide, a malformed cookie, and hub groups left when the right to them ends.
-
-// Response bodies are checked field by field below.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
-interface Reply {
-  status: number;
-  text: string;
-  body: Json;
-  headers: Headers;
-}
-
-async function request(
-  url: string,
-  headers: Record<string, string>,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<Reply> {
-  const res = await fetch(`${url}/api${path}`, {
-    method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: Json;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, text, body: parsed, headers: res.headers };
-}
 
 const GRADER_KEY = 'a-grader-key-for-the-tests';
 
@@ -86,7 +54,7 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
   let friendGame: Json;
 
   const call = (who: string, method: string, path: string, body?: unknown) =>
-    request(server.url, users[who]!.headers, method, path, body);
+    apiRequest(server.url, users[who]!.headers, method, path, body);
   const ok = async (res: Promise<Reply>): Promise<Json> => {
     const reply = await res;
     expect(reply.status, reply.text).toBe(200);
@@ -98,7 +66,7 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
     if (!['admin', 'creator', 'observer', 'player'].includes(username)) {
       await createAccount(db, { username, name: username, password: SEED_PASSWORD });
       const { accessToken } = await signIn(server.url, username, SEED_PASSWORD);
-      const registered = await request(
+      const registered = await apiRequest(
         server.url,
         { authorization: `Bearer ${accessToken}` },
         'POST',
@@ -152,7 +120,7 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
 
   /** The topomojo.mks cookie that POST /api/user/login sets for a ticket. */
   async function cookieOf(ticket: string): Promise<Record<string, string>> {
-    const login = await request(
+    const login = await apiRequest(
       server.url,
       { authorization: `Ticket ${ticket}` },
       'POST',
@@ -257,7 +225,7 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
     expect(state.id).toBe(game.id);
     const cookie = await cookieOf(launchTicket(state));
     const as = (method: string, path: string, body?: unknown) =>
-      request(server.url, cookie, method, path, body);
+      apiRequest(server.url, cookie, method, path, body);
 
     expect((await as('GET', `/gamespace/${game.id}`)).status).toBe(200);
     expect((await as('GET', `/gamespace/${game.id}/challenge/progress`)).status).toBe(200);
@@ -284,39 +252,51 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
     const cookie = await cookieOf(launchTicket(state));
     // With a full credential the admin reads any game; the launch cookie reads only its own.
     expect((await call('admin', 'GET', `/gamespace/${friendGame.id}`)).status).toBe(200);
-    expect((await request(server.url, cookie, 'GET', `/gamespace/${friendGame.id}`)).status).toBe(
-      403,
+    expect(
+      (await apiRequest(server.url, cookie, 'GET', `/gamespace/${friendGame.id}`)).status,
+    ).toBe(403);
+    expect((await apiRequest(server.url, cookie, 'GET', `/gamespace/${state.id}`)).status).toBe(
+      200,
     );
-    expect((await request(server.url, cookie, 'GET', `/gamespace/${state.id}`)).status).toBe(200);
-    const user = await request(server.url, cookie, 'GET', '/user');
+    const user = await apiRequest(server.url, cookie, 'GET', '/user');
     expect(user.status).toBe(401);
   });
 
   it('holds an enlisted guest’s ticket to the gamespace it joined', async () => {
     const invite = await ok(call('player', 'POST', `/gamespace/${game.id}/invite`));
     const enlisted = await ok(
-      request(server.url, {}, 'PUT', '/player/enlist', { code: invite.code, subjectName: 'Guest' }),
+      apiRequest(server.url, {}, 'PUT', '/player/enlist', {
+        code: invite.code,
+        subjectName: 'Guest',
+      }),
     );
     const cookie = await cookieOf(enlisted.token);
-    expect((await request(server.url, cookie, 'GET', `/gamespace/${game.id}`)).status).toBe(200);
-    expect((await request(server.url, cookie, 'GET', `/gamespace/${friendGame.id}`)).status).toBe(
-      403,
-    );
+    expect((await apiRequest(server.url, cookie, 'GET', `/gamespace/${game.id}`)).status).toBe(200);
+    expect(
+      (await apiRequest(server.url, cookie, 'GET', `/gamespace/${friendGame.id}`)).status,
+    ).toBe(403);
     await ok(call('player', 'DELETE', `/gamespace/${game.id}/player/${enlisted.token}`));
   });
 
   it('holds the grader key, and its tickets, to its own gamespace', async () => {
     const agent = apiKey(GRADER_KEY);
-    expect((await request(server.url, agent, 'GET', `/gamespace/${game.id}`)).status).toBe(200);
-    expect((await request(server.url, agent, 'GET', `/gamespace/${friendGame.id}`)).status).toBe(
+    expect((await apiRequest(server.url, agent, 'GET', `/gamespace/${game.id}`)).status).toBe(200);
+    expect((await apiRequest(server.url, agent, 'GET', `/gamespace/${friendGame.id}`)).status).toBe(
       403,
     );
-    expect((await request(server.url, agent, 'GET', '/workspaces')).status).toBe(403);
-    expect((await request(server.url, agent, 'GET', `/workspace/${workspaceId}`)).status).toBe(403);
-    expect((await request(server.url, agent, 'POST', '/user/register')).status).toBe(403);
+    expect((await apiRequest(server.url, agent, 'GET', '/workspaces')).status).toBe(403);
+    expect((await apiRequest(server.url, agent, 'GET', `/workspace/${workspaceId}`)).status).toBe(
+      403,
+    );
+    expect((await apiRequest(server.url, agent, 'POST', '/user/register')).status).toBe(403);
 
-    const ticket = (await ok(request(server.url, agent, 'GET', '/user/ticket'))).ticket;
-    const byTicket = await request(server.url, {}, 'GET', `/gamespace/${game.id}?ticket=${ticket}`);
+    const ticket = (await ok(apiRequest(server.url, agent, 'GET', '/user/ticket'))).ticket;
+    const byTicket = await apiRequest(
+      server.url,
+      {},
+      'GET',
+      `/gamespace/${game.id}?ticket=${ticket}`,
+    );
     expect(byTicket.status).toBe(200);
 
     // On the hub, the agent listens on its gamespace and nowhere else.
@@ -438,9 +418,11 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
 
   it('ignores a console cookie that is not valid percent-encoding', async () => {
     const headers = { ...users.player!.headers, cookie: 'topomojo.mks=%E0%A4%A' };
-    expect((await request(server.url, headers, 'GET', '/workspaces')).status).toBe(200);
-    expect((await request(server.url, headers, 'GET', `/gamespace/${game.id}`)).status).toBe(200);
-    const cookieOnly = await request(
+    expect((await apiRequest(server.url, headers, 'GET', '/workspaces')).status).toBe(200);
+    expect((await apiRequest(server.url, headers, 'GET', `/gamespace/${game.id}`)).status).toBe(
+      200,
+    );
+    const cookieOnly = await apiRequest(
       server.url,
       { cookie: 'topomojo.mks=%E0%A4%A' },
       'GET',

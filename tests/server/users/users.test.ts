@@ -6,43 +6,12 @@ import { testEngines } from '../databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from '../harness';
 import { apiKey, connect, type Client } from '../hubClients';
 import { signIn } from '../oidc';
+import { apiRequest, type Json, type Reply } from '../api';
 
 // Users and API keys over real HTTP (wire reference §1.7, §5; issue 13): issuing, using and
 // deleting keys, the users search the Moodle plugin reads its gamespace limit from, adding and
 // changing users (the registrar flag included), deleting them, and the hub closing the
 // connections of users who are disabled or deleted.
-
-// Response bodies are checked field by field below.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = any;
-
-interface Reply {
-  status: number;
-  text: string;
-  body: Json;
-}
-
-async function send(
-  url: string,
-  headers: Record<string, string>,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<Reply> {
-  const res = await fetch(`${url}/api${path}`, {
-    method,
-    headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: Json;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, text, body: parsed };
-}
 
 /** The server closes the connection: within a few seconds, not at the client's next timeout. */
 const closedAtOnce = (client: Client) =>
@@ -58,9 +27,9 @@ describe.each(testEngines())('users and API keys on %s', (engine) => {
   const people: Record<string, { id: string; headers: Record<string, string> }> = {};
 
   const call = (who: string, method: string, path: string, body?: unknown) =>
-    send(server.url, people[who]!.headers, method, path, body);
+    apiRequest(server.url, people[who]!.headers, method, path, body);
   const as = (headers: Record<string, string>, method: string, path: string, body?: unknown) =>
-    send(server.url, headers, method, path, body);
+    apiRequest(server.url, headers, method, path, body);
   const ok = async (reply: Promise<Reply>): Promise<Json> => {
     const r = await reply;
     expect(r.status, r.text).toBe(200);
@@ -78,7 +47,7 @@ describe.each(testEngines())('users and API keys on %s', (engine) => {
     }
     const { accessToken } = await signIn(server.url, username, SEED_PASSWORD);
     const headers = { authorization: `Bearer ${accessToken}` };
-    const registered = await ok(send(server.url, headers, 'POST', '/user/register'));
+    const registered = await ok(apiRequest(server.url, headers, 'POST', '/user/register'));
     people[username] = { id: registered.id, headers };
   }
 
