@@ -104,3 +104,12 @@ export const bodyErrorResponses = {
 
 /** A change the reference answers 200 with an empty body, and its errors. */
 export const doneResponses = { 200: emptySchema, ...errorResponses } as const;
+
+/** VmOptions (wire reference: the isos and nets routes): the ISO files and networks to choose from. */
+export const vmOptionsSchema = {
+  type: 'object',
+  properties: {
+    iso: { type: ['array', 'null'], items: { type: 'string' } },
+    net: { type: ['array', 'null'], items: { type: 'string' } },
+  },
+} as const;

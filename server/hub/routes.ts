@@ -12,6 +12,7 @@ import { newToken } from '../core/ids';
 import { assertEnabled, type Actor } from '../core/users';
 import { anonymousErrorResponses, emptySchema } from '../http/schemas';
 import type { Hub } from './hub';
+import { typed } from '../http/typed';
 
 // The hub's endpoint, /hub. Two ways in, both with a one-time ticket (GET /api/user/ticket):
 // - skipNegotiation + WebSockets (the SPA and the .NET agent): the upgrade request carries the
@@ -63,9 +64,10 @@ function unauthorized(reply: FastifyReply) {
 }
 
 export async function hubRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   options: { hub: Hub; authenticator: Authenticator; cache: Cache },
 ): Promise<void> {
+  const app = typed(fastify);
   const { hub, authenticator, cache } = options;
   const admissions = new WeakMap<FastifyRequest, Admission>();
 
@@ -75,7 +77,7 @@ export async function hubRoutes(
       ['ticket'],
     );
 
-  app.post<{ Querystring: { negotiateVersion?: number } }>(
+  app.post(
     '/hub/negotiate',
     {
       config: { auth: 'anonymous' },

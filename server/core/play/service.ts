@@ -52,14 +52,14 @@ export interface Registration {
   resourceId: string;
   graderKey?: string | null;
   graderUrl?: string | null;
-  variant?: number;
-  playerCount?: number;
+  variant?: number | null;
+  playerCount?: number | null;
   maxAttempts?: number | null;
-  maxMinutes?: number;
+  maxMinutes?: number | null;
   points?: number | null;
-  allowReset?: boolean;
-  allowPreview?: boolean;
-  startGamespace?: boolean;
+  allowReset?: boolean | null;
+  allowPreview?: boolean | null;
+  startGamespace?: boolean | null;
   expirationTime?: string | null;
   players?: Array<{ subjectId?: string | null; subjectName?: string | null }> | null;
 }

@@ -3,6 +3,7 @@ import type { Hub } from '../../hub/hub';
 import { janitorOptions, type Janitor, type JanitorOptions } from '../../core/janitor';
 import { actorOf } from '../auth';
 import { bodyErrorResponses, errorResponses } from '../schemas';
+import { typed } from '../typed';
 
 const liveSchema = {
   type: 'array',
@@ -50,9 +51,10 @@ const janitorReportSchema = {
 } as const;
 
 export async function adminRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   options: { hub: Hub; janitor: Janitor },
 ): Promise<void> {
+  const app = typed(fastify);
   const { hub, janitor } = options;
 
   // The janitor on demand (wire reference §1.8, §4.6), with optional JanitorOptions; an empty
@@ -67,10 +69,10 @@ export async function adminRoutes(
   };
   const optionsOf = (body: JanitorRoute['Body']) =>
     janitorOptions(body && typeof body === 'object' ? body : null);
-  app.post<JanitorRoute>('/api/admin/janitor', janitorRoute, async (request) =>
+  app.post('/api/admin/janitor', janitorRoute, async (request) =>
     janitor.run(optionsOf(request.body)),
   );
-  app.post<JanitorRoute>('/api/admin/janitor/idlewsvms', janitorRoute, async (request) =>
+  app.post('/api/admin/janitor/idlewsvms', janitorRoute, async (request) =>
     janitor.idleWorkspaceVms(optionsOf(request.body)),
   );
 
@@ -82,7 +84,7 @@ export async function adminRoutes(
   );
 
   // A message to every connected client (text/plain, or a JSON string).
-  app.post<{ Body: string | undefined }>(
+  app.post(
     '/api/admin/announce',
     {
       config: { auth: 'admin' },

@@ -21,12 +21,11 @@ import {
   imageFileSchema,
   publishedParams,
 } from './schemas';
+import { typed } from '../typed';
 
 // Documents and images (wire reference §1.6) and the co-editing log's state (`/crdt`, ours). The
 // rules live in the document and image services: an unknown workspace is 400 ResourceNotFound,
 // a caller who may not edit it 403 with an empty body.
-
-type IdRoute = { Params: { id: string } };
 
 /**
  * The most a document's text/plain body may take: its characters (UTF-16 units, which the
@@ -52,13 +51,14 @@ async function firstFile(request: FastifyRequest): Promise<IncomingFile | undefi
 }
 
 export async function documentRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   options: { documents: DocumentService; images: ImageService },
 ) {
+  const app = typed(fastify);
   const { documents, images } = options;
   caseInsensitiveQuery(app);
 
-  app.get<IdRoute>(
+  app.get(
     '/api/document/:id',
     {
       schema: {
@@ -78,13 +78,13 @@ export async function documentRoutes(
     },
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/document/:id/crdt',
     { schema: { params: idParams, response: { 200: crdtSchema, ...errorResponses } } },
     async (request) => documents.crdt(actorOf(request), request.params.id),
   );
 
-  app.put<IdRoute>(
+  app.put(
     '/api/document/:id',
     {
       bodyLimit: DOCUMENT_BODY_LIMIT,
@@ -97,7 +97,7 @@ export async function documentRoutes(
     },
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/images/:id',
     {
       schema: {
@@ -108,7 +108,7 @@ export async function documentRoutes(
     async (request) => images.list(actorOf(request), request.params.id),
   );
 
-  app.post<IdRoute>(
+  app.post(
     '/api/image/:id',
     {
       config: { upload: true },
@@ -128,7 +128,7 @@ export async function documentRoutes(
     },
   );
 
-  app.delete<IdRoute & { Querystring: { filename?: string } }>(
+  app.delete(
     '/api/image/:id',
     { schema: { params: idParams, querystring: imageDeleteQuery, response: doneResponses } },
     async (request, reply) => {
@@ -140,7 +140,7 @@ export async function documentRoutes(
   // The reference serves its DocRoot without authentication; players see these images in the
   // guide. Only uploaded kinds are served (never the markdown, whose part below the cut line is
   // for players of a started gamespace only), and `nosniff` keeps browsers to the stated type.
-  app.get<{ Params: { workspaceId: string; file: string } }>(
+  app.get(
     '/docs/:workspaceId/:file',
     {
       config: { auth: 'anonymous' },

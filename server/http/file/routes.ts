@@ -5,6 +5,7 @@ import { actorOf } from '../auth';
 import { discardRest } from '../body';
 import { isForm, readForm } from '../form';
 import { bodyErrorResponses, errorResponses } from '../schemas';
+import { typed } from '../typed';
 
 // ISO uploads (wire reference §1.6 "ISO upload protocol"): a streamed multipart body whose
 // non-file sections carry URL-encoded metadata, then the file; and the upload progress.
@@ -21,7 +22,8 @@ function abortedByClient(request: FastifyRequest): AbortController {
   return controller;
 }
 
-export async function fileRoutes(app: FastifyInstance, options: { isos: IsoStore }) {
+export async function fileRoutes(fastify: FastifyInstance, options: { isos: IsoStore }) {
+  const app = typed(fastify);
   const { isos } = options;
 
   app.post(
@@ -57,7 +59,7 @@ export async function fileRoutes(app: FastifyInstance, options: { isos: IsoStore
     },
   );
 
-  app.get<{ Params: { key: string } }>(
+  app.get(
     '/api/file/progress/:key',
     {
       schema: {

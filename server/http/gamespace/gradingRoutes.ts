@@ -4,13 +4,12 @@ import { actorOf } from '../auth';
 import { challengeSchema, idParams } from '../challenge/schemas';
 import { bodyErrorResponses, errorResponses } from '../schemas';
 import { gameStateSchema, questionViewSchema } from './schemas';
+import { typed } from '../typed';
 
 // Grading and challenge progress (wire reference §1.2, §4.4). An unknown gamespace id is 400
 // ResourceNotFound; an actor who may not see or play it gets 403 with an empty body. The grader
 // key of a gamespace authenticates as that gamespace (actor id = gamespace id), which is how an
 // in-lab agent grades and reads progress.
-
-type IdRoute = { Params: { id: string } };
 
 const str = { type: 'string' } as const;
 const num = { type: 'number' } as const;
@@ -77,16 +76,14 @@ const progressSchema = {
   },
 } as const;
 
-interface SubmissionBody {
-  id: string;
-  sectionIndex: number;
-  questions?: Array<{ answer?: string | null }> | null;
-}
-
-export async function gradingRoutes(app: FastifyInstance, options: { grading: GradingService }) {
+export async function gradingRoutes(
+  fastify: FastifyInstance,
+  options: { grading: GradingService },
+) {
+  const app = typed(fastify);
   const { grading } = options;
 
-  app.get<IdRoute>(
+  app.get(
     '/api/gamespace/:id/challenge/progress',
     {
       config: { auth: 'anyUser' },
@@ -95,13 +92,13 @@ export async function gradingRoutes(app: FastifyInstance, options: { grading: Gr
     async (request) => grading.progress(actorOf(request), request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/gamespace/:id/challenge',
     { schema: { params: idParams, response: { 200: challengeSchema, ...errorResponses } } },
     async (request) => grading.challenge(actorOf(request), request.params.id),
   );
 
-  app.post<{ Body: SubmissionBody }>(
+  app.post(
     '/api/gamespace/grade',
     // AnyUser as in the reference: the launch page answers questions with the console cookie its
     // launch ticket set (a ticket's or cookie's grant still holds it to its own gamespace).
@@ -122,13 +119,13 @@ export async function gradingRoutes(app: FastifyInstance, options: { grading: Gr
     },
   );
 
-  app.post<IdRoute>(
+  app.post(
     '/api/gamespace/:id/regrade',
     { schema: { params: idParams, response: { 200: gameStateSchema, ...errorResponses } } },
     async (request) => grading.regrade(actorOf(request), request.params.id),
   );
 
-  app.post<IdRoute>(
+  app.post(
     '/api/gamespace/:id/audit',
     {
       schema: {

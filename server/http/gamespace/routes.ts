@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { paging } from '../../core/fields';
 import type { GamespaceService, GameState } from '../../core/gamespaces';
-import type { PlayService, Registration } from '../../core/play/service';
+import type { PlayService } from '../../core/play/service';
 import { actorOf } from '../auth';
 import { caseInsensitiveQuery } from '../workspace/query';
 import { searchProperties } from '../search';
@@ -26,6 +26,7 @@ import {
   playerSchema,
   registrationBody,
 } from './schemas';
+import { typed } from '../typed';
 
 // Gamespace routes (wire reference §1.2): the list, launching and playing a workspace, players,
 // invitations and favorites. The rules live in the play service: an unknown id is 400
@@ -34,7 +35,6 @@ import {
 
 const searchQuery = { type: 'object', properties: searchProperties } as const;
 
-type IdRoute = { Params: { id: string } };
 const anyUser = { auth: 'anyUser' } as const;
 const stateResponse = { 200: gameStateSchema, ...errorResponses } as const;
 const changed = { ...doneResponses, ...bodyErrorResponses } as const;
@@ -45,16 +45,15 @@ const originOf = (request: FastifyRequest) => ({
 });
 
 export async function gamespaceRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   options: { gamespaces: GamespaceService; play: PlayService },
 ) {
+  const app = typed(fastify);
   const { play } = options;
   const serialized = new WeakMap<GameState, string>();
   caseInsensitiveQuery(app);
 
-  app.get<{
-    Querystring: { term?: string; skip?: number; take?: number; filter?: string[] };
-  }>(
+  app.get(
     '/api/gamespaces',
     {
       schema: {
@@ -73,13 +72,13 @@ export async function gamespaceRoutes(
     },
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/preview/:id',
     { schema: { params: idParams, response: stateResponse } },
     async (request) => play.preview(actorOf(request), request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/gamespace/:id',
     { config: anyUser, schema: { params: idParams, response: stateResponse } },
     async (request, reply) => {
@@ -94,7 +93,7 @@ export async function gamespaceRoutes(
     },
   );
 
-  app.post<{ Body: Registration }>(
+  app.post(
     '/api/gamespace',
     {
       schema: {
@@ -105,7 +104,7 @@ export async function gamespaceRoutes(
     async (request) => play.register(actorOf(request), request.body, originOf(request)),
   );
 
-  app.put<{ Body: { id: string; expirationTime?: string | null } }>(
+  app.put(
     '/api/gamespace',
     { config: anyUser, schema: { body: changedGamespaceBody, response: changed } },
     async (request, reply) => {
@@ -115,14 +114,14 @@ export async function gamespaceRoutes(
   );
 
   for (const action of ['start', 'stop', 'complete'] as const) {
-    app.post<IdRoute>(
+    app.post(
       `/api/gamespace/:id/${action}`,
       { config: anyUser, schema: { params: idParams, response: stateResponse } },
       async (request) => play[action](actorOf(request), request.params.id),
     );
   }
 
-  app.delete<IdRoute>(
+  app.delete(
     '/api/gamespace/:id',
     { schema: { params: idParams, response: doneResponses } },
     async (request, reply) => {
@@ -131,7 +130,7 @@ export async function gamespaceRoutes(
     },
   );
 
-  app.post<IdRoute>(
+  app.post(
     '/api/gamespace/:id/invite',
     {
       config: anyUser,
@@ -140,7 +139,7 @@ export async function gamespaceRoutes(
     async (request) => play.invite(actorOf(request), request.params.id),
   );
 
-  app.post<{ Params: { code: string } }>(
+  app.post(
     '/api/player/:code',
     { schema: { params: codeParams, response: doneResponses } },
     async (request, reply) => {
@@ -149,7 +148,7 @@ export async function gamespaceRoutes(
     },
   );
 
-  app.put<{ Body: { subjectName?: string | null; code?: string | null; name?: string | null } }>(
+  app.put(
     '/api/player/enlist',
     {
       config: { auth: 'anonymous' },
@@ -161,7 +160,7 @@ export async function gamespaceRoutes(
     async (request) => play.enlist(request.body ?? {}),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/players/:id',
     {
       schema: {
@@ -172,7 +171,7 @@ export async function gamespaceRoutes(
     async (request) => play.players(actorOf(request), request.params.id),
   );
 
-  app.delete<{ Params: { id: string; subjectId: string } }>(
+  app.delete(
     '/api/gamespace/:id/player/:subjectId',
     { schema: { params: playerParams, response: doneResponses } },
     async (request, reply) => {
@@ -187,7 +186,7 @@ export async function gamespaceRoutes(
     async (request) => play.favorites(actorOf(request)),
   );
 
-  app.put<IdRoute>(
+  app.put(
     '/api/gamespace-favorite/:id',
     { schema: { params: idParams, response: { ...doneResponses, ...notFoundResponse } } },
     async (request, reply) => {
@@ -196,7 +195,7 @@ export async function gamespaceRoutes(
     },
   );
 
-  app.delete<IdRoute>(
+  app.delete(
     '/api/gamespace-favorite/:id',
     { schema: { params: idParams, response: doneResponses } },
     async (request, reply) => {

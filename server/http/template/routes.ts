@@ -1,14 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type {
-  ChangedTemplate,
-  ChangedTemplateDetail,
-  NewTemplateDetail,
-  TemplateClone,
-  TemplateLink,
-  TemplateReLink,
-  TemplateSearch,
-  TemplateService,
-} from '../../core/templates';
+import type { TemplateService } from '../../core/templates';
 import { actorOf } from '../auth';
 import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
 import { caseInsensitiveQuery } from '../workspace/query';
@@ -25,11 +16,10 @@ import {
   templateSearchQuery,
   templateSummarySchema,
 } from './schemas';
+import { typed } from '../typed';
 
 // Template routes (wire reference §1.3). The rules live in the template service; the
 // template-detail and clone routes are for administrators only (403 before anything else).
-
-type IdRoute = { Params: { id: string } };
 
 const summaries = {
   200: { type: 'array', items: templateSummarySchema },
@@ -42,32 +32,33 @@ const detailChanged = { ...detail, ...bodyErrorResponses } as const;
 const changed = { ...doneResponses, ...bodyErrorResponses } as const;
 
 export async function templateRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   options: { templates: TemplateService },
 ) {
+  const app = typed(fastify);
   const { templates } = options;
   caseInsensitiveQuery(app);
 
-  app.get<{ Querystring: TemplateSearch }>(
+  app.get(
     '/api/templates',
     { schema: { querystring: templateSearchQuery, response: summaries } },
     async (request) => templates.list(actorOf(request), request.query),
   );
 
-  app.get<IdRoute & { Querystring: { pub?: boolean } }>(
+  app.get(
     '/api/template/:id/siblings',
     { schema: { params: idParams, querystring: siblingsQuery, response: summaries } },
     async (request) =>
       templates.siblings(actorOf(request), request.params.id, request.query.pub === true),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/template/:id',
     { schema: { params: idParams, response: template } },
     async (request) => templates.load(actorOf(request), request.params.id),
   );
 
-  app.put<{ Body: ChangedTemplate }>(
+  app.put(
     '/api/template',
     { schema: { body: changedTemplateBody, response: changed } },
     async (request, reply) => {
@@ -76,7 +67,7 @@ export async function templateRoutes(
     },
   );
 
-  app.delete<IdRoute>(
+  app.delete(
     '/api/template/:id',
     { schema: { params: idParams, response: doneResponses } },
     async (request, reply) => {
@@ -85,31 +76,31 @@ export async function templateRoutes(
     },
   );
 
-  app.post<{ Body: TemplateLink }>(
+  app.post(
     '/api/template',
     { schema: { body: templateLinkBody, response: templateChanged } },
     async (request) => templates.link(actorOf(request), request.body ?? {}),
   );
 
-  app.post<{ Body: TemplateLink }>(
+  app.post(
     '/api/template/unlink',
     { schema: { body: templateLinkBody, response: templateChanged } },
     async (request) => templates.unlink(actorOf(request), request.body ?? {}),
   );
 
-  app.post<{ Body: TemplateReLink }>(
+  app.post(
     '/api/template/relink',
     { schema: { body: templateReLinkBody, response: templateChanged } },
     async (request) => templates.relink(actorOf(request), request.body ?? {}),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/workspace/:id/templates',
     { schema: { params: idParams, response: summaries } },
     async (request) => templates.scoped(actorOf(request), request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/template-detail/:id',
     {
       config: { auth: 'admin' },
@@ -118,7 +109,7 @@ export async function templateRoutes(
     async (request) => templates.loadDetail(request.params.id),
   );
 
-  app.post<{ Body: NewTemplateDetail }>(
+  app.post(
     '/api/template-detail',
     {
       config: { auth: 'admin' },
@@ -127,7 +118,7 @@ export async function templateRoutes(
     async (request) => templates.createDetail(request.body ?? {}),
   );
 
-  app.put<{ Body: ChangedTemplateDetail }>(
+  app.put(
     '/api/template-detail',
     { config: { auth: 'admin' }, schema: { body: templateDetailBody, response: changed } },
     async (request, reply) => {
@@ -136,7 +127,7 @@ export async function templateRoutes(
     },
   );
 
-  app.post<{ Body: TemplateClone }>(
+  app.post(
     '/api/template/clone',
     {
       config: { auth: 'admin' },

@@ -1,14 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MKS_COOKIE, type Authenticator } from '../../auth/authenticate';
 import type { ListenerRevoker } from '../../core/membership';
-import {
-  actorFrom,
-  userDto,
-  type ChangedUser,
-  type UserDefaults,
-  type UserSearch,
-  type UserService,
-} from '../../core/users';
+import { actorFrom, userDto, type UserDefaults, type UserService } from '../../core/users';
 import { forbidden } from '../../core/errors';
 import { actorOf } from '../auth';
 import { anonymousErrorResponses, emptySchema, errorResponses } from '../schemas';
@@ -24,11 +17,10 @@ import {
   userSchema,
   userSearchQuery,
 } from './schemas';
+import { typed } from '../typed';
 
 // Users, API keys, tickets and the console cookie (wire reference §1.7). `admin` routes are the
 // reference's AdminOnly; "admin or self" is checked by the user service.
-
-type IdRoute = { Params: { id: string } };
 
 export interface UserRoutesOptions {
   users: UserService;
@@ -44,7 +36,11 @@ export interface UserRoutesOptions {
   version: string;
 }
 
-export async function userRoutes(app: FastifyInstance, options: UserRoutesOptions): Promise<void> {
+export async function userRoutes(
+  fastify: FastifyInstance,
+  options: UserRoutesOptions,
+): Promise<void> {
+  const app = typed(fastify);
   const { users, authenticator } = options;
 
   // The console cookie: HttpOnly, SameSite=Strict, Secure when the request is, `cookieMinutes`.
@@ -78,7 +74,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     async (request) => userDto(actorOf(request)),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/user/:id',
     {
       // The caller as its credential says (as GET /api/user), or another stored user for admins.
@@ -92,7 +88,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     },
   );
 
-  app.get<{ Querystring: UserSearch }>(
+  app.get(
     '/api/users',
     {
       config: { auth: 'admin' },
@@ -124,7 +120,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     async () => users.scopes(),
   );
 
-  app.post<{ Body: ChangedUser }>(
+  app.post(
     '/api/user',
     {
       config: { auth: 'admin' },
@@ -137,7 +133,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     },
   );
 
-  app.delete<IdRoute>(
+  app.delete(
     '/api/user/:id',
     { schema: { params: idParams, response: { 200: emptySchema, ...errorResponses } } },
     async (request, reply) => {
@@ -147,7 +143,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     },
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/user/:id/workspaces',
     {
       schema: {
@@ -158,7 +154,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     async (request) => users.workspaces(actorOf(request), request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/user/:id/gamespaces',
     {
       schema: {
@@ -169,7 +165,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     async (request) => users.gamespaces(actorOf(request), request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/user/:id/worker',
     {
       schema: { params: idParams, response: { 200: { type: 'boolean' }, ...errorResponses } },
@@ -177,7 +173,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     async (request) => users.canWork(request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/user/:id/keys',
     {
       config: { auth: 'admin' },
@@ -189,7 +185,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     async (request) => users.apiKeys.list(request.params.id),
   );
 
-  app.post<IdRoute>(
+  app.post(
     '/api/apikey/:id',
     {
       config: { auth: 'admin' },
@@ -198,7 +194,7 @@ export async function userRoutes(app: FastifyInstance, options: UserRoutesOption
     async (request) => users.apiKeys.create(request.params.id, actorOf(request).name),
   );
 
-  app.delete<{ Params: { keyId: string } }>(
+  app.delete(
     '/api/apikey/:keyId',
     {
       config: { auth: 'admin' },

@@ -17,12 +17,11 @@ import {
   vmSchema,
   vmsQuery,
 } from './schemas';
+import { typed } from '../typed';
 
 // VM routes (wire reference §1.4). The rules live in the VM service. Console pages run in their
 // own tab with only the `topomojo.mks` cookie, so the routes they call accept any scheme
 // (`anyUser`); reading a machine (GET vm/{id}) does not.
-
-type IdRoute = { Params: { id: string } };
 
 /**
  * A console path the driver serves through this server becomes an absolute WebSocket address on
@@ -35,13 +34,14 @@ export function absoluteConsoleUrl(url: string, request: FastifyRequest): string
 }
 
 export async function vmRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   options: { vms: VmService; workspaces: WorkspaceAccess },
 ) {
+  const app = typed(fastify);
   const { vms, workspaces } = options;
   caseInsensitiveQuery(app);
 
-  app.get<{ Querystring: { filter?: string } }>(
+  app.get(
     '/api/vms',
     {
       schema: {
@@ -52,7 +52,7 @@ export async function vmRoutes(
     async (request) => vms.list(actorOf(request), request.query.filter ?? ''),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/vm/:id',
     { schema: { params: idParams, response: { 200: vmOrNullSchema, ...errorResponses } } },
     async (request, reply) => {
@@ -63,7 +63,7 @@ export async function vmRoutes(
     },
   );
 
-  app.put<{ Body: { id: string; type: unknown } }>(
+  app.put(
     '/api/vm',
     {
       config: { auth: 'anyUser' },
@@ -79,13 +79,13 @@ export async function vmRoutes(
     },
   );
 
-  app.delete<IdRoute>(
+  app.delete(
     '/api/vm/:id',
     { schema: { params: idParams, response: { 200: vmSchema, ...errorResponses } } },
     async (request) => vms.remove(actorOf(request), request.params.id),
   );
 
-  app.put<IdRoute & { Body: { key: string; value?: string | null } }>(
+  app.put(
     '/api/vm/:id/change',
     {
       config: { auth: 'anyUser' },
@@ -102,7 +102,7 @@ export async function vmRoutes(
       }),
   );
 
-  app.put<IdRoute & { Body: { questionId?: string | null; choiceKey?: string | null } }>(
+  app.put(
     '/api/vm/:id/answer',
     {
       config: { auth: 'anyUser' },
@@ -121,7 +121,7 @@ export async function vmRoutes(
     },
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/vm/:id/isos',
     {
       config: { auth: 'anyUser' },
@@ -130,7 +130,7 @@ export async function vmRoutes(
     async (request) => vms.isos(actorOf(request), request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/vm/:id/nets',
     {
       config: { auth: 'anyUser' },
@@ -139,7 +139,7 @@ export async function vmRoutes(
     async (request) => vms.nets(actorOf(request), request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/vm-console/:id',
     {
       config: { auth: 'anyUser' },
@@ -152,32 +152,32 @@ export async function vmRoutes(
   );
 
   // The networks a workspace's templates may use (wire reference §1.1: ws.CanEdit).
-  app.get<IdRoute>(
+  app.get(
     '/api/workspace/:id/nets',
     { schema: { params: idParams, response: { 200: vmOptionsSchema, ...errorResponses } } },
     async (request) => vms.workspaceNets(actorOf(request), request.params.id, workspaces),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/vm-template/:id',
     { schema: { params: idParams, response: { 200: vmSchema, ...errorResponses } } },
     async (request) => vms.refreshTemplate(actorOf(request), request.params.id),
   );
 
-  app.post<IdRoute>(
+  app.post(
     '/api/vm-template/:id',
     { schema: { params: idParams, response: { 200: vmSchema, ...errorResponses } } },
     async (request) => vms.deployTemplate(actorOf(request), request.params.id),
   );
 
-  app.put<IdRoute>(
+  app.put(
     '/api/vm-template/:id',
     { schema: { params: idParams, response: { 200: { type: 'integer' }, ...errorResponses } } },
     async (request) => vms.initializeTemplate(actorOf(request), request.params.id),
   );
 
   // Reconnects a vSphere host in the reference; no driver here keeps host connections.
-  app.post<IdRoute>(
+  app.post(
     '/api/pod/:id',
     { config: { auth: 'admin' }, schema: { params: idParams, response: doneResponses } },
     async (_request, reply) => reply.code(200).send(''),

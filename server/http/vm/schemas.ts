@@ -118,13 +118,7 @@ export const vmSchema = { type: 'object', properties: vmProperties } as const;
 /** GET /api/vm/{id} answers JSON null for a machine that does not exist. */
 export const vmOrNullSchema = { type: ['object', 'null'], properties: vmProperties } as const;
 
-export const vmOptionsSchema = {
-  type: 'object',
-  properties: {
-    iso: { type: ['array', 'null'], items: { type: 'string' } },
-    net: { type: ['array', 'null'], items: { type: 'string' } },
-  },
-} as const;
+export { vmOptionsSchema } from '../schemas';
 
 export const vmConsoleSchema = {
   type: 'object',

@@ -2,19 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { IsoStore } from '../../core/isos';
 import { actorOf } from '../auth';
 import { caseInsensitiveQuery } from './query';
-import { errorResponses, notFoundResponse } from '../schemas';
+import { errorResponses, notFoundResponse, vmOptionsSchema } from '../schemas';
 import { idParams } from './schemas';
+import { typed } from '../typed';
 
 // A workspace's ISO files (wire reference §1.1, §4.9): the list a template's ISO is chosen from,
 // which templates use one, and its removal.
-
-const isoOptionsSchema = {
-  type: 'object',
-  properties: {
-    iso: { type: ['array', 'null'], items: { type: 'string' } },
-    net: { type: ['array', 'null'], items: { type: 'string' } },
-  },
-} as const;
 
 const isoUsageSchema = {
   type: 'object',
@@ -46,11 +39,12 @@ const pathQuery = {
   properties: { path: { type: 'string', maxLength: 512 } },
 } as const;
 
-export async function workspaceIsoRoutes(app: FastifyInstance, options: { isos: IsoStore }) {
+export async function workspaceIsoRoutes(fastify: FastifyInstance, options: { isos: IsoStore }) {
+  const app = typed(fastify);
   const { isos } = options;
   caseInsensitiveQuery(app);
 
-  app.get<{ Params: { id: string }; Querystring: { term?: string; local?: boolean } }>(
+  app.get(
     '/api/workspace/:id/isos',
     {
       schema: {
@@ -64,13 +58,13 @@ export async function workspaceIsoRoutes(app: FastifyInstance, options: { isos: 
             refresh: { type: 'boolean' },
           },
         },
-        response: { 200: isoOptionsSchema, ...errorResponses },
+        response: { 200: vmOptionsSchema, ...errorResponses },
       },
     },
     async (request) => isos.list(actorOf(request), request.params.id, request.query),
   );
 
-  app.get<{ Params: { id: string }; Querystring: { path: string } }>(
+  app.get(
     '/api/workspace/:id/iso-usage',
     {
       schema: {
@@ -82,7 +76,7 @@ export async function workspaceIsoRoutes(app: FastifyInstance, options: { isos: 
     async (request) => isos.usage(actorOf(request), request.params.id, request.query.path),
   );
 
-  app.delete<{ Params: { id: string }; Querystring: { path: string } }>(
+  app.delete(
     '/api/workspace/:id/iso',
     {
       schema: {

@@ -1,10 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type {
-  ChangedWorkspace,
-  NewWorkspace,
-  WorkspaceSearch,
-  WorkspaceService,
-} from '../../core/workspaces';
+import type { WorkspaceService } from '../../core/workspaces';
 import { actorOf } from '../auth';
 import {
   bodyErrorResponses,
@@ -27,22 +22,22 @@ import {
   workspaceStatsSchema,
   workspaceSummarySchema,
 } from './schemas';
+import { typed } from '../typed';
 
 // Workspace routes (wire reference §1.1). The rules live in the workspace service: an unknown id
 // is 400 ResourceNotFound before authorization, authorization failures 403 with an empty body.
 
-type IdRoute = { Params: { id: string } };
-
 const changed = { ...doneResponses, ...bodyErrorResponses } as const;
 
 export async function workspaceRoutes(
-  app: FastifyInstance,
+  fastify: FastifyInstance,
   options: { workspaces: WorkspaceService },
 ) {
+  const app = typed(fastify);
   const { workspaces } = options;
   caseInsensitiveQuery(app);
 
-  app.get<{ Querystring: WorkspaceSearch }>(
+  app.get(
     '/api/workspaces',
     {
       schema: {
@@ -53,7 +48,7 @@ export async function workspaceRoutes(
     async (request) => workspaces.list(actorOf(request), request.query),
   );
 
-  app.post<{ Body: NewWorkspace }>(
+  app.post(
     '/api/workspace',
     {
       schema: {
@@ -64,13 +59,13 @@ export async function workspaceRoutes(
     async (request) => workspaces.create(actorOf(request), request.body ?? {}),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/workspace/:id',
     { schema: { params: idParams, response: { 200: workspaceSchema, ...errorResponses } } },
     async (request) => workspaces.get(actorOf(request), request.params.id),
   );
 
-  app.put<{ Body: ChangedWorkspace }>(
+  app.put(
     '/api/workspace',
     { schema: { body: changedWorkspaceBody, response: changed } },
     async (request, reply) => {
@@ -80,7 +75,7 @@ export async function workspaceRoutes(
     },
   );
 
-  app.put<{ Body: ChangedWorkspace }>(
+  app.put(
     '/api/workspace/priv',
     { schema: { body: changedWorkspaceBody, response: changed } },
     async (request, reply) => {
@@ -89,7 +84,7 @@ export async function workspaceRoutes(
     },
   );
 
-  app.delete<IdRoute>(
+  app.delete(
     '/api/workspace/:id',
     { schema: { params: idParams, response: doneResponses } },
     async (request, reply) => {
@@ -98,31 +93,31 @@ export async function workspaceRoutes(
     },
   );
 
-  app.post<IdRoute>(
+  app.post(
     '/api/workspace/:id/clone',
     { schema: { params: idParams, response: { 200: workspaceSchema, ...errorResponses } } },
     async (request) => workspaces.clone(actorOf(request), request.params.id),
   );
 
-  app.get<IdRoute>(
+  app.get(
     '/api/workspace/:id/stats',
     { schema: { params: idParams, response: { 200: workspaceStatsSchema, ...errorResponses } } },
     async (request) => workspaces.stats(actorOf(request), request.params.id),
   );
 
-  app.delete<IdRoute>(
+  app.delete(
     '/api/workspace/:id/games',
     { schema: { params: idParams, response: { 200: workspaceStatsSchema, ...errorResponses } } },
     async (request) => workspaces.endGames(actorOf(request), request.params.id),
   );
 
-  app.put<IdRoute>(
+  app.put(
     '/api/workspace/:id/invite',
     { schema: { params: idParams, response: { 200: joinCodeSchema, ...errorResponses } } },
     async (request) => workspaces.invite(actorOf(request), request.params.id),
   );
 
-  app.post<{ Params: { code: string } }>(
+  app.post(
     '/api/worker/:code',
     {
       schema: {
@@ -133,7 +128,7 @@ export async function workspaceRoutes(
     async (request) => workspaces.enlist(actorOf(request), request.params.code),
   );
 
-  app.delete<{ Params: { id: string; subjectId: string } }>(
+  app.delete(
     '/api/workspace/:id/worker/:subjectId',
     { schema: { params: workerParams, response: doneResponses } },
     async (request, reply) => {
@@ -148,7 +143,7 @@ export async function workspaceRoutes(
     async (request) => workspaces.favorites(actorOf(request)),
   );
 
-  app.put<{ Params: { workspaceId: string } }>(
+  app.put(
     '/api/workspace-favorite/:workspaceId',
     { schema: { params: favoriteParams, response: { ...doneResponses, ...notFoundResponse } } },
     async (request, reply) => {
@@ -157,7 +152,7 @@ export async function workspaceRoutes(
     },
   );
 
-  app.delete<{ Params: { workspaceId: string } }>(
+  app.delete(
     '/api/workspace-favorite/:workspaceId',
     { schema: { params: favoriteParams, response: doneResponses } },
     async (request, reply) => {
