@@ -1,7 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../store/db';
-import { createAccount, generatePassword } from '../identity';
+import { AccountError, createAccount, generatePassword } from '../identity';
 import { ROLE_NUMBERS, type RoleName } from '../auth/roles';
 import type { UserDefaults, UserService } from './users';
 
@@ -44,9 +44,18 @@ export async function seedFirstRun(options: {
   if ((await count('users')) > 0 || (await count('identityAccounts')) > 0) return null;
 
   const accounts: SeedResult['accounts'] = [];
-  for (const seed of SEEDED_ACCOUNTS) {
+  for (const [index, seed] of SEEDED_ACCOUNTS.entries()) {
     const password = options.knownPassword || generatePassword();
-    const { id } = await createAccount(db, { username: seed.username, name: seed.name, password });
+    let id: string;
+    try {
+      ({ id } = await createAccount(db, { username: seed.username, name: seed.name, password }));
+    } catch (error) {
+      // Replicas started at once on an empty database all find no accounts; the first to create
+      // the first account seeds, and the others start without seeding.
+      if (index === 0 && error instanceof AccountError && error.message === 'AccountExists')
+        return null;
+      throw error;
+    }
     await options.users.upsertSeeded({
       id,
       name: seed.name,
