@@ -12,10 +12,17 @@ export interface Paging {
   take: number;
 }
 
+/** The largest skip: the reference binds it to a 32-bit integer. */
+export const MAX_SKIP = 2_147_483_647;
+
 export function paging(query: { skip?: number; take?: number }): Paging {
   const take = query.take ?? 0;
   if (take > MAX_TAKE) throw new ValidationFailed('take', 'MaximumTakeExceeded');
-  return { skip: Math.max(0, query.skip ?? 0), take: take > 0 ? take : MAX_TAKE };
+  const skip = query.skip ?? 0;
+  // The route schemas bound skip too, but a query value of hundreds of digits is coerced to
+  // Infinity, which Ajv's `maximum` lets through; no database takes it as an offset.
+  if (!(skip <= MAX_SKIP)) throw new ValidationFailed('skip', `'skip' must be <= ${MAX_SKIP}`);
+  return { skip: Math.max(0, skip), take: take > 0 ? take : MAX_TAKE };
 }
 
 /** The search term as the reference compares it: lowercase, trimmed; '' matches everything. */
