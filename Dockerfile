@@ -1,0 +1,44 @@
+# syntax=docker/dockerfile:1
+# The Topoplay server and its SPA in one image (docs/deploy.md). Two stages: `build` installs every
+# package and runs `npm run build`; the final stage holds only the production packages and what
+# the build produced, owned by root and run as an unprivileged user.
+
+ARG NODE_VERSION=24
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+# The lockfile alone first, so that a change to the sources reuses the installed packages.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+
+FROM node:${NODE_VERSION}-bookworm-slim
+# xorriso wraps an uploaded file that is not an ISO image into one (XORRISO); without it the
+# server accepts ISO images only.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends xorriso \
+  && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production \
+  TOPOPLAY_DATA=/var/lib/topoplay
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No production package needs an install script (better-sqlite3 ships its binaries; a test keeps
+# it so), and skipping them keeps the final stage free of build tools.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/dist-server ./dist-server
+# The data folder is the only place the server writes; everything else stays read-only to it.
+# uid 1000 is the image's `node` user, given by number so that Kubernetes' runAsNonRoot can check it.
+RUN mkdir -p /var/lib/topoplay && chown 1000:1000 /var/lib/topoplay
+VOLUME ["/var/lib/topoplay"]
+ARG COMMIT=dev
+ENV COMMIT=${COMMIT}
+USER 1000:1000
+EXPOSE 5080
+# Healthy once the server answers ready (database, migrations, Redis, hypervisor driver). The
+# slim image has no curl; Node's own fetch does the request.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 5080) + '/api/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Node is PID 1 and handles SIGTERM itself: it stops accepting, lets requests finish and exits.
+CMD ["node", "dist-server/main.js"]
