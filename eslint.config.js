@@ -4,7 +4,17 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'data', 'test-results', 'playwright-report', 'docs'] },
+  {
+    ignores: [
+      'dist',
+      'dist-server',
+      'node_modules',
+      'data',
+      'test-results',
+      'playwright-report',
+      'docs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

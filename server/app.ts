@@ -56,6 +56,10 @@ import { hubRoutes } from './hub/routes';
 import { registerRateLimits } from './http/rateLimit';
 import { registerRequestGuards, registerSecurityHeaders } from './http/security';
 import { markDocumentationAnonymous, registerOpenApi } from './http/openapi';
+import { healthRoutes } from './http/health';
+import { loggerOptions, registerRequestIds, requestId } from './logging';
+import { createMetrics, metricsRoutes } from './metrics';
+import { countActive } from './core/gamespaces';
 
 export interface App {
   app: FastifyInstance;
@@ -82,10 +86,19 @@ export interface RouteEntry {
 
 const VERSION = '0.1.0';
 
-export async function buildApp(config: Config, options: { logger?: boolean } = {}): Promise<App> {
+export interface BuildOptions {
+  /** false: no log at all (most tests). */
+  logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: NodeJS.WritableStream;
+}
+
+export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const store = await openStore({ url: config.databaseUrl, schema: config.databaseSchema });
   const app = Fastify({
-    logger: options.logger === false ? false : { level: config.logLevel },
+    logger: options.logger === false ? false : await loggerOptions(config, options.logDestination),
+    // Our own: a caller's x-request-id only when it is a safe token (server/logging.ts).
+    genReqId: requestId,
     trustProxy: config.trustProxy,
     // One line per request drowns what matters (first-run accounts, errors) on a console.
     logController: new LogController({
@@ -99,6 +112,14 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       maxConnectionsPerClient: config.trustProxy ? 0 : config.http.maxConnectionsPerClient,
     }),
   });
+  // Set when close() begins. Answers sent from then on (requests that were under way) ask their
+  // clients to close the connection, so that the server drains as soon as they are sent rather
+  // than when idle keep-alive connections time out.
+  let closing = false;
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
   // Before the table below records each route's policy: the API's description is for everyone.
   app.addHook('onRoute', markDocumentationAnonymous);
   const routes: RouteEntry[] = [];
@@ -109,6 +130,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
       (route.url.startsWith('/api/') ? 'default' : 'anonymous');
     for (const method of methods) routes.push({ method, url: route.url, auth });
   });
+  registerRequestIds(app);
   // With Redis, every server process shares the cache (tickets) and the hub's groups.
   const onRedisError = (err: unknown) => app.log.warn({ err }, 'redis');
   const redis = config.redisUrl
@@ -163,6 +185,14 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     console: consoleTickets,
     log: app.log,
   });
+  // Prometheus metrics, only with METRICS_TOKEN (server/metrics.ts).
+  const metrics = config.metricsToken
+    ? createMetrics(app, {
+        driver: { name: config.hypervisor, runningCount: () => driver.runningCount() },
+        activeGamespaces: () => countActive(store.db, Date.now()),
+        poolStats: () => store.poolStats(),
+      })
+    : null;
   const vms = createVmService(store.db, { driver, publisher: vmPublisher });
   // Tasks that end on their own (a deploy finishing) reach the editors and players watching.
   const stopRelay = vms.relayDriverEvents();
@@ -203,6 +233,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     keepAliveMs: config.hubKeepAliveMs,
     clientTimeoutMs: config.hubClientTimeoutMs,
     documents,
+    metrics: metrics?.hub,
     // A revocation rechecks a connection's user as stored now (roles, disabled); an agent
     // connection lasts as long as its gamespace.
     async reloadActor(actor) {
@@ -276,6 +307,15 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
 
   // Before the API's routes, so that the description (`/api/openapi.json`, `/api`) sees them all.
   await registerOpenApi(app, { version: VERSION });
+  await app.register(healthRoutes, {
+    sources: {
+      pendingMigrations: () => store.pendingMigrations(),
+      // A read through the cache's own Redis connection: what tickets and locks depend on.
+      redis: config.redisUrl ? () => cache.get('health:probe') : null,
+      hypervisor: () => driver.ready(),
+    },
+  });
+  if (metrics) await app.register(metricsRoutes, { metrics, token: config.metricsToken });
   await app.register(userRoutes, {
     users,
     listeners,
@@ -318,6 +358,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     log: app.log,
     changed: play.changed,
     schedule: config.janitor,
+    ran: metrics?.janitorRan,
   });
   if (config.janitor.enabled) janitor.start();
   await app.register(adminRoutes, { hub, janitor });
@@ -398,7 +439,7 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
   app.get('/', { config: { auth: 'anonymous' } }, (_request, reply) => sendIndex(reply));
 
   // History fallback: any other GET for a page gets the SPA; API and protocol paths get 404.
-  const reserved = /^\/(api|identity|hub|docs|assets)(\/|$)/;
+  const reserved = /^\/(api|identity|hub|docs|assets|metrics)(\/|$)/;
   app.setNotFoundHandler((request, reply) => {
     const path = routedPath(request);
     if ((request.method === 'GET' || request.method === 'HEAD') && !reserved.test(path)) {
@@ -432,8 +473,26 @@ export async function buildApp(config: Config, options: { logger?: boolean } = {
     seeded,
     routes,
     async close() {
-      await janitor.stop();
-      await app.close();
+      closing = true;
+      // New connections are refused from here on (Fastify would only stop listening after its
+      // preClose hooks): a load balancer moves on at once, and a hub client told below that it
+      // may reconnect does not come back here.
+      app.server.close();
+      // Requests under way get the grace period to finish; then whatever is still open is cut,
+      // WebSockets (consoles) included, so that app.close() below can end.
+      const cut = setTimeout(() => {
+        app.log.warn('shutdown: grace period over, closing the connections still open');
+        app.server.closeAllConnections();
+        for (const socket of app.websocketServer.clients) socket.terminate();
+      }, config.shutdownGraceMs);
+      try {
+        await janitor.stop();
+        // Hub clients are told they may reconnect (the preClose hook above), then Fastify waits
+        // for the requests under way.
+        await app.close();
+      } finally {
+        clearTimeout(cut);
+      }
       stopRelay();
       await driver.close();
       await backplane.close();

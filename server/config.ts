@@ -61,6 +61,10 @@ export interface Config {
   commit: string;
   spaDir: string;
   logLevel: string;
+  /** JSON lines, or pino-pretty's lines for people; unset: pretty when stdout is a terminal. */
+  logFormat?: 'json' | 'pretty';
+  /** The bearer token of GET /metrics; empty leaves the metrics off (server/metrics.ts). */
+  metricsToken: string;
   /** Trust X-Forwarded-* headers (only behind a reverse proxy that sets them). */
   trustProxy: boolean;
   /** How long clients may take and how many connections they may hold (server/http/connections.ts). */
@@ -82,6 +86,11 @@ export interface Config {
   hubKeepAliveMs: number;
   /** How long the hub keeps a connection whose client sends nothing. */
   hubClientTimeoutMs: number;
+  /**
+   * On SIGTERM or SIGINT, how long requests under way get to finish once the server has stopped
+   * accepting; whatever is still open then is cut (an upload cut short is discarded).
+   */
+  shutdownGraceMs: number;
   /** How long a game state is kept for GET /api/gamespace/{id}; 0 keeps none. */
   stateCacheMs: number;
   /** The hypervisor driver: 'sim' (simulated machines kept in the database). */
@@ -220,6 +229,13 @@ const FORMS = {
   startSeconds: range('seconds', 0, TIMER_MAX_SECONDS),
   intervalSeconds: range('seconds', 1, TIMER_MAX_SECONDS),
   runs: range('runs', 1, 1_000_000),
+  token: {
+    // It goes into an Authorization header, and a short one is guessed.
+    expects: 'at least 16 characters, without spaces',
+    secret: true,
+    parse: (text: string): string | undefined =>
+      /^[\x21-\x7e]{16,}$/.test(text) ? text : undefined,
+  },
 } satisfies Record<string, Form<unknown>>;
 
 type FormName = keyof typeof FORMS;
@@ -273,6 +289,8 @@ export const VARIABLES = {
     enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
     default: 'info',
   },
+  LOG_FORMAT: { type: 'string', enum: ['json', 'pretty'] },
+  METRICS_TOKEN: { type: 'string', form: 'token' },
   TRUST_PROXY: { type: 'string', form: 'boolean', default: 'false' },
   // Limits count per client address, and a class or a team often shares one behind NAT: the
   // defaults leave room for a hundred people signing in at once from one address.
@@ -289,6 +307,9 @@ export const VARIABLES = {
   REDIS_PREFIX: { type: 'string', default: 'topoplay:' },
   HUB_KEEP_ALIVE_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 15000 },
   HUB_CLIENT_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 30000 },
+  // Kubernetes sends SIGKILL 30 s after SIGTERM, `docker stop` 10 s after (compose's
+  // stop_grace_period): a longer grace needs those raised too.
+  SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: TIMER_MAX_MS, default: 10000 },
   STATE_CACHE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 1000 },
   HYPERVISOR: { type: 'string', enum: ['sim'], default: 'sim' },
   SIM_SPEED: { type: 'number', minimum: 0, default: 1 },
@@ -438,6 +459,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     commit: v.COMMIT,
     spaDir: resolve(v.TOPOPLAY_SPA),
     logLevel: v.LOG_LEVEL,
+    logFormat: v.LOG_FORMAT,
+    metricsToken: v.METRICS_TOKEN ?? '',
     trustProxy: v.TRUST_PROXY,
     http: {
       headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
@@ -449,6 +472,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: v.REDIS_PREFIX,
     hubKeepAliveMs: v.HUB_KEEP_ALIVE_MS,
     hubClientTimeoutMs: v.HUB_CLIENT_TIMEOUT_MS,
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     stateCacheMs: v.STATE_CACHE_MS,
     hypervisor: v.HYPERVISOR,
     simSpeed: v.SIM_SPEED,

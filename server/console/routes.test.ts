@@ -68,6 +68,8 @@ function fakeDriver(machines: Map<string, Vm>) {
     display: unused,
     isoOptions: unused,
     netOptions: unused,
+    ready: unused,
+    runningCount: unused,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -21,6 +21,18 @@ export function isActive(
   return g.startTime > 0 && g.endTime <= 0 && g.expirationTime > now;
 }
 
+/** How many gamespaces are active now, by the rule of isActive (the metrics). */
+export async function countActive(db: Db, now: number): Promise<number> {
+  const row = await db
+    .selectFrom('gamespaces')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('startTime', '>', 0)
+    .where('endTime', '<=', 0)
+    .where('expirationTime', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 /** The Gamespace list item (wire reference §2.2); `players` is not loaded here, as there. */
 export function gamespaceDto(g: GamespaceTable, now: number) {
   return {

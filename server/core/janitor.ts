@@ -107,6 +107,8 @@ export interface JanitorDeps {
    */
   changed?: (gamespaceId: string) => Promise<void>;
   schedule?: JanitorSchedule;
+  /** Told how each background run ended (the metrics). */
+  ran?: (outcome: 'ok' | 'failed') => void;
   now?: () => number;
   random?: () => number;
 }
@@ -319,7 +321,13 @@ export function createJanitor(deps: JanitorDeps) {
   function arm(delay: number) {
     timer = setTimeout(() => {
       running = tick()
-        .catch((err: unknown) => log.warn({ err }, 'janitor run failed'))
+        .then(
+          () => deps.ran?.('ok'),
+          (err: unknown) => {
+            deps.ran?.('failed');
+            log.warn({ err }, 'janitor run failed');
+          },
+        )
         .finally(() => {
           if (timer) arm(pick(schedule.intervalMs));
         });

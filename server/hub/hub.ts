@@ -31,8 +31,11 @@ export const CLIENT_TIMEOUT_MS = 30_000;
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** A client that stops reading is dropped once this much is queued for it. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
-/** On shutdown, how long clients get to close before their sockets are destroyed. */
-const SHUTDOWN_GRACE_MS = 2_000;
+/**
+ * On shutdown, how long clients get to answer the close before their sockets are destroyed (part
+ * of the server's own SHUTDOWN_GRACE_MS, which bounds the whole close).
+ */
+const CLIENT_CLOSE_WAIT_MS = 2_000;
 
 export type HubEventName =
   | 'GlobalEvent'
@@ -98,6 +101,18 @@ export interface HubDocuments {
   edited(room: string, changes: unknown, actor: Actor): Promise<void>;
 }
 
+/** What the hub counts for the metrics (server/metrics.ts), on this process. */
+export interface HubMetrics {
+  connected(): void;
+  disconnected(): void;
+  /** A message from a client, after the handshake. */
+  received(type: ClientMessage['type']): void;
+  /** An event published to a group or everyone, from any process's code. */
+  published(event: HubEventName): void;
+  /** Event messages written to this process's connections by one delivery. */
+  sent(count: number): void;
+}
+
 export interface HubOptions {
   backplane: Backplane;
   canListen: ChannelAccess;
@@ -110,6 +125,7 @@ export interface HubOptions {
   keepAliveMs?: number;
   clientTimeoutMs?: number;
   documents?: HubDocuments;
+  metrics?: HubMetrics;
 }
 
 /** An error the client sees as the completion's `error` text. */
@@ -155,7 +171,7 @@ function toBuffer(data: RawData): Buffer {
 }
 
 export function createHub(options: HubOptions): Hub {
-  const { backplane, canListen, log, documents } = options;
+  const { backplane, canListen, log, documents, metrics } = options;
   const keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
   const clientTimeoutMs = options.clientTimeoutMs ?? CLIENT_TIMEOUT_MS;
   const connections = new Map<string, Connection>();
@@ -238,17 +254,29 @@ export function createHub(options: HubOptions): Hub {
       revoked(audience, frame);
       return;
     }
+    let sent = 0;
     if (audience.all) {
-      for (const conn of connections.values()) if (conn.handshaken) write(conn, frame);
-      return;
+      for (const conn of connections.values()) {
+        if (conn.handshaken) {
+          write(conn, frame);
+          sent += 1;
+        }
+      }
+    } else {
+      for (const conn of groups.get(audience.group) ?? []) {
+        if (conn.id !== audience.except) {
+          write(conn, frame);
+          sent += 1;
+        }
+      }
     }
-    const members = groups.get(audience.group);
-    if (!members) return;
-    for (const conn of members) if (conn.id !== audience.except) write(conn, frame);
+    // Once per delivery, not per connection: a channel of thousands costs one count.
+    metrics?.sent(sent);
   });
 
   const target = (audience: Audience): HubTarget => ({
     send(event, payload) {
+      metrics?.published(event);
       backplane.publish(audience, Buffer.from(invocationFrame(event, payload)));
     },
   });
@@ -459,6 +487,7 @@ export function createHub(options: HubOptions): Hub {
           fault(conn, error instanceof ProtocolError ? error.message : 'InvalidDataException');
           return;
         }
+        metrics?.received(message.type);
         if (!handle(conn, message)) return;
       }
       end = text.indexOf(RECORD_SEPARATOR, start);
@@ -471,6 +500,7 @@ export function createHub(options: HubOptions): Hub {
 
   function disconnected(conn: Connection) {
     if (!connections.delete(conn.id)) return;
+    metrics?.disconnected();
     conn.open = false;
     for (const room of [...conn.groups]) track(leaveGroup(conn, room));
   }
@@ -511,7 +541,7 @@ export function createHub(options: HubOptions): Hub {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(closed),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS))),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, CLIENT_CLOSE_WAIT_MS))),
     ]);
     clearTimeout(timer);
     for (const conn of connections.values()) conn.socket.terminate();
@@ -543,6 +573,7 @@ export function createHub(options: HubOptions): Hub {
         outbox: null,
       };
       connections.set(connectionId, conn);
+      metrics?.connected();
       socket.on('message', (data, isBinary) => receive(conn, data, isBinary));
       socket.on('close', () => disconnected(conn));
     },

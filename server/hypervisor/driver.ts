@@ -181,6 +181,13 @@ export interface HypervisorDriver {
 
   /** Machine changes the driver makes on its own (tasks ending); returns the unsubscribe. */
   subscribe(listener: (event: VmChangeEvent) => void): () => void;
+  /**
+   * Resolves when the driver can serve calls (GET /api/health/ready); rejects, saying why, when
+   * it cannot: closed, or its hypervisor out of reach. Called every few seconds: keep it cheap.
+   */
+  ready(): Promise<void>;
+  /** How many of its machines are running now, every tag (the metrics). */
+  runningCount(): Promise<number>;
   close(): Promise<void>;
 }
 

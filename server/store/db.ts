@@ -3,15 +3,19 @@ import { dirname } from 'node:path';
 import {
   CamelCasePlugin,
   Kysely,
-  Migrator,
   PostgresDialect,
   SqliteDialect,
-  type Migration,
-  type MigrationProvider,
+  sql,
   type Selectable,
   type SqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
+import {
+  DEFAULT_MIGRATION_TABLE,
+  Migrator,
+  type Migration,
+  type MigrationProvider,
+} from 'kysely/migration';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import type { Database } from './schema';
@@ -57,7 +61,20 @@ export interface Store {
     table: T,
     key: keyof Database[T] & string,
   ): (value: string) => Promise<Selectable<Database[T]> | undefined>;
+  /** Migrations this build knows that the database has not applied; rejects when it is away. */
+  pendingMigrations(): Promise<string[]>;
+  /** The PostgreSQL pool's connections now; null on SQLite, which has one connection. */
+  poolStats(): PoolStats | null;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  /** Open connections, busy or idle. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+  max: number;
 }
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -101,12 +118,13 @@ const INT8_OID = 20;
 export async function openStore(options: StoreOptions): Promise<Store> {
   const plugins = [new CamelCasePlugin()];
   let raw: SQLite.Database | null = null;
+  let pool: pg.Pool | null = null;
   let db: Db;
   let dialect: Dialect;
   if (isPostgresUrl(options.url)) {
     dialect = 'postgres';
     const schema = options.schema;
-    const pool = new pg.Pool({
+    pool = new pg.Pool({
       connectionString: options.url,
       max: 10,
       types: {
@@ -141,6 +159,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   await migrate(db, options.schema);
   const sqliteHandle = raw;
+  const pgPool = pool;
   return {
     db,
     dialect,
@@ -170,6 +189,19 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         return result as never;
       };
     },
+    async pendingMigrations() {
+      const table = sql.table(DEFAULT_MIGRATION_TABLE);
+      const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(db);
+      const applied = new Set(rows.map((r) => r.name));
+      return Object.keys(migrations).filter((name) => !applied.has(name));
+    },
+    poolStats: () =>
+      pgPool && {
+        total: pgPool.totalCount,
+        idle: pgPool.idleCount,
+        waiting: pgPool.waitingCount,
+        max: pgPool.options.max ?? 10,
+      },
     close: () => db.destroy(),
   };
 }

@@ -26,6 +26,7 @@ import {
   withNet,
 } from './networks';
 import {
+  countRunning,
   deleteRow,
   finishTask,
   HOST,
@@ -34,6 +35,7 @@ import {
   insertRow,
   nicsOf,
   NO_TASK,
+  probe,
   rowById,
   rowByIdOrName,
   rowByName,
@@ -450,6 +452,13 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+
+    // The sim's hypervisor is the database: ready while open and while its table answers.
+    async ready() {
+      if (closed) throw new Error('the sim driver is closed');
+      await probe(db);
+    },
+    runningCount: () => countRunning(db),
 
     async close() {
       closed = true;

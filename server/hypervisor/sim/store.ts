@@ -55,6 +55,21 @@ export async function rowsWithTask(db: Db): Promise<VmRow[]> {
   return db.selectFrom('vms').selectAll().where('taskId', '!=', '').execute();
 }
 
+/** How many machines are running, every tag. */
+export async function countRunning(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('vms')
+    .select((eb) => eb.fn.countAll().as('count'))
+    .where('state', '=', 'running')
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** Resolves once the machines' table has answered a query (the cheapest there is). */
+export async function probe(db: Db): Promise<void> {
+  await db.selectFrom('vms').select('id').limit(1).execute();
+}
+
 const likeEscape = (term: string): string => term.replace(/[!%_]/g, (c) => `!${c}`);
 
 /**

@@ -131,7 +131,13 @@ describe.each(testEngines())('authorization matrix on %s', (engine) => {
     // abuse limits are off: thousands of requests from one address are what the matrix is.
     server = await startTestServer({
       engine,
-      env: { SIM_SPEED: '0', RATE_LIMIT_ANONYMOUS: '0', RATE_LIMIT_CREDENTIALS: '0' },
+      env: {
+        SIM_SPEED: '0',
+        RATE_LIMIT_ANONYMOUS: '0',
+        RATE_LIMIT_CREDENTIALS: '0',
+        // GET /metrics exists only with a token.
+        METRICS_TOKEN: 'authz-matrix-metrics-token',
+      },
     });
     const world = await buildWorld(server);
     matrix = await runMatrix(world);

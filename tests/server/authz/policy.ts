@@ -481,6 +481,27 @@ export const POLICY: PolicyRow[] = [
     anonymous: true,
     cases: [{ allow: EVERYONE, request: () => ({ url: '/api/health/version' }) }],
   },
+  // The probes (server/http/health.ts): for the orchestrator, which holds no credential.
+  {
+    method: 'GET',
+    url: '/api/health/live',
+    anonymous: true,
+    cases: [{ allow: EVERYONE, request: () => ({ url: '/api/health/live' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/health/ready',
+    anonymous: true,
+    cases: [{ allow: EVERYONE, request: () => ({ url: '/api/health/ready' }) }],
+  },
+  {
+    // Prometheus metrics (server/metrics.ts; the matrix sets METRICS_TOKEN): to the bearer of
+    // that token only, which no actor holds.
+    method: 'GET',
+    url: '/metrics',
+    anonymous: true,
+    cases: [{ allow: NOBODY, everyone: [401], request: () => ({ url: '/metrics' }) }],
+  },
 
   // Workspaces (§1.1).
   {

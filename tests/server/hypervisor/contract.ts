@@ -296,5 +296,17 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
       }
       expect((await driver.find(t)).map((v) => v.name)).toEqual([`db#${t}`, `web#${t}`]);
     });
+
+    it('says it is ready, and counts a machine it started among the running ones', async () => {
+      await expect(driver.ready()).resolves.toBeUndefined();
+      const t = tag();
+      const vm = await driver.deploy(template('web', t, { AutoStart: false }), false);
+      await untilIdle(driver, vm.id);
+      const before = await driver.runningCount();
+      await driver.start(vm.id);
+      await untilIdle(driver, vm.id);
+      // Other tests' machines may still be starting: at least this one more.
+      expect(await driver.runningCount()).toBeGreaterThan(before);
+    });
   });
 }
