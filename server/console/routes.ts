@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
+import { every, realClock, type Clock } from '../clock';
 import type { HypervisorDriver, Vm } from '../hypervisor/driver';
 import { untagged } from '../hypervisor/driver';
 import { createMachineDisplay, type MachineDisplay } from './display';
@@ -32,7 +33,7 @@ export function endOf(vm: Vm | null): { state: string; message: string } | null 
   return { state, message: `[machine ${state}]` };
 }
 
-function createDisplays(driver: HypervisorDriver, log: FastifyInstance['log']) {
+function createDisplays(driver: HypervisorDriver, log: FastifyInstance['log'], clock: Clock) {
   const watched = new Map<string, Watched>();
 
   const watch = (vm: Vm): Watched => {
@@ -47,16 +48,15 @@ function createDisplays(driver: HypervisorDriver, log: FastifyInstance['log']) {
       if (event.vm.id !== vm.id) return;
       check(event.action === 'VM.DELETE' ? null : event.vm);
     });
-    const timer = setInterval(() => {
+    const stopChecks = every(clock, MACHINE_CHECK_MS, () => {
       driver.load(vm.id).then(check, (err: unknown) => log.warn({ err }, 'console machine check'));
-    }, MACHINE_CHECK_MS);
-    timer.unref();
+    });
     return {
       display,
       viewers: 0,
       stop() {
         unsubscribe();
-        clearInterval(timer);
+        stopChecks();
       },
     };
   };
@@ -102,10 +102,10 @@ const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
 
 export async function consoleRoutes(
   app: FastifyInstance,
-  options: { driver: HypervisorDriver; tickets: ConsoleTicketStore },
+  options: { driver: HypervisorDriver; tickets: ConsoleTicketStore; clock?: Clock },
 ): Promise<void> {
   const { driver, tickets } = options;
-  const displays = createDisplays(driver, app.log);
+  const displays = createDisplays(driver, app.log, options.clock ?? realClock);
   const admissions = new WeakMap<FastifyRequest, Admission>();
   app.addHook('onClose', async () => displays.close());
 

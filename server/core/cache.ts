@@ -1,5 +1,5 @@
 // The distributed cache of the reference system: one-time tickets, invitation codes and locks.
-// In memory for a single server; issue #3 adds a Redis implementation so several servers share it.
+// In memory for a single server; with REDIS_URL several servers share one (redisCache.ts).
 
 export interface Cache {
   get(key: string): Promise<string | null>;

@@ -4,15 +4,7 @@ import { isInvalidValue } from '../store/db';
 
 // How every error is answered (wire reference §0): domain errors 400 {"message": name};
 // authorization 403 with an empty body; argument validation 400 problem details; anything else
-// 500 {"message":"Error"}, logged with the request's context and kept for the admin log.
-
-export interface ErrorLogEntry {
-  timestamp: string;
-  message: string;
-  stackTrace: string;
-}
-
-const KEEP = 50;
+// 500 {"message":"Error"}, logged with the request's context.
 
 function problem(reply: FastifyReply, request: FastifyRequest, errors: Record<string, string[]>) {
   const first = Object.values(errors)[0]?.[0] ?? 'Invalid';
@@ -27,9 +19,7 @@ function problem(reply: FastifyReply, request: FastifyRequest, errors: Record<st
   });
 }
 
-export function registerErrorHandling(app: FastifyInstance): { recent(): ErrorLogEntry[] } {
-  const recent: ErrorLogEntry[] = [];
-
+export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     if (error instanceof Forbidden) return reply.code(403).send('');
     if (error instanceof DomainError) return reply.code(400).send({ message: error.message });
@@ -76,14 +66,6 @@ export function registerErrorHandling(app: FastifyInstance): { recent(): ErrorLo
       return reply.code(fe.statusCode).send({ message });
     }
     request.log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
-    recent.unshift({
-      timestamp: new Date().toISOString().replace('Z', '+00:00'),
-      message: error.message,
-      stackTrace: error.stack ?? '',
-    });
-    if (recent.length > KEEP) recent.length = KEEP;
     return reply.code(500).send({ message: 'Error' });
   });
-
-  return { recent: () => [...recent] };
 }

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock';
 import type { Config } from '../config';
 import type { Db } from '../store/db';
 import type { ConsoleTickets, HypervisorDriver } from './driver';
@@ -11,6 +12,8 @@ export interface DriverDeps {
   dataDir: string;
   console?: ConsoleTickets;
   log?: { warn(o: object, msg?: string): void };
+  /** The real one unless a test moves time on by hand. */
+  clock?: Clock;
 }
 
 /** The hypervisor driver the configuration names (HYPERVISOR). */

@@ -69,19 +69,18 @@ function ownServer() {
   const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-e2e-hub-'));
   let server: ChildProcess | null = null;
 
-  const ready = async (timeoutMs = 60_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      try {
-        const response = await fetch(`${baseURL}/assets/settings.json`);
-        if (response.ok) return;
-      } catch {
-        // Not listening yet.
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error(`the hub test server did not start on ${baseURL}`);
-  };
+  const ready = () =>
+    expect
+      .poll(
+        () =>
+          fetch(`${baseURL}/assets/settings.json`).then(
+            (response) => response.ok,
+            // Not listening yet.
+            () => false,
+          ),
+        { message: `the hub test server starts on ${baseURL}`, timeout: 60_000, intervals: [250] },
+      )
+      .toBe(true);
 
   return {
     baseURL,

@@ -1,24 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { signIn } from './support';
 
-/** A small ISO image made with xorriso, as an author would bring one. */
-function buildIso(): Buffer {
-  const dir = mkdtempSync(join(tmpdir(), 'topoplay-e2e-iso-'));
-  try {
-    writeFileSync(join(dir, 'tool.sh'), '#!/bin/sh\necho tool\n');
-    const out = join(dir, 'out.iso');
-    execFileSync('xorriso', ['-as', 'mkisofs', '-V', 'TOOLS', '-o', out, join(dir, 'tool.sh')], {
-      stdio: 'ignore',
-    });
-    return readFileSync(out);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** A small ISO image, as an author would bring one (made as tests/server/isos.test.ts says). */
+const TINY_ISO = readFileSync('tests/fixtures/tiny.iso');
 
 test('an author uploads files on the Files tab and mounts one in a template', async ({ page }) => {
   test.setTimeout(120_000);
@@ -32,7 +17,7 @@ test('an author uploads files on the Files tab and mounts one in a template', as
   await page.waitForURL(new RegExp(`/topo/${id}/files$`));
   await page.getByLabel('Choose files to upload, or drop them here').setInputFiles([
     { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('lab notes\n'.repeat(50)) },
-    { name: 'tools.iso', mimeType: 'application/octet-stream', buffer: buildIso() },
+    { name: 'tools.iso', mimeType: 'application/octet-stream', buffer: TINY_ISO },
   ]);
   const uploads = page.getByRole('list').filter({ has: page.getByRole('progressbar') });
   for (const name of ['notes.txt', 'tools.iso']) {

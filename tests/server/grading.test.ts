@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../../server/store/db';
 import { newId } from '../../server/core/ids';
 import { createTestDatabase, testEngines } from './databases';
@@ -263,16 +263,21 @@ async function spawnServer(
     },
     stdio: 'ignore',
   });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const up = await fetch(`${url}/api/health/version`).then(
+  // Up once it answers; a process that exits first never will.
+  const died = new Promise<never>((_, reject) =>
+    child.once('exit', () => reject(new Error('server did not start'))),
+  );
+  died.catch(() => {});
+  const up = () =>
+    fetch(`${url}/api/health/version`).then(
       (r) => r.ok,
       () => false,
     );
-    if (up) return { url, child };
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error('server did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await Promise.race([
+    vi.waitFor(async () => expect(await up()).toBe(true), { timeout: 30_000, interval: 100 }),
+    died,
+  ]);
+  return { url, child };
 }
 
 const exited = (child: ChildProcess) =>

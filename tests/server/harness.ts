@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type App } from '../../server/app';
+import type { Clock } from '../../server/clock';
 import { loadConfig } from '../../server/config';
 import { newApiKey, newId, sha256Hex } from '../../server/core/ids';
 import { createTestDatabase, type TestDatabase } from './databases';
@@ -36,9 +37,12 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The real server on a free loopback port, with a fresh data folder and database. */
+/**
+ * The real server on a free loopback port, with a fresh data folder and database. With a `clock`
+ * (tests/server/manualClock.ts), the sim driver's tasks end when the test moves it on.
+ */
 export async function startTestServer(
-  options: { engine?: 'sqlite' | 'postgres'; env?: Record<string, string> } = {},
+  options: { engine?: 'sqlite' | 'postgres'; env?: Record<string, string>; clock?: Clock } = {},
 ): Promise<TestServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-test-'));
@@ -63,7 +67,8 @@ export async function startTestServer(
     RATE_LIMIT_CREDENTIALS: '0',
     ...options.env,
   });
-  let app = await buildApp(config, { logger: false });
+  const build = () => buildApp(config, { logger: false, clock: options.clock });
+  let app = await build();
   await app.app.listen({ port, host: '127.0.0.1' });
 
   const userId = async (username: string) => {
@@ -97,11 +102,11 @@ export async function startTestServer(
       return key;
     },
     async restart() {
+      // Once this resolves the old server has closed every connection; a client's pooled
+      // keep-alive socket reads that close at the next turn of the event loop, long before the
+      // new server (its database opened and migrated) listens.
       await app.close();
-      // Clients' pooled keep-alive connections to the old server close now; a request sent on
-      // one before its client notices fails, which is not what a restart test is about.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      app = await buildApp(config, { logger: false });
+      app = await build();
       await app.app.listen({ port, host: '127.0.0.1' });
     },
     async close() {

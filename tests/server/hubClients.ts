@@ -4,6 +4,7 @@ import {
   LogLevel,
   type HubConnection,
 } from '@microsoft/signalr';
+import { vi } from 'vitest';
 import WebSocket from 'ws';
 import type { HubEventName } from '../../server/hub/hub';
 
@@ -88,15 +89,16 @@ export async function connect(
   return { connection, ...recorder, stop: () => connection.stop() };
 }
 
-/** Polls until `check` returns a value. */
-export async function until<T>(check: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** Resolves with what `check` returns once it returns a value. */
+export function until<T>(check: () => T | undefined | false, timeoutMs = 5_000): Promise<T> {
+  return vi.waitFor(
+    () => {
+      const value = check();
+      if (value === undefined || value === false) throw new Error('timed out waiting');
+      return value;
+    },
+    { timeout: timeoutMs, interval: 10 },
+  );
 }
 
 export interface RawClient {

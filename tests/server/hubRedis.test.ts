@@ -28,8 +28,6 @@ async function deleteKeys(prefix: string): Promise<number> {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe.skipIf(!REDIS_URL)('Redis cache (skipped without REDIS_URL)', () => {
   const prefix = runPrefix();
   const onError = (error: unknown) => {
@@ -37,27 +35,41 @@ describe.skipIf(!REDIS_URL)('Redis cache (skipped without REDIS_URL)', () => {
   };
   const a = createRedisCache({ url: REDIS_URL, prefix, onError });
   const b = createRedisCache({ url: REDIS_URL, prefix, onError });
+  // Entries expire on Redis's clock, which a test cannot move: it reads and sets what is left of
+  // an entry's lifetime (PTTL, PEXPIRE) through a connection of its own, which slides nothing.
+  const redis = REDIS_URL ? new Redis(REDIS_URL) : null;
+  const stored = (key: string) => `${prefix}cache:${key}`;
+  const lifeLeft = (key: string) => redis!.pttl(stored(key));
   afterAll(async () => {
     await a.close();
     await b.close();
+    redis?.disconnect();
     await deleteKeys(prefix);
   });
 
   it('shares values between server processes and expires them', async () => {
     await a.set('tkt:1', 'user#Name', 150);
     expect(await b.get('tkt:1')).toBe('user#Name');
-    await sleep(250);
-    expect(await b.get('tkt:1')).toBeNull();
+    expect(await lifeLeft('tkt:1')).toBeGreaterThan(0);
+    expect(await lifeLeft('tkt:1')).toBeLessThanOrEqual(150);
+    await expect.poll(() => b.get('tkt:1')).toBeNull();
   });
 
   it('extends a sliding entry on every read', async () => {
-    await a.set('launch:1', 'v', 300, { sliding: true });
+    await a.set('launch:1', 'v', 60_000, { sliding: true });
     for (let i = 0; i < 4; i++) {
-      await sleep(150);
-      expect(await b.get('launch:1')).toBe('v');
+      // As if most of its lifetime had passed: a read gives it the whole of it again.
+      await redis!.pexpire(stored('launch:1'), 5_000);
+      expect(await (i % 2 ? a : b).get('launch:1')).toBe('v');
+      expect(await lifeLeft('launch:1')).toBeGreaterThan(5_000);
     }
-    await sleep(450);
-    expect(await a.get('launch:1')).toBeNull();
+    // Read, then unread for its lifetime: it expires.
+    await a.set('launch:2', 'v', 300, { sliding: true });
+    expect(await b.get('launch:2')).toBe('v');
+    expect(await lifeLeft('launch:2')).toBeGreaterThan(0);
+    expect(await lifeLeft('launch:2')).toBeLessThanOrEqual(300);
+    await expect.poll(() => redis!.exists(stored('launch:2'))).toBe(0);
+    expect(await a.get('launch:2')).toBeNull();
   });
 
   it('gives a value to exactly one of many concurrent takes', async () => {
@@ -274,14 +286,13 @@ describe.skipIf(!REDIS_URL)(
       const later = new Date(Date.parse(kept.expirationTime) + 3_600_000).toISOString();
       await json(a.url, 'PUT', '/gamespace', { id: game.id, expirationTime: later });
       // B keeps states for 10 s here: seeing the change sooner means A's message dropped it.
-      const started = Date.now();
-      let seen = '';
-      while (Date.now() - started < 3_000) {
-        seen = (await json(b.url, 'GET', `/gamespace/${game.id}`)).expirationTime;
-        if (Date.parse(seen) === Date.parse(later)) break;
-        await sleep(25);
-      }
-      expect(Date.parse(seen)).toBe(Date.parse(later));
+      await expect
+        .poll(
+          async () =>
+            Date.parse((await json(b.url, 'GET', `/gamespace/${game.id}`)).expirationTime),
+          { timeout: 3_000, interval: 25 },
+        )
+        .toBe(Date.parse(later));
       await json(a.url, 'POST', `/gamespace/${game.id}/complete`);
     });
 

@@ -1,17 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EMPTY_GUID, newId } from '../../server/core/ids';
 import {
   ISO_SIGNATURE,
@@ -41,15 +31,12 @@ interface Reply {
 /** Small, so that the size limit is reached with little data. */
 const MAX_BYTES = 512 * 1024;
 
-/** A tiny real ISO 9660 image holding one file, made with xorriso. */
-function buildIso(dir: string, label: string): Buffer {
-  const src = join(dir, `${label}-src`);
-  mkdirSync(src, { recursive: true });
-  writeFileSync(join(src, 'readme.txt'), `inside ${label}\n`);
-  const out = join(dir, `${label}.iso`);
-  execFileSync('xorriso', ['-as', 'mkisofs', '-V', label, '-o', out, src], { stdio: 'ignore' });
-  return readFileSync(out);
-}
+/**
+ * A tiny real ISO 9660 image holding one file, readme.txt, labelled TINYISO. Made once with
+ * `xorriso -as mkisofs -V TINYISO -no-pad -o tests/fixtures/tiny.iso <folder>`, so that the suite
+ * without xorriso needs none either.
+ */
+const TINY_ISO = readFileSync(join(import.meta.dirname, '../fixtures/tiny.iso'));
 
 const signatureOf = (bytes: Buffer) =>
   bytes.subarray(ISO_SIGNATURE_OFFSET, ISO_SIGNATURE_OFFSET + ISO_SIGNATURE.length).toString();
@@ -63,8 +50,6 @@ const volumeLabelOf = (bytes: Buffer) =>
 
 describe.each(testEngines())('ISO files on %s', (engine) => {
   let server: TestServer;
-  let work: string;
-  let isoBytes: Buffer;
   const token: Record<string, string> = {};
   let wsId = '';
   let otherWsId = '';
@@ -157,19 +142,18 @@ describe.each(testEngines())('ISO files on %s', (engine) => {
     });
   }
 
-  const eventually = async <T>(check: () => Promise<T | false>): Promise<T> => {
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      const value = await check();
-      if (value !== false) return value;
-      if (Date.now() > deadline) throw new Error('timed out waiting');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  /** Resolves with what `check` answers once it answers more than false. */
+  const eventually = <T>(check: () => Promise<T | false>): Promise<T> =>
+    vi.waitFor(
+      async () => {
+        const value = await check();
+        if (value === false) throw new Error('timed out waiting');
+        return value;
+      },
+      { timeout: 5_000, interval: 20 },
+    );
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'topoplay-isos-'));
-    isoBytes = buildIso(work, 'TINYISO');
     server = await startTestServer({ engine, env: { UPLOAD_MAX_BYTES: String(MAX_BYTES) } });
     const db = server.app.store.db;
     await createAccount(db, { username: 'editor', name: 'Eddie Editor', password: SEED_PASSWORD });
@@ -192,20 +176,19 @@ describe.each(testEngines())('ISO files on %s', (engine) => {
   });
   afterAll(async () => {
     await server?.close();
-    rmSync(work, { recursive: true, force: true });
   });
 
   describe('upload', () => {
     it('stores an ISO image as it is, under the name without spaces, and answers true', async () => {
       const res = await upload(
         'editor',
-        `size=${isoBytes.length}&group-key=${wsId}`,
+        `size=${TINY_ISO.length}&group-key=${wsId}`,
         'tiny disk.iso',
-        isoBytes,
+        TINY_ISO,
       );
       expect(res).toMatchObject({ status: 200, body: true });
       expect(entries(wsId)).toEqual(['tinydisk.iso']);
-      expect(readFileSync(join(isoDir(wsId), 'tinydisk.iso')).equals(isoBytes)).toBe(true);
+      expect(readFileSync(join(isoDir(wsId), 'tinydisk.iso')).equals(TINY_ISO)).toBe(true);
     });
 
     it('wraps another file into an ISO image labelled UploadedFile, named {name}.iso', async () => {
@@ -349,7 +332,7 @@ describe.each(testEngines())('ISO files on %s', (engine) => {
       const zero = await upload('editor', `size=4&group-key=${EMPTY_GUID}`, 'public.txt', 'data');
       expect(zero.status).toBe(403);
       expect(entries(EMPTY_GUID)).toEqual([]);
-      const admin = await upload('admin', `size=${isoBytes.length}`, 'stock.iso', isoBytes);
+      const admin = await upload('admin', `size=${TINY_ISO.length}`, 'stock.iso', TINY_ISO);
       expect(admin).toMatchObject({ status: 200, body: true });
       expect(entries(EMPTY_GUID)).toEqual(['stock.iso']);
     });
@@ -513,12 +496,10 @@ describe.each(testEngines())('ISO files on %s', (engine) => {
 
 describe('ISO uploads on a server without xorriso', () => {
   let server: TestServer;
-  let work: string;
   let creatorToken = '';
   let wsId = '';
 
   beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), 'topoplay-isos-'));
     server = await startTestServer({
       // A limit above any disk, so that the free-space rule is what refuses a huge declared size.
       env: { XORRISO: '/nonexistent/xorriso', UPLOAD_MAX_BYTES: String(2 ** 52) },
@@ -533,7 +514,6 @@ describe('ISO uploads on a server without xorriso', () => {
   });
   afterAll(async () => {
     await server?.close();
-    rmSync(work, { recursive: true, force: true });
   });
 
   const files = () => {
@@ -561,8 +541,7 @@ describe('ISO uploads on a server without xorriso', () => {
   });
 
   it('still stores real ISO images', async () => {
-    const iso = buildIso(work, 'BARE');
-    const res = await upload(`size=${iso.length}&group-key=${wsId}`, 'bare.iso', iso);
+    const res = await upload(`size=${TINY_ISO.length}&group-key=${wsId}`, 'bare.iso', TINY_ISO);
     expect(res).toMatchObject({ status: 200, body: true });
     expect(files()).toEqual(['bare.iso']);
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { toVmTemplate } from '../../server/core/templates';
 import { EMPTY_GUID, newId } from '../../server/core/ids';
 import { createJanitor, DEFAULT_JANITOR_OPTIONS } from '../../server/core/janitor';
@@ -178,19 +178,31 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     const id = await gamespace({ endTime: Date.now() - MINUTE });
     await machine('kali', id);
     const deletes: string[] = [];
+    // The janitor that deletes first holds the lock until each of the three has tried to take it.
+    let lockTries = 0;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const cache = {
+      ...server.app.cache,
+      setIfAbsent(key: string, value: string, ttlMs: number) {
+        lockTries += 1;
+        return server.app.cache.setIfAbsent(key, value, ttlMs);
+      },
+    };
     const driver = {
       machinesOf: (tag: string) => server.app.driver.machinesOf(tag),
       deleteAll: async (term: string) => {
         deletes.push(term);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await held;
         return server.app.driver.deleteAll(term);
       },
     };
     const log = { warn() {} };
-    const janitors = [1, 2, 3].map(() =>
-      createJanitor({ db: db(), driver, cache: server.app.cache, log }),
-    );
-    await Promise.all(janitors.map((j) => j.run(DEFAULT_JANITOR_OPTIONS)));
+    const janitors = [1, 2, 3].map(() => createJanitor({ db: db(), driver, cache, log }));
+    const runs = Promise.all(janitors.map((j) => j.run(DEFAULT_JANITOR_OPTIONS)));
+    await vi.waitFor(() => expect(lockTries).toBeGreaterThanOrEqual(3));
+    release();
+    await runs;
     await Promise.all(janitors.map((j) => j.tick()));
     expect(deletes.filter((d) => d === id)).toEqual([id]);
   });
@@ -216,13 +228,14 @@ describe('janitor in the background', () => {
         .select(['endTime', 'expirationTime', 'cleaned'])
         .where('id', '=', id)
         .executeTakeFirstOrThrow();
-    const deadline = Date.now() + 10_000;
-    let row = await read();
-    while (row.cleaned !== 1 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      row = await read();
-    }
+    const row = await vi.waitFor(
+      async () => {
+        const row = await read();
+        expect(row).toMatchObject({ cleaned: 1 });
+        return row;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(row.endTime).toBe(row.expirationTime);
-    expect(row).toMatchObject({ cleaned: 1 });
   });
 });

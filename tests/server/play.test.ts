@@ -317,7 +317,6 @@ describe.each(testEngines())('play on %s', (engine) => {
       .set({ scope: 'red-team' })
       .where('id', '=', users.limited!.id)
       .execute();
-    await new Promise((r) => setTimeout(r, 10));
     const limited = await call('limited', 'POST', '/gamespace', { resourceId: restrictedId });
     expect(limited.status).toBe(400);
     expect(limited.body).toEqual({ message: 'ClientGamespaceLimitReached' });

@@ -4,16 +4,19 @@ import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
 import { EMPTY_GUID, newApiKey, newId, sha256Hex } from '../../server/core/ids';
 import { toVmTemplate } from '../../server/core/templates';
 import { SYSTEM_ACTOR } from '../../server/core/vms';
+import { TASK_MS } from '../../server/hypervisor/sim/tasks';
 import { CSRF_HEADER } from '../../server/http/security';
 import { createAccount } from '../../server/identity';
 import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
 import { apiKey, connect, type Client } from './hubClients';
+import { createManualClock } from './manualClock';
 import { signIn } from './oidc';
 
 // The VM routes (wire reference §1.4, §4.8, §4.10) through the real server and the sim driver:
 // builder machines deployed from templates, who may see and drive which machine, the console
-// cookie, isolation while gamespaces run, the admin list's groups, and a restart mid-task.
+// cookie, isolation while gamespaces run, the admin list's groups, and a restart mid-task. The
+// sim's tasks take their real time on a manual clock: they end when a test moves it on.
 
 // Response bodies are checked field by field below.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -25,8 +28,8 @@ interface Reply {
   body: Json;
 }
 
-/** Fast enough for a test, slow enough that a task is seen running (a deploy takes 150 ms). */
-const SPEED = '20';
+/** Longer than any one task: moving the clock on by it ends whatever is running. */
+const LONGEST_TASK_MS = Math.max(...Object.values(TASK_MS));
 
 const VM_KEYS = [
   'id',
@@ -46,20 +49,6 @@ const VM_KEYS = [
   'isTemplate',
   'operations',
 ].sort();
-
-/** Polls `check` until it returns a value. */
-async function eventually<T>(
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 async function request(
   url: string,
@@ -159,6 +148,7 @@ const machineFor = (server: TestServer, name: string, tag: string) =>
   );
 
 describe.each(testEngines())('VM routes on %s', (engine) => {
+  const clock = createManualClock();
   let server: TestServer;
   let users: Awaited<ReturnType<typeof addUsers>>;
   const clients: Client[] = [];
@@ -195,15 +185,16 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
     );
   }
 
-  /** The machine once its task has ended. */
-  const settled = (who: string, id: string) =>
-    eventually(async () => {
-      const vm = (await call(who, 'GET', `/vm/${encodeURIComponent(id)}`)).body;
-      return vm && vm.task === null ? vm : undefined;
-    });
+  /** The machine once its task has ended: time moves past any task, and reading it ends it. */
+  async function settled(who: string, id: string): Promise<Json> {
+    clock.advance(LONGEST_TASK_MS);
+    const vm = await ok(call(who, 'GET', `/vm/${encodeURIComponent(id)}`));
+    expect(vm).toMatchObject({ task: null });
+    return vm;
+  }
 
   beforeAll(async () => {
-    server = await startTestServer({ engine, env: { SIM_SPEED: SPEED } });
+    server = await startTestServer({ engine, clock });
     users = await addUsers(server, [
       { username: 'admin', role: 'administrator' },
       { username: 'creator', role: 'creator' },
@@ -260,6 +251,7 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
       expect(event.payload.model.name).toBe(vm.name);
       expect(event.payload.actor).toEqual({ id: users.creator!.id, name: 'Creator' });
       // The deploy task ends on its own; the driver's announcement reaches the workspace too.
+      clock.advance(TASK_MS.deploy);
       const update = await editor.next(
         (e) => e.payload.action === 'VM.UPDATE' && e.payload.model.id === vm.id,
       );
@@ -366,10 +358,10 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
       expect(copying.task.progress).toBeGreaterThanOrEqual(0);
       expect(copying.task.progress).toBeLessThan(100);
 
-      const done = await eventually(async () => {
-        const t = await ok(call('creator', 'GET', `/vm-template/${own.id}`));
-        return t.status === 'initialized' ? t : undefined;
-      });
+      // The router has one disk.
+      clock.advance(TASK_MS.diskCopy);
+      const done = await ok(call('creator', 'GET', `/vm-template/${own.id}`));
+      expect(done.status).toBe('initialized');
       expect(done.task).toBeNull();
       expect((await call('creator', 'PUT', `/vm-template/${own.id}`)).text).toBe('100');
       const deployed = await ok(call('creator', 'POST', `/vm-template/${own.id}`));
@@ -667,12 +659,13 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
 });
 
 describe.each(testEngines())('VM machines across a restart on %s', (engine) => {
+  // Realistic timing: a deploy takes 3 s, and the clock stands still while the server restarts.
+  const clock = createManualClock();
   let server: TestServer;
   let client: Client | undefined;
 
-  // Realistic timing: a deploy takes 3 s, so the server restarts while the task runs.
   beforeAll(async () => {
-    server = await startTestServer({ engine, env: { SIM_SPEED: '1' } });
+    server = await startTestServer({ engine, clock });
   });
   afterAll(async () => {
     await client?.stop().catch(() => {});
@@ -699,6 +692,8 @@ describe.each(testEngines())('VM machines across a restart on %s', (engine) => {
 
     const during = (await call('GET', `/vm/${deployed.body.id}`)).body;
     expect(during).toMatchObject({ id: deployed.body.id, status: 'deployed' });
+    expect(during.task?.name).toBe('deploying');
+    clock.advance(TASK_MS.deploy);
     const update = await client.next(
       (e) => e.payload.action === 'VM.UPDATE' && e.payload.model.id === deployed.body.id,
       10_000,

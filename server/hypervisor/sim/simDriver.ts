@@ -1,3 +1,4 @@
+import { realClock, type Clock, type Timer } from '../../clock';
 import { isoDate } from '../../core/dto';
 import { DomainError, notFound } from '../../core/errors';
 import { newId } from '../../core/ids';
@@ -63,14 +64,17 @@ export interface SimDriverOptions {
   log?: { warn(o: object, msg?: string): void };
   /** Nets a privileged deploy leaves untagged (wire reference §4.1); default `bridge-net`. */
   reservedNets?: string[];
+  /** Task times and timers; tests move a manual one on instead of waiting. */
+  clock?: Clock;
 }
 
 export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
   const { db, speed } = options;
+  const clock = options.clock ?? realClock;
   const reserved = options.reservedNets ?? DEFAULT_RESERVED_NETS;
   const listeners = new Set<(event: VmChangeEvent) => void>();
   // One timer per pending task this process knows about, keyed by task id.
-  const timers = new Map<string, NodeJS.Timeout>();
+  const timers = new Map<string, Timer>();
   // Work that outlives a call (timers' UPDATEs, batch deploys): close() waits for it.
   const background = new Set<Promise<unknown>>();
   let closed = false;
@@ -96,35 +100,37 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
   function cancelTimer(taskId: string): void {
     const timer = timers.get(taskId);
-    if (timer) clearTimeout(timer);
+    if (timer) clock.clearTimeout(timer);
     timers.delete(taskId);
   }
 
-  /** Ends a due task; the winner of the UPDATE announces the machine as it is now. */
+  /**
+   * Ends a due task; the winner of the UPDATE announces the machine as the task left it (a
+   * machine read now may already be running the next operation, which announces itself).
+   */
   async function finishDue(id: string, taskId: string): Promise<VmRow | undefined> {
     cancelTimer(taskId);
-    const won = await finishTask(db, id, taskId);
-    const row = await rowById(db, id);
-    if (won && row) announce(toVm(row, Date.now()));
-    return row;
+    const finished = await finishTask(db, id, taskId);
+    if (!finished) return rowById(db, id);
+    announce(toVm(finished, clock.now()));
+    return finished;
   }
 
   function schedule(row: VmRow): void {
     if (closed || !row.taskId || timers.has(row.taskId)) return;
-    const delay = Math.max(0, row.taskStarted + row.taskDuration - Date.now());
-    const timer = setTimeout(() => {
+    const delay = Math.max(0, row.taskStarted + row.taskDuration - clock.now());
+    // The clock's timers do not keep a process alive that is otherwise done.
+    const timer = clock.setTimeout(() => {
       timers.delete(row.taskId);
       track(finishDue(row.id, row.taskId));
     }, delay);
-    // A pending task must not keep a process alive that is otherwise done.
-    timer.unref();
     timers.set(row.taskId, timer);
   }
 
   /** The row as it is now: a due task is ended, a pending one has a timer here. */
   async function settle(row: VmRow): Promise<VmRow | undefined> {
     if (!row.taskId) return row;
-    if (isDue(row.taskStarted, row.taskDuration, Date.now())) return finishDue(row.id, row.taskId);
+    if (isDue(row.taskStarted, row.taskDuration, clock.now())) return finishDue(row.id, row.taskId);
     schedule(row);
     return row;
   }
@@ -150,7 +156,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     return {
       taskId: newId(),
       taskName: TASK_NAMES[kind],
-      taskStarted: Date.now(),
+      taskStarted: clock.now(),
       taskDuration: scaled(TASK_MS[kind], speed),
       taskOutcome: outcome,
     };
@@ -161,10 +167,10 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     if (row.taskDuration <= 0) {
       const ended = await finishDue(row.id, row.taskId);
       if (!ended) throw notFound();
-      return toVm(ended, Date.now());
+      return toVm(ended, clock.now());
     }
     schedule(row);
-    return toVm(row, Date.now());
+    return toVm(row, clock.now());
   }
 
   /**
@@ -200,7 +206,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     const row = await required(id);
     if (row.taskId) cancelTimer(row.taskId);
     await deleteRow(db, row.id);
-    return { ...toVm({ ...row, ...NO_TASK }, Date.now()), status: 'initialized', state: 'off' };
+    return { ...toVm({ ...row, ...NO_TASK }, clock.now()), status: 'initialized', state: 'off' };
   }
 
   async function changeState(operation: VmOperation): Promise<Vm> {
@@ -230,9 +236,9 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     if (!template.Name) throw new DomainError('InvalidOperation', 'template has no name');
     const name = templateName(template);
     const existing = await rowByName(db, name);
-    if (existing) return toVm((await settle(existing)) ?? existing, Date.now());
+    if (existing) return toVm((await settle(existing)) ?? existing, clock.now());
 
-    const disks = await diskStates(db, template, Date.now());
+    const disks = await diskStates(db, template, clock.now());
     if (disks.some((d) => d.progress < 100)) {
       throw new DomainError('InvalidOperation', 'template disks are not initialized');
     }
@@ -252,7 +258,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
         .map((s) => `${s.Key}=${s.Value ?? ''}`)
         .join('\n'),
       question: '',
-      whenCreated: Date.now(),
+      whenCreated: clock.now(),
       ...newTask('deploy', template.AutoStart ? 'running' : 'off'),
     };
     try {
@@ -262,7 +268,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       if (!isUniqueViolation(error)) throw error;
       const winner = await rowByName(db, name);
       if (!winner) throw error;
-      return toVm(winner, Date.now());
+      return toVm(winner, clock.now());
     }
     return launched(row);
   }
@@ -284,14 +290,14 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     else track(deploys);
     const rows = await rowsOfTag(db, context.isolationTag);
     const machines = await settled(rows.filter((r) => names.includes(r.name)));
-    return machines.map((r) => toVm(r, Date.now()));
+    return machines.map((r) => toVm(r, clock.now()));
   }
 
   async function refresh(template: VmTemplate): Promise<Vm> {
     const name = templateName(template);
     const row = await current(name);
-    if (row) return toVm(row, Date.now());
-    const disks = await diskStates(db, template, Date.now());
+    if (row) return toVm(row, clock.now());
+    const disks = await diskStates(db, template, clock.now());
     const least = Math.min(100, ...disks.map((d) => d.progress));
     const copying = disks.filter((d) => d.progress >= 0 && d.progress < 100);
     const status = least === 100 ? 'initialized' : 'created';
@@ -324,14 +330,14 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
   async function find(term: string): Promise<Vm[]> {
     const rows = await settled(await rowsMatching(db, term));
-    return rows.map((r) => toVm(r, Date.now()));
+    return rows.map((r) => toVm(r, clock.now()));
   }
 
   async function machinesOf(tag: string): Promise<Vm[]> {
     const rows = (await settled(await rowsOfTag(db, tag))).sort((a, b) =>
       a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
     );
-    return rows.map((r) => toVm(r, Date.now()));
+    return rows.map((r) => toVm(r, clock.now()));
   }
 
   async function forEachFound(term: string, act: (id: string) => Promise<Vm>): Promise<Vm[]> {
@@ -370,11 +376,11 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     }
     const fresh = await rowById(db, row.id);
     if (!fresh) throw notFound();
-    return toVm(fresh, Date.now());
+    return toVm(fresh, clock.now());
   }
 
   async function verifyDisks(template: VmTemplate): Promise<number[]> {
-    const states = await diskStates(db, template, Date.now());
+    const states = await diskStates(db, template, clock.now());
     return states.map((d) => d.progress);
   }
 
@@ -383,7 +389,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
     async load(id) {
       const row = await current(id);
-      return row ? toVm(row, Date.now()) : null;
+      return row ? toVm(row, clock.now()) : null;
     },
     start,
     stop,
@@ -396,12 +402,12 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
     async answer(id, answer) {
       const row = await required(id);
-      const question = toVm(row, Date.now()).question;
+      const question = toVm(row, clock.now()).question;
       if (question && question.id === answer.questionId) {
         await updateRow(db, row.id, { question: '' });
-        return toVm({ ...row, question: '' }, Date.now());
+        return toVm({ ...row, question: '' }, clock.now());
       }
-      return toVm(row, Date.now());
+      return toVm(row, clock.now());
     },
 
     deploy,
@@ -415,7 +421,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
     async createDisks(template) {
       const perDisk = scaled(TASK_MS.diskCopy, speed);
-      const started = await startCopies(db, template, perDisk, Date.now());
+      const started = await startCopies(db, template, perDisk, clock.now());
       // As the reference: 0 when copies were just started (unless they complete at once), else
       // the least progress, 100 when every disk is present.
       if (started > 0 && perDisk > 0) return 0;
@@ -462,7 +468,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
     async close() {
       closed = true;
-      for (const timer of timers.values()) clearTimeout(timer);
+      for (const timer of timers.values()) clock.clearTimeout(timer);
       timers.clear();
       while (background.size) await Promise.all(background);
       listeners.clear();

@@ -115,16 +115,17 @@ export const NO_TASK = {
 
 /**
  * Ends a task by applying its outcome. Keyed on the task id, so of several processes (or a timer
- * and a read racing in one process) exactly one changes the row; true for that one.
+ * and a read racing in one process) exactly one changes the row: that one gets the row as the
+ * task left it (a read afterwards may already see the next operation), the others undefined.
  */
-export async function finishTask(db: Db, id: string, taskId: string): Promise<boolean> {
-  const result = await db
+export async function finishTask(db: Db, id: string, taskId: string): Promise<VmRow | undefined> {
+  return db
     .updateTable('vms')
     .set((eb) => ({ ...NO_TASK, state: eb.ref('taskOutcome') }))
     .where('id', '=', id)
     .where('taskId', '=', taskId)
+    .returningAll()
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
 }
 
 export const nicsOf = (row: Pick<VmRow, 'nics'>): string[] => JSON.parse(row.nics) as string[];

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../../server/core/ids';
 import { toVmTemplate, type VmTemplate } from '../../../server/core/templates';
 import type { HypervisorDriver, Vm } from '../../../server/hypervisor/driver';
 
 // The behaviour every hypervisor driver must have (wire reference §4.1, §4.11), whatever it runs
 // on. A driver's test file calls driverContract with a factory; the factory decides how fast its
-// tasks run, so the suite waits for tasks by polling with a deadline instead of sleeping.
+// tasks run, so the suite waits for tasks to end (vi.waitFor, with a deadline), not for a time.
 
 export interface DriverUnderTest {
   driver: HypervisorDriver;
@@ -16,8 +16,7 @@ export interface DriverUnderTest {
 
 const TASK_DEADLINE_MS = 10_000;
 const POLL_MS = 10;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const whileTasksRun = { timeout: TASK_DEADLINE_MS, interval: POLL_MS };
 
 /** A complete template for a tag; its disk is blank unless a Source is given. */
 export function template(name: string, tag: string, fields: Partial<VmTemplate> = {}): VmTemplate {
@@ -45,22 +44,20 @@ export const nic = (net: string, id = 0) => ({
 
 /** The machine once its task has ended. */
 export async function untilIdle(driver: HypervisorDriver, id: string): Promise<Vm> {
-  const deadline = Date.now() + TASK_DEADLINE_MS;
-  for (;;) {
+  const vm = await vi.waitFor(async () => {
     const vm = await driver.load(id);
-    if (!vm) throw new Error(`machine ${id} is gone`);
-    if (!vm.task) return vm;
-    if (Date.now() > deadline) throw new Error(`machine ${id} still has task ${vm.task.name}`);
-    await sleep(POLL_MS);
-  }
+    if (vm?.task) throw new Error(`machine ${id} still has task ${vm.task.name}`);
+    return vm;
+  }, whileTasksRun);
+  if (!vm) throw new Error(`machine ${id} is gone`);
+  return vm;
 }
 
 async function untilDisksReady(driver: HypervisorDriver, t: VmTemplate): Promise<void> {
-  const deadline = Date.now() + TASK_DEADLINE_MS;
-  while ((await driver.verifyDisks(t)).some((p) => p < 100)) {
-    if (Date.now() > deadline) throw new Error('disks never finished copying');
-    await sleep(POLL_MS);
-  }
+  await vi.waitFor(
+    async () => expect((await driver.verifyDisks(t)).filter((p) => p < 100)).toEqual([]),
+    whileTasksRun,
+  );
 }
 
 export function driverContract(name: string, make: () => Promise<DriverUnderTest>): void {
@@ -289,12 +286,11 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
         { isolationTag: t, hostAffinity: false, privileged: false, templates },
         false,
       );
-      const deadline = Date.now() + TASK_DEADLINE_MS;
-      while ((await driver.find(t)).length < templates.length) {
-        if (Date.now() > deadline) throw new Error('the batch never deployed');
-        await sleep(POLL_MS);
-      }
-      expect((await driver.find(t)).map((v) => v.name)).toEqual([`db#${t}`, `web#${t}`]);
+      await vi.waitFor(
+        async () =>
+          expect((await driver.find(t)).map((v) => v.name)).toEqual([`db#${t}`, `web#${t}`]),
+        whileTasksRun,
+      );
     });
 
     it('says it is ready, and counts a machine it started among the running ones', async () => {

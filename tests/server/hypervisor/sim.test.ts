@@ -1,23 +1,26 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../../server/core/ids';
 import type { ConsoleTickets, VmChangeEvent } from '../../../server/hypervisor/driver';
 import { createSimDriver } from '../../../server/hypervisor/sim/simDriver';
 import { TASK_MS } from '../../../server/hypervisor/sim/tasks';
 import { openStore, type Store } from '../../../server/store/db';
 import { createTestDatabase, testEngines, type TestDatabase } from '../databases';
+import { createManualClock, type ManualClock } from '../manualClock';
 import { driverContract, template } from './contract';
 
 // The sim driver: the contract on every database engine, then what only the sim promises:
 // progress from the clock, tasks that survive a restart, one announcement per task when several
-// processes share the database, and tasks that end inside the call at speed 0.
+// processes share the database, and tasks that end inside the call at speed 0. The contract runs
+// on the real clock; the sim-only tests move a manual one.
 
 // Fast enough for the suite, slow enough that every task is really pending for a while.
 const CONTRACT_SPEED = 50;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Longer than any task: moving the clock on by it ends every task that is running. */
+const HOUR = 3_600_000;
 
 /** Console tickets as server/console issues them; the sim only passes them through. */
 const tickets: ConsoleTickets = {
@@ -50,10 +53,12 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
   describe('sim only', () => {
     let database: TestDatabase;
     let store: Store;
+    let clock: ManualClock;
     const drivers: Array<{ close(): Promise<void> }> = [];
 
-    const make = (speed: number) => {
-      const driver = createSimDriver({ db: store.db, dataDir, speed });
+    /** A driver at real speed on the test's clock (another process, when there are several). */
+    const make = (speed = 1) => {
+      const driver = createSimDriver({ db: store.db, dataDir, speed, clock });
       drivers.push(driver);
       return driver;
     };
@@ -65,19 +70,17 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
       return events;
     };
 
-    async function until(check: () => boolean, ms = 5_000): Promise<void> {
-      const deadline = Date.now() + ms;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error('condition never held');
-        await sleep(10);
-      }
-    }
-
     beforeAll(async () => {
       database = await createTestDatabase(engine);
       store = await openStore({ url: database.url, schema: database.schema });
     });
+    beforeEach(() => {
+      clock = createManualClock();
+    });
     afterEach(async () => {
+      // Tasks a test leaves running end here, where the drivers that know them are still open;
+      // the next test's drivers would otherwise find them on start-up and announce them.
+      clock.advance(HOUR);
       for (const d of drivers.splice(0)) await d.close();
     });
     afterAll(async () => {
@@ -87,27 +90,29 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     });
 
     it('reports a task whose progress grows with time until it ends', async () => {
-      const driver = make(1);
+      const driver = make();
       const vm = await driver.deploy(template('web', newId()), false);
-      expect(vm).toMatchObject({ state: 'off', task: { name: 'deploying' } });
-      const first = vm.task?.progress ?? -1;
-      expect(first).toBeGreaterThanOrEqual(0);
-      await sleep(TASK_MS.deploy / 10);
-      const later = (await driver.load(vm.id))?.task;
-      expect(later?.name).toBe('deploying');
-      expect(later?.progress).toBeGreaterThan(first);
-      expect(later?.progress).toBeLessThan(100);
+      expect(vm).toMatchObject({ state: 'off', task: { name: 'deploying', progress: 0 } });
+      clock.advance(TASK_MS.deploy / 10);
+      expect((await driver.load(vm.id))?.task).toMatchObject({ name: 'deploying', progress: 10 });
+      clock.advance(TASK_MS.deploy - TASK_MS.deploy / 10 - 1);
+      expect((await driver.load(vm.id))?.task).toMatchObject({ name: 'deploying', progress: 99 });
+      clock.advance(1);
+      expect(await driver.load(vm.id)).toMatchObject({ state: 'running', task: null });
     });
 
     it('finishes and announces a task begun before a restart', async () => {
-      const before = make(10);
+      const before = make();
       const vm = await before.deploy(template('web', newId()), false);
       await before.close();
 
-      const after = make(10);
+      const after = make();
       const events = record(after);
-      // No read here: the new driver must pick up the pending task on its own when it starts.
-      await until(() => events.some((e) => e.vm.id === vm.id));
+      // No read here: the new driver must pick up the pending task on its own when it starts,
+      // and wait for it with a timer of its own.
+      await vi.waitFor(() => expect(clock.pending()).toBe(1));
+      clock.advance(TASK_MS.deploy);
+      await vi.waitFor(() => expect(events.some((e) => e.vm.id === vm.id)).toBe(true));
       expect((await after.load(vm.id))?.name).toBe(vm.name);
       expect(events).toEqual([
         {
@@ -118,14 +123,18 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     });
 
     it('announces the end of a task once when two processes share the database', async () => {
-      const one = make(10);
+      const one = make();
       const vm = await one.deploy(template('web', newId()), false);
-      const two = make(10);
+      const two = make();
       const events = [...[one, two].map(record)];
-      // Both know the task: one started it, the other found it pending on start-up and on read.
+      // Both know the task: one started it, the other found it pending on start-up and on read;
+      // each waits for it with a timer of its own.
       expect((await two.load(vm.id))?.task?.name).toBe('deploying');
-      await until(() => events.flat().length > 0);
-      await sleep(TASK_MS.deploy / 10);
+      expect(clock.pending()).toBe(2);
+      clock.advance(TASK_MS.deploy);
+      // Both timers fired; closing waits for what each process did about it.
+      await one.close();
+      await two.close();
       expect(events.flat().map((e) => e.vm.id)).toEqual([vm.id]);
     });
 
@@ -142,7 +151,7 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     });
 
     it('applies a running task first when another operation comes', async () => {
-      const driver = make(1);
+      const driver = make();
       const vm = await driver.deploy(template('web', newId()), false);
       const stopping = await driver.stop(vm.id);
       expect(stopping.task?.name).toBe('stopping');
@@ -151,7 +160,7 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     });
 
     it('shows a template whose disks are copying as initializing', async () => {
-      const driver = make(1);
+      const driver = make();
       const tag = newId();
       const t = template('kali', tag, {
         Disks: [0, 1].map((i) => ({
