@@ -5,6 +5,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyWebsocket from '@fastify/websocket';
 import fastifyMultipart from '@fastify/multipart';
 import { allowedOrigins, authority, usesEmbeddedIdentity, type Config } from './config';
+import { realClock, type Clock } from './clock';
 import { openStore, type Store } from './store/db';
 import { sharedSecret } from './store/secrets';
 import { createMemoryCache, type Cache } from './core/cache';
@@ -44,7 +45,7 @@ import { vmRoutes } from './http/vm/routes';
 import { createIsoStore } from './core/isos';
 import { fileRoutes } from './http/file/routes';
 import { workspaceIsoRoutes } from './http/workspace/isoRoutes';
-import { createDocumentService } from './core/documents';
+import { createDocumentService, type DocumentAccess } from './core/documents';
 import { createImageService, MAX_IMAGE_BYTES } from './core/images';
 import { documentRoutes } from './http/document/routes';
 import { createMemoryBackplane, type Backplane } from './hub/backplane';
@@ -91,10 +92,13 @@ export interface BuildOptions {
   logger?: boolean;
   /** Where log lines go instead of stdout (tests read them). */
   logDestination?: NodeJS.WritableStream;
+  /** The sim driver's tasks and the console's checks run on it; tests move time on by hand. */
+  clock?: Clock;
 }
 
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const store = await openStore({ url: config.databaseUrl, schema: config.databaseSchema });
+  const clock = options.clock ?? realClock;
   const app = Fastify({
     logger: options.logger === false ? false : await loggerOptions(config, options.logDestination),
     // Our own: a caller's x-request-id only when it is a safe token (server/logging.ts).
@@ -151,8 +155,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     idleTimeoutMs: config.http.idleBodyTimeoutMs,
   });
 
-  const errors = registerErrorHandling(app);
-  void errors;
+  registerErrorHandling(app);
   // Before every route, and before authentication: headers on every answer, and abuse limits
   // that refuse a request before it costs a credential lookup.
   const identityPath = new URL(authority(config)).pathname.replace(/\/+$/, '');
@@ -184,6 +187,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     dataDir: config.dataDir,
     console: consoleTickets,
     log: app.log,
+    clock,
   });
   // Prometheus metrics, only with METRICS_TOKEN (server/metrics.ts).
   const metrics = config.metricsToken
@@ -199,23 +203,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const docsDir = join(config.dataDir, 'docs');
   // Revocations go through the hub, created below before any request can reach a service.
   const listeners: ListenerRevoker = { revoke: (target) => hub.revoke(target) };
-  const workspaces = createWorkspaceService(store.db, {
-    publisher,
-    listeners,
-    // A deleted workspace's machines go first, then its document, its log and its images.
-    machines: {
-      ...vms.workspaceMachines,
-      async workspaceDeleted(workspaceId, templates) {
-        await vms.workspaceMachines.workspaceDeleted(workspaceId, templates);
-        await documents.workspaceDeleted(workspaceId);
-        await images.workspaceDeleted(workspaceId);
-      },
-    },
-    docsDir,
-  });
-  const documentAccess = {
-    exists: (id: string) => workspaces.exists(id),
-    canEdit: workspaces.canEdit,
+  // Documents and images are the workspace service's to authorize, and go with a workspace.
+  const documentAccess: DocumentAccess = {
+    exists: (id) => workspaces.exists(id),
+    canEdit: (actor, id) => workspaces.canEdit(actor, id),
   };
   const documents = createDocumentService(store.db, {
     docsDir,
@@ -223,6 +214,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     publisher: { publish: (group, payload) => hub.toGroup(group).send('DocumentEvent', payload) },
   });
   const images = createImageService({ docsDir, access: documentAccess });
+  const workspaces = createWorkspaceService(store.db, {
+    publisher,
+    listeners,
+    machines: vms.workspaceMachines,
+    files: [documents, images],
+    docsDir,
+  });
   const templates = createTemplateService(store.db, { publisher, machines: vms.templateMachines });
   const origins = allowedOrigins(config);
 
@@ -363,7 +361,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (config.janitor.enabled) janitor.start();
   await app.register(adminRoutes, { hub, janitor });
   await app.register(vmRoutes, { vms, workspaces });
-  await app.register(consoleRoutes, { driver, tickets: consoleTickets });
+  await app.register(consoleRoutes, { driver, tickets: consoleTickets, clock });
   // ISO files: uploads into the data folder's isos/, listed for templates to mount.
   const isos = createIsoStore(store.db, {
     dataDir: config.dataDir,

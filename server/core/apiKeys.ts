@@ -1,4 +1,5 @@
-import type { Db } from '../store/db';
+import type { ApiKeyRepository } from '../store/repositories/apiKeys';
+import type { UserRepository } from '../store/repositories/users';
 import { isoDate } from './dto';
 import { notFound } from './errors';
 import { newApiKey, newId, sha256Hex } from './ids';
@@ -17,27 +18,21 @@ export interface ApiKeyDto {
 /** ApiKey names are stored in a varchar(64). */
 const NAME_MAX = 64;
 
-export function createApiKeys(db: Db) {
+export interface ApiKeyRepositories {
+  users: Pick<UserRepository, 'find'>;
+  apiKeys: ApiKeyRepository;
+}
+
+export function createApiKeys({ users, apiKeys }: ApiKeyRepositories) {
   async function assertUser(userId: string) {
-    const user = await db
-      .selectFrom('users')
-      .select('id')
-      .where('id', '=', userId)
-      .executeTakeFirst();
-    if (!user) throw notFound();
+    if (!(await users.find(userId))) throw notFound();
   }
 
   return {
     /** GET /api/user/{id}/keys: the user's keys, oldest first, without their values. */
     async list(userId: string): Promise<ApiKeyDto[]> {
       await assertUser(userId);
-      const rows = await db
-        .selectFrom('apiKeys')
-        .select(['id', 'name', 'whenCreated'])
-        .where('userId', '=', userId)
-        .orderBy('whenCreated')
-        .orderBy('id')
-        .execute();
+      const rows = await apiKeys.ofUser(userId);
       return rows.map((k) => ({ id: k.id, name: k.name, whenCreated: isoDate(k.whenCreated) }));
     },
 
@@ -48,23 +43,19 @@ export function createApiKeys(db: Db) {
     async create(userId: string, issuedBy: string): Promise<{ value: string }> {
       await assertUser(userId);
       const value = newApiKey();
-      await db
-        .insertInto('apiKeys')
-        .values({
-          id: newId(),
-          userId,
-          name: issuedBy.slice(0, NAME_MAX),
-          hash: sha256Hex(value),
-          whenCreated: Date.now(),
-        })
-        .execute();
+      await apiKeys.insert({
+        id: newId(),
+        userId,
+        name: issuedBy.slice(0, NAME_MAX),
+        hash: sha256Hex(value),
+        whenCreated: Date.now(),
+      });
       return { value };
     },
 
     /** DELETE /api/apikey/{keyId}. */
     async remove(keyId: string): Promise<void> {
-      const deleted = await db.deleteFrom('apiKeys').where('id', '=', keyId).executeTakeFirst();
-      if (Number(deleted.numDeletedRows) === 0) throw notFound();
+      if (!(await apiKeys.remove(keyId))) throw notFound();
     },
   };
 }

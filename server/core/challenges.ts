@@ -5,6 +5,7 @@ import {
   type ChallengeSpec,
 } from '../../src/domain/challenge';
 import type { Db } from '../store/db';
+import { createChallengeRepository } from '../store/repositories/challenges';
 import { forbidden, ValidationFailed } from './errors';
 import { unknownArgument } from './fields';
 import type { Actor } from './users';
@@ -18,16 +19,12 @@ import type { WorkspaceService } from './workspaces';
 export const CHALLENGE_BODY_LIMIT = 1024 * 1024;
 
 export function createChallengeService(db: Db, workspaces: Pick<WorkspaceService, 'canEdit'>) {
+  const challenges = createChallengeRepository(db);
+
   /** The workspace's stored text, or 400 ResourceNotFound (before authorization, as elsewhere). */
   async function stored(id: unknown): Promise<{ id: string; challenge: string }> {
     const key = typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : null;
-    const row = key
-      ? await db
-          .selectFrom('workspaces')
-          .select(['id', 'challenge'])
-          .where('id', '=', key)
-          .executeTakeFirst()
-      : undefined;
+    const row = key ? await challenges.find(key) : undefined;
     if (!row) throw unknownArgument('id');
     return row;
   }
@@ -56,11 +53,7 @@ export function createChallengeService(db: Db, workspaces: Pick<WorkspaceService
           throw new ValidationFailed('model', error.message);
         throw error;
       }
-      await db
-        .updateTable('workspaces')
-        .set({ challenge: JSON.stringify(spec), lastActivity: Date.now() })
-        .where('id', '=', ws.id)
-        .execute();
+      await challenges.store(ws.id, JSON.stringify(spec), Date.now());
       return spec;
     },
   };

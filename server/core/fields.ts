@@ -1,8 +1,10 @@
-import { sql, type RawBuilder } from 'kysely';
 import { ValidationFailed } from './errors';
 
 // What the authoring services share: argument validation with the reference's messages, search
-// paging, substring matching in SQL, and the port through which they publish hub events.
+// paging, and the port through which they publish hub events.
+
+// Substring matching in SQL is the store's; searches not moved to a repository yet find it here.
+export { contains, startsWith } from '../store/repositories/search';
 
 /** The most rows a search returns; `take=0` means this many, more is MaximumTakeExceeded. */
 export const MAX_TAKE = 1000;
@@ -28,18 +30,6 @@ export function paging(query: { skip?: number; take?: number }): Paging {
 /** The search term as the reference compares it: lowercase, trimmed; '' matches everything. */
 export const normalizeTerm = (term: string | undefined): string =>
   (term ?? '').trim().toLowerCase();
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
-
-/** `lower(column)` contains `term` (already lowercase), on SQLite and PostgreSQL alike. */
-export function contains(column: string, term: string): RawBuilder<boolean> {
-  return sql<boolean>`lower(${sql.ref(column)}) like ${`%${escapeLike(term)}%`} escape '\\'`;
-}
-
-/** `lower(column)` starts with `term` (already lowercase). */
-export function startsWith(column: string, term: string): RawBuilder<boolean> {
-  return sql<boolean>`lower(${sql.ref(column)}) like ${`${escapeLike(term)}%`} escape '\\'`;
-}
 
 export const missing = (field: string) =>
   new ValidationFailed(field, `Missing value for required property '${field}'`);

@@ -2,16 +2,21 @@ import { join } from 'node:path';
 import { parseChallengeText } from '../../src/domain/challenge';
 import { untagged, type HypervisorDriver } from '../hypervisor/driver';
 import type { Db } from '../store/db';
+import { createGamespaceRepository } from '../store/repositories/gamespaces';
+import { createPlayerRepository } from '../store/repositories/players';
+import { createTemplateRepository } from '../store/repositories/templates';
+import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { GamespaceTable, PlayerTable } from '../store/schema';
 import { readDocumentFile } from './documentFiles';
 import { hasAnyToken, isoDate, slug } from './dto';
-import { contains, normalizeTerm, startsWith, type Paging } from './fields';
+import { normalizeTerm, type Paging } from './fields';
 import { challengeView, type ChallengeView } from './gameViews';
 import type { Actor } from './users';
 import { MARKDOWN_CUT_LINE, permissionName } from './workspaces';
 
-// Gamespaces: the list of wire reference §1.2. Registration, play and grading come with the
-// play issue; this is what the sidebar and the observer dashboard read.
+// Gamespaces (wire reference §1.2, §2.2): the list the sidebar and the observer dashboard read,
+// and GameState, what the play page renders. Launching and playing are the play service's
+// (play/service.ts), grading is grading.ts's.
 
 /** isActive = started && !ended && !expired (wire reference §2.2). */
 export function isActive(
@@ -22,15 +27,8 @@ export function isActive(
 }
 
 /** How many gamespaces are active now, by the rule of isActive (the metrics). */
-export async function countActive(db: Db, now: number): Promise<number> {
-  const row = await db
-    .selectFrom('gamespaces')
-    .select((eb) => eb.fn.countAll().as('count'))
-    .where('startTime', '>', 0)
-    .where('endTime', '<=', 0)
-    .where('expirationTime', '>', now)
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+export function countActive(db: Db, now: number): Promise<number> {
+  return createGamespaceRepository(db).countActive(now);
 }
 
 /** The Gamespace list item (wire reference §2.2); `players` is not loaded here, as there. */
@@ -134,19 +132,8 @@ export interface GameStateOptions {
    */
   preview?: boolean;
   launchpointUrl?: string | null;
-  /** The gamespace's players when the caller read them already (see `playersOf`). */
+  /** The gamespace's players when the caller read them already (in the game state's order). */
   players?: PlayerTable[];
-}
-
-/** A gamespace's players, in the order the game state lists them. */
-export function playersOf(db: Db, gamespaceId: string): Promise<PlayerTable[]> {
-  return db
-    .selectFrom('players')
-    .selectAll()
-    .where('gamespaceId', '=', gamespaceId)
-    .orderBy('subjectName')
-    .orderBy('subjectId')
-    .execute();
 }
 
 const MAX_CHALLENGE_VIEWS = 1_000;
@@ -177,17 +164,13 @@ export async function gameState(g: GamespaceTable, options: GameStateOptions): P
   const { db, now } = options;
   const started = g.startTime > 0;
   const active = isActive(g, now);
-  const players = options.players ?? (await playersOf(db, g.id));
+  const players = options.players ?? (await createPlayerRepository(db).of(g.id));
   const document = g.workspaceId ? await readDocument(options.docsDir, g.workspaceId) : '';
   const full = started || !!options.preview;
   let vms: VmState[] = [];
   if (active) {
     const templates = g.workspaceId
-      ? await db
-          .selectFrom('templates')
-          .select(['name', 'isHidden'])
-          .where('workspaceId', '=', g.workspaceId)
-          .execute()
+      ? await createTemplateRepository(db).visibilityInWorkspace(g.workspaceId)
       : [];
     const hidden = new Map(templates.map((t) => [t.name, !!t.isHidden]));
     vms = (await options.driver.machinesOf(g.id))
@@ -229,6 +212,8 @@ export interface GamespaceSearch extends Paging {
 }
 
 export function createGamespaceService(db: Db, now: () => number = () => Date.now()) {
+  const gamespaces = createGamespaceRepository(db);
+  const workspaces = createWorkspaceRepository(db);
   return {
     /**
      * `all` takes effect for observers and above (observers see gamespaces of workspaces whose
@@ -238,43 +223,13 @@ export function createGamespaceService(db: Db, now: () => number = () => Date.no
     async list(actor: Actor, search: GamespaceSearch) {
       const t = now();
       const all = search.filter.includes('all') && actor.isObserver;
-      let query = db.selectFrom('gamespaces as g').selectAll('g');
-      if (search.filter.includes('active')) {
-        query = query.where('g.endTime', '<=', 0).where('g.expirationTime', '>', t);
-      }
-      if (all) {
-        const term = normalizeTerm(search.term);
-        if (term) {
-          query = query.where((eb) =>
-            eb.or([
-              contains('g.name', term),
-              contains('g.managerName', term),
-              startsWith('g.id', term),
-            ]),
-          );
-        }
-      } else {
-        query = query.where((eb) =>
-          eb.or([
-            eb('g.managerId', '=', actor.id),
-            eb.exists(
-              eb
-                .selectFrom('players as p')
-                .select('p.subjectId')
-                .whereRef('p.gamespaceId', '=', 'g.id')
-                .where('p.subjectId', '=', actor.id),
-            ),
-          ]),
-        );
-      }
-      let rows = await query.orderBy('g.whenCreated', 'desc').execute();
+      let rows = await gamespaces.search({
+        active: search.filter.includes('active'),
+        now: t,
+        ...(all ? { term: normalizeTerm(search.term) } : { memberId: actor.id }),
+      });
       if (all && !actor.isAdmin) {
-        const audiences = new Map(
-          (await db.selectFrom('workspaces').select(['id', 'audience']).execute()).map((w) => [
-            w.id,
-            w.audience,
-          ]),
-        );
+        const audiences = new Map((await workspaces.audiences()).map((w) => [w.id, w.audience]));
         rows = rows.filter((g) =>
           hasAnyToken(audiences.get(g.workspaceId ?? '') ?? '', `${actor.scope} everyone`),
         );

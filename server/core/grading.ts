@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import {
   parseChallengeText,
   UNSET_DATE,
@@ -9,6 +8,9 @@ import {
 } from '../../src/domain/challenge';
 import { grade, isSectionEligible, sectionScore } from '../../src/domain/graders';
 import type { Db, Dialect } from '../store/db';
+import { createGamespaceRepository } from '../store/repositories/gamespaces';
+import { createPlayerRepository } from '../store/repositories/players';
+import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { GamespaceTable } from '../store/schema';
 import { hasAnyToken, isoDate } from './dto';
 import { DomainError, forbidden } from './errors';
@@ -229,13 +231,17 @@ export interface GameStateLike {
 export function createGradingService(deps: GradingDeps) {
   const { db, dialect, publisher } = deps;
   const now = deps.now ?? (() => Date.now());
+  const repos = {
+    gamespaces: createGamespaceRepository(db),
+    players: createPlayerRepository(db),
+    workspaces: createWorkspaceRepository(db),
+  };
 
   /**
    * One writer per gamespace. In this process a promise chain per gamespace keeps submissions
    * from queueing for database locks (and pool connections); across server processes the
-   * transaction's row lock does: SELECT ... FOR UPDATE on PostgreSQL, and on SQLite a first
-   * write that takes the database's single write lock before the row is read, so no other
-   * process can read the same spec and overwrite this one's submission.
+   * transaction's row lock does (see `changeLocked`), so no other process can read the same
+   * spec and overwrite this one's submission.
    */
   const queues = new Map<string, Promise<unknown>>();
   function serialized<T>(id: string, work: () => Promise<T>): Promise<T> {
@@ -254,45 +260,23 @@ export function createGradingService(deps: GradingDeps) {
     id: string,
     change: (row: GamespaceRow) => { set: Partial<GamespaceRow> | null; result: T },
   ): Promise<{ row: GamespaceRow; result: T }> {
-    return serialized(id, () =>
-      db.transaction().execute(async (trx) => {
-        let query = trx.selectFrom('gamespaces').selectAll().where('id', '=', id);
-        if (dialect === 'postgres') {
-          query = query.forUpdate();
-        } else {
-          await trx
-            .updateTable('gamespaces')
-            .set({ cleaned: sql<0 | 1>`cleaned` })
-            .where('id', '=', id)
-            .execute();
-        }
-        const row = await query.executeTakeFirst();
-        if (!row) throw unknownArgument('id');
-        const { set, result } = change(row);
-        if (!set) return { row, result };
-        await trx.updateTable('gamespaces').set(set).where('id', '=', id).execute();
-        return { row: { ...row, ...set }, result };
-      }),
-    );
+    return serialized(id, async () => {
+      const changed = await repos.gamespaces.changeLocked(id, dialect, change);
+      if (!changed) throw unknownArgument('id');
+      return changed;
+    });
   }
 
   async function load(id: unknown): Promise<GamespaceRow> {
     const key = typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : null;
-    const row = key
-      ? await db.selectFrom('gamespaces').selectAll().where('id', '=', key).executeTakeFirst()
-      : undefined;
+    const row = key ? await repos.gamespaces.find(key) : undefined;
     if (!row) throw unknownArgument('id');
     return row;
   }
 
   async function isPlayer(actor: Actor, gamespaceId: string, managers = false) {
-    let query = db
-      .selectFrom('players')
-      .select('subjectId')
-      .where('gamespaceId', '=', gamespaceId)
-      .where('subjectId', '=', actor.id);
-    if (managers) query = query.where('permission', '=', MANAGER_PERMISSION);
-    return !!(await query.executeTakeFirst());
+    const permission = await repos.players.permissionOf(gamespaceId, actor.id);
+    return managers ? permission === MANAGER_PERMISSION : permission !== null;
   }
 
   /** gs.CanInteract, or the gamespace's own grader key; admins always. */
@@ -313,11 +297,7 @@ export function createGradingService(deps: GradingDeps) {
   async function canObserve(actor: Actor, row: GamespaceRow) {
     if (actor.isAdmin) return true;
     if (!actor.isObserver || actor.isAgent || !row.workspaceId) return false;
-    const ws = await db
-      .selectFrom('workspaces')
-      .select('audience')
-      .where('id', '=', row.workspaceId)
-      .executeTakeFirst();
+    const ws = await repos.workspaces.find(row.workspaceId);
     return !!ws && hasAnyToken(ws.audience, `${actor.scope} everyone`);
   }
 
@@ -386,11 +366,7 @@ export function createGradingService(deps: GradingDeps) {
       const before = await load(id);
       if (!(await canManage(actor, before))) throw forbidden();
       const source = before.workspaceId
-        ? await db
-            .selectFrom('workspaces')
-            .select('challenge')
-            .where('id', '=', before.workspaceId)
-            .executeTakeFirst()
+        ? await repos.workspaces.find(before.workspaceId)
         : undefined;
       const { row } = await locked(before.id, (current) => {
         const spec = parseChallengeText(current.challenge);

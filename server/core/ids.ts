@@ -14,3 +14,7 @@ export const newToken = (): string => randomBytes(16).toString('hex');
 
 /** An API key: 24 random bytes, base64 with '/' and '+' replaced by '_' (32 characters). */
 export const newApiKey = (): string => randomBytes(24).toString('base64').replace(/[/+]/g, '_');
+
+/** An id as a body or query gives it (of any type): a string of 1 to 64 characters, else null. */
+export const asId = (value: unknown): string | null =>
+  typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;

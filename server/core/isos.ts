@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Db } from '../store/db';
+import { createGamespaceRepository } from '../store/repositories/gamespaces';
+import { createTemplateRepository } from '../store/repositories/templates';
 import type { Cache } from './cache';
 import { DomainError, forbidden, notFound } from './errors';
 import { isActive } from './gamespaces';
@@ -139,6 +141,8 @@ const refused = (why: string) => new DomainError('InvalidOperation', why);
 
 export function createIsoStore(db: Db, options: IsoStoreOptions) {
   const root = join(options.dataDir, 'isos');
+  const templates = createTemplateRepository(db);
+  const gamespaces = createGamespaceRepository(db);
 
   async function isoFilesIn(folder: string): Promise<string[]> {
     try {
@@ -242,32 +246,15 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
     async usage(actor: Actor, workspaceId: string, path: string): Promise<IsoUsageReport> {
       await authorizeFolder(actor, workspaceId);
       ownPath(workspaceId, path);
-      const templates = await db
-        .selectFrom('templates as t')
-        .leftJoin('workspaces as w', 'w.id', 't.workspaceId')
-        .select(['t.id', 't.name', 't.workspaceId', 'w.name as workspaceName'])
-        .where('t.iso', '=', path)
-        .orderBy('t.name')
-        .execute();
+      const users = await templates.usingIso(path);
       const workspaceIds = [
-        ...new Set(templates.map((t) => t.workspaceId).filter((id): id is string => !!id)),
+        ...new Set(users.map((t) => t.workspaceId).filter((id): id is string => !!id)),
       ];
       const now = Date.now();
-      const gamespaces = workspaceIds.length
-        ? await db
-            .selectFrom('gamespaces')
-            .selectAll()
-            .where('workspaceId', 'in', workspaceIds)
-            .orderBy('name')
-            .execute()
-        : [];
+      const games = await gamespaces.ofWorkspaces(workspaceIds);
       return {
-        templates: templates.map((t) => ({
-          id: t.id,
-          name: t.name,
-          workspaceName: t.workspaceName ?? null,
-        })),
-        activeGamespaces: gamespaces
+        templates: users.map((t) => ({ id: t.id, name: t.name, workspaceName: t.workspaceName })),
+        activeGamespaces: games
           .filter((g) => isActive(g, now))
           .map((g) => ({ id: g.id, name: g.name })),
       };

@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
 import type { Db } from '../store/db';
+import { createGamespaceRepository } from '../store/repositories/gamespaces';
+import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { HypervisorDriver } from '../hypervisor/driver';
 import type { Cache } from './cache';
 import { isoDate } from './dto';
@@ -114,33 +115,18 @@ export interface JanitorDeps {
 }
 
 export function createJanitor(deps: JanitorDeps) {
-  const { db, driver, cache, log } = deps;
+  const { driver, cache, log } = deps;
+  const repos = {
+    gamespaces: createGamespaceRepository(deps.db),
+    workspaces: createWorkspaceRepository(deps.db),
+  };
   const now = deps.now ?? (() => Date.now());
   const random = deps.random ?? Math.random;
   const schedule = deps.schedule ?? DEFAULT_JANITOR_SCHEDULE;
   const pick = ([min, max]: Range) => min + Math.floor(random() * (max - min + 1));
 
   /** Sets endTime = expirationTime on unended gamespaces past expiration plus grace. */
-  async function endExpired(): Promise<string[]> {
-    const t = now();
-    const rows = await db
-      .selectFrom('gamespaces')
-      .select('id')
-      .where('endTime', '<=', 0)
-      .where('expirationTime', '>', 0)
-      .where(sql<boolean>`expiration_time + cleanup_grace_minutes * 60000 < ${t}`)
-      .execute();
-    const ids = rows.map((r) => r.id);
-    if (ids.length > 0) {
-      await db
-        .updateTable('gamespaces')
-        .set((eb) => ({ endTime: eb.ref('expirationTime') }))
-        .where('id', 'in', ids)
-        .where('endTime', '<=', 0)
-        .execute();
-    }
-    return ids;
-  }
+  const endExpired = (): Promise<string[]> => repos.gamespaces.endExpired(now());
 
   /**
    * Deletes the machines of ended gamespaces not cleaned yet. Each one is claimed first
@@ -148,41 +134,23 @@ export function createJanitor(deps: JanitorDeps) {
    * gives the claim back for the next run.
    */
   async function cleanupEnded(): Promise<string[]> {
-    const rows = await db
-      .selectFrom('gamespaces')
-      .select('id')
-      .where('endTime', '>', 0)
-      .where('cleaned', '=', 0)
-      .execute();
     const cleaned: string[] = [];
-    for (const { id } of rows) {
-      const claim = await db
-        .updateTable('gamespaces')
-        .set({ cleaned: 1 })
-        .where('id', '=', id)
-        .where('cleaned', '=', 0)
-        .executeTakeFirst();
-      if (Number(claim.numUpdatedRows) !== 1) continue;
+    for (const id of await repos.gamespaces.endedUncleaned()) {
+      if (!(await repos.gamespaces.claimCleanup(id))) continue;
       try {
         await driver.deleteAll(id);
         cleaned.push(id);
       } catch (err) {
         log.warn({ err, gamespaceId: id }, 'janitor: deleting gamespace machines failed');
-        await db.updateTable('gamespaces').set({ cleaned: 0 }).where('id', '=', id).execute();
+        await repos.gamespaces.releaseCleanup(id);
       }
     }
     return cleaned;
   }
 
+  /** Each workspace's first manager by name. */
   async function ownerNames(ids: string[]): Promise<Map<string, string>> {
-    if (ids.length === 0) return new Map();
-    const managers = await db
-      .selectFrom('workers')
-      .select(['workspaceId', 'subjectName'])
-      .where('workspaceId', 'in', ids)
-      .where('permission', '=', PERMISSION.manager)
-      .orderBy('subjectName')
-      .execute();
+    const managers = await repos.workspaces.workersWith(ids, PERMISSION.manager);
     const names = new Map<string, string>();
     for (const m of managers)
       if (!names.has(m.workspaceId)) names.set(m.workspaceId, m.subjectName);
@@ -199,12 +167,7 @@ export function createJanitor(deps: JanitorDeps) {
   async function idleWorkspaceVms(options: JanitorOptions): Promise<JanitorReport[]> {
     const t = now();
     const exp = parseTimespan(options.idleWorkspaceVmsExpiration, 'idleWorkspaceVmsExpiration');
-    const rows = await db
-      .selectFrom('workspaces')
-      .select(['id', 'name', 'author', 'lastActivity'])
-      .where('lastActivity', '>', t - 2 * exp)
-      .where('lastActivity', '<', t - exp)
-      .execute();
+    const rows = await repos.workspaces.lastActiveBetween(t - 2 * exp, t - exp);
     const owners = await ownerNames(rows.map((r) => r.id));
     const reports: JanitorReport[] = [];
     for (const w of rows) {
@@ -227,20 +190,10 @@ export function createJanitor(deps: JanitorDeps) {
       t - parseTimespan(options.unpublishedWorkspaceTimeout, 'unpublishedWorkspaceTimeout');
     const inactive =
       t - parseTimespan(options.inactiveWorkspaceExpiration, 'inactiveWorkspaceExpiration');
-    const rows = await db
-      .selectFrom('workspaces')
-      .select(['id', 'name', 'author', 'lastActivity', 'isPublished', 'audience'])
-      .where((eb) =>
-        eb.or([
-          eb.and([
-            eb('isPublished', '=', 0),
-            eb('audience', '=', ''),
-            eb('lastActivity', '<', unpublished),
-          ]),
-          eb.and([eb('isPublished', '=', 1), eb('lastActivity', '<', inactive)]),
-        ]),
-      )
-      .execute();
+    const rows = await repos.workspaces.idle({
+      unpublishedBefore: unpublished,
+      publishedBefore: inactive,
+    });
     const owners = await ownerNames(rows.map((r) => r.id));
     const reports: JanitorReport[] = [];
     for (const w of rows) {

@@ -1,6 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Db } from '../store/db';
+import { createAccountRepository } from '../store/repositories/accounts';
 import { AccountError, createAccount, generatePassword } from '../identity';
 import { ROLE_NUMBERS, type RoleName } from '../auth/roles';
 import type { UserDefaults, UserService } from './users';
@@ -32,16 +33,7 @@ export async function seedFirstRun(options: {
   url: string;
 }): Promise<SeedResult | null> {
   const { db } = options;
-  const count = async (table: 'users' | 'identityAccounts') =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-  if ((await count('users')) > 0 || (await count('identityAccounts')) > 0) return null;
+  if (await createAccountRepository(db).any()) return null;
 
   const accounts: SeedResult['accounts'] = [];
   for (const [index, seed] of SEEDED_ACCOUNTS.entries()) {

@@ -1,7 +1,8 @@
-import { isUniqueViolation, type Db } from '../store/db';
+import type { Db } from '../store/db';
+import { createStockTemplateRepository } from '../store/repositories/stockTemplates';
 import type { TemplateTable } from '../store/schema';
 import { EMPTY_GUID, newId } from './ids';
-import { serializeDetail, toVmTemplate } from './templates';
+import { serializeDetail, toVmTemplate } from './templateDetail';
 
 // Stock templates: published, in no workspace, so every author can link them from the first
 // start. Their disks live in the public folder; the hypervisor driver deploys them.
@@ -96,27 +97,12 @@ export function stockTemplateRow(stock: StockTemplate, now = Date.now()): Templa
  * database seed it once (the marker row's key is unique). Returns how many were added.
  */
 export async function seedStockTemplates(db: Db): Promise<number> {
-  const seeded = await db
-    .selectFrom('keyValues')
-    .select('key')
-    .where('key', '=', STOCK_SEEDED_KEY)
-    .executeTakeFirst();
-  if (seeded) return 0;
+  const stock = createStockTemplateRepository(db);
+  if (await stock.isMarked(STOCK_SEEDED_KEY)) return 0;
   const now = Date.now();
-  try {
-    await db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('keyValues')
-        .values({ key: STOCK_SEEDED_KEY, value: String(now) })
-        .execute();
-      await tx
-        .insertInto('templates')
-        .values(STOCK_TEMPLATES.map((s) => stockTemplateRow(s, now)))
-        .execute();
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) return 0;
-    throw error;
-  }
-  return STOCK_TEMPLATES.length;
+  const seeded = await stock.seed(
+    { key: STOCK_SEEDED_KEY, value: String(now) },
+    STOCK_TEMPLATES.map((s) => stockTemplateRow(s, now)),
+  );
+  return seeded ? STOCK_TEMPLATES.length : 0;
 }

@@ -1,19 +1,13 @@
-import { sql } from 'kysely';
 import { isUniqueViolation, type Store } from '../store/db';
+import { createApiKeyRepository } from '../store/repositories/apiKeys';
+import { createGamespaceRepository } from '../store/repositories/gamespaces';
+import { createUserRepository } from '../store/repositories/users';
+import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { UserTable } from '../store/schema';
 import { createApiKeys } from './apiKeys';
 import { hasAnyToken, isoDate } from './dto';
 import { DomainError, forbidden, notFound } from './errors';
-import {
-  contains,
-  integer,
-  invalid,
-  normalizeTerm,
-  optionalText,
-  paging,
-  requiredText,
-  startsWith,
-} from './fields';
+import { integer, invalid, normalizeTerm, optionalText, paging, requiredText } from './fields';
 import { gamespaceDto } from './gamespaces';
 import { newId } from './ids';
 import { workspaceSummaryDto } from './workspaces';
@@ -199,10 +193,14 @@ const CLIENT_ID_MAX = 128;
 const LIMIT_MAX = 2_147_483_647;
 
 export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaults: UserDefaults) {
-  const { db } = store;
-  // Every authenticated request reads its user's row.
-  const userById = store.rowLookup('users', 'id');
-  const find = async (id: string): Promise<UserTable | null> => (await userById(id)) ?? null;
+  const repos = {
+    users: createUserRepository(store),
+    apiKeys: createApiKeyRepository(store.db),
+    gamespaces: createGamespaceRepository(store.db),
+    workspaces: createWorkspaceRepository(store.db),
+  };
+  const find = async (id: string): Promise<UserTable | null> =>
+    (await repos.users.find(id)) ?? null;
   const ADMIN = ROLE_NUMBERS.administrator;
 
   /**
@@ -210,18 +208,11 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
    * one who is an administrator as stored: then nobody could administer users any more.
    */
   async function isLastAdministrator(id: string): Promise<boolean> {
-    const others = await db
-      .selectFrom('users')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('id', '<>', id)
-      .where((eb) =>
-        eb.or([
-          eb('role', '=', ADMIN),
-          eb.and([eb('lastIdpAssignedRole', '=', ADMIN), eb('role', '<>', ROLE_NUMBERS.disabled)]),
-        ]),
-      )
-      .executeTakeFirstOrThrow();
-    return Number(others.n) === 0;
+    const others = await repos.users.countHolding(ADMIN, {
+      exceptId: id,
+      overriding: ROLE_NUMBERS.disabled,
+    });
+    return others === 0;
   }
 
   const lastAdministrator = () => new DomainError('InvalidOperation', 'LastAdministrator');
@@ -235,7 +226,7 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
     find,
 
     /** The user's API keys (GET /api/user/{id}/keys, POST and DELETE /api/apikey). */
-    apiKeys: createApiKeys(db),
+    apiKeys: createApiKeys(repos),
 
     /** GET /api/user/{id} of someone else (administrators only). */
     async load(id: string): Promise<UserDto> {
@@ -257,30 +248,24 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
         if (!(ROLE_FILTERS as readonly string[]).includes(role)) throw invalid('filter');
       }
       const scope = (search.scope ?? '').trim();
-      let q = db.selectFrom('users').selectAll();
-      if (term) {
-        q = q.where((eb) => eb.or([contains('name', term), startsWith('id', term)]));
-      }
-      if (roles.length) {
-        const numbers = roles.map((r) => ROLE_NUMBERS[r as RoleName]);
-        q = q.where((eb) =>
-          eb.or([eb('role', 'in', numbers), eb('lastIdpAssignedRole', 'in', numbers)]),
-        );
-      }
-      if (search.isServiceAccount) q = q.where('serviceAccountClientId', 'is not', null);
-      if (term) q = q.orderBy(sql`case when lower(${sql.ref('name')}) = ${term} then 0 else 1 end`);
-      q = q.orderBy('name').orderBy('id');
+      const query = {
+        term,
+        roles: roles.map((r) => ROLE_NUMBERS[r as RoleName]),
+        serviceAccountsOnly: !!search.isServiceAccount,
+      };
       // Scope tokens are compared as the reference compares them, which SQL cannot do alone.
       const rows = scope
-        ? (await q.execute()).filter((u) => hasAnyToken(u.scope, scope)).slice(skip, skip + take)
-        : await q.limit(take).offset(skip).execute();
+        ? (await repos.users.search(query, null))
+            .filter((u) => hasAnyToken(u.scope, scope))
+            .slice(skip, skip + take)
+        : await repos.users.search(query, { skip, take });
       return rows.map((row) => storedUserDto(row, defaults));
     },
 
     /** GET /api/user/scopes: every scope token any user has, once, sorted. */
     async scopes(): Promise<string[]> {
-      const rows = await db.selectFrom('users').select('scope').where('scope', '<>', '').execute();
-      const tokens = new Set(rows.flatMap((r) => r.scope.split(/[\s,;]+/).filter(Boolean)));
+      const scopes = await repos.users.scopes();
+      const tokens = new Set(scopes.flatMap((scope) => scope.split(/[\s,;]+/).filter(Boolean)));
       return [...tokens].sort();
     },
 
@@ -334,28 +319,23 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
       }
       try {
         if (existing) {
-          if (Object.keys(changes).length) {
-            await db.updateTable('users').set(changes).where('id', '=', id).execute();
-          }
+          if (Object.keys(changes).length) await repos.users.update(id, changes);
         } else {
-          await db
-            .insertInto('users')
-            .values({
-              id,
-              name: '',
-              scope: '',
-              workspaceLimit: defaults.workspaceLimit,
-              gamespaceLimit: defaults.gamespaceLimit,
-              gamespaceMaxMinutes: 0,
-              gamespaceCleanupGraceMinutes: 0,
-              role: ROLE_NUMBERS.user,
-              lastIdpAssignedRole: null,
-              serviceAccountClientId: null,
-              registrar: 0,
-              whenCreated: Date.now(),
-              ...changes,
-            })
-            .execute();
+          await repos.users.insert({
+            id,
+            name: '',
+            scope: '',
+            workspaceLimit: defaults.workspaceLimit,
+            gamespaceLimit: defaults.gamespaceLimit,
+            gamespaceMaxMinutes: 0,
+            gamespaceCleanupGraceMinutes: 0,
+            role: ROLE_NUMBERS.user,
+            lastIdpAssignedRole: null,
+            serviceAccountClientId: null,
+            registrar: 0,
+            whenCreated: Date.now(),
+            ...changes,
+          });
         }
       } catch (error) {
         // Another user has this service account's client id (or the id was added meanwhile).
@@ -379,46 +359,20 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
       const row = await find(id);
       if (!row) throw notFound();
       if (row.role === ADMIN && (await isLastAdministrator(id))) throw lastAdministrator();
-      await db.transaction().execute(async (tx) => {
-        for (const table of [
-          'workspaceFavorites',
-          'gamespaceFavorites',
-          'templateFavorites',
-        ] as const) {
-          await tx.deleteFrom(table).where('userId', '=', id).execute();
-        }
-        await tx.deleteFrom('apiKeys').where('userId', '=', id).execute();
-        await tx.deleteFrom('users').where('id', '=', id).execute();
-      });
+      await repos.users.remove(id);
     },
 
     /** GET /api/user/{id}/workspaces (administrators, or the user): where it is a worker. */
     async workspaces(actor: Actor, id: string) {
       if (!actor.isAdmin && actor.id !== id) throw forbidden();
-      const rows = await db
-        .selectFrom('workspaces as w')
-        .selectAll('w')
-        .where('w.id', 'in', (eb) =>
-          eb.selectFrom('workers').select('workspaceId').where('subjectId', '=', id),
-        )
-        .orderBy('w.name')
-        .orderBy('w.id')
-        .execute();
+      const rows = await repos.workspaces.ofWorker(id);
       return rows.map((w) => workspaceSummaryDto(w));
     },
 
     /** GET /api/user/{id}/gamespaces (administrators, or the user): where it is a player. */
     async gamespaces(actor: Actor, id: string) {
       if (!actor.isAdmin && actor.id !== id) throw forbidden();
-      const rows = await db
-        .selectFrom('gamespaces as g')
-        .selectAll('g')
-        .where('g.id', 'in', (eb) =>
-          eb.selectFrom('players').select('gamespaceId').where('subjectId', '=', id),
-        )
-        .orderBy('g.whenCreated', 'desc')
-        .orderBy('g.id')
-        .execute();
+      const rows = await repos.gamespaces.playedBy(id);
       const now = Date.now();
       return rows.map((g) => gamespaceDto(g, now));
     },
@@ -436,22 +390,11 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
           : roleName(row.lastIdpAssignedRole);
       const user = actorFrom(row, { id, name: '' }, idpRole, defaults);
       if (user.isCreator || user.workspaceLimit > 0) return true;
-      const worker = await db
-        .selectFrom('workers')
-        .select('workspaceId')
-        .where('subjectId', '=', id)
-        .executeTakeFirst();
-      return !!worker;
+      return (await repos.workspaces.workedOnBy(id)).length > 0;
     },
 
     async findByServiceAccount(clientId: string): Promise<UserTable | null> {
-      return (
-        (await db
-          .selectFrom('users')
-          .selectAll()
-          .where('serviceAccountClientId', '=', clientId)
-          .executeTakeFirst()) ?? null
-      );
+      return (await repos.users.findByServiceAccount(clientId)) ?? null;
     },
 
     /**
@@ -466,15 +409,10 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
         const changes: Partial<UserTable> = {};
         if (actor.name && existing.name !== actor.name) changes.name = actor.name.slice(0, 64);
         if (existing.lastIdpAssignedRole !== idpRole) changes.lastIdpAssignedRole = idpRole;
-        if (Object.keys(changes).length) {
-          await db.updateTable('users').set(changes).where('id', '=', actor.id).execute();
-        }
+        if (Object.keys(changes).length) await repos.users.update(actor.id, changes);
         return { ...existing, ...changes };
       }
-      const count = await db
-        .selectFrom('users')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow();
+      const count = await repos.users.count();
       const row: UserTable = {
         id: actor.id,
         name: actor.name.slice(0, 64),
@@ -483,26 +421,18 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
         gamespaceLimit: defaults.gamespaceLimit,
         gamespaceMaxMinutes: 0,
         gamespaceCleanupGraceMinutes: 0,
-        role: Number(count.n) === 0 ? ROLE_NUMBERS.administrator : ROLE_NUMBERS.user,
+        role: count === 0 ? ROLE_NUMBERS.administrator : ROLE_NUMBERS.user,
         lastIdpAssignedRole: idpRole,
         serviceAccountClientId: null,
         registrar: 0,
         whenCreated: Date.now(),
       };
-      await db
-        .insertInto('users')
-        .values(row)
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
+      await repos.users.insertIfAbsent(row);
       return (await find(actor.id)) ?? row;
     },
 
     async upsertSeeded(row: UserTable): Promise<void> {
-      await db
-        .insertInto('users')
-        .values(row)
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
+      await repos.users.insertIfAbsent(row);
     },
   };
 }

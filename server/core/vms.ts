@@ -1,4 +1,8 @@
 import type { Db } from '../store/db';
+import { createGamespaceRepository } from '../store/repositories/gamespaces';
+import { createMembershipRepository } from '../store/repositories/membership';
+import { createTemplateRepository } from '../store/repositories/templates';
+import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { TemplateTable } from '../store/schema';
 import {
   isoPathOf,
@@ -17,8 +21,7 @@ import type { WorkspaceMachines } from './workspaces';
 import { hasAnyToken } from './dto';
 import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
-import { EMPTY_GUID } from './ids';
-import { playsOrManages, worksOn } from './membership';
+import { asId, EMPTY_GUID } from './ids';
 import type { Actor } from './users';
 
 // Lab machines (wire reference §1.4, §4.8, §4.10): who may see and drive a machine, which tag a
@@ -60,9 +63,6 @@ export function isStorePath(path: string): boolean {
 
 const byCodePoint = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const asId = (value: unknown): string | null =>
-  typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
-
 /** What the VM rules ask of the workspaces. */
 export interface WorkspaceAccess {
   exists(id: string): Promise<boolean>;
@@ -78,6 +78,10 @@ export interface VmServiceOptions {
 export function createVmService(db: Db, options: VmServiceOptions) {
   const { driver, publisher } = options;
   const now = options.now ?? Date.now;
+  const gamespaces = createGamespaceRepository(db);
+  const templates = createTemplateRepository(db);
+  const workspaces = createWorkspaceRepository(db);
+  const membership = createMembershipRepository(db);
 
   function publish(actor: { id: string; name: string }, action: string, vm: Vm, tag?: string) {
     publisher.publish(tag ?? tagOf(vm.name), 'VmEvent', {
@@ -99,23 +103,14 @@ export function createVmService(db: Db, options: VmServiceOptions) {
 
   /** gs.CanInteract or a worker of the workspace (UserStore.CanInteract in the reference). */
   async function canInteract(actor: Actor, tag: string): Promise<boolean> {
-    return (await playsOrManages(db, actor.id, tag)) || worksOn(db, actor.id, tag);
+    return (await membership.playsOrManages(actor.id, tag)) || membership.worksOn(actor.id, tag);
   }
 
   /** The audience of the gamespace's workspace, or of the workspace, the tag names. */
   async function audienceOf(tag: string): Promise<string | null> {
-    const game = await db
-      .selectFrom('gamespaces')
-      .leftJoin('workspaces', 'workspaces.id', 'gamespaces.workspaceId')
-      .select('workspaces.audience')
-      .where('gamespaces.id', '=', tag)
-      .executeTakeFirst();
-    if (game) return game.audience ?? null;
-    const ws = await db
-      .selectFrom('workspaces')
-      .select('audience')
-      .where('id', '=', tag)
-      .executeTakeFirst();
+    const game = await gamespaces.find(tag);
+    const workspaceId = game ? game.workspaceId : tag;
+    const ws = workspaceId ? await workspaces.find(workspaceId) : undefined;
     return ws?.audience ?? null;
   }
 
@@ -145,50 +140,24 @@ export function createVmService(db: Db, options: VmServiceOptions) {
    * workspace's templates name.
    */
   async function usableIsos(tag: string): Promise<string[]> {
-    const game = await db
-      .selectFrom('gamespaces')
-      .select('workspaceId')
-      .where('id', '=', tag)
-      .executeTakeFirst();
+    const game = await gamespaces.find(tag);
     const workspaceId = game ? (game.workspaceId ?? EMPTY_GUID) : tag;
     const listed = (await driver.isoOptions(workspaceId)).iso ?? [];
-    const named = await db
-      .selectFrom('templates')
-      .select('iso')
-      .where('workspaceId', '=', workspaceId)
-      .where('iso', '!=', '')
-      .execute();
-    const paths = named.map((t) => isoPathOf(t.iso)).filter((p) => p !== '');
+    const named = await templates.isosOfWorkspace(workspaceId);
+    const paths = named.map(isoPathOf).filter((p) => p !== '');
     return [...new Set([...listed, ...paths])].sort();
   }
 
   /** A workspace with a gamespace that has not ended and not expired is not isolated. */
-  async function hasActiveGamespaces(workspaceId: string): Promise<boolean> {
-    const active = await db
-      .selectFrom('gamespaces')
-      .select('id')
-      .where('workspaceId', '=', workspaceId)
-      .where('endTime', '=', 0)
-      .where((eb) => eb.or([eb('expirationTime', '=', 0), eb('expirationTime', '>', now())]))
-      .executeTakeFirst();
-    return !!active;
+  function hasActiveGamespaces(workspaceId: string): Promise<boolean> {
+    return gamespaces.hasUnexpiredIn(workspaceId, now());
   }
 
   /** A template's VmTemplate under a tag, with its parent's detail and its workspace's flags. */
   async function deployableOf(template: TemplateTable, tag: string): Promise<VmTemplate> {
-    const parent = template.parentId
-      ? await db
-          .selectFrom('templates')
-          .select('detail')
-          .where('id', '=', template.parentId)
-          .executeTakeFirst()
-      : undefined;
+    const parent = template.parentId ? await templates.find(template.parentId) : undefined;
     const workspace = template.workspaceId
-      ? await db
-          .selectFrom('workspaces')
-          .select(['hostAffinity', 'useUplinkSwitch'])
-          .where('id', '=', template.workspaceId)
-          .executeTakeFirst()
+      ? await workspaces.find(template.workspaceId)
       : undefined;
     return toDeployable({
       template,
@@ -201,9 +170,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
   /** The template of a vm-template route, and the builder machine's tag, once authorized. */
   async function builderTemplate(actor: Actor, templateId: string) {
     const key = asId(templateId);
-    const template = key
-      ? await db.selectFrom('templates').selectAll().where('id', '=', key).executeTakeFirst()
-      : undefined;
+    const template = key ? await templates.find(key) : undefined;
     if (!template) throw unknownArgument('id');
     const tag = template.workspaceId ?? EMPTY_GUID;
     if (!(await canManage(actor, tag))) throw forbidden();
@@ -261,24 +228,13 @@ export function createVmService(db: Db, options: VmServiceOptions) {
         vms = vms.filter((vm) => allowed.has(tagOf(vm.name)));
       }
       const tags = [...new Set(vms.map((vm) => tagOf(vm.name)))];
-      const workspaces = new Map<string, string>();
-      const gamespaces = new Map<string, string>();
-      if (tags.length) {
-        const ws = await db
-          .selectFrom('workspaces')
-          .select(['id', 'name'])
-          .where('id', 'in', tags)
-          .execute();
-        for (const w of ws) workspaces.set(w.id, w.name);
-        const gs = await db
-          .selectFrom('gamespaces')
-          .select(['id', 'name'])
-          .where('id', 'in', tags)
-          .execute();
-        for (const g of gs) gamespaces.set(g.id, g.name);
-      }
+      const workspaceNames = new Map((await workspaces.namesOf(tags)).map((w) => [w.id, w.name]));
+      const gamespaceNames = new Map((await gamespaces.namesOf(tags)).map((g) => [g.id, g.name]));
       return vms
-        .map((vm) => ({ ...vm, groupName: groupNameOf(tagOf(vm.name), workspaces, gamespaces) }))
+        .map((vm) => ({
+          ...vm,
+          groupName: groupNameOf(tagOf(vm.name), workspaceNames, gamespaceNames),
+        }))
         .sort((a, b) => byCodePoint(a.groupName, b.groupName) || byCodePoint(a.name, b.name));
     },
 

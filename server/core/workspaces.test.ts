@@ -28,6 +28,10 @@ describe('workspace service events and seams', () => {
   let docsDir: string;
   const hub = recorder();
   const machines = { deleted: [] as string[][], ended: [] as string[] };
+  /** The deletion cascade's steps, with whether the workspace's rows were still there. */
+  const cascade: Array<{ step: string; id: string; stored: boolean }> = [];
+  const step = (name: string) => async (id: string) =>
+    void cascade.push({ step: name, id, stored: await workspaces.exists(id) });
 
   beforeAll(async () => {
     store = await openStore({ url: ':memory:' });
@@ -36,10 +40,13 @@ describe('workspace service events and seams', () => {
       publisher: hub,
       docsDir,
       machines: {
-        workspaceDeleted: async (id, templates) =>
-          void machines.deleted.push([id, ...templates.map((t) => t.name)]),
+        async workspaceDeleted(id, templates) {
+          machines.deleted.push([id, ...templates.map((t) => t.name)]);
+          await step('machines')(id);
+        },
         gamespaceEnded: async (id) => void machines.ended.push(id),
       },
+      files: [{ workspaceDeleted: step('document') }, { workspaceDeleted: step('images') }],
     });
   });
   afterAll(async () => {
@@ -160,6 +167,17 @@ describe('workspace service events and seams', () => {
       .where('id', '=', game)
       .executeTakeFirstOrThrow();
     expect(row.workspaceId).toBeNull();
+  });
+
+  it('deletes its machines, then its document and images, then its rows', async () => {
+    const ws = await workspaces.create(creator, { name: 'Filed' });
+    await workspaces.remove(creator, ws.id);
+    expect(cascade.filter((c) => c.id === ws.id)).toEqual([
+      { step: 'machines', id: ws.id, stored: true },
+      { step: 'document', id: ws.id, stored: true },
+      { step: 'images', id: ws.id, stored: true },
+    ]);
+    expect(await workspaces.exists(ws.id)).toBe(false);
   });
 
   it('lists the document above the cut line with doc=1 and all of it with doc=2', async () => {

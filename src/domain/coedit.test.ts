@@ -5,16 +5,19 @@ import {
   applyRemoteUpdate,
   confirmBatch,
   createReplica,
+  decodeUpdate,
   deltaToEdits,
   fromBase64,
   isCrdtChanges,
   mergeUpdates,
   onLocalUpdates,
   onRemoteEdits,
+  reconcile,
   replicaWithText,
   stateOf,
   takeBatch,
   textOf,
+  textEdit,
   textOfUpdates,
   toBase64,
   type TextEdit,
@@ -142,10 +145,61 @@ describe('updates', () => {
     expect(textOfUpdates([fromBase64(toBase64(bytes))])).toBe('ünïcödé ✓ '.repeat(5000));
   });
 
+  it('are written in standard base64, padded, whatever their length', () => {
+    for (let length = 0; length <= 8; length++) {
+      const bytes = Uint8Array.from({ length }, (_, i) => (i * 97 + 200) & 0xff);
+      expect(toBase64(bytes)).toBe(btoa(String.fromCharCode(...bytes)));
+      expect(fromBase64(toBase64(bytes))).toEqual(bytes);
+    }
+  });
+
   it('tells our changes from reference change records', () => {
     expect(isCrdtChanges({ crdt: 'yjs', update: 'AAA=' })).toBe(true);
     expect(isCrdtChanges({ changes: [], timestamp: 1 })).toBe(false);
     expect(isCrdtChanges(null)).toBe(false);
+  });
+});
+
+describe('a whole text saved by a client that does not co-edit', () => {
+  it('becomes the smallest single edit', () => {
+    expect(textEdit('hello world', 'hello brave world')).toEqual({
+      offset: 6,
+      deleteCount: 0,
+      text: 'brave ',
+    });
+    expect(textEdit('abcdef', 'abef')).toEqual({ offset: 2, deleteCount: 2, text: '' });
+    expect(textEdit('same', 'same')).toBeNull();
+  });
+
+  it('never splits a surrogate pair', () => {
+    // 😀 and 😁 share their first UTF-16 unit.
+    expect(textEdit('a 😀 b', 'a 😁 b')).toEqual({ offset: 2, deleteCount: 2, text: '😁' });
+  });
+
+  it('is reconciled into an update that editors merge with their own edits', () => {
+    const server = replicaWithText('line one\n');
+    const editor = createReplica();
+    applyRemoteUpdate(editor, stateOf(server));
+    applyEditorChanges(editor.text, [{ rangeOffset: 0, rangeLength: 0, text: '# ' }]);
+    const update = reconcile(stateOf(server), 'line one\nline two\n');
+    expect(update).not.toBeNull();
+    applyRemoteUpdate(editor, update as Uint8Array);
+    expect(textOf(editor)).toBe('# line one\nline two\n');
+    expect(reconcile(stateOf(server), 'line one\n')).toBeNull();
+  });
+});
+
+describe('updates received from elsewhere', () => {
+  it('are decoded when they are base64 Yjs updates', () => {
+    const update = stateOf(replicaWithText('text'));
+    expect(decodeUpdate(toBase64(update))).toEqual(update);
+  });
+
+  it('are refused when they are not base64, or not Yjs updates', () => {
+    expect(decodeUpdate('not base64!')).toBeNull();
+    expect(decodeUpdate('')).toBeNull();
+    expect(decodeUpdate('AAA')).toBeNull();
+    expect(decodeUpdate(toBase64(new TextEncoder().encode('junk')))).toBeNull();
   });
 });
 

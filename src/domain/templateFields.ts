@@ -1,7 +1,9 @@
 /**
  * The template editor's fields and their rules (spec §2 Template editor, §5, §9): name,
  * description, networks, guest settings, replicas, variant, iso and hidden. Numbers are kept as
- * typed text in the form and checked here; the limits are the server's (wire reference §2.4).
+ * typed text in the form and checked here. The limits are the server's too (wire reference §2.4,
+ * §6): its template routes and services read them from here, so what the form accepts the server
+ * accepts.
  */
 
 export const TEMPLATE_TEXT_FIELDS = [
@@ -20,14 +22,26 @@ export interface TemplateValues extends Record<TemplateTextField, string> {
   isHidden: boolean;
 }
 
+/** The most characters a template's text fields hold (wire reference §6; product spec §9). */
 export const TEMPLATE_LIMITS = {
   name: 64,
   description: 255,
+  audience: 64,
   networks: 64,
   guestinfo: 1024,
+  iso: 1024,
 } as const;
 
-/** Replicas: -1 deploys one copy per player; the server deploys at most this many otherwise. */
+/**
+ * The limits the form checks as the author types. The audience is not the editor's (an
+ * administrator sets it on the template detail), and the ISO is picked from a list of paths.
+ */
+const FORM_LIMITED_FIELDS = ['name', 'description', 'networks', 'guestinfo'] as const;
+
+/**
+ * Replicas: -1 deploys one copy per player; otherwise the server deploys at most this many
+ * copies of the template in a gamespace (wire reference §4.5).
+ */
 export const ONE_PER_PLAYER = -1;
 export const MAX_REPLICAS = 5;
 
@@ -98,7 +112,7 @@ const tooLong = (max: number) => `At most ${max} characters.`;
 export function validateTemplate(values: TemplateValues): Partial<Record<TemplateField, string>> {
   const messages: Partial<Record<TemplateField, string>> = {};
   if (values.name.trim() === '') messages.name = NAME_REQUIRED;
-  for (const field of Object.keys(TEMPLATE_LIMITS) as Array<keyof typeof TEMPLATE_LIMITS>) {
+  for (const field of FORM_LIMITED_FIELDS) {
     const max = TEMPLATE_LIMITS[field];
     if (messages[field] === undefined && values[field].length > max) messages[field] = tooLong(max);
   }

@@ -1,8 +1,8 @@
 /**
  * The workspace settings form (spec §2 Settings tab, §5 Workspace settings): its fields as the
  * form edits them (text, the duration too, so that a half-typed number is kept as typed), and
- * their validation. The limits are the server's (wire reference §2.1), so that what the form
- * accepts the server accepts too.
+ * their validation. The limits are the server's too (wire reference §2.1, §6): its workspace
+ * service and route schemas read them from here, so what the form accepts the server accepts.
  */
 
 export const WORKSPACE_SETTINGS_FIELDS = [
@@ -16,12 +16,23 @@ export const WORKSPACE_SETTINGS_FIELDS = [
 export type WorkspaceSettingsField = (typeof WORKSPACE_SETTINGS_FIELDS)[number];
 export type WorkspaceSettingsValues = Record<WorkspaceSettingsField, string>;
 
-export const WORKSPACE_SETTINGS_LIMITS = {
+/** The most characters a workspace's text fields hold (wire reference §6). */
+export const WORKSPACE_LIMITS = {
   name: 64,
   description: 255,
+  tags: 255,
   author: 64,
   audience: 64,
-  tags: 255,
+  templateScope: 64,
+} as const;
+
+/** The limits of the fields the settings form edits (the template scope is an administrator's). */
+export const WORKSPACE_SETTINGS_LIMITS = {
+  name: WORKSPACE_LIMITS.name,
+  description: WORKSPACE_LIMITS.description,
+  author: WORKSPACE_LIMITS.author,
+  audience: WORKSPACE_LIMITS.audience,
+  tags: WORKSPACE_LIMITS.tags,
 } as const;
 
 /** The audience value that makes a workspace playable by everyone (spec §5 Audience). */

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { COMPACT_AFTER_ROWS, MAX_DOCUMENT_CHARS, TEXT_NAME } from '../../server/core/documents';
+import { COMPACT_AFTER_ROWS, MAX_DOCUMENT_CHARS } from '../../server/core/documents';
+import { DOCUMENT_TEXT } from '../../src/domain/coedit';
 import { createAccount } from '../../server/identity';
 import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
@@ -31,7 +32,7 @@ const bytes = (base64: string) => new Uint8Array(Buffer.from(base64, 'base64'));
 function replica(state?: string) {
   const doc = new Y.Doc();
   if (state) Y.applyUpdate(doc, bytes(state), 'remote');
-  const text = doc.getText(TEXT_NAME);
+  const text = doc.getText(DOCUMENT_TEXT);
   return {
     doc,
     text,

@@ -5,8 +5,8 @@ import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
 import { signIn } from './oidc';
 
-// GET /api/gamespaces (wire reference §1.2). Registration arrives with the play issue, so the
-// gamespaces here are written straight to the store.
+// GET /api/gamespaces (wire reference §1.2). The gamespaces here are written straight to the
+// store, each with the manager, players and times that the list's filters are tested on.
 
 describe.each(testEngines())('gamespace list on %s', (engine) => {
   let server: TestServer;

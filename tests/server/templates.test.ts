@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REPLICAS, ONE_PER_PLAYER, TEMPLATE_LIMITS } from '../../src/domain/templateFields';
 import { MAX_TAKE } from '../../server/core/fields';
+import { OPENAPI_PATH } from '../../server/http/openapi';
 import { EMPTY_GUID, newId } from '../../server/core/ids';
 import { seedStockTemplates, STOCK_TEMPLATES } from '../../server/core/stockTemplates';
 import { createAccount } from '../../server/identity';
@@ -435,6 +437,25 @@ describe.each(testEngines())('template routes on %s', (engine) => {
       const res = await call('editor', 'PUT', '/template', change(extra));
       expect(res.status).toBe(400);
       expect(Object.keys(res.body.errors)).toEqual([field]);
+    });
+
+    it("declares in the API document the limits it enforces, which are the SPA editor's", async () => {
+      const doc: Json = await (await fetch(`${server.url}${OPENAPI_PATH}`)).json();
+      const answer = doc.paths['/api/template/{id}'].get.responses['200'].content;
+      const { properties } = answer['application/json'].schema;
+      for (const [field, max] of Object.entries(TEMPLATE_LIMITS)) {
+        expect(properties[field].maxLength, field).toBe(max);
+        // The audience is an administrator's, set with the template detail.
+        const save = (text: string) =>
+          field === 'audience'
+            ? call('admin', 'POST', '/template-detail', { name: `${tag}-aud`, audience: text })
+            : call('editor', 'PUT', '/template', change({ [field]: text }));
+        expect((await save('x'.repeat(max))).status, field).toBe(200);
+        const refused = await save('x'.repeat(max + 1));
+        expect(refused.status, field).toBe(400);
+        expect(Object.keys(refused.body.errors)).toEqual([field]);
+      }
+      expect(properties.replicas).toMatchObject({ minimum: ONE_PER_PLAYER, maximum: MAX_REPLICAS });
     });
 
     it('answers an unknown id with 400, and a stranger with 403', async () => {

@@ -2,7 +2,7 @@ import type { ChallengeSpec } from '../../../src/domain/challenge';
 import { substitute } from '../../../src/domain/transforms';
 import { toDeployable } from '../../hypervisor/deployable';
 import type { HypervisorDriver, Vm } from '../../hypervisor/driver';
-import type { Db } from '../../store/db';
+import type { TemplateWithParentDetail } from '../../store/repositories/templates';
 import type { GamespaceTable, TemplateTable, WorkspaceTable } from '../../store/schema';
 import type { VmTemplate } from '../templates';
 
@@ -48,13 +48,11 @@ export function challengeIso(
   return targets.includes(template.name.toLowerCase()) ? iso.file : template.iso;
 }
 
-type TemplateRow = TemplateTable & { parentDetail: string | null };
-
 /** The machine templates of a gamespace: `##key##` substituted, ISO mounted, replicas named. */
 export function gamespaceTemplates(
   gamespace: Pick<GamespaceTable, 'id' | 'variant' | 'playerCount'>,
   workspace: Pick<WorkspaceTable, 'hostAffinity' | 'useUplinkSwitch'>,
-  templates: readonly TemplateRow[],
+  templates: readonly TemplateWithParentDetail[],
   spec: Pick<ChallengeSpec, 'transforms' | 'challenge'>,
 ): VmTemplate[] {
   return templatesOfVariant(templates, gamespace.variant).flatMap((t) => {
@@ -75,18 +73,6 @@ export function gamespaceTemplates(
       }),
     );
   });
-}
-
-/** The workspace's templates with their parents' details (what linked templates deploy from). */
-export async function workspaceTemplates(db: Db, workspaceId: string): Promise<TemplateRow[]> {
-  return db
-    .selectFrom('templates as t')
-    .leftJoin('templates as p', 'p.id', 't.parentId')
-    .selectAll('t')
-    .select('p.detail as parentDetail')
-    .where('t.workspaceId', '=', workspaceId)
-    .orderBy('t.name')
-    .execute();
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

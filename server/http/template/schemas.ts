@@ -1,11 +1,17 @@
-// JSON schemas of the template routes' bodies and DTOs (wire reference §2.4). Bodies accept
-// null for every optional field, as the reference's clients send it; the services apply the
-// length limits so that every route answers them with the same messages.
-
+import { MAX_REPLICAS, ONE_PER_PLAYER, TEMPLATE_LIMITS } from '../../../src/domain/templateFields';
 import { searchProperties } from '../search';
+
+// JSON schemas of the template routes' bodies and DTOs (wire reference §2.4). Bodies accept
+// null for every optional field, as the reference's clients send it. The limits are the SPA's
+// template editor's too (src/domain/templateFields.ts); the answers declare them. Bodies leave
+// them to the template services, so that every route answers a too-long text with the same
+// message ("The field name must be at most 64 characters.") in the order of its checks (an
+// unknown template is told so first).
 
 const text = { type: ['string', 'null'] } as const;
 const nullableString = { type: ['string', 'null'] } as const;
+/** A stored text of the template, at most `max` characters. */
+const limited = <M extends number>(max: M) => ({ type: 'string', maxLength: max }) as const;
 
 export { idParams } from '../schemas';
 
@@ -75,18 +81,18 @@ export const templateSchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    audience: { type: 'string' },
-    networks: { type: 'string' },
-    iso: { type: 'string' },
-    guestinfo: { type: 'string' },
+    name: limited(TEMPLATE_LIMITS.name),
+    description: limited(TEMPLATE_LIMITS.description),
+    audience: limited(TEMPLATE_LIMITS.audience),
+    networks: limited(TEMPLATE_LIMITS.networks),
+    iso: limited(TEMPLATE_LIMITS.iso),
+    guestinfo: limited(TEMPLATE_LIMITS.guestinfo),
     isHidden: { type: 'boolean' },
     isLinked: { type: 'boolean' },
     parentId: nullableString,
     parentName: nullableString,
-    replicas: { type: 'integer' },
-    variant: { type: 'integer' },
+    replicas: { type: 'integer', minimum: ONE_PER_PLAYER, maximum: MAX_REPLICAS },
+    variant: { type: 'integer', minimum: 0 },
     workspaceId: nullableString,
     workspaceName: nullableString,
   },
@@ -96,9 +102,9 @@ export const templateSummarySchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    audience: { type: 'string' },
+    name: limited(TEMPLATE_LIMITS.name),
+    description: limited(TEMPLATE_LIMITS.description),
+    audience: limited(TEMPLATE_LIMITS.audience),
     workspaceId: nullableString,
     workspaceName: nullableString,
     parentId: nullableString,
@@ -111,11 +117,12 @@ export const templateSummarySchema = {
 
 const templateDetailProperties = {
   id: { type: 'string' },
-  name: { type: 'string' },
-  description: { type: 'string' },
-  audience: { type: 'string' },
-  networks: { type: 'string' },
-  guestinfo: { type: 'string' },
+  name: limited(TEMPLATE_LIMITS.name),
+  description: limited(TEMPLATE_LIMITS.description),
+  audience: limited(TEMPLATE_LIMITS.audience),
+  networks: limited(TEMPLATE_LIMITS.networks),
+  guestinfo: limited(TEMPLATE_LIMITS.guestinfo),
+  // Not bounded: the stored detail is the given one rewritten indented with every property.
   detail: nullableString,
   isPublished: { type: 'boolean' },
   isLinked: { type: 'boolean' },

@@ -1,9 +1,16 @@
+import { WORKSPACE_LIMITS } from '../../../src/domain/workspaceSettings';
 import { searchProperties } from '../search';
 import { templateSchema } from '../template/schemas';
 
-// JSON schemas of the workspace routes' bodies, queries and DTOs (wire reference §2.1).
+// JSON schemas of the workspace routes' bodies, queries and DTOs (wire reference §2.1). The text
+// limits are the SPA's settings form's too (src/domain/workspaceSettings.ts); the answers declare
+// them. Bodies leave them to the workspace service, which answers a too-long text with the
+// reference's message ("The field name must be at most 64 characters.") in the order of its
+// checks (an unknown workspace or a caller who may not create is told so first).
 
 const text = { type: ['string', 'null'] } as const;
+/** A stored text of the workspace, at most `max` characters. */
+const limited = <M extends number>(max: M) => ({ type: 'string', maxLength: max }) as const;
 
 export { codeParams, idParams, joinCodeSchema } from '../schemas';
 
@@ -80,13 +87,13 @@ export const workspaceSchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    tags: { type: 'string' },
-    author: { type: 'string' },
-    audience: { type: 'string' },
+    name: limited(WORKSPACE_LIMITS.name),
+    description: limited(WORKSPACE_LIMITS.description),
+    tags: limited(WORKSPACE_LIMITS.tags),
+    author: limited(WORKSPACE_LIMITS.author),
+    audience: limited(WORKSPACE_LIMITS.audience),
     whenCreated: { type: 'string' },
-    templateScope: { type: 'string' },
+    templateScope: limited(WORKSPACE_LIMITS.templateScope),
     templateLimit: { type: 'integer' },
     durationMinutes: { type: 'integer' },
     challenge: { type: 'string' },
@@ -99,13 +106,13 @@ export const workspaceSummarySchema = {
   type: 'object',
   properties: {
     id: { type: 'string' },
-    name: { type: 'string' },
+    name: limited(WORKSPACE_LIMITS.name),
     slug: { type: 'string' },
-    description: { type: 'string' },
-    tags: { type: 'string' },
+    description: limited(WORKSPACE_LIMITS.description),
+    tags: limited(WORKSPACE_LIMITS.tags),
     text: { type: ['string', 'null'] },
-    audience: { type: 'string' },
-    author: { type: 'string' },
+    audience: limited(WORKSPACE_LIMITS.audience),
+    author: limited(WORKSPACE_LIMITS.author),
     durationMinutes: { type: 'integer' },
     whenCreated: { type: 'string' },
     lastActivity: { type: 'string' },

@@ -1,0 +1,240 @@
+import type { GamespaceTable, PlayerTable, WorkspaceTable } from '../../store/schema';
+import { parseDate } from '../dto';
+import { DomainError, forbidden } from '../errors';
+import { integer, unknownArgument } from '../fields';
+import { aboveCut, readDocument, type GameState } from '../gamespaces';
+import { newId, newToken, sha256Hex } from '../ids';
+import type { Actor } from '../users';
+import { PERMISSION } from '../workspaces';
+import { asId, type PlayContext } from './context';
+import {
+  cloneChallenge,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_POINTS,
+  expirationOf,
+  LAUNCH_LOCK_MS,
+  maxDuration,
+} from './registration';
+
+// Launching a workspace as a gamespace (wire reference §1.2, §4.2), and what a player reads
+// before and while playing: the preview of a workspace and the game state of a gamespace.
+
+export interface Registration {
+  resourceId: string;
+  graderKey?: string | null;
+  graderUrl?: string | null;
+  variant?: number | null;
+  playerCount?: number | null;
+  maxAttempts?: number | null;
+  maxMinutes?: number | null;
+  points?: number | null;
+  allowReset?: boolean | null;
+  allowPreview?: boolean | null;
+  startGamespace?: boolean | null;
+  expirationTime?: string | null;
+  players?: Array<{ subjectId?: string | null; subjectName?: string | null }> | null;
+}
+
+/** Where the request came from: to make the launchpoint and grader addresses absolute. */
+export interface RequestOrigin {
+  /** `{scheme}://{host}` */
+  origin: string;
+}
+
+type Deploy = (g: GamespaceTable, actor: Actor) => Promise<GamespaceTable>;
+
+/** The empty GameState of a preview: just the name and the document above the cut. */
+function previewState(name: string, markdown: string): GameState {
+  const unset = '0001-01-01T00:00:00+00:00';
+  return {
+    id: null,
+    workspaceId: null,
+    name,
+    slug: '',
+    managerId: null,
+    managerName: null,
+    markdown,
+    audience: null,
+    launchpointUrl: null,
+    players: [],
+    whenCreated: unset,
+    startTime: unset,
+    endTime: unset,
+    expirationTime: unset,
+    isActive: false,
+    vms: [],
+    challenge: null,
+    variant: 0,
+  };
+}
+
+/** `deploy` starts a gamespace registered with `startGamespace` (the lifecycle's). */
+export function createLaunch(context: PlayContext, deploy: Deploy) {
+  const { options, repos, now, state } = context;
+
+  /** The player's active gamespace of the workspace, the newest (see the repository). */
+  const activeGamespaceOf = (workspaceId: string, playerId: string) =>
+    repos.gamespaces.activeOf(workspaceId, playerId, now());
+
+  /** IsBelowGamespaceLimit: gamespaces the actor manages that started and did not end. */
+  async function isBelowLimit(actor: Actor): Promise<boolean> {
+    if (actor.gamespaceLimit <= 0) return true;
+    return (await repos.gamespaces.countRunningManagedBy(actor.id)) < actor.gamespaceLimit;
+  }
+
+  async function create(
+    actor: Actor,
+    ws: WorkspaceTable,
+    request: Registration,
+    players: Array<{ subjectId: string; subjectName: string }>,
+    graderKey: string,
+    graderUrl: string,
+  ): Promise<GamespaceTable> {
+    const t = now();
+    const max = maxDuration(actor.gamespaceMaxMinutes, ws.durationMinutes);
+    const expirationTime = expirationOf(t, max, {
+      maxMinutes: integer(request.maxMinutes, 'maxMinutes'),
+      expirationTime: parseDate(request.expirationTime),
+    });
+    const id = newId();
+    const challenge = cloneChallenge(ws.challenge, {
+      requestedVariant: integer(request.variant, 'variant'),
+      maxPoints: integer(request.points, 'points', { fallback: DEFAULT_POINTS }),
+      maxAttempts: integer(request.maxAttempts, 'maxAttempts', { fallback: DEFAULT_MAX_ATTEMPTS }),
+      context: { gamespaceId: id, graderUrl, graderKey },
+      random: context.random,
+    });
+    const requestedCount = integer(request.playerCount, 'playerCount');
+    const row: GamespaceTable = {
+      id,
+      name: ws.name,
+      managerId: actor.id,
+      managerName: actor.name,
+      graderKey: sha256Hex(graderKey),
+      whenCreated: t,
+      startTime: 0,
+      endTime: 0,
+      expirationTime,
+      cleanupGraceMinutes: actor.gamespaceCleanupGraceMinutes,
+      cleaned: 0,
+      allowReset: request.allowReset ? 1 : 0,
+      challenge: challenge.text,
+      workspaceId: ws.id,
+      variant: challenge.variant,
+      playerCount: requestedCount > 0 ? requestedCount : players.length,
+    };
+    // The first player manages the gamespace with its launcher.
+    const unique = [...new Map(players.map((p) => [p.subjectId, p])).values()];
+    const rows: PlayerTable[] = unique.map((p, i) => ({
+      gamespaceId: id,
+      subjectId: p.subjectId,
+      subjectName: p.subjectName,
+      permission: i === 0 ? PERMISSION.manager : PERMISSION.none,
+    }));
+    await repos.gamespaces.create(row, rows);
+    return row;
+  }
+
+  return {
+    /** GET /api/preview/{id}: the name and the document above the cut (or a title). */
+    async preview(actor: Actor, workspaceId: unknown): Promise<GameState> {
+      const ws = await context.findWorkspace(workspaceId);
+      if (!ws) throw unknownArgument('id');
+      if (!(await context.hasValidUserScope(actor, ws))) throw forbidden();
+      const markdown = aboveCut(await readDocument(options.docsDir, ws.id));
+      return previewState(ws.name, markdown.trim() ? markdown : `# ${ws.name}`);
+    },
+
+    /**
+     * GET /api/gamespace/{id}: a gamespace (its grader key, its manager and players, admins), or
+     * for a workspace id the actor's active gamespace of it, else its preview (id null).
+     */
+    async load(actor: Actor, id: unknown): Promise<GameState> {
+      const key = asId(id);
+      const t = now();
+      const kept = key ? options.stateCache?.get(key, t) : undefined;
+      if (kept) {
+        if (!context.interacts(actor, kept.row, kept.players)) throw forbidden();
+        return kept.state;
+      }
+      const since = options.stateCache?.epoch() ?? 0;
+      const g = await context.findGamespace(id);
+      if (g) {
+        // The players are read once: for gs.CanInteract and for the state.
+        const players = await repos.players.of(g.id);
+        if (!context.interacts(actor, g, players)) throw forbidden();
+        const result = await state(g, { players });
+        options.stateCache?.set({ row: g, players, state: result }, { now: t, since });
+        return result;
+      }
+      const ws = await context.findWorkspace(id);
+      if (!ws) throw unknownArgument('id');
+      const active = await activeGamespaceOf(ws.id, actor.id);
+      if (active) return state(active);
+      // Not the reference's check, which has none here: without it anyone could read any
+      // workspace's document above the cut by its id.
+      if (!(await context.hasValidUserScope(actor, ws))) throw forbidden();
+      return previewState(ws.name, aboveCut(await readDocument(options.docsDir, ws.id)));
+    },
+
+    /**
+     * POST /api/gamespace. Stricter than the reference, which lets anyone who may play the
+     * workspace name any players, answers the first one's active gamespace and mints a launch
+     * ticket for them (a way to become any user): only admins and accounts allowed to register
+     * others (`isRegistrar`: the service accounts of Gameboard or the Moodle plugin) may name
+     * anyone but themselves. The launch ticket reaches only the new gamespace (grants.ts).
+     */
+    async register(actor: Actor, request: Registration, origin: RequestOrigin): Promise<GameState> {
+      const ws = await context.findWorkspace(request.resourceId);
+      if (!ws) throw unknownArgument('resourceId');
+      if (!(await context.hasValidUserScope(actor, ws))) throw forbidden();
+      const requested = (request.players ?? [])
+        .filter((p) => typeof p?.subjectId === 'string' && p.subjectId)
+        .map((p) => ({ subjectId: p.subjectId!, subjectName: p.subjectName ?? '' }));
+      if (!actor.isRegistrar && requested.some((p) => p.subjectId !== actor.id)) {
+        throw forbidden();
+      }
+      const playerId = requested[0]?.subjectId ?? actor.id;
+
+      let g = await activeGamespaceOf(ws.id, playerId);
+      if (!g) {
+        if (!(await isBelowLimit(actor))) throw new DomainError('ClientGamespaceLimitReached');
+        // One launch at a time per player and workspace, across servers (the lock is in the
+        // shared cache): a double click must not make two gamespaces.
+        const lock = `:lck:${playerId}${ws.id}`;
+        if (!(await options.cache.setIfAbsent(lock, actor.id, LAUNCH_LOCK_MS))) {
+          throw new DomainError('ResourceIsLocked');
+        }
+        try {
+          // A launch that finished while this one waited for the lock is reused.
+          g = await activeGamespaceOf(ws.id, playerId);
+          if (!g) {
+            const graderUrl = request.graderUrl || `${origin.origin}/api/gamespace/grade`;
+            const graderKey = request.graderKey || newId();
+            const players = requested.length
+              ? requested
+              : [{ subjectId: actor.id, subjectName: actor.name }];
+            g = await create(actor, ws, request, players, graderKey, graderUrl);
+            if (request.startGamespace) g = await deploy(g, actor);
+          }
+        } finally {
+          await options.cache.delete(lock);
+        }
+      }
+
+      const token = newToken();
+      const first = requested[0];
+      if (first) {
+        await context.grantTicket(token, {
+          id: first.subjectId,
+          name: first.subjectName,
+          gamespaceId: g.id,
+        });
+      }
+      return state(g, {
+        preview: !!request.allowPreview,
+        launchpointUrl: `${origin.origin}/lp?t=${token}&g=${g.id}`,
+      });
+    },
+  };
+}

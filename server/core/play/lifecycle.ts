@@ -1,0 +1,116 @@
+import { parseChallengeText } from '../../../src/domain/challenge';
+import type { GamespaceTable } from '../../store/schema';
+import { parseDate } from '../dto';
+import { DomainError, forbidden } from '../errors';
+import { actorRef } from '../fields';
+import type { GameState } from '../gamespaces';
+import { EMPTY_GUID } from '../ids';
+import type { Actor } from '../users';
+import type { PlayContext } from './context';
+import { deployAndWait, DEPLOY_POLL, gamespaceTemplates } from './deploy';
+
+// A gamespace's life after its launch (wire reference §4.2, §4.5): deploying its machines,
+// starting, stopping, extending, completing and deleting it.
+
+/** Who the janitor's changes are announced as. */
+const JANITOR_ACTOR = { id: EMPTY_GUID, name: 'Janitor' };
+
+export function createLifecycle(context: PlayContext) {
+  const { options, repos, now, state, publishGame, announce } = context;
+
+  /**
+   * Deploys the machines of the gamespace's variant; once all of them exist the gamespace starts
+   * (startTime is set only once). Returns the row as it is afterwards.
+   */
+  async function deploy(g: GamespaceTable, actor: Actor): Promise<GamespaceTable> {
+    const ws = g.workspaceId ? await context.findWorkspace(g.workspaceId) : undefined;
+    if (!ws) return g;
+    const spec = parseChallengeText(g.challenge);
+    const templates = gamespaceTemplates(
+      g,
+      ws,
+      await repos.templates.ofWorkspaceWithParentDetail(ws.id),
+      spec,
+    );
+    const { complete, deployed } = await deployAndWait(
+      options.driver,
+      { gamespaceId: g.id, hostAffinity: !!ws.hostAffinity, privileged: actor.isBuilder },
+      templates,
+      options.deployPoll ?? DEPLOY_POLL,
+    );
+    if (complete && g.startTime <= 0) {
+      await repos.gamespaces.markStarted(g.id, now());
+      options.stateCache?.forget(g.id);
+    }
+    // Announced after the start is stored: a page that reads on the announcement sees it started
+    // (and kept states of the gamespace are dropped only once it is).
+    for (const vm of deployed) {
+      options.vmPublisher.publish(g.id, 'VmEvent', {
+        action: 'VM.DEPLOY',
+        actor: actorRef(actor),
+        model: vm,
+      });
+    }
+    return (complete && g.startTime <= 0 ? await context.findGamespace(g.id) : g) ?? g;
+  }
+
+  return {
+    deploy,
+
+    /** PUT /api/gamespace: a new expiration time (gs.CanManage). */
+    async update(actor: Actor, model: { id?: unknown; expirationTime?: unknown }): Promise<void> {
+      const g = await context.assertManage(actor, model.id);
+      const expirationTime = parseDate(model.expirationTime);
+      if (expirationTime <= 0) throw new DomainError('InvalidOperation');
+      await repos.gamespaces.setExpiration(g.id, expirationTime);
+      await announce(actor, g.id);
+    },
+
+    /** GAME.UPDATE for a change made outside this service (the janitor ending a game). */
+    changed: (gamespaceId: string) => announce(JANITOR_ACTOR, gamespaceId),
+
+    /** POST /api/gamespace/{id}/start: deploys unless ended or expired; GAME.UPDATE. */
+    async start(actor: Actor, id: unknown): Promise<GameState> {
+      let g = await context.assertManage(actor, id);
+      if (g.endTime <= 0 && g.expirationTime > now()) g = await deploy(g, actor);
+      const result = await state(g);
+      publishGame(actor, 'GAME.UPDATE', g.id, result);
+      return result;
+    },
+
+    /** POST /api/gamespace/{id}/stop: the machines go; the gamespace does not end. */
+    async stop(actor: Actor, id: unknown): Promise<GameState> {
+      const g = await context.assertManage(actor, id);
+      await options.deleteMachines(g.id);
+      const result = await state(g);
+      publishGame(actor, 'GAME.UPDATE', g.id, result);
+      return result;
+    },
+
+    /** POST /api/gamespace/{id}/complete: ends it now (the janitor removes its machines). */
+    async complete(actor: Actor, id: unknown): Promise<GameState> {
+      const g = await context.assertManage(actor, id);
+      if (g.endTime <= 0) await repos.gamespaces.setEndTime(g.id, now());
+      const result = await state((await context.findGamespace(g.id)) ?? g);
+      publishGame(actor, 'GAME.UPDATE', g.id, result);
+      return result;
+    },
+
+    /**
+     * DELETE /api/gamespace/{id} (gs.CanInteract). Unless an admin, only a gamespace that allows
+     * reset may be deleted. Quirk fixed: the reference deletes the machines before this check,
+     * so a refused player loses the machines of a gamespace that stays; here nothing is touched.
+     */
+    async remove(actor: Actor, id: unknown): Promise<void> {
+      const g = await context.existing(id);
+      if (!(await context.canInteract(actor, g))) throw forbidden();
+      if (!actor.isAdmin && !g.allowReset) throw new DomainError('ActionForbidden');
+      await options.deleteMachines(g.id);
+      await repos.gamespaces.remove(g.id);
+      publishGame(actor, 'GAME.OVER', g.id, { id: g.id });
+      context.listeners.revoke({ group: g.id });
+    },
+  };
+}
+
+export type Lifecycle = ReturnType<typeof createLifecycle>;

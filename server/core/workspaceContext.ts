@@ -1,0 +1,144 @@
+import type { Db } from '../store/db';
+import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { TemplateTable, WorkspaceTable } from '../store/schema';
+import { forbidden, notFound } from './errors';
+import { actorRef, silentPublisher, unknownArgument, type Publisher } from './fields';
+import { NO_REVOKER, type ListenerRevoker } from './membership';
+import { templateDto } from './templateViews';
+import type { Actor } from './users';
+import { PERMISSION, workspaceDto, type WorkspaceDto } from './workspaceViews';
+
+// What every job of the workspace service shares: its dependencies, the rows it reads, the
+// workspace it answers, authorization by the reference's predicates (ws.CanEdit, ws.CanManage,
+// the workspace limit) and the TopoEvents it publishes.
+
+/**
+ * The seam where the machine issue plugs in (wire reference §4.8): before a workspace's rows go,
+ * its builder VMs and the disks of its templates are removed; a gamespace ended from its workspace
+ * has its VMs removed. Until then nothing runs, so these do nothing.
+ */
+export interface WorkspaceMachines {
+  workspaceDeleted(workspaceId: string, templates: TemplateTable[]): Promise<void>;
+  gamespaceEnded(gamespaceId: string): Promise<void>;
+}
+
+export const NO_WORKSPACE_MACHINES: WorkspaceMachines = {
+  workspaceDeleted: async () => {},
+  gamespaceEnded: async () => {},
+};
+
+/** What a workspace keeps beside its rows, in files and logs: its document, its images. */
+export interface WorkspaceFiles {
+  workspaceDeleted(workspaceId: string): Promise<void>;
+}
+
+export interface WorkspaceServiceOptions {
+  publisher?: Publisher;
+  machines?: WorkspaceMachines;
+  /** Removed with a deleted workspace, in this order, after its machines (see `remove`). */
+  files?: readonly WorkspaceFiles[];
+  /** Workers removed and workspaces deleted stop receiving the workspace's hub events. */
+  listeners?: ListenerRevoker;
+  /** The folder of workspace documents (`{id}.md`), read for `doc` in the list. */
+  docsDir?: string;
+}
+
+const asId = (value: unknown): string | null =>
+  typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
+
+export function createWorkspaceContext(db: Db, options: WorkspaceServiceOptions) {
+  const repo = createWorkspaceRepository(db);
+  const publisher = options.publisher ?? silentPublisher;
+
+  async function find(id: unknown): Promise<WorkspaceTable | undefined> {
+    const key = asId(id);
+    return key ? repo.find(key) : undefined;
+  }
+
+  /** The workspace, or 400 ResourceNotFound naming the argument (before authorization). */
+  async function existing(id: unknown, argument = 'id'): Promise<WorkspaceTable> {
+    const ws = await find(id);
+    if (!ws) throw unknownArgument(argument);
+    return ws;
+  }
+
+  /** The workspace as the routes show it, with its workers and templates; null when gone. */
+  async function load(id: string): Promise<WorkspaceDto | null> {
+    const ws = await find(id);
+    if (!ws) return null;
+    const workers = await repo.workersOf(id);
+    const rows = await repo.templatesWithParentNames(id);
+    const templates = rows
+      .map(({ parentName, ...t }) => templateDto(t, parentName, ws.name))
+      .sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
+    return workspaceDto(ws, workers, templates);
+  }
+
+  async function loadOrThrow(id: string): Promise<WorkspaceDto> {
+    const ws = await load(id);
+    if (!ws) throw notFound();
+    return ws;
+  }
+
+  async function permissionOf(actorId: string, workspaceId: string): Promise<number> {
+    return (await repo.permissionOf(workspaceId, actorId)) ?? 0;
+  }
+
+  async function canEdit(actor: Actor, id: string): Promise<boolean> {
+    return actor.isAdmin || ((await permissionOf(actor.id, id)) & PERMISSION.editor) !== 0;
+  }
+
+  async function canManage(actor: Actor, id: string): Promise<boolean> {
+    return (
+      actor.isAdmin ||
+      ((await permissionOf(actor.id, id)) & PERMISSION.manager) === PERMISSION.manager
+    );
+  }
+
+  /** Creators may always create; others while they manage fewer workspaces than their limit. */
+  async function canCreate(actor: Actor): Promise<boolean> {
+    if (actor.isCreator) return true;
+    if (actor.isAgent || actor.workspaceLimit <= 0) return false;
+    const managed = await repo.countWorkedOnWith(actor.id, PERMISSION.manager);
+    return managed < actor.workspaceLimit;
+  }
+
+  /** The workspace or 400 ResourceNotFound, then ws.CanEdit or 403. */
+  async function editable(actor: Actor, id: unknown): Promise<WorkspaceTable> {
+    const ws = await existing(id);
+    if (!(await canEdit(actor, ws.id))) throw forbidden();
+    return ws;
+  }
+
+  /** The workspace or 400 ResourceNotFound, then ws.CanManage or 403. */
+  async function manageable(actor: Actor, id: unknown): Promise<WorkspaceTable> {
+    const ws = await existing(id);
+    if (!(await canManage(actor, ws.id))) throw forbidden();
+    return ws;
+  }
+
+  function publishTopo(actor: Actor, action: string, model: WorkspaceDto) {
+    publisher.publish(model.id, 'TopoEvent', { action, actor: actorRef(actor), model });
+  }
+
+  return {
+    repo,
+    publisher,
+    machines: options.machines ?? NO_WORKSPACE_MACHINES,
+    files: options.files ?? [],
+    listeners: options.listeners ?? NO_REVOKER,
+    docsDir: options.docsDir,
+    find,
+    existing,
+    load,
+    loadOrThrow,
+    canEdit,
+    canManage,
+    canCreate,
+    editable,
+    manageable,
+    publishTopo,
+  };
+}
+
+export type WorkspaceContext = ReturnType<typeof createWorkspaceContext>;

@@ -1,0 +1,31 @@
+import type { Db } from '../db';
+import type { ApiKeyTable } from '../schema';
+
+// Users' API keys, stored by the SHA-256 of their value.
+
+export function createApiKeyRepository(db: Db) {
+  return {
+    /** The user's keys, oldest first, without their hashes. */
+    ofUser(userId: string): Promise<Array<Pick<ApiKeyTable, 'id' | 'name' | 'whenCreated'>>> {
+      return db
+        .selectFrom('apiKeys')
+        .select(['id', 'name', 'whenCreated'])
+        .where('userId', '=', userId)
+        .orderBy('whenCreated')
+        .orderBy('id')
+        .execute();
+    },
+
+    async insert(row: ApiKeyTable): Promise<void> {
+      await db.insertInto('apiKeys').values(row).execute();
+    },
+
+    /** False when there was no such key. */
+    async remove(id: string): Promise<boolean> {
+      const deleted = await db.deleteFrom('apiKeys').where('id', '=', id).executeTakeFirst();
+      return Number(deleted.numDeletedRows) > 0;
+    },
+  };
+}
+
+export type ApiKeyRepository = ReturnType<typeof createApiKeyRepository>;

@@ -1,0 +1,295 @@
+import { sql } from 'kysely';
+import type { Db, Dialect } from '../db';
+import type { GamespaceTable, PlayerTable } from '../schema';
+import { contains, startsWith } from './search';
+
+// Gamespaces: the rows that launching, playing, grading, the janitor and the lists read and
+// write. Their players are the players repository's, except where a unit of work stores or
+// removes a gamespace together with its players.
+
+/** What a gamespace list reads (see GamespaceService.list). */
+export interface GamespaceQuery {
+  /** Only those not ended nor expired at `now`. */
+  active: boolean;
+  now: number;
+  /** Only those this subject manages or plays in. */
+  memberId?: string;
+  /** Already lowercase: in the name, the manager's name, or the start of the id. */
+  term?: string;
+}
+
+export function createGamespaceRepository(db: Db) {
+  return {
+    find(id: string): Promise<GamespaceTable | undefined> {
+      return db.selectFrom('gamespaces').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    /** The names of the gamespaces among `ids` that exist. */
+    async namesOf(ids: readonly string[]): Promise<Array<Pick<GamespaceTable, 'id' | 'name'>>> {
+      if (ids.length === 0) return [];
+      return db.selectFrom('gamespaces').select(['id', 'name']).where('id', 'in', ids).execute();
+    },
+
+    /** The gamespaces of these workspaces, by name. */
+    async ofWorkspaces(workspaceIds: readonly string[]): Promise<GamespaceTable[]> {
+      if (workspaceIds.length === 0) return [];
+      return db
+        .selectFrom('gamespaces')
+        .selectAll()
+        .where('workspaceId', 'in', workspaceIds)
+        .orderBy('name')
+        .execute();
+    },
+
+    /**
+     * Whether the workspace has a gamespace not ended and not expired at `now`; one without an
+     * expiration yet (0) counts, unlike for isActive.
+     */
+    async hasUnexpiredIn(workspaceId: string, now: number): Promise<boolean> {
+      const row = await db
+        .selectFrom('gamespaces')
+        .select('id')
+        .where('workspaceId', '=', workspaceId)
+        .where('endTime', '=', 0)
+        .where((eb) => eb.or([eb('expirationTime', '=', 0), eb('expirationTime', '>', now)]))
+        .executeTakeFirst();
+      return !!row;
+    },
+
+    /**
+     * A gamespace of the workspace, not ended nor expired at `now`, that the subject manages or
+     * plays: the newest. Looked up from the subject's side (the gamespaces they manage, their
+     * player rows), both by index, so a launch costs the same with one gamespace of the
+     * workspace or thousands.
+     */
+    async activeOf(
+      workspaceId: string,
+      subjectId: string,
+      now: number,
+    ): Promise<GamespaceTable | undefined> {
+      const managed = await db
+        .selectFrom('gamespaces as g')
+        .selectAll('g')
+        .where('g.managerId', '=', subjectId)
+        .where('g.workspaceId', '=', workspaceId)
+        .where('g.endTime', '<=', 0)
+        .where('g.expirationTime', '>', now)
+        .orderBy('g.whenCreated', 'desc')
+        .executeTakeFirst();
+      const played = await db
+        .selectFrom('players as p')
+        .innerJoin('gamespaces as g', 'g.id', 'p.gamespaceId')
+        .selectAll('g')
+        .where('p.subjectId', '=', subjectId)
+        .where('g.workspaceId', '=', workspaceId)
+        .where('g.endTime', '<=', 0)
+        .where('g.expirationTime', '>', now)
+        .orderBy('g.whenCreated', 'desc')
+        .executeTakeFirst();
+      if (!managed || !played) return managed ?? played;
+      return played.whenCreated > managed.whenCreated ? played : managed;
+    },
+
+    /** Gamespaces the subject manages that started and did not end. */
+    async countRunningManagedBy(managerId: string): Promise<number> {
+      const { n } = await db
+        .selectFrom('gamespaces')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('managerId', '=', managerId)
+        .where('startTime', '>', 0)
+        .where('endTime', '<=', 0)
+        .executeTakeFirstOrThrow();
+      return Number(n);
+    },
+
+    /** Started, not ended and not expired at `now` (isActive). */
+    async countActive(now: number): Promise<number> {
+      const row = await db
+        .selectFrom('gamespaces')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('startTime', '>', 0)
+        .where('endTime', '<=', 0)
+        .where('expirationTime', '>', now)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    /** The gamespaces a query selects, newest first. */
+    search(query: GamespaceQuery): Promise<GamespaceTable[]> {
+      let q = db.selectFrom('gamespaces as g').selectAll('g');
+      if (query.active) {
+        q = q.where('g.endTime', '<=', 0).where('g.expirationTime', '>', query.now);
+      }
+      const { term, memberId } = query;
+      if (term) {
+        q = q.where((eb) =>
+          eb.or([
+            contains('g.name', term),
+            contains('g.managerName', term),
+            startsWith('g.id', term),
+          ]),
+        );
+      }
+      if (memberId !== undefined) {
+        q = q.where((eb) =>
+          eb.or([
+            eb('g.managerId', '=', memberId),
+            eb.exists(
+              eb
+                .selectFrom('players as p')
+                .select('p.subjectId')
+                .whereRef('p.gamespaceId', '=', 'g.id')
+                .where('p.subjectId', '=', memberId),
+            ),
+          ]),
+        );
+      }
+      return q.orderBy('g.whenCreated', 'desc').execute();
+    },
+
+    /** The gamespaces the subject is a player of, newest first. */
+    playedBy(subjectId: string): Promise<GamespaceTable[]> {
+      return db
+        .selectFrom('gamespaces as g')
+        .selectAll('g')
+        .where('g.id', 'in', (eb) =>
+          eb.selectFrom('players').select('gamespaceId').where('subjectId', '=', subjectId),
+        )
+        .orderBy('g.whenCreated', 'desc')
+        .orderBy('g.id')
+        .execute();
+    },
+
+    /**
+     * A launch as one unit of work: the gamespace, its players, and its workspace's launch count
+     * and last activity.
+     */
+    async create(row: GamespaceTable, players: readonly PlayerTable[]): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await tx.insertInto('gamespaces').values(row).execute();
+        if (players.length > 0) await tx.insertInto('players').values(players).execute();
+        if (row.workspaceId !== null) {
+          await tx
+            .updateTable('workspaces')
+            .set((eb) => ({
+              launchCount: eb('launchCount', '+', 1),
+              lastActivity: row.whenCreated,
+            }))
+            .where('id', '=', row.workspaceId)
+            .execute();
+        }
+      });
+    },
+
+    /** Sets the start time unless the gamespace started already (it is set only once). */
+    async markStarted(id: string, startTime: number): Promise<void> {
+      await db
+        .updateTable('gamespaces')
+        .set({ startTime })
+        .where('id', '=', id)
+        .where('startTime', '<=', 0)
+        .execute();
+    },
+
+    async setExpiration(id: string, expirationTime: number): Promise<void> {
+      await db.updateTable('gamespaces').set({ expirationTime }).where('id', '=', id).execute();
+    },
+
+    async setEndTime(id: string, endTime: number): Promise<void> {
+      await db.updateTable('gamespaces').set({ endTime }).where('id', '=', id).execute();
+    },
+
+    /** The gamespace and its players, together. */
+    async remove(id: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        await tx.deleteFrom('players').where('gamespaceId', '=', id).execute();
+        await tx.deleteFrom('gamespaces').where('id', '=', id).execute();
+      });
+    },
+
+    /**
+     * Reads the row under a lock that holds across server processes, lets `change` compute new
+     * values, writes them and commits; undefined when there is no such gamespace. The lock is
+     * SELECT ... FOR UPDATE on PostgreSQL; on SQLite a first write takes the database's single
+     * write lock before the row is read, so no other process reads the same row meanwhile.
+     * Whatever `change` throws rolls the transaction back.
+     */
+    changeLocked<T>(
+      id: string,
+      dialect: Dialect,
+      change: (row: GamespaceTable) => { set: Partial<GamespaceTable> | null; result: T },
+    ): Promise<{ row: GamespaceTable; result: T } | undefined> {
+      return db.transaction().execute(async (trx) => {
+        let query = trx.selectFrom('gamespaces').selectAll().where('id', '=', id);
+        if (dialect === 'postgres') {
+          query = query.forUpdate();
+        } else {
+          await trx
+            .updateTable('gamespaces')
+            .set({ cleaned: sql<0 | 1>`cleaned` })
+            .where('id', '=', id)
+            .execute();
+        }
+        const row = await query.executeTakeFirst();
+        if (!row) return undefined;
+        const { set, result } = change(row);
+        if (!set) return { row, result };
+        await trx.updateTable('gamespaces').set(set).where('id', '=', id).execute();
+        return { row: { ...row, ...set }, result };
+      });
+    },
+
+    /**
+     * Ends the unended gamespaces past their expiration plus their grace at `now`: their end
+     * time becomes their expiration time. Answers their ids.
+     */
+    async endExpired(now: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('gamespaces')
+        .select('id')
+        .where('endTime', '<=', 0)
+        .where('expirationTime', '>', 0)
+        .where(sql<boolean>`expiration_time + cleanup_grace_minutes * 60000 < ${now}`)
+        .execute();
+      const ids = rows.map((r) => r.id);
+      if (ids.length > 0) {
+        await db
+          .updateTable('gamespaces')
+          .set((eb) => ({ endTime: eb.ref('expirationTime') }))
+          .where('id', 'in', ids)
+          .where('endTime', '<=', 0)
+          .execute();
+      }
+      return ids;
+    },
+
+    /** Ended gamespaces whose machines have not been deleted yet. */
+    async endedUncleaned(): Promise<string[]> {
+      const rows = await db
+        .selectFrom('gamespaces')
+        .select('id')
+        .where('endTime', '>', 0)
+        .where('cleaned', '=', 0)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
+    /** Claims the cleanup of a gamespace (cleaned 0 -> 1 in one statement): true for one caller. */
+    async claimCleanup(id: string): Promise<boolean> {
+      const claim = await db
+        .updateTable('gamespaces')
+        .set({ cleaned: 1 })
+        .where('id', '=', id)
+        .where('cleaned', '=', 0)
+        .executeTakeFirst();
+      return Number(claim.numUpdatedRows) === 1;
+    },
+
+    /** Gives a claim back, for the next run to try again. */
+    async releaseCleanup(id: string): Promise<void> {
+      await db.updateTable('gamespaces').set({ cleaned: 0 }).where('id', '=', id).execute();
+    },
+  };
+}
+
+export type GamespaceRepository = ReturnType<typeof createGamespaceRepository>;

@@ -1,0 +1,40 @@
+import { isUniqueViolation, type Db } from '../db';
+import type { TemplateTable } from '../schema';
+
+// The stock templates' seeding: the templates and a marker that they were seeded, so that
+// deleting them all is not undone at the next start.
+
+export function createStockTemplateRepository(db: Db) {
+  return {
+    async isMarked(markerKey: string): Promise<boolean> {
+      const marker = await db
+        .selectFrom('keyValues')
+        .select('key')
+        .where('key', '=', markerKey)
+        .executeTakeFirst();
+      return !!marker;
+    },
+
+    /**
+     * The marker and the templates, together; false when the marker was there already (another
+     * server seeded meanwhile: the marker's key is unique), and then nothing is added.
+     */
+    async seed(
+      marker: { key: string; value: string },
+      templates: readonly TemplateTable[],
+    ): Promise<boolean> {
+      try {
+        await db.transaction().execute(async (tx) => {
+          await tx.insertInto('keyValues').values(marker).execute();
+          await tx.insertInto('templates').values(templates).execute();
+        });
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+export type StockTemplateRepository = ReturnType<typeof createStockTemplateRepository>;
