@@ -2,8 +2,8 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryCache } from '../core/cache';
 import { actorFrom, agentActor, scopedTo, type UserService } from '../core/users';
+import { sha256Hex } from '../core/ids';
 import type { UserTable } from '../store/schema';
-import type { Db } from '../store/db';
 import {
   createAuthenticator,
   parseTicketValue,
@@ -21,6 +21,12 @@ type Key = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 const ISSUER = 'https://id.example.test';
 const AUDIENCE = 'topoplay-api';
 
+/** No API key and no grader key is known. */
+const NO_KEYS = {
+  apiKeys: { ownerOf: async () => undefined },
+  gamespaces: { withGraderKey: async () => undefined },
+};
+
 describe('bearer tokens', () => {
   let privateKey: Key;
   let otherKey: Key;
@@ -37,7 +43,7 @@ describe('bearer tokens', () => {
 
   const authenticator = () =>
     createAuthenticator({
-      db: {} as Db,
+      ...NO_KEYS,
       users: {
         find: async () => row,
         findByServiceAccount: async () => null,
@@ -135,7 +141,7 @@ describe('tickets and cookies held to a gamespace', () => {
     registrar: 0,
   };
   const auth = createAuthenticator({
-    db: {} as Db,
+    ...NO_KEYS,
     users: {
       find: async (id: string) => (id === admin.id ? admin : null),
       findByServiceAccount: async () => null,
@@ -186,5 +192,53 @@ describe('tickets and cookies held to a gamespace', () => {
       readCredentials({ cookie: 'topomojo.mks=%E0%A4%A; other=1' }, {}).cookie,
     ).toBeUndefined();
     expect(readCredentials({ cookie: 'topomojo.mks=a%2Eb' }, {}).cookie).toBe('a.b');
+  });
+});
+
+describe('API keys', () => {
+  const owner: UserTable = {
+    id: 'ada',
+    name: 'Ada',
+    scope: '',
+    workspaceLimit: 0,
+    gamespaceLimit: 0,
+    gamespaceMaxMinutes: 0,
+    gamespaceCleanupGraceMinutes: 0,
+    role: ROLE_NUMBERS.creator,
+    lastIdpAssignedRole: null,
+    serviceAccountClientId: null,
+    whenCreated: 0,
+    registrar: 0,
+  };
+  // Keys are looked up by their hash, never by their value.
+  const auth = createAuthenticator({
+    apiKeys: { ownerOf: async (hash) => (hash === sha256Hex('user-key') ? owner : undefined) },
+    gamespaces: {
+      withGraderKey: async (hash) => (hash === sha256Hex('grader-key') ? 'g3' : undefined),
+    },
+    users: {} as UserService,
+    cache: createMemoryCache(),
+    defaults: { workspaceLimit: 0, gamespaceLimit: 2 },
+    issuer: ISSUER,
+    audience: AUDIENCE,
+    jwks: { keys: [] },
+    rolesClaimPath: '',
+    cookieSecret: new Uint8Array(32),
+    cookieMinutes: 60,
+  });
+
+  it("stands for the key's owner, a grader key for its gamespace's agent, anything else for no one", async () => {
+    expect(await auth.authenticate({ apiKey: 'user-key' }, ['apikey'])).toMatchObject({
+      id: 'ada',
+      isCreator: true,
+      isAgent: false,
+      via: 'apikey',
+    });
+    expect(await auth.authenticate({ apiKey: 'grader-key' }, ['apikey'])).toMatchObject({
+      id: 'g3',
+      isAgent: true,
+      grant: { gamespaceId: 'g3' },
+    });
+    expect(await auth.authenticate({ apiKey: 'unknown-key' }, ['apikey'])).toBeNull();
   });
 });

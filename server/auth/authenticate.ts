@@ -1,5 +1,4 @@
 import { createLocalJWKSet, createRemoteJWKSet, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import type { Db } from '../store/db';
 import type { Cache } from '../core/cache';
 import { sha256Hex, newToken } from '../core/ids';
 import {
@@ -10,6 +9,8 @@ import {
   type UserDefaults,
   type UserService,
 } from '../core/users';
+import type { ApiKeyRepository } from '../store/repositories/apiKeys';
+import type { GamespaceRepository } from '../store/repositories/gamespaces';
 import { parseRole, strongest, type RoleName } from './roles';
 
 // The four ways a caller proves who it is (wire reference §5): an OpenID Connect access token
@@ -95,8 +96,11 @@ export interface Credentials {
 }
 
 export interface AuthenticatorOptions {
-  db: Db;
   users: UserService;
+  /** Whose key an API key is, by its hash. */
+  apiKeys: Pick<ApiKeyRepository, 'ownerOf'>;
+  /** Which gamespace a grader key belongs to, by its hash. */
+  gamespaces: Pick<GamespaceRepository, 'withGraderKey'>;
   cache: Cache;
   defaults: UserDefaults;
   issuer: string;
@@ -169,7 +173,7 @@ function claimAt(payload: JWTPayload, path: string): unknown {
 }
 
 export function createAuthenticator(options: AuthenticatorOptions) {
-  const { db, users, cache, defaults } = options;
+  const { users, apiKeys, gamespaces, cache, defaults } = options;
   let keySet: ReturnType<typeof createLocalJWKSet> | null = options.jwks
     ? createLocalJWKSet(options.jwks as Parameters<typeof createLocalJWKSet>[0])
     : null;
@@ -254,19 +258,10 @@ export function createAuthenticator(options: AuthenticatorOptions) {
 
   async function fromApiKey(key: string): Promise<Actor | null> {
     const hash = sha256Hex(key);
-    const owner = await db
-      .selectFrom('apiKeys')
-      .innerJoin('users', 'users.id', 'apiKeys.userId')
-      .selectAll('users')
-      .where('apiKeys.hash', '=', hash)
-      .executeTakeFirst();
+    const owner = await apiKeys.ownerOf(hash);
     if (owner) return actorFrom(owner, { id: owner.id, name: owner.name }, null, defaults);
-    const gamespace = await db
-      .selectFrom('gamespaces')
-      .select('id')
-      .where('graderKey', '=', hash)
-      .executeTakeFirst();
-    return gamespace ? agentActor(gamespace.id) : null;
+    const gamespaceId = await gamespaces.withGraderKey(hash);
+    return gamespaceId ? agentActor(gamespaceId) : null;
   }
 
   /** The actor a ticket or cookie stands for, held to its gamespace when it names one. */

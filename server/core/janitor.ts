@@ -1,3 +1,4 @@
+import { realClock, type Clock, type Timer } from '../clock';
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
@@ -95,6 +96,8 @@ export const DEFAULT_JANITOR_SCHEDULE: JanitorSchedule = {
 
 /** How long one run may hold the lock before another server may take over. */
 export const JANITOR_LOCK_TTL_MS = 5 * 60_000;
+/** How long a run asked for (POST /api/admin/janitor) waits before it tries the lock again. */
+export const JANITOR_LOCK_RETRY_MS = 200;
 const LOCK_KEY = 'janitor:lock';
 
 export interface JanitorDeps {
@@ -110,7 +113,8 @@ export interface JanitorDeps {
   schedule?: JanitorSchedule;
   /** Told how each background run ended (the metrics). */
   ran?: (outcome: 'ok' | 'failed') => void;
-  now?: () => number;
+  /** What the runs wait on, and the time expiry and idleness are measured at. */
+  clock?: Clock;
   random?: () => number;
 }
 
@@ -120,7 +124,8 @@ export function createJanitor(deps: JanitorDeps) {
     gamespaces: createGamespaceRepository(deps.db),
     workspaces: createWorkspaceRepository(deps.db),
   };
-  const now = deps.now ?? (() => Date.now());
+  const clock = deps.clock ?? realClock;
+  const now = () => clock.now();
   const random = deps.random ?? Math.random;
   const schedule = deps.schedule ?? DEFAULT_JANITOR_SCHEDULE;
   const pick = ([min, max]: Range) => min + Math.floor(random() * (max - min + 1));
@@ -232,7 +237,7 @@ export function createJanitor(deps: JanitorDeps) {
       const result = await withLock(async () => ({ value: await work() }));
       if (result) return result.value;
       if (now() > deadline) return work();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise<void>((resolve) => clock.setTimeout(resolve, JANITOR_LOCK_RETRY_MS));
     }
   }
 
@@ -252,7 +257,7 @@ export function createJanitor(deps: JanitorDeps) {
     ...(await staleWorkspaces(options)),
   ];
 
-  let timer: NodeJS.Timeout | null = null;
+  let timer: Timer | null = null;
   let running: Promise<unknown> = Promise.resolve();
   let ticks = 0;
   let nextCleanup = pick(schedule.cleanupEveryTicks);
@@ -272,7 +277,7 @@ export function createJanitor(deps: JanitorDeps) {
   }
 
   function arm(delay: number) {
-    timer = setTimeout(() => {
+    timer = clock.setTimeout(() => {
       running = tick()
         .then(
           () => deps.ran?.('ok'),
@@ -285,7 +290,6 @@ export function createJanitor(deps: JanitorDeps) {
           if (timer) arm(pick(schedule.intervalMs));
         });
     }, delay);
-    timer.unref();
   }
 
   return {
@@ -306,7 +310,7 @@ export function createJanitor(deps: JanitorDeps) {
     },
     /** Stops the background runs and waits for one in progress. */
     async stop() {
-      if (timer) clearTimeout(timer);
+      if (timer) clock.clearTimeout(timer);
       timer = null;
       await running;
     },

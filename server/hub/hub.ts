@@ -73,8 +73,8 @@ export interface HubPublisher {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Publishes hub events from route code: `app.hub.toGroup(id).send('VmEvent', {...})`. */
-    hub: HubPublisher;
+    /** The hub (server/plugins/hub.ts): `app.hub.toGroup(id).send('VmEvent', {...})`. */
+    hub: Hub;
   }
 }
 

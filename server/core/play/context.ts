@@ -1,4 +1,5 @@
 import type { Random } from '../../../src/domain/transforms';
+import type { Clock } from '../../clock';
 import { ticketKey, ticketValue } from '../../auth/authenticate';
 import type { HypervisorDriver } from '../../hypervisor/driver';
 import type { Db } from '../../store/db';
@@ -44,6 +45,8 @@ export interface PlayServiceOptions {
   now?: () => number;
   random?: Random;
   deployPoll?: { attempts: number; intervalMs: number };
+  /** What a launch's wait for its machines (deployPoll) runs on. */
+  clock?: Clock;
   /** Kept game states for GET /api/gamespace/{id} (see stateCache.ts). */
   stateCache?: StateCache;
   /** Players removed and gamespaces deleted stop receiving the gamespace's hub events. */

@@ -1,5 +1,6 @@
 import type { ChallengeSpec } from '../../../src/domain/challenge';
 import { substitute } from '../../../src/domain/transforms';
+import { realClock, type Clock } from '../../clock';
 import { toDeployable } from '../../hypervisor/deployable';
 import type { HypervisorDriver, Vm } from '../../hypervisor/driver';
 import type { TemplateWithParentDetail } from '../../store/repositories/templates';
@@ -75,17 +76,17 @@ export function gamespaceTemplates(
   });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
- * Deploys the machines and waits until all of them exist (true), polling the driver; false when
- * they never all appear, in which case the gamespace does not start.
+ * Deploys the machines and waits until all of them exist (true), polling the driver every
+ * `poll.intervalMs` of `clock`'s time; false when they never all appear, in which case the
+ * gamespace does not start.
  */
 export async function deployAndWait(
   driver: Pick<HypervisorDriver, 'deployBatch' | 'machinesOf'>,
   context: { gamespaceId: string; hostAffinity: boolean; privileged: boolean },
   templates: VmTemplate[],
   poll: { attempts: number; intervalMs: number } = DEPLOY_POLL,
+  clock: Clock = realClock,
 ): Promise<{ complete: boolean; deployed: Vm[] }> {
   const deployed = await driver.deployBatch(
     {
@@ -99,7 +100,7 @@ export async function deployAndWait(
   for (let attempt = 0; attempt < poll.attempts; attempt++) {
     const found = await driver.machinesOf(context.gamespaceId);
     if (found.length >= templates.length) return { complete: true, deployed };
-    await sleep(poll.intervalMs);
+    await new Promise<void>((resolve) => clock.setTimeout(resolve, poll.intervalMs));
   }
   return { complete: false, deployed };
 }

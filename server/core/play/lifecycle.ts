@@ -37,6 +37,7 @@ export function createLifecycle(context: PlayContext) {
       { gamespaceId: g.id, hostAffinity: !!ws.hostAffinity, privileged: actor.isBuilder },
       templates,
       options.deployPoll ?? DEPLOY_POLL,
+      options.clock,
     );
     if (complete && g.startTime <= 0) {
       await repos.gamespaces.markStarted(g.id, now());

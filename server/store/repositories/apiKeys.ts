@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import type { ApiKeyTable } from '../schema';
+import type { ApiKeyTable, UserTable } from '../schema';
 
 // Users' API keys, stored by the SHA-256 of their value.
 
@@ -14,6 +14,16 @@ export function createApiKeyRepository(db: Db) {
         .orderBy('whenCreated')
         .orderBy('id')
         .execute();
+    },
+
+    /** The user whose key has this hash (authentication). */
+    ownerOf(hash: string): Promise<UserTable | undefined> {
+      return db
+        .selectFrom('apiKeys')
+        .innerJoin('users', 'users.id', 'apiKeys.userId')
+        .selectAll('users')
+        .where('apiKeys.hash', '=', hash)
+        .executeTakeFirst();
     },
 
     async insert(row: ApiKeyTable): Promise<void> {

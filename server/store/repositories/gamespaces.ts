@@ -24,6 +24,25 @@ export function createGamespaceRepository(db: Db) {
       return db.selectFrom('gamespaces').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
+    async exists(id: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('gamespaces')
+        .select('id')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return !!row;
+    },
+
+    /** The id of the gamespace whose grader key has this hash (its agent's credential). */
+    async withGraderKey(hash: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('gamespaces')
+        .select('id')
+        .where('graderKey', '=', hash)
+        .executeTakeFirst();
+      return row?.id;
+    },
+
     /** The names of the gamespaces among `ids` that exist. */
     async namesOf(ids: readonly string[]): Promise<Array<Pick<GamespaceTable, 'id' | 'name'>>> {
       if (ids.length === 0) return [];

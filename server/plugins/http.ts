@@ -1,0 +1,46 @@
+import fp from 'fastify-plugin';
+import { authority } from '../config';
+import { registerBodyHandling } from '../http/body';
+import { registerErrorHandling } from '../http/errors';
+import { registerRateLimits } from '../http/rateLimit';
+import { registerSecurityHeaders } from '../http/security';
+import type { SignInThrottle } from '../identity';
+import { registerRequestIds } from '../logging';
+
+// What every request goes through before any route sees it, in this order: its id, its body's
+// limits, the error answers, the security headers and the abuse limits. Registered before
+// authentication, so that a request refused here costs no credential lookup.
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Delays password guessing at the embedded identity provider's sign-in. */
+    signInThrottle: SignInThrottle;
+  }
+}
+
+export const httpPlugin = fp(
+  async (fastify) => {
+    const { config } = fastify;
+    registerRequestIds(fastify);
+    // Bodies: size limits per route, JSON with a depth limit, text/plain strings,
+    // case-insensitive property names (wire reference §0), and how long a client may take to
+    // send them.
+    registerBodyHandling(fastify, {
+      bodyTimeoutMs: config.http.bodyTimeoutMs,
+      idleTimeoutMs: config.http.idleBodyTimeoutMs,
+    });
+    registerErrorHandling(fastify);
+    await registerSecurityHeaders(fastify, {
+      authority: authority(config),
+      appHost: config.appHost,
+      mksHost: config.mksHost,
+      identityPath: new URL(authority(config)).pathname.replace(/\/+$/, ''),
+    });
+    const limits = await registerRateLimits(fastify, {
+      limits: config.limits,
+      redis: fastify.redis,
+    });
+    fastify.decorate('signInThrottle', limits.signIn);
+  },
+  { name: 'http', dependencies: ['settings', 'cache'] },
+);

@@ -1,0 +1,70 @@
+import fp from 'fastify-plugin';
+import { consoleRoutes } from '../console/routes';
+import { adminRoutes } from '../http/admin/routes';
+import { challengeRoutes } from '../http/challenge/routes';
+import { documentRoutes } from '../http/document/routes';
+import { fileRoutes } from '../http/file/routes';
+import { gradingRoutes } from '../http/gamespace/gradingRoutes';
+import { gamespaceRoutes } from '../http/gamespace/routes';
+import { templateRoutes } from '../http/template/routes';
+import { userRoutes } from '../http/user/routes';
+import { vmRoutes } from '../http/vm/routes';
+import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
+import { workspaceRoutes } from '../http/workspace/routes';
+import { hubRoutes } from '../hub/routes';
+import { userDefaults } from './services';
+
+// The API (wire reference §1–§5), one plugin per resource folder under server/http, each given
+// the services it calls; the hub's endpoint and the consoles this server serves with them.
+
+export const routesPlugin = fp<{ version: string }>(
+  async (fastify, { version }) => {
+    const { config, services, hub, authenticator, cache, driver } = fastify;
+    await fastify.register(userRoutes, {
+      users: services.users,
+      listeners: services.listeners,
+      authenticator,
+      defaults: userDefaults(config),
+      cookieMinutes: config.mksCookieMinutes,
+      commit: config.commit,
+      version,
+    });
+    await fastify.register(workspaceRoutes, { workspaces: services.workspaces });
+    await fastify.register(challengeRoutes, { challenges: services.challenges });
+    await fastify.register(templateRoutes, { templates: services.templates });
+    await fastify.register(gamespaceRoutes, {
+      gamespaces: services.gamespaces,
+      play: services.play,
+    });
+    await fastify.register(hubRoutes, { hub, authenticator, cache });
+    await fastify.register(gradingRoutes, { grading: services.grading });
+    await fastify.register(adminRoutes, { hub, janitor: fastify.janitor });
+    await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
+    await fastify.register(consoleRoutes, {
+      driver,
+      tickets: fastify.consoleTickets,
+      clock: fastify.clock,
+    });
+    await fastify.register(fileRoutes, { isos: services.isos });
+    await fastify.register(workspaceIsoRoutes, { isos: services.isos });
+    await fastify.register(documentRoutes, {
+      documents: services.documents,
+      images: services.images,
+    });
+  },
+  {
+    name: 'routes',
+    encapsulate: true,
+    dependencies: [
+      'settings',
+      'cache',
+      'hypervisor',
+      'services',
+      'hub',
+      'auth',
+      'multipart',
+      'janitor',
+      'openapi',
+    ],
+  },
+);

@@ -1,0 +1,130 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../config';
+import { createChallengeService } from '../core/challenges';
+import { createDocumentService, type DocumentAccess } from '../core/documents';
+import type { Publisher } from '../core/fields';
+import { createGamespaceService, gameState } from '../core/gamespaces';
+import { createGradingService } from '../core/grading';
+import { createImageService } from '../core/images';
+import { createIsoStore } from '../core/isos';
+import type { ListenerRevoker } from '../core/membership';
+import { createPlayService } from '../core/play/service';
+import { createTemplateService } from '../core/templates';
+import { createUserService, type UserDefaults } from '../core/users';
+import { createVmService, type VmPublisher } from '../core/vms';
+import { createWorkspaceService } from '../core/workspaces';
+
+// The core services (server/core), one of each, wired to one another and to the store, the
+// cache and the driver. They publish to hub clients through the hub, which the hub plugin
+// (registered next: it asks these services who may listen) decorates before the server takes
+// any request.
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+/** The limits of a user whose own are not set. */
+export const userDefaults = (config: Config): UserDefaults => ({
+  workspaceLimit: config.defaultWorkspaceLimit,
+  gamespaceLimit: config.defaultGamespaceLimit,
+});
+
+/** Markdown documents and their images, under the data folder. */
+export const docsDirOf = (config: Config): string => join(config.dataDir, 'docs');
+
+function createServices(fastify: FastifyInstance) {
+  const { config, store, cache, driver, stateCache } = fastify;
+  const { db } = store;
+  const docsDir = docsDirOf(config);
+  const publisher: Publisher = {
+    publish: (group, event, payload) => fastify.hub.toGroup(group).send(event, payload),
+  };
+  // VmEvents have their own port: the authoring services' Publisher does not carry them.
+  const vmPublisher: VmPublisher = {
+    publish: (group, event, payload) => fastify.hub.toGroup(group).send(event, payload),
+  };
+  const listeners: ListenerRevoker = { revoke: (target) => fastify.hub.revoke(target) };
+
+  const users = createUserService(store, userDefaults(config));
+  const vms = createVmService(db, { driver, publisher: vmPublisher });
+  // Documents and images are the workspace service's to authorize, and go with a workspace.
+  const documentAccess: DocumentAccess = {
+    exists: (id) => workspaces.exists(id),
+    canEdit: (actor, id) => workspaces.canEdit(actor, id),
+  };
+  const documents = createDocumentService(db, {
+    docsDir,
+    access: documentAccess,
+    publisher: {
+      publish: (group, payload) => fastify.hub.toGroup(group).send('DocumentEvent', payload),
+    },
+  });
+  const images = createImageService({ docsDir, access: documentAccess });
+  const workspaces = createWorkspaceService(db, {
+    publisher,
+    listeners,
+    machines: vms.workspaceMachines,
+    files: [documents, images],
+    docsDir,
+  });
+  const templates = createTemplateService(db, { publisher, machines: vms.templateMachines });
+  // Playing (wire reference §4.2, §4.5): launches deploy through the driver; machines are
+  // removed through the VM service, which tells the gamespace's group.
+  const play = createPlayService(db, {
+    driver,
+    cache,
+    publisher,
+    listeners,
+    vmPublisher,
+    deleteMachines: vms.workspaceMachines.gamespaceEnded,
+    docsDir,
+    stateCache,
+    clock: fastify.clock,
+  });
+  // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
+  const grading = createGradingService({
+    db,
+    dialect: store.dialect,
+    publisher,
+    gameState: (row) => gameState(row, { db, driver, docsDir, now: Date.now() }),
+  });
+  // ISO files: uploads into the data folder's isos/, listed for templates to mount.
+  const isos = createIsoStore(db, {
+    dataDir: config.dataDir,
+    cache,
+    maxBytes: config.uploadMaxBytes,
+    freeMarginBytes: config.uploadFreeMarginBytes,
+    xorriso: config.xorriso,
+    canEdit: (actor, id) => workspaces.canEdit(actor, id),
+    workspaceExists: (id) => workspaces.exists(id),
+  });
+
+  return {
+    users,
+    /** Ends listening on the hub for those whose right to it may have ended. */
+    listeners,
+    vms,
+    documents,
+    images,
+    workspaces,
+    templates,
+    challenges: createChallengeService(db, workspaces),
+    gamespaces: createGamespaceService(db),
+    play,
+    grading,
+    isos,
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+export const servicesPlugin = fp(
+  async (fastify) => {
+    fastify.decorate('services', createServices(fastify));
+  },
+  { name: 'services', dependencies: ['settings', 'store', 'cache', 'hypervisor'] },
+);
