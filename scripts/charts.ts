@@ -1,18 +1,21 @@
 /**
  * npm run charts: writes every machine of src/machines/registry.ts as a Mermaid state diagram to
- * docs/charts/<name>.md, and removes charts of machines that are no longer registered.
+ * docs/charts/<name>.md, the overview of which machine runs which to docs/charts/overview.md, and
+ * removes charts of machines that are no longer registered.
  */
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { machines } from '../src/machines/registry';
-import { CHARTS_DIR, chartFileName, renderChart } from './chartsLib';
+import { CHARTS_DIR, OVERVIEW_FILE, chartFileName, renderChart, renderOverview } from './chartsLib';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, CHARTS_DIR);
 
 await mkdir(dir, { recursive: true });
-const expected = new Set<string>();
+const expected = new Set<string>([OVERVIEW_FILE]);
+await writeFile(path.join(dir, OVERVIEW_FILE), renderOverview(machines));
+console.log(`wrote ${path.join(CHARTS_DIR, OVERVIEW_FILE)}`);
 for (const [name, machine] of Object.entries(machines)) {
   const file = chartFileName(name);
   expected.add(file);

@@ -17,6 +17,8 @@ import type {
   Profile,
   authTokenMachine,
 } from '../machines/authTokenMachine';
+import { silentRenewMachine } from '../machines/silentRenewMachine';
+import { userRegistrationMachine } from '../machines/userRegistrationMachine';
 import type { OidcSettings } from './settings';
 
 /** How long logout waits for the server before going on without it. */
@@ -117,9 +119,16 @@ export function authTokenImplementations(deps: AuthDependencies): AuthTokenImple
         };
       }),
 
-      registerUser: fromTaskEither(({ user }: { user: AuthUser }, signal) =>
-        pipe(registerUser(http)(user.profile, authorizationOf(user), signal), TE.map(toProfile)),
-      ),
+      registration: userRegistrationMachine.provide({
+        actors: {
+          registerUser: fromTaskEither(({ user }: { user: AuthUser }, signal) =>
+            pipe(
+              registerUser(http)(user.profile, authorizationOf(user), signal),
+              TE.map(toProfile),
+            ),
+          ),
+        },
+      }),
 
       logout: fromPromise<void, void>(async () => {
         const user = await userManager.getUser().catch(() => null);
@@ -137,8 +146,12 @@ export function authTokenImplementations(deps: AuthDependencies): AuthTokenImple
         }
       }),
 
-      renewSilently: fromPromise<void, void>(async () => {
-        await userManager.signinSilent();
+      silentRenew: silentRenewMachine.provide({
+        actors: {
+          renewSilently: fromPromise<void, void>(async () => {
+            await userManager.signinSilent();
+          }),
+        },
       }),
     },
     actions: {

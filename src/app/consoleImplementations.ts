@@ -13,6 +13,7 @@ import {
 } from '../api/console';
 import type { HttpClient } from '../api/http';
 import { loadVm } from '../api/vm';
+import { consoleHeartbeatMachine } from '../machines/consoleHeartbeatMachine';
 import type {
   ConsoleEvent,
   ConsoleScreen,
@@ -20,6 +21,7 @@ import type {
   RfbCommand,
   RfbInput,
 } from '../machines/consoleMachine';
+import { consoleNetworkMachine } from '../machines/consoleNetworkMachine';
 
 type Implementations = Parameters<(typeof consoleMachine)['provide']>[0];
 
@@ -95,17 +97,25 @@ export function consoleImplementations(http: HttpClient): Implementations {
         getVmConsole(http)(vmId, signal),
       ),
       loadVm: fromTaskEither(({ vmId }: { vmId: string }, signal) => loadVm(http)(vmId, signal)),
-      loadNets: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
-        pipe(
-          getVmNets(http)(vmId, signal),
-          TE.map((options) => options.net ?? []),
-        ),
-      ),
-      changeNet: fromTaskEither((change: NetChange, signal) =>
-        pipe(changeVmNet(http)(change, signal), TE.asUnit),
-      ),
-      ping: fromTaskEither((_: void, signal) => pipe(pingConsole(http)(signal), TE.asUnit)),
       rfb: rfbActor,
+      network: consoleNetworkMachine.provide({
+        actors: {
+          loadNets: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+            pipe(
+              getVmNets(http)(vmId, signal),
+              TE.map((options) => options.net ?? []),
+            ),
+          ),
+          changeNet: fromTaskEither((change: NetChange, signal) =>
+            pipe(changeVmNet(http)(change, signal), TE.asUnit),
+          ),
+        },
+      }),
+      heartbeat: consoleHeartbeatMachine.provide({
+        actors: {
+          ping: fromTaskEither((_: void, signal) => pipe(pingConsole(http)(signal), TE.asUnit)),
+        },
+      }),
     },
     actions: {
       requestFullscreen: (_, { screen }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, SimulatedClock } from 'xstate';
+import { createActor, SimulatedClock, type AnyActorLogic } from 'xstate';
 import { hubConnectionMachine, RECONNECT_DELAYS_MS } from '../machines/hubConnectionMachine';
 import { selectHubState, selectIsChannelJoined } from '../machines/hubConnectionMachine.selectors';
 import { presenceEvents$ } from '../streams/hub';
@@ -169,9 +169,10 @@ describe('createHubAdapter', () => {
 
   it('refuses to invoke on a connection it does not hold', async () => {
     const { adapter } = startAdapter();
-    const invoke = adapter.implementations.actors?.invoke;
+    // The outbox's invoke, as the adapter provides it.
+    const invoke = adapter.implementations.actors?.outbox?.implementations.actors.invoke;
     expect(invoke).toBeDefined();
-    const actor = createActor(invoke as NonNullable<typeof invoke>, {
+    const actor = createActor(invoke as AnyActorLogic, {
       input: { connectionId: 'nope', method: 'Greet', args: [] },
     });
     const settled = new Promise<unknown>((resolve) =>

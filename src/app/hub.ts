@@ -1,11 +1,13 @@
 import { filter, Subject, type Subscription } from 'rxjs';
 import { fromCallback, fromPromise, type EventObject } from 'xstate';
 import { hubChannelMachine } from '../machines/hubChannelMachine';
+import { hubConnectorMachine } from '../machines/hubConnectorMachine';
 import type {
   HubConnectionEvent,
   HubInvocation,
   hubConnectionMachine,
 } from '../machines/hubConnectionMachine';
+import { hubOutboxMachine } from '../machines/hubOutboxMachine';
 import { HUB_EVENT_NAMES, type HubEventHandler, type HubEventSource } from '../streams/hub';
 
 /** The hub endpoint from the app host (spec §7: `{apphost}hub`; '' means the SPA's origin). */
@@ -129,28 +131,32 @@ export function createHubAdapter(options: HubAdapterOptions): HubAdapter {
     invoke: invokeOpen,
     implementations: {
       actors: {
-        openConnection: fromPromise<string, void>(async ({ signal }) => {
-          const opened = await build(url, () => ticket(signal));
-          if (signal.aborted) throw new Error('Connection attempt abandoned');
-          for (const name of HUB_EVENT_NAMES) {
-            const key = name.toLowerCase();
-            opened.on(name, (payload) => received.next({ name: key, payload }));
-          }
-          // Leaving the attempt (stop requested) abandons it: nothing may stay connected.
-          const abandon = () => void opened.stop();
-          signal.addEventListener('abort', abandon);
-          try {
-            await opened.start();
-          } finally {
-            signal.removeEventListener('abort', abandon);
-          }
-          if (signal.aborted) {
-            await opened.stop();
-            throw new Error('Connection attempt abandoned');
-          }
-          const id = `connection-${nextId++}`;
-          connections.set(id, opened);
-          return id;
+        connector: hubConnectorMachine.provide({
+          actors: {
+            openConnection: fromPromise<string, void>(async ({ signal }) => {
+              const opened = await build(url, () => ticket(signal));
+              if (signal.aborted) throw new Error('Connection attempt abandoned');
+              for (const name of HUB_EVENT_NAMES) {
+                const key = name.toLowerCase();
+                opened.on(name, (payload) => received.next({ name: key, payload }));
+              }
+              // Leaving the attempt (stop requested) abandons it: nothing may stay connected.
+              const abandon = () => void opened.stop();
+              signal.addEventListener('abort', abandon);
+              try {
+                await opened.start();
+              } finally {
+                signal.removeEventListener('abort', abandon);
+              }
+              if (signal.aborted) {
+                await opened.stop();
+                throw new Error('Connection attempt abandoned');
+              }
+              const id = `connection-${nextId++}`;
+              connections.set(id, opened);
+              return id;
+            }),
+          },
         }),
 
         watchConnection: fromCallback<EventObject, { connectionId: string }>(
@@ -185,9 +191,13 @@ export function createHubAdapter(options: HubAdapterOptions): HubAdapter {
           await closing?.stop();
         }),
 
-        invoke: fromPromise<unknown, HubInvocation & { connectionId: string }>(({ input }) =>
-          invoke(input.connectionId, input),
-        ),
+        outbox: hubOutboxMachine.provide({
+          actors: {
+            invoke: fromPromise<unknown, HubInvocation & { connectionId: string }>(({ input }) =>
+              invoke(input.connectionId, input),
+            ),
+          },
+        }),
 
         hubChannel: hubChannelMachine.provide({
           actors: {

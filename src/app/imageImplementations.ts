@@ -3,7 +3,8 @@ import * as TE from 'fp-ts/TaskEither';
 import { fromTaskEither } from '../api/actor';
 import type { HttpClient } from '../api/http';
 import { deleteImage, imageUrl, listImages, uploadImage, type ImageFile } from '../api/images';
-import { imageManagerMachine, type DocumentFile } from '../machines/imageManagerMachine';
+import type { DocumentFile } from '../domain/documentFiles';
+import { imageManagerMachine } from '../machines/imageManagerMachine';
 
 /**
  * The image manager's effects (the Document tab). Each file's url is built from the app host as

@@ -19,7 +19,7 @@ import type { GamespaceSessionEvent } from '../machines/gamespaceSessionMachine'
 import { gameStatePollMachine } from '../machines/gameStatePollMachine';
 import { launchSignInMachine } from '../machines/launchSignInMachine';
 import { consoleImplementations } from './consoleImplementations';
-import { gamespaceSessionLogic } from './playImplementations';
+import { gamespaceActionLogic, gamespaceSessionLogic } from './playImplementations';
 import type { WorkspaceDependencies } from './workspaceImplementations';
 
 // The pages of the launch links (/lp, /mks, /c). Their browser is signed in by the console cookie
@@ -120,9 +120,13 @@ export function launchSessionLogic(
 ) {
   return gamespaceSessionLogic({ ...deps, http }).provide({
     actors: {
-      registerGamespace: fromTaskEither((_: LaunchSettings, signal) =>
-        changeGamespace(http)({ id: gamespaceId, action: 'start' }, signal),
-      ),
+      gamespaceAction: gamespaceActionLogic(http).provide({
+        actors: {
+          registerGamespace: fromTaskEither((_: LaunchSettings, signal) =>
+            changeGamespace(http)({ id: gamespaceId, action: 'start' }, signal),
+          ),
+        },
+      }),
       listenToChannel: fromCallback<EventObject, { channelId: string }>(() => undefined),
       gameEvents: fromEventObservable(({ input }: { input: { gamespaceId: string } }) =>
         polledGameEvents$(http, input.gamespaceId, inspect),

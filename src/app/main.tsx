@@ -114,6 +114,7 @@ async function start(container: HTMLElement): Promise<void> {
     }),
     workspace: {
       http,
+      apphost: settings.apphost,
       hub,
       hubEvents: hubAdapter.events,
       local,

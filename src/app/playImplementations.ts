@@ -15,16 +15,22 @@ import {
   joinPlayer,
   registerGamespace,
 } from '../api/play';
-import type { ApiError } from '../api/http';
+import type { ApiError, HttpClient } from '../api/http';
 import { changeVmState, loadVm, type Vm } from '../api/vm';
 import {
   gamespaceSessionMachine,
   STATE_REFRESH_MS,
   type GamespaceSessionEvent,
 } from '../machines/gamespaceSessionMachine';
+import { gamespaceActionMachine } from '../machines/gamespaceActionMachine';
 import { gamespaceLaunchMachine } from '../machines/gamespaceLaunchMachine';
+import { gamespacePlayMachine } from '../machines/gamespacePlayMachine';
+import { gameVmsMachine } from '../machines/gameVmsMachine';
 import { questionSetMachine } from '../machines/questionSetMachine';
+import { vmActionsMachine } from '../machines/vmActionsMachine';
 import { vmControllerMachine } from '../machines/vmControllerMachine';
+import { vmLoadMachine } from '../machines/vmLoadMachine';
+import { vmRequestMachine } from '../machines/vmRequestMachine';
 import type { JoinedWorkspace } from '../machines/workspaceInvitationMachine';
 import { workspaceInvitationMachine } from '../machines/workspaceInvitationMachine';
 import { clockTicks$ } from '../streams/clock';
@@ -49,6 +55,18 @@ export const gamespaceUpdates$ = (
     ),
   );
 
+/** The play page's confirmed actions (launch, change, reset) over `http`. */
+export const gamespaceActionLogic = (http: HttpClient) =>
+  gamespaceActionMachine.provide({
+    actors: {
+      registerGamespace: fromTaskEither(registerGamespace(http)),
+      changeGamespace: fromTaskEither(changeGamespace(http)),
+      deleteGamespace: fromTaskEither(({ id }: { id: string }, signal) =>
+        deleteGamespace(http)(id, signal),
+      ),
+    },
+  });
+
 /** The play page's session with its effects. */
 export function gamespaceSessionLogic(deps: WorkspaceDependencies) {
   const { http, hub, hubEvents, clipboard } = deps;
@@ -57,17 +75,7 @@ export function gamespaceSessionLogic(deps: WorkspaceDependencies) {
       loadGamespace: fromTaskEither(({ id }: { id: string }, signal) =>
         getGamespace(http)(id, signal),
       ),
-      registerGamespace: fromTaskEither(registerGamespace(http)),
-      changeGamespace: fromTaskEither(changeGamespace(http)),
-      deleteGamespace: fromTaskEither(({ id }: { id: string }, signal) =>
-        deleteGamespace(http)(id, signal),
-      ),
-      inviteToGamespace: fromTaskEither(({ id }: { id: string }, signal) =>
-        inviteToGamespace(http)(id, signal),
-      ),
-      copyToClipboard: fromPromise<void, { text: string }>(({ input }) =>
-        clipboard.writeText(input.text),
-      ),
+      gamespaceAction: gamespaceActionLogic(http),
       listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
         hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
         return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
@@ -76,12 +84,23 @@ export function gamespaceSessionLogic(deps: WorkspaceDependencies) {
         gamespaceUpdates$(hubEvents, input.gamespaceId),
       ),
       clock: fromEventObservable(() => clockTicks$(STATE_REFRESH_MS)),
-      questionSet: questionSetMachine.provide({
+      gamespacePlay: gamespacePlayMachine.provide({
         actors: {
-          loadProgress: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
-            getProgress(http)(gamespaceId, signal),
+          inviteToGamespace: fromTaskEither(({ id }: { id: string }, signal) =>
+            inviteToGamespace(http)(id, signal),
           ),
-          gradeSection: fromTaskEither(gradeSection(http)),
+          copyToClipboard: fromPromise<void, { text: string }>(({ input }) =>
+            clipboard.writeText(input.text),
+          ),
+          questionSet: questionSetMachine.provide({
+            actors: {
+              loadProgress: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+                getProgress(http)(gamespaceId, signal),
+              ),
+              gradeSection: fromTaskEither(gradeSection(http)),
+            },
+          }),
+          gameVms: gameVmsMachine.provide({ actors: { vmController: gameVmLogic(deps) } }),
         },
       }),
     },
@@ -97,17 +116,29 @@ export function gameVmLogic(deps: WorkspaceDependencies) {
   const load = fromTaskEither(({ id }: { id: string }, signal) => loadVm(http)(id, signal));
   return vmControllerMachine.provide({
     actors: {
-      // A machine gone is nothing to show: the controller offers Refresh only.
-      loadTemplateMachine: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-        pipe(
-          loadVm(http)(templateId, signal),
-          TE.chain((vm) =>
-            vm ? TE.right(vm) : TE.left<ApiError, Vm>({ status: 404, message: 'ResourceNotFound' }),
+      vmLoad: vmLoadMachine.provide({
+        actors: {
+          // A machine gone is nothing to show: the controller offers Refresh only.
+          loadTemplateMachine: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+            pipe(
+              loadVm(http)(templateId, signal),
+              TE.chain((vm) =>
+                vm
+                  ? TE.right(vm)
+                  : TE.left<ApiError, Vm>({ status: 404, message: 'ResourceNotFound' }),
+              ),
+            ),
           ),
-        ),
-      ),
-      loadVm: load,
-      changeVmState: fromTaskEither(changeVmState(http)),
+          loadVm: load,
+        },
+      }),
+      vmActions: vmActionsMachine.provide({
+        actors: {
+          vmRequest: vmRequestMachine.provide({
+            actors: { changeVmState: fromTaskEither(changeVmState(http)) },
+          }),
+        },
+      }),
       vmEvents: fromEventObservable(() => vmAnnouncements$(hubEvents)),
     },
     actions: { openConsole: (_, { url }) => window.open(url, '_blank') },

@@ -39,6 +39,7 @@ import {
   updateWorkspace,
   Workspace,
 } from '../api/workspace';
+import { autosaveFormMachine } from '../machines/autosaveFormMachine';
 import { challengeFormMachine } from '../machines/challengeFormMachine';
 import { collaboratorsMachine } from '../machines/collaboratorsMachine';
 import { gamespaceCleanupMachine } from '../machines/gamespaceCleanupMachine';
@@ -50,10 +51,14 @@ import { isoFilesMachine } from '../machines/isoFilesMachine';
 import { uploadMachine, type UploadEvent } from '../machines/uploadMachine';
 import { uploadQueueMachine } from '../machines/uploadQueueMachine';
 import { presenceMachine, type PresenceSourceEvent } from '../machines/presenceMachine';
+import { templateActionsMachine } from '../machines/templateActionsMachine';
 import { templateEditorMachine } from '../machines/templateEditorMachine';
 import { templateListMachine, type TemplateListHubEvent } from '../machines/templateListMachine';
 import { templateSelectorMachine } from '../machines/templateSelectorMachine';
+import { vmActionsMachine } from '../machines/vmActionsMachine';
 import { vmControllerMachine, type VmControllerEvent } from '../machines/vmControllerMachine';
+import { vmLoadMachine } from '../machines/vmLoadMachine';
+import { vmRequestMachine } from '../machines/vmRequestMachine';
 import { workspaceActionsMachine } from '../machines/workspaceActionsMachine';
 import type {
   WorkspaceTopoEvent,
@@ -79,6 +84,8 @@ export type WorkspaceEditorImplementations = Parameters<typeof workspaceEditorMa
 /** What the workspace editor's effects are made of; the app builds each once (src/app/main.tsx). */
 export interface WorkspaceDependencies {
   http: HttpClient;
+  /** Where the workspace's document files are served from (settings.json's apphost). */
+  apphost: string;
   hub: HubConnectionActorRef;
   /** Server events of the hub connection, whichever connection is open. */
   hubEvents: HubEventSource;
@@ -206,7 +213,9 @@ export function workspaceEditorImplementations(
       }),
       settings: workspaceSettingsMachine.provide({
         actors: {
-          saveWorkspace: fromTaskEither(updateWorkspace(http)),
+          form: autosaveFormMachine.provide({
+            actors: { save: fromTaskEither(updateWorkspace(http)) },
+          }),
         },
       }),
       collaborators: collaboratorsMachine.provide({
@@ -258,32 +267,51 @@ export function workspaceEditorImplementations(
           ),
           templateEditor: templateEditorMachine.provide({
             actors: {
-              saveTemplate: fromTaskEither(updateTemplate(http)),
-              unlinkTemplate: fromTaskEither(unlinkTemplate(http)),
-              listSiblings: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-                listTemplateSiblings(http)(templateId, signal),
-              ),
-              relinkTemplate: fromTaskEither(relinkTemplate(http)),
-              deleteTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-                deleteTemplate(http)(templateId, signal),
-              ),
+              form: autosaveFormMachine.provide({
+                actors: { save: fromTaskEither(updateTemplate(http)) },
+              }),
+              actions: templateActionsMachine.provide({
+                actors: {
+                  unlinkTemplate: fromTaskEither(unlinkTemplate(http)),
+                  listSiblings: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+                    listTemplateSiblings(http)(templateId, signal),
+                  ),
+                  relinkTemplate: fromTaskEither(relinkTemplate(http)),
+                  deleteTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+                    deleteTemplate(http)(templateId, signal),
+                  ),
+                },
+              }),
               vmController: vmControllerMachine.provide({
                 actors: {
-                  loadTemplateMachine: fromTaskEither(
-                    ({ templateId }: { templateId: string }, signal) =>
-                      getTemplateMachine(http)(templateId, signal),
-                  ),
-                  loadVm: fromTaskEither(({ id }: { id: string }, signal) =>
-                    loadVm(http)(id, signal),
-                  ),
-                  initializeTemplate: fromTaskEither(
-                    ({ templateId }: { templateId: string }, signal) =>
-                      initializeTemplate(http)(templateId, signal),
-                  ),
-                  deployTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-                    deployTemplate(http)(templateId, signal),
-                  ),
-                  changeVmState: fromTaskEither(changeVmState(http)),
+                  vmLoad: vmLoadMachine.provide({
+                    actors: {
+                      loadTemplateMachine: fromTaskEither(
+                        ({ templateId }: { templateId: string }, signal) =>
+                          getTemplateMachine(http)(templateId, signal),
+                      ),
+                      loadVm: fromTaskEither(({ id }: { id: string }, signal) =>
+                        loadVm(http)(id, signal),
+                      ),
+                    },
+                  }),
+                  vmActions: vmActionsMachine.provide({
+                    actors: {
+                      vmRequest: vmRequestMachine.provide({
+                        actors: {
+                          initializeTemplate: fromTaskEither(
+                            ({ templateId }: { templateId: string }, signal) =>
+                              initializeTemplate(http)(templateId, signal),
+                          ),
+                          deployTemplate: fromTaskEither(
+                            ({ templateId }: { templateId: string }, signal) =>
+                              deployTemplate(http)(templateId, signal),
+                          ),
+                          changeVmState: fromTaskEither(changeVmState(http)),
+                        },
+                      }),
+                    },
+                  }),
                   vmEvents: fromEventObservable(() => vmAnnouncements$(hubEvents)),
                 },
                 actions: { openConsole: (_, { url }) => openTab(url) },
@@ -343,7 +371,9 @@ export function workspaceEditorImplementations(
           loadChallenge: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
             getChallenge(http)(workspaceId, signal),
           ),
-          saveChallenge: fromTaskEither(saveChallenge(http)),
+          form: autosaveFormMachine.provide({
+            actors: { save: fromTaskEither(saveChallenge(http)) },
+          }),
         },
       }),
       files: isoFilesMachine.provide({

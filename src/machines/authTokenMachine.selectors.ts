@@ -1,13 +1,17 @@
 import type { AuthTokenSnapshot, AuthUser, Profile, TokenState } from './authTokenMachine';
 
 export const selectTokenState = (snapshot: AuthTokenSnapshot): TokenState => {
-  if (snapshot.matches({ token: 'unknown' })) return 'unknown';
-  if (snapshot.matches({ token: { authenticated: { expiry: 'expiring' } } })) return 'expiring';
-  if (snapshot.matches({ token: 'authenticated' })) return 'valid';
-  if (snapshot.matches({ token: 'expired' })) return 'expired';
+  if (snapshot.matches('unknown')) return 'unknown';
+  if (snapshot.matches({ authenticated: 'expiring' })) return 'expiring';
+  if (snapshot.matches('authenticated')) return 'valid';
+  if (snapshot.matches('expired')) return 'expired';
   // invalid, and signingOut: a token the user asked to drop no longer counts.
   return 'invalid';
 };
+
+/** The user asked to log out and the logout is under way (token state 'invalid'). */
+export const selectIsSigningOut = (snapshot: AuthTokenSnapshot): boolean =>
+  snapshot.matches('signingOut');
 
 /** Valid or expiring (spec §4). */
 export const selectIsAuthenticated = (snapshot: AuthTokenSnapshot): boolean =>
@@ -29,7 +33,7 @@ export const selectIsObserver = (snapshot: AuthTokenSnapshot): boolean =>
 
 /** The first token events have settled: guards can decide instead of waiting. */
 export const selectIsResolved = (snapshot: AuthTokenSnapshot): boolean =>
-  !snapshot.matches({ token: 'unknown' });
+  !snapshot.matches('unknown');
 
 export const selectRegistrationError = (snapshot: AuthTokenSnapshot): string | null =>
   snapshot.context.registrationError;

@@ -1,42 +1,66 @@
-import type { ChallengeDraft, ChallengeMessages } from '../domain/challengeForm';
+import type { ChallengeDraft } from '../domain/challengeForm';
+import type {
+  AutosaveFormActorRef,
+  AutosaveFormSnapshot,
+  FormMessages,
+} from './autosaveFormMachine';
+import {
+  selectAutosaveStatus,
+  selectCanRetrySave,
+  selectFormIsValid,
+  selectFormValues,
+} from './autosaveFormMachine.selectors';
 import type { ChallengeFormActorRef, ChallengeFormSnapshot } from './challengeFormMachine';
 import type { WorkspaceEditorSnapshot } from './workspaceEditorMachine';
 
-/**
- * Where the form is, as its indicator shows it: `unsaved` waits for the autosave delay, `invalid`
- * waits for the errors beside the fields to be fixed.
- */
-export type ChallengeSaveStatus =
-  'loading' | 'loadFailed' | 'clean' | 'unsaved' | 'invalid' | 'saving' | 'saved' | 'failed';
+// The draft, its messages and the save status are the form's (the challenge form's child, once
+// the spec has loaded); the selectors below that take an AutosaveFormSnapshot read that child.
 
-export const selectChallengeStatus = (snapshot: ChallengeFormSnapshot): ChallengeSaveStatus => {
-  if (snapshot.matches('loading')) return 'loading';
-  if (snapshot.matches('loadFailed')) return 'loadFailed';
-  if (snapshot.matches({ ready: 'saving' })) return 'saving';
-  if (snapshot.matches({ ready: 'saved' })) return 'saved';
-  if (snapshot.matches({ ready: 'failed' })) return 'failed';
-  if (snapshot.matches({ ready: 'dirty' })) {
-    return Object.keys(snapshot.context.messages).length === 0 ? 'unsaved' : 'invalid';
-  }
-  return 'clean';
-};
+/** Whether the spec is there to edit. */
+export type ChallengeLoadStatus = 'loading' | 'loadFailed' | 'ready';
 
-/** The draft (null until loaded); its parts keep their identity until they change. */
-export const selectChallengeDraft = (snapshot: ChallengeFormSnapshot): ChallengeDraft | null =>
-  snapshot.context.draft;
+export const selectChallengeLoadStatus = (snapshot: ChallengeFormSnapshot): ChallengeLoadStatus =>
+  snapshot.matches('loading') ? 'loading' : snapshot.matches('loadFailed') ? 'loadFailed' : 'ready';
 
-export const selectChallengeMessages = (snapshot: ChallengeFormSnapshot): ChallengeMessages =>
-  snapshot.context.messages;
-
-export const selectChallengeError = (snapshot: ChallengeFormSnapshot): string | null =>
+/** Why the spec could not be loaded. */
+export const selectChallengeLoadError = (snapshot: ChallengeFormSnapshot): string | null =>
   snapshot.context.error;
+
+/** The draft's autosaving form, running once the spec has loaded. */
+export const selectChallengeDraftForm = (
+  snapshot: ChallengeFormSnapshot,
+): AutosaveFormActorRef | undefined => snapshot.children.form;
 
 /** The item whose removal is being confirmed. */
 export const selectConfirmingRemoval = (snapshot: ChallengeFormSnapshot): string | null =>
   snapshot.context.confirming;
 
-export const selectCanRetry = (snapshot: ChallengeFormSnapshot): boolean =>
-  snapshot.can({ type: 'challenge.retryRequested' });
+/**
+ * Where the form is, as its indicator shows it: `unsaved` waits for the autosave delay, `invalid`
+ * waits for the errors beside the fields to be fixed.
+ */
+export type ChallengeSaveStatus = 'clean' | 'unsaved' | 'invalid' | 'saving' | 'saved' | 'failed';
+
+export const selectChallengeSaveStatus = (form: AutosaveFormSnapshot): ChallengeSaveStatus => {
+  const status = selectAutosaveStatus(form);
+  if (status === 'pristine') return 'clean';
+  if (status === 'editing') return selectFormIsValid(form) ? 'unsaved' : 'invalid';
+  return status;
+};
+
+/** The draft; its parts keep their identity until they change. */
+export const selectChallengeDraft = (form: AutosaveFormSnapshot): ChallengeDraft =>
+  selectFormValues<ChallengeDraft>(form);
+
+/** By the field's path; the context's own object, a stable reference until the draft changes. */
+export const selectChallengeMessages = (form: AutosaveFormSnapshot): FormMessages =>
+  form.context.messages;
+
+/** Why the last save failed, until the next one starts. */
+export const selectChallengeError = (form: AutosaveFormSnapshot): string | null =>
+  form.context.error;
+
+export const selectCanRetry = (form: AutosaveFormSnapshot): boolean => selectCanRetrySave(form);
 
 /** The workspace editor's challenge form, running once the workspace has loaded. */
 export const selectChallengeFormActor = (

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise, SimulatedClock } from 'xstate';
 import { normalizeChallengeSpec, type ChallengeSpec } from '../domain/challenge';
 import { MESSAGES, valueAt } from '../domain/challengeForm';
+import { autosaveFormMachine } from './autosaveFormMachine';
 import {
   AUTOSAVE_DELAY_MS,
   challengeFormMachine,
@@ -10,12 +11,16 @@ import {
 import {
   selectCanRetry,
   selectChallengeDraft,
+  selectChallengeDraftForm,
   selectChallengeError,
+  selectChallengeLoadError,
+  selectChallengeLoadStatus,
   selectChallengeMessages,
-  selectChallengeStatus,
+  selectChallengeSaveStatus,
   selectConfirmingRemoval,
 } from './challengeFormMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
 import { modelPaths } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
@@ -50,22 +55,35 @@ function startForm() {
           loads.push(result);
           return result.promise;
         }),
-        saveChallenge: fromPromise<unknown, { workspaceId: string; spec: ChallengeSpec }>(
-          ({ input }) => {
-            const result = deferred<unknown>();
-            saves.push({ input, result });
-            return result.promise;
+        form: autosaveFormMachine.provide({
+          actors: {
+            save: fromPromise<unknown, { workspaceId: string; spec: ChallengeSpec }>(
+              ({ input }) => {
+                const result = deferred<unknown>();
+                saves.push({ input, result });
+                return result.promise;
+              },
+            ),
           },
-        ),
+        }),
       },
     }),
     { input: { workspaceId: 'ws-1' }, clock },
   ).start();
   const snapshot = () => actor.getSnapshot();
-  const status = () => selectChallengeStatus(snapshot());
+  // Once loaded, the draft and the save status are the form's, the challenge form's child.
+  const form = () => {
+    const ref = selectChallengeDraftForm(snapshot());
+    if (!ref) throw new Error('no form');
+    return ref.getSnapshot();
+  };
+  const status = () => {
+    const load = selectChallengeLoadStatus(snapshot());
+    return load === 'ready' ? selectChallengeSaveStatus(form()) : load;
+  };
   const edit = (path: string, value: string | boolean) =>
     actor.send({ type: 'challenge.fieldEdited', path, value });
-  const value = (path: string) => valueAt(selectChallengeDraft(snapshot())!, path);
+  const value = (path: string) => valueAt(selectChallengeDraft(form()), path);
   const wait = (ms: number) => clock.increment(ms);
   const load = async (spec: ChallengeSpec | { reject: unknown } = SPEC) => {
     const pending = loads[loads.length - 1]!;
@@ -79,7 +97,7 @@ function startForm() {
     else save.result.reject(outcome.reject);
     await flush();
   };
-  return { actor, loads, saves, snapshot, status, edit, value, wait, load, settle };
+  return { actor, loads, saves, snapshot, form, status, edit, value, wait, load, settle };
 }
 
 async function loaded() {
@@ -93,7 +111,7 @@ describe('challengeFormMachine', () => {
     const f = startForm();
     expect(f.status()).toBe('loading');
     f.edit('text', 'too early');
-    expect(selectChallengeDraft(f.snapshot())).toBeNull();
+    expect(selectChallengeDraftForm(f.snapshot())).toBeUndefined();
     await f.load();
     expect(f.status()).toBe('clean');
     expect(f.value('text')).toBe('Intro');
@@ -137,7 +155,7 @@ describe('challengeFormMachine', () => {
     f.edit(`${QUESTION}.answer`, ' ');
     f.edit(`${QUESTION}.penalty`, 'ten');
     f.edit('transforms.0.value', 'hx:8');
-    expect(selectChallengeMessages(f.snapshot())).toEqual({
+    expect(selectChallengeMessages(f.form())).toEqual({
       [`${QUESTION}.answer`]: MESSAGES.answer,
       [`${QUESTION}.penalty`]: MESSAGES.digits,
       'transforms.0.value': expect.stringContaining('Unknown type'),
@@ -172,12 +190,12 @@ describe('challengeFormMachine', () => {
     f.wait(AUTOSAVE_DELAY_MS);
     await f.settle({ reject: { status: 400, message: 'ResourceNotFound' } });
     expect(f.status()).toBe('failed');
-    expect(selectChallengeError(f.snapshot())).toBe('Resource Not Found');
+    expect(selectChallengeError(f.form())).toBe('Resource Not Found');
     expect(f.value('text')).toBe('kept');
-    expect(selectCanRetry(f.snapshot())).toBe(true);
+    expect(selectCanRetry(f.form())).toBe(true);
     f.actor.send({ type: 'challenge.retryRequested' });
     expect(f.status()).toBe('saving');
-    expect(selectChallengeError(f.snapshot())).toBeNull();
+    expect(selectChallengeError(f.form())).toBeNull();
     await f.settle();
     expect(f.saves.map((s) => s.input.spec.text)).toEqual(['kept', 'kept']);
     expect(f.status()).toBe('saved');
@@ -187,7 +205,7 @@ describe('challengeFormMachine', () => {
     const f = startForm();
     await f.load({ reject: { status: 403, message: 'ActionForbidden' } });
     expect(f.status()).toBe('loadFailed');
-    expect(selectChallengeError(f.snapshot())).toBe('Action Forbidden');
+    expect(selectChallengeLoadError(f.snapshot())).toBe('Action Forbidden');
     f.actor.send({ type: 'challenge.retryRequested' });
     expect(f.loads).toHaveLength(2);
     await f.load();
@@ -238,31 +256,16 @@ describe('challengeFormMachine', () => {
 
   it('reaches every state', () => {
     const reachable = challengeFormMachine.provide({
-      actors: {
-        loadChallenge: fromPromise(async () => SPEC),
-        saveChallenge: fromPromise<unknown, { workspaceId: string; spec: ChallengeSpec }>(
-          async () => undefined,
-        ),
-      },
+      actors: { loadChallenge: fromPromise(async () => SPEC) },
     });
     expect(
       unreachedStateIds(reachable, {
         serializeState: (snapshot) => {
           const { context } = snapshot as ChallengeFormSnapshot;
-          return JSON.stringify([
-            snapshot.value,
-            Object.keys(context.messages).length === 0,
-            context.draft !== context.sending,
-            context.confirming,
-          ]);
+          return JSON.stringify([snapshot.value, context.confirming]);
         },
         inputs: [{ workspaceId: 'ws-1' }],
-        payloads: [
-          { type: 'challenge.fieldEdited', path: 'text', value: 'x' },
-          { type: 'challenge.fieldEdited', path: `${QUESTION}.answer`, value: '' },
-          { type: 'challenge.removeRequested', path: 'transforms.0' },
-          { type: 'challenge.itemAdded', list: 'transforms' },
-        ],
+        payloads: [{ type: 'challenge.removeRequested', path: 'transforms.0' }],
       }),
     ).toEqual([]);
   });
@@ -298,12 +301,40 @@ describe('challengeFormMachine against the autosave model', () => {
     },
   });
 
+  it('agrees with the form it drives', () => {
+    expect(
+      modelDisagreements(model, autosaveFormMachine, {
+        states: {
+          clean: 'pristine',
+          unsaved: 'editing.debouncing',
+          invalid: 'editing.debouncing',
+          saving: 'saving.sending',
+          saved: 'saved',
+          failed: 'failed',
+        },
+        events: {
+          EDIT_VALID: 'form.edited',
+          EDIT_INVALID: 'form.edited',
+          WAIT: 'xstate.after.autosave.autosaveForm.editing.debouncing',
+          BLUR: 'form.blurred',
+          SAVE_SUCCEEDED: 'xstate.done.actor.save',
+          SAVE_FAILED: 'xstate.error.actor.save',
+          RETRY: 'form.retryRequested',
+        },
+        // The challenge always has its delay; a blur during a save: autosaveFormMachine's tests.
+        unmodelledStates: ['editing.waiting', 'saving.resaveQueued'],
+        // Nothing updates the challenge from elsewhere.
+        unmodelledEvents: ['form.updatedRemotely'],
+      }),
+    ).toEqual([]);
+  });
+
   for (const path of modelPaths(model)) {
     it(path.description, async () => {
       const f = await loaded();
       let edits = 0;
       let expectedSaves = 0;
-      const expectStatus = (status: ReturnType<typeof selectChallengeStatus>) => () => {
+      const expectStatus = (status: ReturnType<typeof selectChallengeSaveStatus>) => () => {
         if (status === 'saving') expectedSaves += 1;
         expect(f.status()).toBe(status);
         expect(f.saves).toHaveLength(expectedSaves);

@@ -1,4 +1,12 @@
-import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import {
+  assertEvent,
+  assign,
+  fromPromise,
+  sendTo,
+  setup,
+  type ActorRefFrom,
+  type SnapshotFrom,
+} from 'xstate';
 import { normalizeChallengeSpec, type ChallengeSpec } from '../domain/challenge';
 import {
   addItem,
@@ -8,9 +16,9 @@ import {
   specOf,
   validateDraft,
   type ChallengeDraft,
-  type ChallengeMessages,
 } from '../domain/challengeForm';
 import { errorMessage } from '../domain/text';
+import { autosaveFormMachine, type AutosaveFormRules } from './autosaveFormMachine';
 
 /** How long after the last change the form saves itself (and at once when a field is left). */
 export const AUTOSAVE_DELAY_MS = 1_000;
@@ -29,92 +37,111 @@ export type ChallengeFormEvent =
   /** Try the failed load or save again. */
   | { type: 'challenge.retryRequested' };
 
+/** A change of the draft, as the form's rules apply it. */
+export type ChallengeEdit =
+  | { kind: 'field'; path: string; value: string | boolean }
+  | { kind: 'add'; list: string }
+  | { kind: 'remove'; path: string };
+
 export interface ChallengeFormInput {
   workspaceId: string;
 }
 
 export interface ChallengeFormContext {
   workspaceId: string;
-  /** The form's state: the spec being edited (null until it has loaded). */
-  draft: ChallengeDraft | null;
-  /** Validation of `draft` by field path; empty when it may be saved. */
-  messages: ChallengeMessages;
-  /** The draft of the save in flight (or of the last one). */
-  sending: ChallengeDraft | null;
+  /** The spec as it loaded, as a draft: the form starts from it. */
+  loaded: ChallengeDraft;
   /** The item whose removal waits for confirmation. */
   confirming: string | null;
-  /** Why the load or the last save failed, camel-case split. */
+  /** Why the spec could not be loaded, camel-case split. */
   error: string | null;
 }
 
 const notProvided = (name: string): Error =>
   new Error(`challengeFormMachine: '${name}' is provided by the app (src/app)`);
 
-/** Applies a draft change and validates the result. */
-const changed = (draft: ChallengeDraft) => ({ draft, messages: validateDraft(draft) });
+/** The draft of a spec, normalized again: one from an older server, or none (a traversal's). */
+const loadedDraft = (spec: unknown): ChallengeDraft => draftOf(normalizeChallengeSpec(spec));
 
 /**
- * The Challenge tab (spec §2, §3, §5): loads the workspace's challenge spec, edits it field by
- * field with validation beside each field, and saves it by itself once valid: 1 s after the last
- * change, or at once when a field is left. Edits made during a save are kept and saved next.
- * A failed save keeps the draft and can be retried; removing an item asks for confirmation.
+ * The challenge spec's fields (spec §3, §5), checked beside each field, saved with PUT challenge.
+ * Malformed edits (a model traversal's) leave the draft as it was.
+ */
+export const challengeRules = (
+  workspaceId: string,
+): AutosaveFormRules<ChallengeDraft, ChallengeEdit> => ({
+  edit: (draft, edit) => {
+    switch (edit?.kind) {
+      case 'field':
+        return typeof edit.path === 'string' ? editDraft(draft, edit.path, edit.value) : draft;
+      case 'add':
+        return typeof edit.list === 'string' ? addItem(draft, edit.list) : draft;
+      case 'remove':
+        return removeItem(draft, edit.path);
+      default:
+        return draft;
+    }
+  },
+  validate: validateDraft,
+  saveInput: (draft) => ({ workspaceId, spec: specOf(draft) }),
+});
+
+/**
+ * The Challenge tab (spec §2, §3, §5): loads the workspace's challenge spec, then edits it in an
+ * autosaving form (`autosaveFormMachine`, its child) that saves it by itself once valid: 1 s after
+ * the last change, or at once when a field is left; edits made during a save are saved next, and
+ * a failed save keeps the draft and can be retried. Removing an item asks for confirmation here
+ * first; a failed load offers a retry.
  */
 export const challengeFormMachine = setup({
   types: {
     input: {} as ChallengeFormInput,
     context: {} as ChallengeFormContext,
     events: {} as ChallengeFormEvent,
+    children: {} as { form: 'form' },
   },
-  delays: { autosave: AUTOSAVE_DELAY_MS },
   actors: {
     /** GET challenge/{id}. */
     loadChallenge: fromPromise<ChallengeSpec, { workspaceId: string }>(() => {
       throw notProvided('loadChallenge');
     }),
-    /** PUT challenge/{id}. */
-    saveChallenge: fromPromise<unknown, { workspaceId: string; spec: ChallengeSpec }>(() => {
-      throw notProvided('saveChallenge');
-    }),
+    /** The draft's form; provide its `save` with PUT challenge/{id}. */
+    form: autosaveFormMachine,
   },
   actions: {
-    edit: assign(({ context, event }) => {
-      if (!context.draft) return {};
-      if (event.type === 'challenge.fieldEdited' && typeof event.path === 'string') {
-        return changed(editDraft(context.draft, event.path, event.value));
-      }
-      if (event.type === 'challenge.itemAdded' && typeof event.list === 'string') {
-        return changed(addItem(context.draft, event.list));
-      }
-      if (event.type === 'challenge.removeConfirmed' && context.confirming !== null) {
-        return { ...changed(removeItem(context.draft, context.confirming)), confirming: null };
-      }
-      return {};
+    forwardEdit: sendTo('form', ({ event }) => {
+      assertEvent(event, ['challenge.fieldEdited', 'challenge.itemAdded']);
+      const edit: ChallengeEdit =
+        event.type === 'challenge.itemAdded'
+          ? { kind: 'add', list: event.list }
+          : { kind: 'field', path: event.path, value: event.value };
+      return { type: 'form.edited' as const, edit };
     }),
+    forwardRemoval: sendTo('form', ({ context }) => ({
+      type: 'form.edited' as const,
+      edit: { kind: 'remove', path: context.confirming ?? '' } satisfies ChallengeEdit,
+    })),
+    forwardBlur: sendTo('form', { type: 'form.blurred' }),
+    forwardRetry: sendTo('form', { type: 'form.retryRequested' }),
     askToRemove: assign({
-      confirming: ({ event }) =>
-        event.type === 'challenge.removeRequested' && typeof event.path === 'string'
-          ? event.path
-          : null,
+      confirming: ({ event }) => {
+        assertEvent(event, 'challenge.removeRequested');
+        return typeof event.path === 'string' ? event.path : null;
+      },
     }),
     cancelRemoval: assign({ confirming: null }),
-    startSending: assign({ sending: ({ context }) => context.draft, error: null }),
-    showError: assign({ error: ({ event }) => errorMessage((event as { error?: unknown }).error) }),
+    showError: assign({ error: (_, { error }: { error: unknown }) => errorMessage(error) }),
   },
   guards: {
-    isValid: ({ context }) => Object.keys(context.messages).length === 0,
     isConfirming: ({ context }) => context.confirming !== null,
-    /** The user changed something while the save was in flight. */
-    isChangedSinceSent: ({ context }) => context.draft !== context.sending,
   },
 }).createMachine({
   id: 'challengeForm',
   description:
-    "The Challenge tab's form: loads the spec, validates each field, autosaves 1 s after the last valid change or on blur, keeps edits made during a save for the next one, retries failures on request, and confirms removals.",
+    'The Challenge tab: loads the spec, then edits it in an autosaving form (1 s after the last valid change, or on blur); confirms removals; a failed load is retried on request.',
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
-    draft: null,
-    messages: {},
-    sending: null,
+    loaded: loadedDraft(undefined),
     confirming: null,
     error: null,
   }),
@@ -126,13 +153,12 @@ export const challengeFormMachine = setup({
         input: ({ context }) => ({ workspaceId: context.workspaceId }),
         onDone: {
           target: 'ready',
-          actions: assign(({ event }) => {
-            // Normalized again: a spec from an older server, or none (a model traversal's event).
-            const draft = draftOf(normalizeChallengeSpec(event.output));
-            return { ...changed(draft), sending: draft, error: null };
-          }),
+          actions: assign({ loaded: ({ event }) => loadedDraft(event.output), error: null }),
         },
-        onError: { target: 'loadFailed', actions: 'showError' },
+        onError: {
+          target: 'loadFailed',
+          actions: { type: 'showError', params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
     /** The spec could not be loaded: nothing to edit until a retry succeeds. */
@@ -140,83 +166,25 @@ export const challengeFormMachine = setup({
       on: { 'challenge.retryRequested': 'loading' },
     },
     ready: {
+      invoke: {
+        id: 'form',
+        src: 'form',
+        input: ({ context }) => ({
+          values: context.loaded,
+          rules: challengeRules(context.workspaceId),
+          autosaveMs: AUTOSAVE_DELAY_MS,
+        }),
+      },
       on: {
+        'challenge.fieldEdited': { actions: 'forwardEdit' },
+        'challenge.itemAdded': { actions: 'forwardEdit' },
+        'challenge.fieldBlurred': { actions: 'forwardBlur' },
+        'challenge.retryRequested': { actions: 'forwardRetry' },
         'challenge.removeRequested': { actions: 'askToRemove' },
         'challenge.removeCancelled': { actions: 'cancelRemoval' },
-      },
-      initial: 'clean',
-      states: {
-        /** As loaded: nothing to save. */
-        clean: {
-          on: {
-            'challenge.fieldEdited': { target: 'dirty', actions: 'edit' },
-            'challenge.itemAdded': { target: 'dirty', actions: 'edit' },
-            'challenge.removeConfirmed': {
-              guard: 'isConfirming',
-              target: 'dirty',
-              actions: 'edit',
-            },
-          },
-        },
-        /**
-         * Changed and not saved. Every change restarts the delay (debounce); an invalid draft
-         * waits here until it is fixed.
-         */
-        dirty: {
-          after: { autosave: { guard: 'isValid', target: 'saving' } },
-          on: {
-            'challenge.fieldEdited': { target: 'dirty', reenter: true, actions: 'edit' },
-            'challenge.itemAdded': { target: 'dirty', reenter: true, actions: 'edit' },
-            'challenge.removeConfirmed': {
-              guard: 'isConfirming',
-              target: 'dirty',
-              reenter: true,
-              actions: 'edit',
-            },
-            'challenge.fieldBlurred': { guard: 'isValid', target: 'saving' },
-          },
-        },
-        saving: {
-          entry: 'startSending',
-          invoke: {
-            src: 'saveChallenge',
-            input: ({ context }) => ({
-              workspaceId: context.workspaceId,
-              // `sending` is set on entry, before the save starts.
-              spec: specOf(context.sending!),
-            }),
-            onDone: [{ guard: 'isChangedSinceSent', target: 'dirty' }, { target: 'saved' }],
-            onError: { target: 'failed', actions: 'showError' },
-          },
-          on: {
-            'challenge.fieldEdited': { actions: 'edit' },
-            'challenge.itemAdded': { actions: 'edit' },
-            'challenge.removeConfirmed': { guard: 'isConfirming', actions: 'edit' },
-          },
-        },
-        saved: {
-          on: {
-            'challenge.fieldEdited': { target: 'dirty', actions: 'edit' },
-            'challenge.itemAdded': { target: 'dirty', actions: 'edit' },
-            'challenge.removeConfirmed': {
-              guard: 'isConfirming',
-              target: 'dirty',
-              actions: 'edit',
-            },
-          },
-        },
-        /** The draft is kept; Retry (or the next change's autosave) tries again. */
-        failed: {
-          on: {
-            'challenge.retryRequested': { guard: 'isValid', target: 'saving' },
-            'challenge.fieldEdited': { target: 'dirty', actions: 'edit' },
-            'challenge.itemAdded': { target: 'dirty', actions: 'edit' },
-            'challenge.removeConfirmed': {
-              guard: 'isConfirming',
-              target: 'dirty',
-              actions: 'edit',
-            },
-          },
+        'challenge.removeConfirmed': {
+          guard: 'isConfirming',
+          actions: ['forwardRemoval', 'cancelRemoval'],
         },
       },
     },

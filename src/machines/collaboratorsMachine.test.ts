@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise } from 'xstate';
 import type { Worker } from '../api/workspace';
 import { collaboratorsMachine } from './collaboratorsMachine';
 import {
@@ -11,6 +11,8 @@ import {
   selectRemovalTargetId,
 } from './collaboratorsMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const WORKERS: Worker[] = [
@@ -115,4 +117,136 @@ describe('collaboratorsMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: Remove with its confirmation (spec §5), refusals listed until closed, and
+ * the workspace's remote updates arriving at any moment. The test keeps the list it expects.
+ */
+describe('collaboratorsMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'REQUESTED' }
+    | { type: 'REQUESTED_UNKNOWN' }
+    | { type: 'CONFIRMED' }
+    | { type: 'CANCELLED' }
+    | { type: 'REMOVED' }
+    | { type: 'REFUSED' }
+    | { type: 'UPDATED' }
+    | { type: 'ALERTS_CLOSED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'collaboratorsModel',
+    initial: 'idle',
+    states: {
+      idle: {
+        on: {
+          REQUESTED: 'confirming',
+          REQUESTED_UNKNOWN: 'idle',
+          UPDATED: 'idle',
+          ALERTS_CLOSED: 'idle',
+        },
+      },
+      confirming: {
+        on: {
+          CONFIRMED: 'removing',
+          CANCELLED: 'idle',
+          UPDATED: 'confirming',
+          ALERTS_CLOSED: 'confirming',
+        },
+      },
+      removing: {
+        on: { REMOVED: 'idle', REFUSED: 'idle', UPDATED: 'removing', ALERTS_CLOSED: 'removing' },
+      },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, collaboratorsMachine, {
+        states: { idle: 'idle', confirming: 'confirming', removing: 'removing' },
+        events: {
+          REQUESTED: 'collaborator.removeRequested',
+          REQUESTED_UNKNOWN: 'collaborator.removeRequested',
+          CONFIRMED: 'collaborator.removeConfirmed',
+          CANCELLED: 'collaborator.removeCancelled',
+          REMOVED: 'xstate.done.actor.removeWorker',
+          REFUSED: 'xstate.error.actor.removeWorker',
+          UPDATED: 'workers.updatedRemotely',
+          ALERTS_CLOSED: 'collaborator.errorDismissed',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const { actor, removals, names } = startCollaborators();
+      let listed = WORKERS.map((w) => w.subjectId);
+      let target: string | null = null;
+      let alerts: string[] = [];
+      let confirmations = 0;
+      const expectList = (state: 'idle' | 'confirming' | 'removing') => () => {
+        const snapshot = actor.getSnapshot();
+        expect(selectIsConfirmingRemoval(snapshot)).toBe(state === 'confirming');
+        expect(selectIsRemoving(snapshot)).toBe(state === 'removing');
+        expect(selectCanRequestRemoval(snapshot)).toBe(state === 'idle');
+        expect(selectRemovalTargetId(snapshot)).toBe(state === 'idle' ? null : target);
+        expect(selectCollaborators(snapshot).map((c) => c.subjectId)).toEqual(listed);
+        expect(selectCollaboratorErrors(snapshot)).toEqual(alerts);
+        expect(removals).toHaveLength(confirmations);
+      };
+      await path.test({
+        states: {
+          idle: expectList('idle'),
+          confirming: expectList('confirming'),
+          removing: expectList('removing'),
+        },
+        events: {
+          REQUESTED: () => {
+            target = listed.at(-1) ?? null;
+            actor.send({ type: 'collaborator.removeRequested', subjectId: target ?? '' });
+          },
+          REQUESTED_UNKNOWN: () =>
+            actor.send({ type: 'collaborator.removeRequested', subjectId: 'u-9' }),
+          CONFIRMED: () => {
+            confirmations += 1;
+            actor.send({ type: 'collaborator.removeConfirmed' });
+          },
+          CANCELLED: () => actor.send({ type: 'collaborator.removeCancelled' }),
+          REMOVED: async () => {
+            listed = listed.filter((id) => id !== target);
+            removals.at(-1)?.result.resolve(undefined);
+            await flush();
+          },
+          REFUSED: async () => {
+            alerts = [...alerts, 'Action Forbidden'];
+            removals.at(-1)?.result.reject({ status: 400, message: 'ActionForbidden' });
+            await flush();
+          },
+          // Someone else's change: one more collaborator, the target still listed.
+          UPDATED: () => {
+            const workers = [
+              ...WORKERS,
+              { subjectId: 'u-3', subjectName: 'Guest', permission: 'editor' },
+            ];
+            listed = workers.map((w) => w.subjectId);
+            actor.send({ type: 'workers.updatedRemotely', workers });
+          },
+          ALERTS_CLOSED: () => {
+            for (const _ of alerts) actor.send({ type: 'collaborator.errorDismissed', index: 0 });
+            alerts = [];
+          },
+        },
+      });
+      expect(names()).toHaveLength(listed.length);
+    });
+  }
 });

@@ -124,6 +124,7 @@ export const collaboratorsMachine = setup({
     },
     removing: {
       invoke: {
+        id: 'removeWorker',
         src: 'removeWorker',
         input: ({ context }) => ({
           workspaceId: context.workspaceId,

@@ -1,4 +1,5 @@
 import type { ConsoleSnapshot } from './consoleMachine';
+import type { ConsoleNetworkActorRef } from './consoleNetworkMachine';
 
 export type ConsoleStatus =
   'signingIn' | 'loading' | 'connecting' | 'connected' | 'disconnected' | 'stopped' | 'failed';
@@ -7,11 +8,11 @@ export type ConsoleStatus =
 export const selectConsoleStatus = (snapshot: ConsoleSnapshot): ConsoleStatus => {
   if (snapshot.matches('signingIn')) return 'signingIn';
   if (snapshot.matches('signInFailed')) return 'failed';
-  if (snapshot.matches({ open: { session: 'attached' } }))
+  if (snapshot.matches({ open: 'attached' }))
     return snapshot.hasTag('live') ? 'connected' : 'connecting';
-  if (snapshot.matches({ open: { session: 'disconnected' } })) return 'disconnected';
-  if (snapshot.matches({ open: { session: 'stopped' } })) return 'stopped';
-  if (snapshot.matches({ open: { session: 'failed' } })) return 'failed';
+  if (snapshot.matches({ open: 'disconnected' })) return 'disconnected';
+  if (snapshot.matches({ open: 'stopped' })) return 'stopped';
+  if (snapshot.matches({ open: 'failed' })) return 'failed';
   // loading, waiting for the screen, or checking a lost connection.
   return 'loading';
 };
@@ -41,13 +42,6 @@ export const selectCanReconnect = (snapshot: ConsoleSnapshot): boolean =>
 export const selectCanRetry = (snapshot: ConsoleSnapshot): boolean =>
   snapshot.can({ type: 'console.retryRequested' });
 
-export const selectNets = (snapshot: ConsoleSnapshot): string[] => snapshot.context.nets;
-export const selectNicNets = (snapshot: ConsoleSnapshot): string[] => snapshot.context.nicNets;
-/** The switcher is offered once the networks are known. */
-export const selectHasNetworks = (snapshot: ConsoleSnapshot): boolean =>
-  snapshot.matches({ open: { network: 'ready' } }) ||
-  snapshot.matches({ open: { network: 'changing' } });
-export const selectIsChangingNet = (snapshot: ConsoleSnapshot): boolean =>
-  snapshot.matches({ open: { network: 'changing' } });
-export const selectNetworkError = (snapshot: ConsoleSnapshot): string | null =>
-  snapshot.context.networkError;
+/** The network switcher: running once signed in, undefined before. */
+export const selectNetworkActor = (snapshot: ConsoleSnapshot): ConsoleNetworkActorRef | undefined =>
+  snapshot.children.network;

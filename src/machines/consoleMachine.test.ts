@@ -1,11 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
+import { createActor, createMachine, fromCallback, fromPromise, SimulatedClock } from 'xstate';
 import type { NetChange, VmConsole } from '../api/console';
 import type { Vm } from '../api/vm';
+import { consoleHeartbeatMachine, PING_INTERVAL_MS } from './consoleHeartbeatMachine';
 import {
   consoleMachine,
-  NIC_COUNT,
-  PING_INTERVAL_MS,
   type ConsoleEvent,
   type RfbCommand,
   type RfbInput,
@@ -16,11 +15,25 @@ import {
   selectConsoleError,
   selectConsoleStatus,
   selectConsoleStatusLabel,
+  selectIsBusy,
+  selectIsLive,
+  selectNetworkActor,
+  type ConsoleStatus,
+} from './consoleMachine.selectors';
+import {
+  consoleNetworkMachine,
+  NIC_COUNT,
+  type ConsoleNetworkEvent,
+  type ConsoleNetworkSnapshot,
+} from './consoleNetworkMachine';
+import {
   selectHasNetworks,
   selectNicNets,
   selectNetworkError,
-} from './consoleMachine.selectors';
-import { flush } from './testing/deferred';
+} from './consoleNetworkMachine.selectors';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const SCREEN = { id: 'screen' };
@@ -78,16 +91,24 @@ function start(options: Options = {}) {
         calls.loadVm += 1;
         return options.vm === undefined ? null : options.vm;
       }),
-      loadNets: fromPromise(async () => {
-        if (options.nets instanceof Error) throw options.nets;
-        return options.nets ?? ['bridge-net', 'lan#ws-1'];
+      network: consoleNetworkMachine.provide({
+        actors: {
+          loadNets: fromPromise(async () => {
+            if (options.nets instanceof Error) throw options.nets;
+            return options.nets ?? ['bridge-net', 'lan#ws-1'];
+          }),
+          changeNet: fromPromise(async ({ input }) => {
+            calls.changes.push(input);
+            if (options.changeNet) await options.changeNet(input);
+          }),
+        },
       }),
-      changeNet: fromPromise(async ({ input }) => {
-        calls.changes.push(input);
-        if (options.changeNet) await options.changeNet(input);
-      }),
-      ping: fromPromise(async () => {
-        calls.ping += 1;
+      heartbeat: consoleHeartbeatMachine.provide({
+        actors: {
+          ping: fromPromise(async () => {
+            calls.ping += 1;
+          }),
+        },
       }),
       rfb: fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput>(
         ({ input, receive }) => {
@@ -108,7 +129,25 @@ function start(options: Options = {}) {
   actor.start();
   const send = (event: ConsoleEvent) => actor.send(event);
   const status = () => selectConsoleStatus(actor.getSnapshot());
-  return { actor, send, status, calls, rfb, clock, requestFullscreen };
+  /** The network switcher the console runs once signed in. */
+  const network = () => {
+    const ref = selectNetworkActor(actor.getSnapshot());
+    if (ref === undefined) throw new Error('the network switcher is not running');
+    return ref;
+  };
+  const sendNetwork = (event: ConsoleNetworkEvent) => network().send(event);
+  const networkSnapshot = (): ConsoleNetworkSnapshot => network().getSnapshot();
+  return {
+    actor,
+    send,
+    status,
+    calls,
+    rfb,
+    clock,
+    requestFullscreen,
+    sendNetwork,
+    networkSnapshot,
+  };
 }
 
 /** Signed in, ticket loaded, screen mounted, noVNC connected. */
@@ -267,15 +306,15 @@ describe('console machine', () => {
   it('moves a NIC to a listed network and remembers the choice', async () => {
     const t = start();
     await flush();
-    expect(selectHasNetworks(t.actor.getSnapshot())).toBe(true);
-    expect(selectNicNets(t.actor.getSnapshot())).toHaveLength(NIC_COUNT);
-    t.send({ type: 'console.netChangeRequested', nic: 1, net: 'lan#ws-1' });
+    expect(selectHasNetworks(t.networkSnapshot())).toBe(true);
+    expect(selectNicNets(t.networkSnapshot())).toHaveLength(NIC_COUNT);
+    t.sendNetwork({ type: 'console.netChangeRequested', nic: 1, net: 'lan#ws-1' });
     await flush();
     expect(t.calls.changes).toEqual([{ vmId: 'vm-1', nic: 1, net: 'lan#ws-1' }]);
-    expect(selectNicNets(t.actor.getSnapshot())).toEqual(['', 'lan#ws-1', '']);
+    expect(selectNicNets(t.networkSnapshot())).toEqual(['', 'lan#ws-1', '']);
     // Not a listed network, or not a NIC: nothing is sent.
-    t.send({ type: 'console.netChangeRequested', nic: 0, net: 'elsewhere' });
-    t.send({ type: 'console.netChangeRequested', nic: NIC_COUNT, net: 'lan#ws-1' });
+    t.sendNetwork({ type: 'console.netChangeRequested', nic: 0, net: 'elsewhere' });
+    t.sendNetwork({ type: 'console.netChangeRequested', nic: NIC_COUNT, net: 'lan#ws-1' });
     await flush();
     expect(t.calls.changes).toHaveLength(1);
   });
@@ -287,25 +326,22 @@ describe('console machine', () => {
       },
     });
     await flush();
-    t.send({ type: 'console.netChangeRequested', nic: 2, net: 'bridge-net' });
+    t.sendNetwork({ type: 'console.netChangeRequested', nic: 2, net: 'bridge-net' });
     await flush();
-    expect(selectNetworkError(t.actor.getSnapshot())).toBe('Invalid Operation');
-    expect(selectNicNets(t.actor.getSnapshot())).toEqual(['', '', '']);
-    t.send({ type: 'console.networkErrorDismissed' });
-    expect(selectNetworkError(t.actor.getSnapshot())).toBeNull();
+    expect(selectNetworkError(t.networkSnapshot())).toBe('Invalid Operation');
+    expect(selectNicNets(t.networkSnapshot())).toEqual(['', '', '']);
+    t.sendNetwork({ type: 'console.networkErrorDismissed' });
+    expect(selectNetworkError(t.networkSnapshot())).toBeNull();
   });
 
   it('offers no network switcher when the networks cannot be read', async () => {
     const t = start({ nets: new Error('Forbidden') });
     await flush();
-    expect(selectHasNetworks(t.actor.getSnapshot())).toBe(false);
+    expect(selectHasNetworks(t.networkSnapshot())).toBe(false);
   });
 
   it('reaches every state', () => {
-    const done = (state: string, output: unknown) => ({
-      type: `xstate.done.actor.0.console.${state}`,
-      output,
-    });
+    const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output });
     expect(
       unreachedStateIds(consoleMachine, {
         serializeState: (snapshot) => {
@@ -317,12 +353,10 @@ describe('console machine', () => {
         inputs: [{ vmId: 'vm-1', name: 'kali', fullbleed: true }],
         payloads: [
           { type: 'console.screenAttached', screen: SCREEN },
-          done('open.session.loading', running('t')),
-          done('open.session.loading', OFF),
-          done('open.session.checking', { id: 'vm-1', state: 'running' }),
-          done('open.session.checking', null),
-          done('open.network.loading', ['lan']),
-          { type: 'console.netChangeRequested', nic: 0, net: 'lan' },
+          done('loadConsole', running('t')),
+          done('loadConsole', OFF),
+          done('loadVm', { id: 'vm-1', state: 'running' }),
+          done('loadVm', null),
           { type: 'console.pasteRequested', text: 'x' },
           { type: 'rfb.securityFailed', reason: '' },
           { type: 'rfb.disconnected', clean: true },
@@ -330,4 +364,270 @@ describe('console machine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: the console page as its toolbar shows it (spec §2, wire reference §7), an
+ * abstract machine without effects whose shortest paths over every transition drive the real
+ * actor, each effect settled by the step that names its outcome. The page's screen is attached
+ * from the start, as the view does once it has rendered.
+ */
+describe('consoleMachine against the page model', () => {
+  type ModelEvent =
+    | { type: 'SIGNED_IN' }
+    | { type: 'SIGN_IN_FAILED' }
+    | { type: 'RETRY' }
+    | { type: 'TICKET' }
+    | { type: 'MACHINE_OFF' }
+    | { type: 'LOAD_FAILED' }
+    | { type: 'CONNECTED' }
+    | { type: 'CREDENTIALS_ASKED' }
+    | { type: 'SECURITY_FAILED' }
+    | { type: 'DISCONNECTED' }
+    | { type: 'STILL_RUNNING' }
+    | { type: 'MACHINE_STOPPED' }
+    | { type: 'CHECK_FAILED' }
+    | { type: 'RECONNECT' }
+    | { type: 'CTRL_ALT_DEL' }
+    | { type: 'PASTE' }
+    | { type: 'FULLSCREEN' };
+
+  // noVNC's events while it runs, whether or not it has asked for the ticket yet.
+  const novnc = {
+    SECURITY_FAILED: 'failed',
+    DISCONNECTED: 'checking',
+    RECONNECT: 'loading',
+  } as const;
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'consoleModel',
+    initial: 'signingIn',
+    states: {
+      signingIn: { on: { SIGNED_IN: 'loading', SIGN_IN_FAILED: 'signInFailed' } },
+      signInFailed: { on: { RETRY: 'signingIn' } },
+      loading: { on: { TICKET: 'connecting', MACHINE_OFF: 'stopped', LOAD_FAILED: 'failed' } },
+      connecting: {
+        on: { ...novnc, CONNECTED: 'connected', CREDENTIALS_ASKED: 'credentialsGiven' },
+      },
+      credentialsGiven: { on: { ...novnc, CONNECTED: 'connected', CREDENTIALS_ASKED: 'failed' } },
+      connected: {
+        on: { ...novnc, CTRL_ALT_DEL: 'connected', PASTE: 'connected', FULLSCREEN: 'connected' },
+      },
+      checking: {
+        on: {
+          STILL_RUNNING: 'disconnected',
+          MACHINE_STOPPED: 'stopped',
+          CHECK_FAILED: 'disconnected',
+        },
+      },
+      disconnected: { on: { RECONNECT: 'loading' } },
+      stopped: { on: { RETRY: 'loading' } },
+      failed: { on: { RETRY: 'loading' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, consoleMachine, {
+        states: {
+          signingIn: 'signingIn',
+          signInFailed: 'signInFailed',
+          loading: ['open.loading', 'open.awaitingScreen'],
+          connecting: 'open.attached.connecting',
+          credentialsGiven: 'open.attached.connecting',
+          connected: 'open.attached.connected',
+          checking: 'open.checking',
+          disconnected: 'open.disconnected',
+          stopped: 'open.stopped',
+          failed: 'open.failed',
+        },
+        events: {
+          SIGNED_IN: 'xstate.done.actor.signIn',
+          SIGN_IN_FAILED: 'xstate.error.actor.signIn',
+          RETRY: 'console.retryRequested',
+          TICKET: 'xstate.done.actor.loadConsole',
+          MACHINE_OFF: 'xstate.done.actor.loadConsole',
+          LOAD_FAILED: 'xstate.error.actor.loadConsole',
+          CONNECTED: 'rfb.connected',
+          CREDENTIALS_ASKED: 'rfb.credentialsRequired',
+          SECURITY_FAILED: 'rfb.securityFailed',
+          DISCONNECTED: 'rfb.disconnected',
+          STILL_RUNNING: 'xstate.done.actor.loadVm',
+          MACHINE_STOPPED: 'xstate.done.actor.loadVm',
+          CHECK_FAILED: 'xstate.error.actor.loadVm',
+          RECONNECT: 'console.reconnectRequested',
+          CTRL_ALT_DEL: 'console.ctrlAltDelRequested',
+          PASTE: 'console.pasteRequested',
+          FULLSCREEN: 'console.fullscreenRequested',
+        },
+        // The screen is attached before the ticket arrives on every path (see above); waiting
+        // for it is covered by the tests above.
+        unmodelledEvents: ['console.screenAttached'],
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  /** The page over effects that wait for the step that settles them. */
+  function startPage() {
+    const signIns: Array<Deferred<void>> = [];
+    const consoles: Array<Deferred<VmConsole>> = [];
+    const vms: Array<Deferred<Vm | null>> = [];
+    const rfb = {
+      starts: [] as RfbInput[],
+      commands: [] as Array<RfbCommand | { type: 'rfb.credentials' }>,
+      stops: 0,
+    };
+    const requestFullscreen = vi.fn();
+    const pending = <T>(calls: Array<Deferred<T>>) => {
+      const call = deferred<T>();
+      calls.push(call);
+      return call.promise;
+    };
+    const actor = createActor(
+      consoleMachine.provide({
+        actors: {
+          signIn: fromPromise(() => pending(signIns)),
+          loadConsole: fromPromise(() => pending(consoles)),
+          loadVm: fromPromise(() => pending(vms)),
+          network: consoleNetworkMachine.provide({
+            actors: { loadNets: fromPromise(async () => ['lan']) },
+          }),
+          heartbeat: consoleHeartbeatMachine.provide({
+            actors: { ping: fromPromise(async () => {}) },
+          }),
+          rfb: fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput>(
+            ({ input, receive }) => {
+              rfb.starts.push(input);
+              receive((command) => rfb.commands.push(command));
+              return () => {
+                rfb.stops += 1;
+              };
+            },
+          ),
+        },
+        actions: { requestFullscreen: (_, params) => requestFullscreen(params.screen) },
+      }),
+      { input: { vmId: 'vm-1', name: 'kali', fullbleed: false }, clock: new SimulatedClock() },
+    ).start();
+    actor.send({ type: 'console.screenAttached', screen: SCREEN });
+    /** Settles the newest call of an effect. */
+    const settle = async <T>(calls: Array<Deferred<T>>, outcome: T | Error) => {
+      const call = calls.at(-1);
+      if (call === undefined) throw new Error('the effect was not called');
+      if (outcome instanceof Error) call.reject(outcome);
+      else call.resolve(outcome);
+      await flush();
+    };
+    return { actor, signIns, consoles, vms, rfb, requestFullscreen, settle };
+  }
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const page = startPage();
+      let tickets = 0;
+      const snapshot = () => page.actor.getSnapshot();
+      const novncRunning = () => page.rfb.starts.length - page.rfb.stops;
+      const expectPage = (status: ConsoleStatus, novncRuns: boolean) => {
+        expect(selectConsoleStatus(snapshot())).toBe(status);
+        expect(novncRunning()).toBe(novncRuns ? 1 : 0);
+        expect(selectIsLive(snapshot())).toBe(status === 'connected');
+      };
+      const expectOffered = (retry: boolean, reconnect: boolean) => {
+        expect(selectCanRetry(snapshot())).toBe(retry);
+        expect(selectCanReconnect(snapshot())).toBe(reconnect);
+      };
+
+      await path.test({
+        states: {
+          signingIn: () => {
+            expectPage('signingIn', false);
+            expectOffered(false, false);
+          },
+          signInFailed: () => {
+            expectPage('failed', false);
+            expect(selectConsoleError(snapshot())).not.toBeNull();
+            expectOffered(true, false);
+          },
+          loading: () => {
+            expectPage('loading', false);
+            expect(selectIsBusy(snapshot())).toBe(true);
+          },
+          connecting: () => {
+            expectPage('connecting', true);
+            expect(page.rfb.starts.at(-1)?.ticket).toBe(`t${tickets}`);
+            expect(page.rfb.commands).toEqual([]);
+            expectOffered(false, true);
+          },
+          credentialsGiven: () => {
+            expectPage('connecting', true);
+            expect(page.rfb.commands).toEqual([{ type: 'rfb.credentials' }]);
+          },
+          connected: () => {
+            expectPage('connected', true);
+            expectOffered(false, true);
+          },
+          checking: () => {
+            expectPage('loading', false);
+            expect(selectIsBusy(snapshot())).toBe(true);
+          },
+          disconnected: () => {
+            expectPage('disconnected', false);
+            expectOffered(false, true);
+          },
+          stopped: () => {
+            expectPage('stopped', false);
+            expectOffered(true, false);
+          },
+          failed: () => {
+            expectPage('failed', false);
+            expect(selectConsoleError(snapshot())).not.toBeNull();
+            expectOffered(true, false);
+          },
+        },
+        events: {
+          SIGNED_IN: () => page.settle(page.signIns, undefined),
+          SIGN_IN_FAILED: () => page.settle(page.signIns, new Error('Unauthorized')),
+          RETRY: async () => {
+            page.actor.send({ type: 'console.retryRequested' });
+            await flush();
+          },
+          TICKET: () => page.settle(page.consoles, running(`t${++tickets}`)),
+          MACHINE_OFF: () => page.settle(page.consoles, OFF),
+          LOAD_FAILED: () => page.settle(page.consoles, new Error('ResourceNotFound')),
+          CONNECTED: () => void page.actor.send({ type: 'rfb.connected' }),
+          CREDENTIALS_ASKED: () => void page.actor.send({ type: 'rfb.credentialsRequired' }),
+          SECURITY_FAILED: () =>
+            void page.actor.send({ type: 'rfb.securityFailed', reason: 'Unsupported security' }),
+          DISCONNECTED: () => void page.actor.send({ type: 'rfb.disconnected', clean: false }),
+          STILL_RUNNING: () => page.settle(page.vms, { id: 'vm-1', state: 'running' }),
+          MACHINE_STOPPED: () => page.settle(page.vms, { id: 'vm-1', state: 'off' }),
+          CHECK_FAILED: () => page.settle(page.vms, new Error('Forbidden')),
+          RECONNECT: async () => {
+            page.actor.send({ type: 'console.reconnectRequested' });
+            await flush();
+          },
+          CTRL_ALT_DEL: () => {
+            page.actor.send({ type: 'console.ctrlAltDelRequested' });
+            expect(page.rfb.commands.at(-1)).toEqual({ type: 'rfb.sendCtrlAltDel' });
+          },
+          PASTE: () => {
+            page.actor.send({ type: 'console.pasteRequested', text: 'ls\n' });
+            expect(page.rfb.commands.at(-1)).toEqual({ type: 'rfb.paste', text: 'ls\n' });
+          },
+          FULLSCREEN: () => {
+            page.actor.send({ type: 'console.fullscreenRequested' });
+            expect(page.requestFullscreen).toHaveBeenLastCalledWith(SCREEN);
+          },
+        },
+      });
+    });
+  }
 });

@@ -1,10 +1,16 @@
 import type {
-  DocumentEditorActorRef,
-  DocumentEditorSnapshot,
+  DocumentCursorsActorRef,
+  DocumentCursorsSnapshot,
   RemoteCursor,
-} from './documentEditorMachine';
+} from './documentCursorsMachine';
+import type { DocumentEditorActorRef, DocumentEditorSnapshot } from './documentEditorMachine';
 import { LOADING_MESSAGE } from './documentEditorMachine';
+import type { DocumentOutboxActorRef, DocumentOutboxSnapshot } from './documentOutboxMachine';
+import type { ImageManagerActorRef } from './imageManagerMachine';
 import type { WorkspaceEditorSnapshot } from './workspaceEditorMachine';
+
+// The document editor's children hold the rest: the save indicator is its outbox's
+// (DocumentOutboxSnapshot), the other authors' cursors its cursors' (DocumentCursorsSnapshot).
 
 /** The workspace editor's Document tab, once the workspace has loaded. */
 export const selectDocumentEditor = (
@@ -13,6 +19,23 @@ export const selectDocumentEditor = (
   (snapshot.children as Record<string, unknown>).document !== undefined
     ? ((snapshot.children as Record<string, unknown>).document as DocumentEditorActorRef)
     : null;
+
+/** The outbox: the document's local updates on their way to the server, and its saves. */
+export const selectDocumentOutbox = (
+  snapshot: DocumentEditorSnapshot,
+): DocumentOutboxActorRef | undefined => snapshot.children.outbox;
+
+export const selectDocumentCursors = (
+  snapshot: DocumentEditorSnapshot,
+): DocumentCursorsActorRef | undefined => snapshot.children.cursors;
+
+/** The image manager, while its panel is open. */
+export const selectImageManager = (
+  snapshot: DocumentEditorSnapshot,
+): ImageManagerActorRef | undefined => snapshot.children.images;
+
+export const selectAreImagesShown = (snapshot: DocumentEditorSnapshot): boolean =>
+  snapshot.matches({ images: 'shown' });
 
 /** The shared text as of the last change (the Preview shows it). */
 export const selectDocumentText = (snapshot: DocumentEditorSnapshot): string =>
@@ -30,18 +53,17 @@ export const selectIsDocumentLoading = (snapshot: DocumentEditorSnapshot): boole
   snapshot.hasTag('loading');
 
 /** The saved indicator flashes (spec §4: 4 s after a save). */
-export const selectIsSaved = (snapshot: DocumentEditorSnapshot): boolean =>
-  snapshot.hasTag('saved');
+export const selectIsSaved = (outbox: DocumentOutboxSnapshot): boolean => outbox.hasTag('saved');
 
-export const selectIsSaving = (snapshot: DocumentEditorSnapshot): boolean =>
-  snapshot.hasTag('saving');
+export const selectIsSaving = (outbox: DocumentOutboxSnapshot): boolean => outbox.hasTag('saving');
 
 /** A save failed; the text is kept and the save is retried. */
-export const selectIsUnsaved = (snapshot: DocumentEditorSnapshot): boolean =>
-  snapshot.hasTag('unsaved');
+export const selectIsUnsaved = (outbox: DocumentOutboxSnapshot): boolean =>
+  outbox.hasTag('unsaved');
 
-export const selectCanSave = (snapshot: DocumentEditorSnapshot): boolean =>
-  snapshot.hasTag('writable') && snapshot.can({ type: 'document.saveRequested' });
+/** Save is offered once the document is open and while no save is in flight (with writable). */
+export const selectCanRequestSave = (outbox: DocumentOutboxSnapshot): boolean =>
+  outbox.can({ type: 'document.saveRequested' });
 
 const NO_CURSORS: RemoteCursor[] = [];
 
@@ -49,7 +71,7 @@ const NO_CURSORS: RemoteCursor[] = [];
 export const selectRemoteCursors = (() => {
   let last: Record<string, RemoteCursor> | null = null;
   let shown = NO_CURSORS;
-  return (snapshot: DocumentEditorSnapshot): RemoteCursor[] => {
+  return (snapshot: DocumentCursorsSnapshot): RemoteCursor[] => {
     const cursors = snapshot.context.remoteCursors;
     if (cursors !== last) {
       last = cursors;

@@ -22,22 +22,25 @@ import {
   type TextEdit,
 } from '../domain/coedit';
 import {
-  AUTOSAVE_IDLE_MS,
   CURSOR_THROTTLE_MS,
-  documentEditorMachine,
-  EDIT_BATCH_MS,
-  EDIT_IDLE_MS,
-  LOAD_DEBOUNCE_MS,
-  LOADING_MESSAGE,
-  SAVE_RETRY_MS,
-  SAVED_INDICATOR_MS,
-  WRITABLE_DELAY_MS,
+  documentCursorsMachine,
   type CursorPositions,
+} from './documentCursorsMachine';
+import {
+  documentEditorMachine,
+  EDIT_IDLE_MS,
+  LOADING_MESSAGE,
+  WRITABLE_DELAY_MS,
   type DocumentEditorSnapshot,
   type DocumentSourceEvent,
 } from './documentEditorMachine';
 import {
-  selectCanSave,
+  selectAreImagesShown,
+  selectCanRequestSave,
+  selectImageManager,
+  selectIsDocumentLoading,
+  selectDocumentCursors,
+  selectDocumentOutbox,
   selectDocumentText,
   selectIsReadOnly,
   selectIsSaved,
@@ -45,8 +48,19 @@ import {
   selectReadOnlyMessage,
   selectRemoteCursors,
 } from './documentEditorMachine.selectors';
+import { documentLogMachine, LOAD_DEBOUNCE_MS } from './documentLogMachine';
+import { imageManagerMachine } from './imageManagerMachine';
+import {
+  AUTOSAVE_IDLE_MS,
+  documentOutboxMachine,
+  EDIT_BATCH_MS,
+  SAVE_RETRY_MS,
+  SAVED_INDICATOR_MS,
+} from './documentOutboxMachine';
+import type { DocumentFile } from '../domain/documentFiles';
 import { deferred, flush, type Deferred } from './testing/deferred';
-import { modelPaths } from './testing/modelPaths';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 /** A server: the update log, the stored file, and what each call did. */
@@ -68,33 +82,52 @@ function startDocument({ initial = 'Hello' }: { initial?: string } = {}) {
     documentEditorMachine.provide({
       actors: {
         documentEvents: fromEventObservable(() => hub),
-        loadCrdt: fromPromise(async () => {
-          calls.push('loadCrdt');
-          if (holdLoads) {
-            pendingLoad = deferred();
-            return pendingLoad.promise;
-          }
-          return { update: toBase64(fromBase64ToMerged(log)) };
+        log: documentLogMachine.provide({
+          actors: {
+            loadCrdt: fromPromise(async () => {
+              calls.push('loadCrdt');
+              if (holdLoads) {
+                pendingLoad = deferred();
+                return pendingLoad.promise;
+              }
+              return { update: toBase64(fromBase64ToMerged(log)) };
+            }),
+          },
         }),
-        sendEdits: fromPromise(async ({ input }) => {
-          calls.push('Edited');
-          if (failEdits) throw new Error('Cannot send data if the connection is not connected');
-          log.push(input.update);
+        outbox: documentOutboxMachine.provide({
+          actors: {
+            sendEdits: fromPromise(async ({ input }) => {
+              calls.push('Edited');
+              if (failEdits) {
+                throw new Error('Cannot send data if the connection is not connected');
+              }
+              log.push(input.update);
+            }),
+            saveDocument: fromPromise(async ({ input }) => {
+              calls.push('save');
+              if (failSaves > 0) {
+                failSaves -= 1;
+                throw { status: 0, message: 'Failed to fetch' };
+              }
+              if (input.update) log.push(input.update);
+              // The server writes the log's text, whatever the body says.
+              file = textOfUpdates(log.map(fromBase64));
+              saves.push({ text: input.text, stored: file });
+            }),
+          },
         }),
-        saveDocument: fromPromise(async ({ input }) => {
-          calls.push('save');
-          if (failSaves > 0) {
-            failSaves -= 1;
-            throw { status: 0, message: 'Failed to fetch' };
-          }
-          if (input.update) log.push(input.update);
-          // The server writes the log's text, whatever the body says.
-          file = textOfUpdates(log.map(fromBase64));
-          saves.push({ text: input.text, stored: file });
+        cursors: documentCursorsMachine.provide({
+          actions: { broadcastCursor: (_, { cursor }) => void cursors.push(cursor) },
         }),
-      },
-      actions: {
-        broadcastCursor: (_, { cursor }) => void cursors.push(cursor),
+        images: imageManagerMachine.provide({
+          actors: {
+            listImages: fromPromise(async () => [IMAGE]),
+            uploadImage: fromPromise<DocumentFile, { workspaceId: string; file: File }>(
+              () => new Promise(() => undefined),
+            ),
+            deleteImage: fromPromise(() => new Promise(() => undefined)),
+          },
+        }),
       },
     }),
     { clock, input: { workspaceId: 'ws-1' } },
@@ -104,12 +137,29 @@ function startDocument({ initial = 'Hello' }: { initial?: string } = {}) {
   actor.on('document.remotelyEdited', ({ edits }: { edits: TextEdit[] }) => {
     editor = applyEdits(editor, edits);
   });
+  // What the image manager asked the editor model to insert at the cursor.
+  const inserted: string[] = [];
+  actor.on('image.inserted', ({ markdown }) => void inserted.push(markdown));
   actor.start();
 
   const snapshot = () => actor.getSnapshot();
+  // The save indicator and the pending updates are the outbox's, a child of the editor.
+  const outbox = () => {
+    const ref = selectDocumentOutbox(snapshot());
+    if (!ref) throw new Error('no outbox');
+    return ref.getSnapshot();
+  };
+  const remoteCursors = () => {
+    const ref = selectDocumentCursors(snapshot());
+    if (!ref) throw new Error('no cursors');
+    return selectRemoteCursors(ref.getSnapshot());
+  };
   return {
     actor,
     clock,
+    outbox,
+    remoteCursors,
+    inserted,
     calls,
     saves,
     cursors,
@@ -155,6 +205,9 @@ function startDocument({ initial = 'Hello' }: { initial?: string } = {}) {
   };
 }
 
+/** The one file of the workspace's document folder. */
+const IMAGE: DocumentFile = { filename: 'net.png', url: '/docs/ws-1/net.png' };
+
 /** The server's merged log (GET document/{id}/crdt). */
 const fromBase64ToMerged = (log: string[]) => mergeUpdates(log.map(fromBase64));
 
@@ -196,7 +249,7 @@ describe('documentEditorMachine: loading', () => {
     await d.wait(1);
     expect(selectIsReadOnly(d.snapshot())).toBe(false);
     expect(selectReadOnlyMessage(d.snapshot())).toBeNull();
-    expect(selectCanSave(d.snapshot())).toBe(true);
+    expect(!selectIsReadOnly(d.snapshot()) && selectCanRequestSave(d.outbox())).toBe(true);
   });
 
   it('merges the updates that arrived while loading, after the loaded state', async () => {
@@ -222,8 +275,12 @@ describe('documentEditorMachine: loading', () => {
       documentEditorMachine.provide({
         actors: {
           documentEvents: fromEventObservable(() => new Subject<DocumentSourceEvent>()),
-          loadCrdt: fromPromise<{ update: string }, { workspaceId: string }>(async () => {
-            throw { status: 500, message: 'Error' };
+          log: documentLogMachine.provide({
+            actors: {
+              loadCrdt: fromPromise<{ update: string }, { workspaceId: string }>(async () => {
+                throw { status: 500, message: 'Error' };
+              }),
+            },
           }),
         },
       }),
@@ -231,7 +288,7 @@ describe('documentEditorMachine: loading', () => {
     ).start();
     failing.send({ type: 'editor.ready' });
     await d.wait(LOAD_DEBOUNCE_MS);
-    expect(failing.getSnapshot().matches({ active: 'open' })).toBe(true);
+    expect(failing.getSnapshot().matches({ document: { active: { content: 'open' } } })).toBe(true);
     expect(selectDocumentText(failing.getSnapshot())).toBe('');
     failing.stop();
   });
@@ -250,7 +307,7 @@ describe('documentEditorMachine: editing and saving', () => {
     await d.wait(1);
     expect(d.calls).toEqual(['loadCrdt', 'Edited']);
     expect(textOfUpdates(d.log.map(fromBase64))).toBe('Hello wo');
-    expect(d.snapshot().context.outbox).toEqual([]);
+    expect(d.outbox().context.outbox).toEqual([]);
   });
 
   it('keeps edits the hub could not take and sends them with a later batch', async () => {
@@ -259,10 +316,10 @@ describe('documentEditorMachine: editing and saving', () => {
     d.failEdits(true);
     d.type(5, '!');
     await d.wait(EDIT_BATCH_MS);
-    expect(d.snapshot().context.outbox).toHaveLength(1);
+    expect(d.outbox().context.outbox).toHaveLength(1);
     d.failEdits(false);
     await d.wait(EDIT_BATCH_MS);
-    expect(d.snapshot().context.outbox).toEqual([]);
+    expect(d.outbox().context.outbox).toEqual([]);
     expect(textOfUpdates(d.log.map(fromBase64))).toBe('Hello!');
   });
 
@@ -290,11 +347,11 @@ describe('documentEditorMachine: editing and saving', () => {
     await d.wait(1);
     expect(d.saves).toEqual([{ text: 'Hello!?', stored: 'Hello!?' }]);
     expect(d.file()).toBe('Hello!?');
-    expect(selectIsSaved(d.snapshot())).toBe(true);
+    expect(selectIsSaved(d.outbox())).toBe(true);
     await d.wait(SAVED_INDICATOR_MS - 1);
-    expect(selectIsSaved(d.snapshot())).toBe(true);
+    expect(selectIsSaved(d.outbox())).toBe(true);
     await d.wait(1);
-    expect(selectIsSaved(d.snapshot())).toBe(false);
+    expect(selectIsSaved(d.outbox())).toBe(false);
   });
 
   it('saves on Save with the edits not yet batched', async () => {
@@ -305,7 +362,7 @@ describe('documentEditorMachine: editing and saving', () => {
     await flush();
     expect(d.calls).toEqual(['loadCrdt', 'save']);
     expect(d.file()).toBe('# Hello');
-    expect(d.snapshot().context.outbox).toEqual([]);
+    expect(d.outbox().context.outbox).toEqual([]);
   });
 
   it('saves again when the text changed while a save was in flight', async () => {
@@ -315,7 +372,7 @@ describe('documentEditorMachine: editing and saving', () => {
     d.actor.send({ type: 'document.saveRequested' });
     d.type(6, '2');
     await flush();
-    expect(selectIsSaved(d.snapshot())).toBe(false);
+    expect(selectIsSaved(d.outbox())).toBe(false);
     await d.wait(AUTOSAVE_IDLE_MS);
     expect(d.file()).toBe('Hello12');
   });
@@ -326,15 +383,15 @@ describe('documentEditorMachine: editing and saving', () => {
     d.failNextSaves(2);
     d.type(5, '!');
     await d.wait(AUTOSAVE_IDLE_MS);
-    expect(selectIsUnsaved(d.snapshot())).toBe(true);
+    expect(selectIsUnsaved(d.outbox())).toBe(true);
     expect(selectDocumentText(d.snapshot())).toBe('Hello!');
     await d.wait(SAVE_RETRY_MS(0));
     expect(d.calls.filter((c) => c === 'save')).toHaveLength(2);
     await d.wait(SAVE_RETRY_MS(1) - 1);
     expect(d.calls.filter((c) => c === 'save')).toHaveLength(2);
     await d.wait(1);
-    expect(selectIsUnsaved(d.snapshot())).toBe(false);
-    expect(selectIsSaved(d.snapshot())).toBe(true);
+    expect(selectIsUnsaved(d.outbox())).toBe(false);
+    expect(selectIsSaved(d.outbox())).toBe(true);
     expect(d.file()).toBe('Hello!');
   });
 
@@ -415,7 +472,7 @@ describe('documentEditorMachine: other authors', () => {
     const positions = { positions: [{ lineNumber: 2, column: 4 }] };
     d.receive({ type: 'document.cursorMovedRemotely', actorId: 'u-ada', name: 'Ada', positions });
     d.receive({ type: 'document.cursorMovedRemotely', actorId: 'u-x', name: 'X', positions: 7 });
-    expect(selectRemoteCursors(d.snapshot())).toEqual([
+    expect(d.remoteCursors()).toEqual([
       { actorId: 'u-ada', name: 'Ada', positions: positions.positions },
     ]);
   });
@@ -435,18 +492,39 @@ describe('documentEditorMachine: other authors', () => {
   });
 });
 
+describe('documentEditorMachine: the image manager', () => {
+  it('runs a manager while the panel is open, and hands the markdown it inserts to the editor', async () => {
+    const d = startDocument();
+    expect(selectImageManager(d.snapshot())).toBeUndefined();
+    d.actor.send({ type: 'images.toggleRequested' });
+    expect(selectAreImagesShown(d.snapshot())).toBe(true);
+    await flush();
+    const manager = selectImageManager(d.snapshot());
+    expect(manager?.getSnapshot().context.workspaceId).toBe('ws-1');
+    manager?.send({ type: 'image.insertRequested', filename: 'net.png' });
+    expect(d.inserted).toEqual(['![net.png](/docs/ws-1/net.png)']);
+    d.actor.send({ type: 'images.toggleRequested' });
+    expect(selectImageManager(d.snapshot())).toBeUndefined();
+    expect(manager?.getSnapshot().status).toBe('stopped');
+  });
+
+  it('closes the panel, and stops its manager, when the tab closes', async () => {
+    const d = startDocument();
+    await d.open();
+    d.actor.send({ type: 'images.toggleRequested' });
+    d.actor.send({ type: 'editor.closed' });
+    expect(selectAreImagesShown(d.snapshot())).toBe(false);
+    expect(selectImageManager(d.snapshot())).toBeUndefined();
+  });
+});
+
 describe('documentEditorMachine reachability', () => {
   it('reaches every state', () => {
     expect(
       unreachedStateIds(documentEditorMachine, {
         serializeState: (snapshot) => {
           const { context } = snapshot as DocumentEditorSnapshot;
-          return JSON.stringify([
-            snapshot.value,
-            context.outbox.length > 0,
-            context.cursor !== null,
-            context.saveAttempt > 0,
-          ]);
+          return JSON.stringify([snapshot.value, context.buffered.length > 0]);
         },
         inputs: [{ workspaceId: 'ws-1' }],
         payloads: [
@@ -457,7 +535,8 @@ describe('documentEditorMachine reachability', () => {
             resync: true,
           },
           { type: 'replica.locallyUpdated', update: 'AA==', text: 'x' },
-          { type: 'editor.cursorMoved', positions: [{ lineNumber: 1, column: 1 }] },
+          { type: 'document.logLoaded', update: null, resync: false },
+          { type: 'image.inserted', markdown: '![a.png](/docs/ws-1/a.png)' },
         ],
       }),
     ).toEqual([]);
@@ -491,25 +570,59 @@ describe('documentEditorMachine against the save model', () => {
     },
   });
 
+  it('agrees with the outbox it drives', () => {
+    const after = (delay: string, state: string) =>
+      `xstate.after.${delay}.documentOutbox.document.open.save.${state}`;
+    expect(
+      modelDisagreements(model, documentOutboxMachine, {
+        states: {
+          clean: 'document.open.save.clean',
+          cleanFailing: 'document.open.save.clean',
+          dirty: 'document.open.save.dirty',
+          dirtyFailing: 'document.open.save.dirty',
+          unsaved: 'document.open.save.failed',
+          saved: 'document.open.save.saved',
+        },
+        events: {
+          EDIT: 'replica.locallyUpdated',
+          SAVE: 'document.saveRequested',
+          IDLE: [after('autosaveIdle', 'dirty'), after('savedIndicator', 'saved')],
+          // The server's, not the outbox's: the next save fails.
+          FAIL_NEXT: [],
+          RETRY: after('saveRetry', 'failed'),
+        },
+        // Paths start with the document open; the save in flight and the batching of edits:
+        // the outbox's own tests.
+        unmodelledStates: [
+          'updates',
+          'document.loading',
+          'document.open.save.saving',
+          'document.open.sync',
+        ],
+        unmodelledEvents: ['document.opened', 'replica.remotelyEdited'],
+      }),
+    ).toEqual([]);
+  });
+
   type Driver = ReturnType<typeof startDocument>;
   const expectations: Record<string, (d: Driver) => void> = {
     clean: (d) => {
-      expect(d.snapshot().matches({ active: { open: { save: 'clean' } } })).toBe(true);
+      expect(d.outbox().matches({ document: { open: { save: 'clean' } } })).toBe(true);
     },
     cleanFailing: (d) => {
-      expect(d.snapshot().matches({ active: { open: { save: 'clean' } } })).toBe(true);
+      expect(d.outbox().matches({ document: { open: { save: 'clean' } } })).toBe(true);
     },
     dirty: (d) => {
-      expect(d.snapshot().matches({ active: { open: { save: 'dirty' } } })).toBe(true);
+      expect(d.outbox().matches({ document: { open: { save: 'dirty' } } })).toBe(true);
     },
     dirtyFailing: (d) => {
-      expect(d.snapshot().matches({ active: { open: { save: 'dirty' } } })).toBe(true);
+      expect(d.outbox().matches({ document: { open: { save: 'dirty' } } })).toBe(true);
     },
     unsaved: (d) => {
-      expect(selectIsUnsaved(d.snapshot())).toBe(true);
+      expect(selectIsUnsaved(d.outbox())).toBe(true);
     },
     saved: (d) => {
-      expect(selectIsSaved(d.snapshot())).toBe(true);
+      expect(selectIsSaved(d.outbox())).toBe(true);
       expect(d.file()).toBe(selectDocumentText(d.snapshot()));
     },
   };
@@ -530,7 +643,7 @@ describe('documentEditorMachine against the save model', () => {
             break;
           case 'IDLE':
             await d.wait(
-              d.snapshot().matches({ active: { open: { save: 'saved' } } })
+              d.outbox().matches({ document: { open: { save: 'saved' } } })
                 ? SAVED_INDICATOR_MS
                 : AUTOSAVE_IDLE_MS,
             );
@@ -545,6 +658,136 @@ describe('documentEditorMachine against the save model', () => {
         const check = expectations[String(step.state.value)];
         check?.(d);
       }
+    });
+  }
+});
+
+/**
+ * Model-based test of the editor's modes (spec §4: read-only until loaded and for 5 s after the
+ * editor is ready or a resync changed the text; the document and its edits outlive a closed tab)
+ * and of the image panel (its manager runs while it is open; a closed tab closes it), driving the
+ * real actor.
+ */
+describe('documentEditorMachine against the editor model', () => {
+  type ModelEvent =
+    | { type: 'READY' }
+    | { type: 'LOADED' }
+    | { type: 'WAIT' }
+    | { type: 'CLOSE' }
+    | { type: 'RESYNC' }
+    | { type: 'TOGGLE_IMAGES' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'documentEditorModel',
+    initial: 'closed',
+    states: {
+      closed: { on: { READY: 'loading', TOGGLE_IMAGES: 'closedWithImages' } },
+      closedWithImages: { on: { TOGGLE_IMAGES: 'closed' } },
+      loading: { on: { LOADED: 'settling' } },
+      settling: { on: { WAIT: 'writable', CLOSE: 'hidden', TOGGLE_IMAGES: 'settlingWithImages' } },
+      settlingWithImages: { on: { TOGGLE_IMAGES: 'settling', CLOSE: 'hidden' } },
+      writable: { on: { CLOSE: 'hidden', RESYNC: 'settling' } },
+      hidden: { on: { READY: 'settling' } },
+    },
+  });
+
+  const editorState = 'document.active.content.open.editor';
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, documentEditorMachine, {
+        states: {
+          closed: ['document.closed', 'images.hidden'],
+          closedWithImages: ['document.closed', 'images.shown'],
+          loading: 'document.active.content.loading',
+          settling: `${editorState}.settling`,
+          settlingWithImages: [`${editorState}.settling`, 'images.shown'],
+          writable: `${editorState}.writable`,
+          hidden: `${editorState}.hidden`,
+        },
+        events: {
+          READY: 'editor.ready',
+          LOADED: 'document.logLoaded',
+          WAIT: `xstate.after.writableDelay.documentEditor.${editorState}.settling`,
+          CLOSE: 'editor.closed',
+          // A reconnection, and the replica's report of the missed edits it merged.
+          RESYNC: ['hub.reconnected', 'replica.remotelyEdited'],
+          TOGGLE_IMAGES: 'images.toggleRequested',
+        },
+        // Typing: the editing tests above; the replica's own traffic: the tests above.
+        unmodelledStates: ['document.active.model', 'document.active.content.open.activity'],
+        unmodelledEvents: [
+          'editor.changed',
+          'editor.cursorMoved',
+          'document.saveRequested',
+          'document.updatedRemotely',
+          'document.savedRemotely',
+          'document.cursorMovedRemotely',
+          'replica.locallyUpdated',
+          'image.inserted',
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  const SEEN: Record<string, { loading: boolean; readOnly: boolean; images: boolean }> = {
+    closed: { loading: true, readOnly: true, images: false },
+    closedWithImages: { loading: true, readOnly: true, images: true },
+    loading: { loading: true, readOnly: true, images: false },
+    settling: { loading: false, readOnly: true, images: false },
+    settlingWithImages: { loading: false, readOnly: true, images: true },
+    writable: { loading: false, readOnly: false, images: false },
+    hidden: { loading: false, readOnly: true, images: false },
+  };
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const d = startDocument();
+      d.holdLoads();
+      // The document loads once, when the first editor is ready, and again on each resync.
+      let loads = 0;
+      await path.test({
+        states: Object.fromEntries(
+          Object.entries(SEEN).map(([state, seen]) => [
+            state,
+            () => {
+              expect(selectIsDocumentLoading(d.snapshot())).toBe(seen.loading);
+              expect(selectIsReadOnly(d.snapshot())).toBe(seen.readOnly);
+              expect(selectImageManager(d.snapshot()) !== undefined).toBe(seen.images);
+              expect(d.calls.filter((c) => c === 'loadCrdt')).toHaveLength(loads);
+            },
+          ]),
+        ),
+        events: {
+          READY: async () => {
+            if (d.snapshot().matches({ document: 'closed' })) loads += 1;
+            d.actor.send({ type: 'editor.ready' });
+            await d.wait(LOAD_DEBOUNCE_MS);
+          },
+          LOADED: () => d.finishLoad(),
+          WAIT: () => d.wait(WRITABLE_DELAY_MS),
+          CLOSE: () => d.actor.send({ type: 'editor.closed' }),
+          RESYNC: async () => {
+            // An update that never reached us is in the log; the reconnection brings it in.
+            loads += 1;
+            d.log.push(remoteEdit(d.log, 0, `missed ${loads} `));
+            d.receive({ type: 'hub.reconnected' });
+            await flush();
+          },
+          TOGGLE_IMAGES: async () => {
+            d.actor.send({ type: 'images.toggleRequested' });
+            await flush();
+          },
+        },
+      });
     });
   }
 });

@@ -1,4 +1,4 @@
-import { fromCallback, type EventObject } from 'xstate';
+import { fromCallback } from 'xstate';
 import {
   applyEditorChanges,
   applyRemoteUpdate,
@@ -54,14 +54,14 @@ export const documentReplica = fromCallback<ReplicaCommand>(({ sendBack, receive
       resync,
     } satisfies ReplicaReport),
   );
-  receive((command: ReplicaCommand | EventObject) => {
-    const c = command as ReplicaCommand;
-    if (c.type === 'editor.changed' && Array.isArray(c.changes)) {
-      applyEditorChanges(replica.text, c.changes);
-    } else if (c.type === 'replica.merge' && Array.isArray(c.updates)) {
-      resync = c.resync === true;
+  // A traversal's commands come without their payloads: they change nothing.
+  receive((command) => {
+    if (command.type === 'editor.changed' && Array.isArray(command.changes)) {
+      applyEditorChanges(replica.text, command.changes);
+    } else if (command.type === 'replica.merge' && Array.isArray(command.updates)) {
+      resync = command.resync === true;
       try {
-        for (const update of c.updates) applyRemoteUpdate(replica, fromBase64(update));
+        for (const update of command.updates) applyRemoteUpdate(replica, fromBase64(update));
       } catch (error) {
         // A malformed update (not base64, not Yjs) from the hub changes nothing here.
         console.warn('document: dropped an update that cannot be merged', error);

@@ -53,6 +53,7 @@ export const gameStatePollMachine = setup({
     waiting: { after: { pollInterval: 'loading' } },
     loading: {
       invoke: {
+        id: 'loadGamespace',
         src: 'loadGamespace',
         input: ({ context }) => ({ id: context.gamespaceId }),
         onDone: [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise } from 'xstate';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import {
   selectCanRequestGamespaceDelete,
@@ -8,7 +8,9 @@ import {
   selectIsConfirmingGamespaceDelete,
   selectIsDeletingGamespaces,
 } from './gamespaceCleanupMachine.selectors';
-import { flush } from './testing/deferred';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 function startCleanup(outcome: 'ok' | { reject: unknown } = 'ok') {
@@ -68,4 +70,120 @@ describe('gamespaceCleanupMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: the warning's confirmed delete (spec §2, §5), with failures listed until
+ * closed, checking what the view reads and that only a confirmation deletes.
+ */
+describe('gamespaceCleanupMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'REQUESTED' }
+    | { type: 'CONFIRMED' }
+    | { type: 'CANCELLED' }
+    | { type: 'SUCCEEDED' }
+    | { type: 'FAILED' }
+    | { type: 'ALERTS_CLOSED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'gamespaceCleanupModel',
+    initial: 'idle',
+    states: {
+      idle: { on: { REQUESTED: 'confirming', ALERTS_CLOSED: 'idle' } },
+      confirming: {
+        on: { CONFIRMED: 'deleting', CANCELLED: 'idle', ALERTS_CLOSED: 'confirming' },
+      },
+      deleting: { on: { SUCCEEDED: 'deleted', FAILED: 'idle', ALERTS_CLOSED: 'deleting' } },
+      deleted: { on: { REQUESTED: 'confirming', ALERTS_CLOSED: 'deleted' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, gamespaceCleanupMachine, {
+        states: {
+          idle: 'idle',
+          confirming: 'confirming',
+          deleting: 'deleting',
+          deleted: 'deleted',
+        },
+        events: {
+          REQUESTED: 'gamespaces.deleteRequested',
+          CONFIRMED: 'gamespaces.deleteConfirmed',
+          CANCELLED: 'gamespaces.deleteCancelled',
+          SUCCEEDED: 'xstate.done.actor.endGamespaces',
+          FAILED: 'xstate.error.actor.endGamespaces',
+          ALERTS_CLOSED: 'gamespaces.errorDismissed',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const calls: Deferred<unknown>[] = [];
+      const actor = createActor(
+        gamespaceCleanupMachine.provide({
+          actors: {
+            endGamespaces: fromPromise<unknown, { workspaceId: string }>(() => {
+              const call = deferred<unknown>();
+              calls.push(call);
+              return call.promise;
+            }),
+          },
+        }),
+        { input: { workspaceId: 'ws-1' } },
+      ).start();
+      let alerts: string[] = [];
+      let confirmations = 0;
+      const expectWarning = (state: string) => () => {
+        const snapshot = actor.getSnapshot();
+        expect(selectIsConfirmingGamespaceDelete(snapshot)).toBe(state === 'confirming');
+        expect(selectIsDeletingGamespaces(snapshot)).toBe(state === 'deleting');
+        expect(selectGamespacesDeleted(snapshot)).toBe(state === 'deleted');
+        expect(selectCanRequestGamespaceDelete(snapshot)).toBe(
+          state === 'idle' || state === 'deleted',
+        );
+        expect(selectGamespaceCleanupErrors(snapshot)).toEqual(alerts);
+        expect(calls).toHaveLength(confirmations);
+      };
+      await path.test({
+        states: {
+          idle: expectWarning('idle'),
+          confirming: expectWarning('confirming'),
+          deleting: expectWarning('deleting'),
+          deleted: expectWarning('deleted'),
+        },
+        events: {
+          REQUESTED: () => actor.send({ type: 'gamespaces.deleteRequested' }),
+          CONFIRMED: () => {
+            confirmations += 1;
+            actor.send({ type: 'gamespaces.deleteConfirmed' });
+          },
+          CANCELLED: () => actor.send({ type: 'gamespaces.deleteCancelled' }),
+          SUCCEEDED: async () => {
+            calls.at(-1)?.resolve(undefined);
+            await flush();
+          },
+          FAILED: async () => {
+            alerts = [...alerts, 'Action Forbidden'];
+            calls.at(-1)?.reject({ status: 403, message: 'ActionForbidden' });
+            await flush();
+          },
+          ALERTS_CLOSED: () => {
+            for (const _ of alerts) actor.send({ type: 'gamespaces.errorDismissed', index: 0 });
+            alerts = [];
+          },
+        },
+      });
+    });
+  }
 });

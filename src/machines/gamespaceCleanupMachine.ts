@@ -59,6 +59,7 @@ export const gamespaceCleanupMachine = setup({
     },
     deleting: {
       invoke: {
+        id: 'endGamespaces',
         src: 'endGamespaces',
         input: ({ context }) => ({ workspaceId: context.workspaceId }),
         onDone: 'deleted',

@@ -1,14 +1,13 @@
 import type { SessionWindow } from '../domain/session';
 import { sessionClock } from '../domain/session';
-import {
-  hasMachines,
-  isPlayable,
-  sessionOf,
-  type GameState,
-  type GamespaceSessionSnapshot,
-  type SessionAction,
-} from './gamespaceSessionMachine';
+import type { GamespacePlayActorRef, GamespacePlaySnapshot } from './gamespacePlayMachine';
+import { hasMachines, isPlayable, sessionOf } from './gamespaceRules';
+import type { GameState, GamespaceSessionSnapshot, SessionAction } from './gamespaceSessionMachine';
+import type { GameVmsActorRef } from './gameVmsMachine';
 import type { QuestionSetActorRef } from './questionSetMachine';
+
+// The gamespace's own parts are its play's (the selectors that take a GamespacePlaySnapshot, or
+// undefined while there is no gamespace): the quiz, the machines' controllers and the invitation.
 
 export const selectWindow = (snapshot: GamespaceSessionSnapshot): SessionWindow =>
   (snapshot.value as { window: SessionWindow }).window;
@@ -30,9 +29,9 @@ export const selectIsOver = (snapshot: GamespaceSessionSnapshot): boolean =>
 export const selectIsLoading = (snapshot: GamespaceSessionSnapshot): boolean =>
   snapshot.matches({ activity: 'loading' });
 
-/** The spinner while launching. */
+/** The spinner while launching (a confirmed start runs). */
 export const selectIsLaunching = (snapshot: GamespaceSessionSnapshot): boolean =>
-  snapshot.hasTag('launching');
+  snapshot.matches({ activity: 'running' }) && snapshot.context.action === 'start';
 
 export const selectIsBusy = (snapshot: GamespaceSessionSnapshot): boolean =>
   snapshot.hasTag('busy');
@@ -78,15 +77,26 @@ export const selectConfirmation = (snapshot: GamespaceSessionSnapshot): SessionA
 export const selectErrors = (snapshot: GamespaceSessionSnapshot): string[] =>
   snapshot.context.errors;
 
-export const selectCanInvite = (snapshot: GamespaceSessionSnapshot): boolean =>
-  snapshot.can({ type: 'session.inviteRequested' });
+/** The parts of the gamespace shown, while there is one. */
+export const selectGamespacePlay = (
+  snapshot: GamespaceSessionSnapshot,
+): GamespacePlayActorRef | undefined => snapshot.children.play;
 
-export const selectInviteLink = (snapshot: GamespaceSessionSnapshot): string | null =>
-  snapshot.context.inviteLink;
+export const selectCanInvite = (play: GamespacePlaySnapshot | undefined): boolean =>
+  play?.can({ type: 'session.inviteRequested' }) ?? false;
 
-export const selectShowCopied = (snapshot: GamespaceSessionSnapshot): boolean =>
-  snapshot.hasTag('copied');
+export const selectInviteLink = (play: GamespacePlaySnapshot | undefined): string | null =>
+  play?.context.inviteLink ?? null;
+
+export const selectShowCopied = (play: GamespacePlaySnapshot | undefined): boolean =>
+  play?.hasTag('copied') ?? false;
 
 /** The quiz of a started gamespace. */
-export const selectQuiz = (snapshot: GamespaceSessionSnapshot): QuestionSetActorRef | undefined =>
-  snapshot.children.questionSet as QuestionSetActorRef | undefined;
+export const selectQuiz = (
+  play: GamespacePlaySnapshot | undefined,
+): QuestionSetActorRef | undefined => play?.children.questionSet;
+
+/** The controllers of the game's machines, during play on the play page. */
+export const selectGameVms = (
+  play: GamespacePlaySnapshot | undefined,
+): GameVmsActorRef | undefined => play?.children.gameVms;

@@ -11,10 +11,10 @@ import {
 } from 'xstate';
 import type { GameState, LaunchSettings } from '../api/play';
 import { UNSET_DATE } from '../domain/time';
+import { gamespaceActionMachine, PLAY_PAGE_LAUNCH } from './gamespaceActionMachine';
+import { gamespacePlayMachine, INVITE_COPIED_MS } from './gamespacePlayMachine';
 import {
   gamespaceSessionMachine,
-  INVITE_COPIED_MS,
-  PLAY_PAGE_LAUNCH,
   STATE_REFRESH_MS,
   type GamespaceSessionEvent,
 } from './gamespaceSessionMachine';
@@ -28,6 +28,8 @@ import {
   selectClock,
   selectConfirmation,
   selectErrors,
+  selectGamespacePlay,
+  selectGameVms,
   selectInviteLink,
   selectIsLaunching,
   selectIsOver,
@@ -35,7 +37,10 @@ import {
   selectShowCopied,
   selectWindow,
 } from './gamespaceSessionMachine.selectors';
+import { gameVmsMachine } from './gameVmsMachine';
+import { selectVmControllers } from './gameVmsMachine.selectors';
 import { flush } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
 import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
@@ -72,6 +77,8 @@ function startSession(options: {
   register?: () => GameState | Error;
   change?: (action: string) => GameState | Error;
   copy?: 'fails';
+  invite?: 'fails';
+  controlsMachines?: boolean;
 }) {
   const calls: Calls = {
     loaded: [],
@@ -94,21 +101,35 @@ function startSession(options: {
           calls.loaded.push(input.id);
           return answer(options.load(input.id));
         }),
-        registerGamespace: fromPromise(async ({ input }) => {
-          calls.registered.push(input);
-          return answer(options.register ? options.register() : active());
+        gamespaceAction: gamespaceActionMachine.provide({
+          actors: {
+            registerGamespace: fromPromise(async ({ input }) => {
+              calls.registered.push(input);
+              return answer(options.register ? options.register() : active());
+            }),
+            changeGamespace: fromPromise(async ({ input }) => {
+              calls.changed.push(`${input.action} ${input.id}`);
+              return answer(options.change ? options.change(input.action) : active());
+            }),
+            deleteGamespace: fromPromise(async ({ input }) => {
+              calls.deleted.push(input.id);
+            }),
+          },
         }),
-        changeGamespace: fromPromise(async ({ input }) => {
-          calls.changed.push(`${input.action} ${input.id}`);
-          return answer(options.change ? options.change(input.action) : active());
-        }),
-        deleteGamespace: fromPromise(async ({ input }) => {
-          calls.deleted.push(input.id);
-        }),
-        inviteToGamespace: fromPromise(async () => ({ code: 'c0de' })),
-        copyToClipboard: fromPromise(async ({ input }) => {
-          if (options.copy === 'fails') throw new Error('denied');
-          calls.copied.push(input.text);
+        gamespacePlay: gamespacePlayMachine.provide({
+          actors: {
+            inviteToGamespace: fromPromise(async () =>
+              answer(options.invite === 'fails' ? new Error('ActionForbidden') : { code: 'c0de' }),
+            ),
+            copyToClipboard: fromPromise(async ({ input }) => {
+              if (options.copy === 'fails') throw new Error('denied');
+              calls.copied.push(input.text);
+            }),
+            questionSet: createMachine({}) as never,
+            gameVms: gameVmsMachine.provide({
+              actors: { vmController: createMachine({}) as never },
+            }),
+          },
         }),
         listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
           calls.listening.push(input.channelId);
@@ -120,14 +141,23 @@ function startSession(options: {
         clock: fromEventObservable(
           () => EMPTY as Observable<{ type: 'clock.ticked'; now: number }>,
         ),
-        questionSet: createMachine({}) as never,
       },
     }),
-    { input: { id: 'ws1', now: T0 - MINUTE, origin: 'https://topo.test' }, clock },
+    {
+      input: {
+        id: 'ws1',
+        now: T0 - MINUTE,
+        origin: 'https://topo.test',
+        controlsMachines: options.controlsMachines,
+      },
+      clock,
+    },
   ).start();
   const tick = (now: number) => actor.send({ type: 'clock.ticked', now });
   const snapshot = () => actor.getSnapshot();
-  return { actor, calls, hub, clock, tick, snapshot };
+  // The gamespace's quiz, machines and invitation are its play's (a child, while there is one).
+  const play = () => selectGamespacePlay(snapshot())?.getSnapshot();
+  return { actor, calls, hub, clock, tick, snapshot, play };
 }
 
 describe('gamespaceSessionMachine', () => {
@@ -281,28 +311,114 @@ describe('gamespaceSessionMachine', () => {
     await flush();
     await flush();
     expect(sut.calls.copied).toEqual(['https://topo.test/mojo/gs1/lab/c0de']);
-    expect(selectInviteLink(sut.snapshot())).toBe('https://topo.test/mojo/gs1/lab/c0de');
-    expect(selectShowCopied(sut.snapshot())).toBe(true);
+    expect(selectInviteLink(sut.play())).toBe('https://topo.test/mojo/gs1/lab/c0de');
+    expect(selectShowCopied(sut.play())).toBe(true);
     sut.clock.increment(INVITE_COPIED_MS - 1);
-    expect(selectShowCopied(sut.snapshot())).toBe(true);
+    expect(selectShowCopied(sut.play())).toBe(true);
     sut.clock.increment(1);
-    expect(selectShowCopied(sut.snapshot())).toBe(false);
+    expect(selectShowCopied(sut.play())).toBe(false);
+  });
+
+  it('lists an invitation that could not be made', async () => {
+    const sut = startSession({ load: () => active(), invite: 'fails' });
+    await flush();
+    sut.tick(T0 + MINUTE);
+    sut.actor.send({ type: 'session.inviteRequested' });
+    await flush();
+    expect(selectErrors(sut.snapshot())).toEqual(['Action Forbidden']);
+    expect(selectInviteLink(sut.play())).toBeNull();
+    expect(selectCanInvite(sut.play())).toBe(true);
   });
 
   it('offers no invitation without a gamespace', async () => {
     const sut = startSession({ load: () => preview });
     await flush();
-    expect(selectCanInvite(sut.snapshot())).toBe(false);
+    expect(selectCanInvite(sut.play())).toBe(false);
   });
 
   it('runs the quiz once the gamespace is started, and not before', async () => {
     const sut = startSession({ load: () => preview });
     await flush();
-    expect(selectQuiz(sut.snapshot())).toBeUndefined();
+    expect(selectQuiz(sut.play())).toBeUndefined();
     sut.actor.send({ type: 'session.startRequested' });
     sut.actor.send({ type: 'session.actionConfirmed' });
     await flush();
-    expect(selectQuiz(sut.snapshot())).toBeDefined();
+    expect(selectQuiz(sut.play())).toBeDefined();
+  });
+
+  it('gives a new launch after the game is over its own channel, quiz and invitations', async () => {
+    const sut = startSession({
+      load: () => active(),
+      register: () =>
+        active({
+          id: 'gs2',
+          startTime: iso(T0 + 60 * MINUTE),
+          expirationTime: iso(T0 + 120 * MINUTE),
+        }),
+    });
+    await flush();
+    sut.tick(T0 + 60 * MINUTE);
+    const quiz = selectQuiz(sut.play());
+    expect(quiz).toBeDefined();
+    expect(selectCanInvite(sut.play())).toBe(false);
+    sut.actor.send({ type: 'session.startRequested' });
+    sut.actor.send({ type: 'session.actionConfirmed' });
+    await flush();
+    expect(sut.calls.listening).toEqual(['gs2']);
+    expect(selectQuiz(sut.play())).toBeDefined();
+    expect(selectQuiz(sut.play())).not.toBe(quiz);
+    expect(quiz?.getSnapshot().status).toBe('stopped');
+    expect(selectCanInvite(sut.play())).toBe(true);
+  });
+});
+
+describe("gamespaceSessionMachine: the game's machines", () => {
+  const web = { id: 'vm1', name: 'web', isRunning: true };
+  const db = { id: 'vm2', name: 'db', isRunning: true };
+  const controllersOf = (sut: ReturnType<typeof startSession>) => {
+    const gameVms = selectGameVms(sut.play());
+    return gameVms ? selectVmControllers(gameVms.getSnapshot()) : undefined;
+  };
+
+  it('runs a controller for each machine during play, follows the state, and stops them once the game is over', async () => {
+    const sut = startSession({ load: () => active({ vms: [web] }), controlsMachines: true });
+    await flush();
+    // Before the start the game is not in play: no machine is controlled yet.
+    expect(controllersOf(sut)).toBeUndefined();
+    sut.tick(T0 + MINUTE);
+    const first = controllersOf(sut);
+    expect(Object.keys(first ?? {})).toEqual(['vm1']);
+    sut.hub.next({ type: 'game.updated', state: active({ vms: [web, db] }) });
+    const second = controllersOf(sut);
+    expect(Object.keys(second ?? {})).toEqual(['vm1', 'vm2']);
+    expect(second?.vm1).toBe(first?.vm1);
+    sut.tick(T0 + 60 * MINUTE);
+    expect(controllersOf(sut)).toBeUndefined();
+    expect(second?.vm2?.getSnapshot().status).toBe('stopped');
+  });
+
+  it('runs controllers for the machines an action deploys, and for those a grade lists', async () => {
+    const sut = startSession({
+      load: () => active(),
+      change: () => active({ vms: [web] }),
+      controlsMachines: true,
+    });
+    await flush();
+    sut.tick(T0 + MINUTE);
+    expect(Object.keys(controllersOf(sut) ?? {})).toEqual([]);
+    sut.actor.send({ type: 'session.deployRequested' });
+    sut.actor.send({ type: 'session.actionConfirmed' });
+    await flush();
+    expect(Object.keys(controllersOf(sut) ?? {})).toEqual(['vm1']);
+    sut.actor.send({ type: 'quiz.graded', state: active({ vms: [web, db] }) });
+    expect(Object.keys(controllersOf(sut) ?? {})).toEqual(['vm1', 'vm2']);
+  });
+
+  it('controls no machine on a page that does not (the launch page)', async () => {
+    const sut = startSession({ load: () => active({ vms: [web] }) });
+    await flush();
+    sut.tick(T0 + MINUTE);
+    expect(selectGameVms(sut.play())).toBeUndefined();
   });
 });
 
@@ -324,6 +440,42 @@ describe('gamespaceSessionMachine time window (model-based)', () => {
   it('walks every transition of the model', () => {
     const { walked, transitions } = transitionCoverage(model, paths);
     expect(walked).toEqual(transitions);
+  });
+
+  it('agrees with the machine', () => {
+    expect(
+      modelDisagreements(model, gamespaceSessionMachine, {
+        states: {
+          before: 'window.before',
+          during: 'window.during',
+          ended: 'window.during',
+          over: 'window.after',
+        },
+        events: {
+          START_REACHED: 'clock.ticked',
+          TICK: 'clock.ticked',
+          EXPIRY_PASSED: 'clock.ticked',
+          COMPLETED: 'game.updated',
+        },
+        // The model is of the window; the page's other regions have the tests above (and the
+        // gamespace's parts, gamespacePlayMachine.test.ts).
+        unmodelledStates: ['activity', 'gamespace'],
+        unmodelledEvents: [
+          'quiz.graded',
+          'invite.failed',
+          'game.changed',
+          'session.errorDismissed',
+          'session.startRequested',
+          'session.endRequested',
+          'session.resetRequested',
+          'session.deployRequested',
+          'session.destroyRequested',
+          'session.actionConfirmed',
+          'session.actionCancelled',
+          'session.inviteRequested',
+        ],
+      }),
+    ).toEqual([]);
   });
 
   for (const path of paths) {
@@ -367,14 +519,21 @@ describe('gamespaceSessionMachine reachability', () => {
             // The confirmed action decides what runs.
             (s as unknown as { context: { action: string | null } }).context.action,
           ]),
-        inputs: [{ id: 'ws1', now: T0 + MINUTE, origin: '' }],
+        inputs: [
+          { id: 'ws1', now: T0 + MINUTE, origin: '' },
+          { id: 'ws1', now: T0 + MINUTE, origin: '', controlsMachines: true },
+        ],
         payloads: [
           { type: 'xstate.done.actor.loadGamespace', output: active() },
-          { type: 'xstate.done.actor.registerGamespace', output: active() },
-          { type: 'xstate.done.actor.inviteToGamespace', output: { code: 'c0de' } },
+          {
+            type: 'xstate.done.actor.gamespaceAction',
+            output: { type: 'changed', game: active() },
+          },
           { type: 'clock.ticked', now: T0 + MINUTE },
           { type: 'clock.ticked', now: T0 + 90 * MINUTE },
           { type: 'game.updated', state: active({ vms: [{ id: 'vm1' }] }) },
+          // A gamespace shown but no longer active: its channel is left.
+          { type: 'game.updated', state: active({ isActive: false }) },
           { type: 'quiz.graded', state: active() },
           { type: 'session.errorDismissed', index: 0 },
         ],

@@ -1,158 +1,66 @@
 import {
+  assertEvent,
   assign,
+  forwardTo,
   fromCallback,
   fromEventObservable,
   fromPromise,
-  sendTo,
+  not,
+  raise,
   setup,
   type ActorRefFrom,
   type EventObject,
   type SnapshotFrom,
 } from 'xstate';
-import type { GameState, LaunchSettings } from '../api/play';
-import { session, type Session } from '../domain/session';
-import { isUnsetDate } from '../domain/time';
+import type { GameState } from '../api/play';
 import { errorMessage } from '../domain/text';
-import { questionSetMachine } from './questionSetMachine';
-
-export type { GameState, LaunchSettings };
+import { gamespaceActionMachine, type GamespaceActionOutcome } from './gamespaceActionMachine';
+import { gamespacePlayMachine } from './gamespacePlayMachine';
+import { hasGamespace, hasMachines, isActive, isPlayable, sessionOf } from './gamespaceRules';
+import type {
+  GamespaceSessionContext,
+  GamespaceSessionEvent,
+  GamespaceSessionInput,
+  SessionAction,
+} from './gamespaceSessionMachine.types';
 
 /** The window is recomputed from the stored state this often (spec §4, §9). */
 export const STATE_REFRESH_MS = 1_000;
-/** 'copied' shows this long after the invitation link is copied (spec §4, §9). */
-export const INVITE_COPIED_MS = 3_000;
-
-/** The play page launches with these (spec §3, §9: minutes 0 there, the workspace's duration). */
-export const PLAY_PAGE_LAUNCH: Omit<LaunchSettings, 'resourceId'> = {
-  variant: 0,
-  maxAttempts: 3,
-  maxMinutes: 0,
-  points: 100,
-  allowReset: true,
-  allowPreview: false,
-  startGamespace: true,
-};
-
-/** Every action of the page asks first (spec §5). */
-export type SessionAction = 'start' | 'end' | 'reset' | 'deploy' | 'destroy';
-
-export type GamespaceSessionEvent =
-  | { type: 'clock.ticked'; now: number }
-  /** A GameEvent of the gamespace's channel: its model replaces the state. */
-  | { type: 'game.updated'; state: GameState }
-  /** The quiz graded a set; the answer is the updated gamespace. */
-  | { type: 'quiz.graded'; state: GameState }
-  | { type: 'session.startRequested' }
-  | { type: 'session.endRequested' }
-  | { type: 'session.resetRequested' }
-  | { type: 'session.deployRequested' }
-  | { type: 'session.destroyRequested' }
-  | { type: 'session.actionConfirmed' }
-  | { type: 'session.actionCancelled' }
-  | { type: 'session.inviteRequested' }
-  | { type: 'session.errorDismissed'; index: number };
-
-export interface GamespaceSessionInput {
-  /** The route's id: a gamespace's, or a workspace's (its active gamespace, else its preview). */
-  id: string;
-  /** Epoch ms when the page opened; clock ticks move it on. */
-  now: number;
-  /** The page's origin, for the invitation link. */
-  origin: string;
-}
-
-export interface GamespaceSessionContext {
-  /** What is loaded: the route id, then the workspace after a reset. */
-  loadId: string;
-  now: number;
-  origin: string;
-  /** Null until loaded, and when the load failed (the page then offers a launch). */
-  game: GameState | null;
-  /** The action awaiting confirmation or running. */
-  action: SessionAction | null;
-  /** Launch and complete errors, and the others, listed on the page (spec §8). */
-  errors: string[];
-  /** The channel listened to, while the gamespace is active. */
-  channelId: string | null;
-  /** The gamespace whose quiz runs. */
-  quizId: string | null;
-  inviteLink: string | null;
-}
-
-/** The window of the stored state at the context's time. */
-export const sessionOf = (context: Pick<GamespaceSessionContext, 'game' | 'now'>): Session =>
-  session(context.game ?? {}, context.now);
-
-const hasGamespace = (game: GameState | null): game is GameState & { id: string } =>
-  typeof game?.id === 'string' && game.id !== '';
-
-const isActive = (game: GameState | null): boolean => hasGamespace(game) && game.isActive === true;
-
-/** Answers are taken during a game that is not over (spec §4 Question sets). */
-export const isPlayable = (game: GameState | null, now: number): boolean => {
-  const s = session(game ?? {}, now);
-  return s.window === 'during' && !s.isOver;
-};
-
-/** A started gamespace has a quiz (the server sends its challenge once started). */
-const isStarted = (game: GameState | null): boolean =>
-  hasGamespace(game) && !isUnsetDate(game.startTime);
-
-export const hasMachines = (game: GameState | null): boolean => (game?.vms ?? []).length > 0;
-
-/** The link to share: /mojo/{id}/{slug}/{code}. */
-export const invitationLink = (origin: string, game: GameState, code: string): string =>
-  `${origin}/mojo/${encodeURIComponent(game.id ?? '')}/${encodeURIComponent(game.slug ?? 'game')}/${encodeURIComponent(code)}`;
+export type * from './gamespaceSessionMachine.types';
 
 const notProvided = (name: string): Error =>
   new Error(`gamespaceSessionMachine: '${name}' is provided by the app (src/app)`);
+
+/** A request of the page's buttons, confirmed before it runs. */
+const asks = <G extends string>(guard: G, action: SessionAction) =>
+  ({ guard, target: 'confirming', actions: { type: 'chooseAction', params: { action } } }) as const;
 
 /**
  * The gamespace play page (spec §2, §4). Regions:
  * - `window`: before, during or after, recomputed from the stored state on every tick.
  * - `activity`: loading, then idle; each action (start = launch, end = complete, reset = delete,
- *   deploy = start, destroy = stop) is confirmed, then runs; its answer replaces the state and its
- *   failure is listed. `launching` carries the spinner.
- * - `channel`: while the gamespace is active its hub channel is listened to, and each GameEvent
- *   replaces the state.
- * - `quiz`: the question sets of a started gamespace, told when the game is playable.
- * - `invite`: generates a code, copies the link, and 'copied' shows for 3 s.
+ *   deploy = start, destroy = stop) is confirmed, then runs as a `gamespaceAction` child whose
+ *   outcome replaces the state and whose failure is listed.
+ * - `gamespace`: while there is one, its hub channel is listened to while it is active (each
+ *   GameEvent replaces the state), and its own parts (its quiz, its machines' controllers and its
+ *   invitation link) run in a `gamespacePlay` child, told the time and every new state.
  */
 export const gamespaceSessionMachine = setup({
   types: {
     input: {} as GamespaceSessionInput,
     context: {} as GamespaceSessionContext,
     events: {} as GamespaceSessionEvent,
-    // 'busy': an action or the load is running. 'launching': registering (the spinner).
-    // 'copied': the invitation link was just copied.
-    tags: {} as 'busy' | 'launching' | 'copied',
+    children: {} as { play: 'gamespacePlay' },
+    // 'busy': an action or the load is running.
+    tags: {} as 'busy',
   },
   actors: {
     /** GET gamespace/{id}. */
     loadGamespace: fromPromise<GameState, { id: string }>(() => {
       throw notProvided('loadGamespace');
     }),
-    /** POST gamespace. */
-    registerGamespace: fromPromise<GameState, LaunchSettings>(() => {
-      throw notProvided('registerGamespace');
-    }),
-    /** POST gamespace/{id}/start, /stop or /complete. */
-    changeGamespace: fromPromise<GameState, { id: string; action: 'start' | 'stop' | 'complete' }>(
-      () => {
-        throw notProvided('changeGamespace');
-      },
-    ),
-    /** DELETE gamespace/{id}. */
-    deleteGamespace: fromPromise<unknown, { id: string }>(() => {
-      throw notProvided('deleteGamespace');
-    }),
-    /** POST gamespace/{id}/invite: the code. */
-    inviteToGamespace: fromPromise<{ code: string }, { id: string }>(() => {
-      throw notProvided('inviteToGamespace');
-    }),
-    copyToClipboard: fromPromise<void, { text: string }>(() => {
-      throw notProvided('copyToClipboard');
-    }),
+    /** One confirmed action; provide it with the calls of launch, change and delete. */
+    gamespaceAction: gamespaceActionMachine,
     /** Listens on the channel while running (Listen on start, Leave on stop). */
     listenToChannel: fromCallback<EventObject, { channelId: string }>(() => {
       throw notProvided('listenToChannel');
@@ -165,7 +73,8 @@ export const gamespaceSessionMachine = setup({
     clock: fromEventObservable<{ type: 'clock.ticked'; now: number }, undefined>(() => {
       throw notProvided('clock');
     }),
-    questionSet: questionSetMachine,
+    /** The gamespace's parts; provide their quiz, controllers and invitation calls. */
+    gamespacePlay: gamespacePlayMachine,
   },
   guards: {
     isDuring: ({ context }) => sessionOf(context).window === 'during',
@@ -179,56 +88,67 @@ export const gamespaceSessionMachine = setup({
     isInPlay: ({ context }) => isPlayable(context.game, context.now),
     canDeploy: ({ context }) => isPlayable(context.game, context.now) && !hasMachines(context.game),
     canDestroy: ({ context }) => isPlayable(context.game, context.now) && hasMachines(context.game),
-    canInvite: ({ context }) => hasGamespace(context.game) && !sessionOf(context).isOver,
     isActive: ({ context }) => isActive(context.game),
-    isInactive: ({ context }) => !isActive(context.game),
-    hasChannelChanged: ({ context }) => context.channelId !== (context.game?.id ?? null),
-    hasQuizChanged: ({ context }) => context.quizId !== (context.game?.id ?? null),
-    isStarted: ({ context }) => isStarted(context.game),
-    isNotStarted: ({ context }) => !isStarted(context.game),
+    hasGamespace: ({ context }) => hasGamespace(context.game),
+    isAnotherGamespace: ({ context }) => context.shownId !== (context.game?.id ?? null),
+    isReset: (_, outcome: GamespaceActionOutcome) => outcome.type === 'reset',
   },
   actions: {
     chooseAction: assign((_, params: { action: SessionAction }) => ({ action: params.action })),
-    replaceGame: assign({
-      game: ({ context, event }) =>
-        event.type === 'game.updated' || event.type === 'quiz.graded' ? event.state : context.game,
+    setNow: assign({
+      now: ({ event }) => {
+        assertEvent(event, 'clock.ticked');
+        return event.now;
+      },
     }),
+    replaceGame: assign({
+      game: ({ event }) => {
+        assertEvent(event, ['game.updated', 'quiz.graded']);
+        return event.state;
+      },
+    }),
+    applyOutcome: assign((_, outcome: GamespaceActionOutcome) =>
+      outcome.type === 'reset' ? { loadId: outcome.loadId, game: null } : { game: outcome.game },
+    ),
+    /** The gamespace's parts hear of the state an action left (those of a new one start with it). */
+    announceOutcome: raise(({ context }) => ({
+      type: 'game.changed' as const,
+      state: context.game ?? {},
+    })),
     recordError: assign({
-      errors: ({ context, event }) => [
+      errors: ({ context }, { error }: { error: unknown }) => [
         ...context.errors,
-        errorMessage((event as { error?: unknown }).error),
+        errorMessage(error),
       ],
     }),
-    tellQuizPlayability: sendTo('questionSet', ({ context }) => ({
-      type: 'quiz.playabilityChanged' as const,
-      playable: isPlayable(context.game, context.now),
-    })),
+    forwardToPlay: forwardTo('play'),
   },
-  delays: { stateRefresh: STATE_REFRESH_MS, inviteCopied: INVITE_COPIED_MS },
 }).createMachine({
   id: 'gamespaceSession',
   description:
-    "The gamespace play page: before/during/after recomputed every second from the stored state; Start (launch) when before or over, End and Reset, Deploy and Destroy during play, each confirmed; an active gamespace's channel is listened to and each GameEvent replaces the state; the quiz and the invitation link.",
+    "The gamespace play page: before/during/after recomputed every second from the stored state; Start (launch) when before or over, End and Reset, Deploy and Destroy during play, each confirmed; an active gamespace's channel is listened to and each GameEvent replaces the state; the gamespace's quiz, machines and invitation run beside.",
   context: ({ input }) => ({
     loadId: input.id,
     now: input.now,
     origin: input.origin,
+    controlsMachines: input.controlsMachines ?? false,
     game: null,
     action: null,
     errors: [],
-    channelId: null,
-    quizId: null,
-    inviteLink: null,
+    shownId: null,
   }),
   invoke: { id: 'clock', src: 'clock' },
   on: {
-    'clock.ticked': { actions: assign({ now: ({ event }) => event.now }) },
+    'clock.ticked': { actions: 'setNow' },
     'game.updated': { actions: 'replaceGame' },
     'quiz.graded': { actions: 'replaceGame' },
     'session.errorDismissed': {
       actions: assign({
         errors: ({ context, event }) => context.errors.filter((_, i) => i !== event.index),
       }),
+    },
+    'invite.failed': {
+      actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
     },
   },
   type: 'parallel',
@@ -272,31 +192,11 @@ export const gamespaceSessionMachine = setup({
         },
         idle: {
           on: {
-            'session.startRequested': {
-              guard: 'canStart',
-              target: 'confirming',
-              actions: { type: 'chooseAction', params: { action: 'start' } },
-            },
-            'session.endRequested': {
-              guard: 'isInPlay',
-              target: 'confirming',
-              actions: { type: 'chooseAction', params: { action: 'end' } },
-            },
-            'session.resetRequested': {
-              guard: 'isInPlay',
-              target: 'confirming',
-              actions: { type: 'chooseAction', params: { action: 'reset' } },
-            },
-            'session.deployRequested': {
-              guard: 'canDeploy',
-              target: 'confirming',
-              actions: { type: 'chooseAction', params: { action: 'deploy' } },
-            },
-            'session.destroyRequested': {
-              guard: 'canDestroy',
-              target: 'confirming',
-              actions: { type: 'chooseAction', params: { action: 'destroy' } },
-            },
+            'session.startRequested': asks('canStart', 'start'),
+            'session.endRequested': asks('isInPlay', 'end'),
+            'session.resetRequested': asks('isInPlay', 'reset'),
+            'session.deployRequested': asks('canDeploy', 'deploy'),
+            'session.destroyRequested': asks('canDestroy', 'destroy'),
           },
         },
         confirming: {
@@ -307,168 +207,89 @@ export const gamespaceSessionMachine = setup({
         },
         running: {
           tags: ['busy'],
-          initial: 'choosing',
           exit: assign({ action: null }),
-          states: {
-            choosing: {
-              always: [
-                { guard: ({ context }) => context.action === 'start', target: 'launching' },
-                { guard: ({ context }) => context.action === 'reset', target: 'resetting' },
-                { target: 'changing' },
-              ],
-            },
-            launching: {
-              tags: ['launching'],
-              invoke: {
-                id: 'registerGamespace',
-                src: 'registerGamespace',
-                input: ({ context }) => ({
-                  ...PLAY_PAGE_LAUNCH,
-                  resourceId: context.game?.workspaceId ?? context.loadId,
-                }),
-                onDone: {
-                  target: '#gamespaceSession.activity.idle',
-                  actions: assign({ game: ({ event }) => event.output }),
-                },
-                onError: { target: '#gamespaceSession.activity.idle', actions: 'recordError' },
+          invoke: {
+            id: 'gamespaceAction',
+            src: 'gamespaceAction',
+            input: ({ context }) => ({
+              action: context.action ?? 'end',
+              game: context.game,
+              loadId: context.loadId,
+            }),
+            onDone: [
+              // The machines went with the gamespace; the workspace then offers a new launch.
+              {
+                guard: { type: 'isReset', params: ({ event }) => event.output },
+                target: 'loading',
+                actions: { type: 'applyOutcome', params: ({ event }) => event.output },
               },
-            },
-            changing: {
-              invoke: {
-                id: 'changeGamespace',
-                src: 'changeGamespace',
-                input: ({ context }) => ({
-                  id: context.game?.id ?? '',
-                  action:
-                    context.action === 'deploy'
-                      ? ('start' as const)
-                      : context.action === 'destroy'
-                        ? ('stop' as const)
-                        : ('complete' as const),
-                }),
-                onDone: {
-                  target: '#gamespaceSession.activity.idle',
-                  actions: assign({ game: ({ event }) => event.output }),
-                },
-                onError: { target: '#gamespaceSession.activity.idle', actions: 'recordError' },
+              {
+                target: 'idle',
+                actions: [
+                  { type: 'applyOutcome', params: ({ event }) => event.output },
+                  'announceOutcome',
+                ],
               },
-            },
-            // The machines go with the gamespace; the workspace then offers a new launch.
-            resetting: {
-              invoke: {
-                id: 'deleteGamespace',
-                src: 'deleteGamespace',
-                input: ({ context }) => ({ id: context.game?.id ?? '' }),
-                onDone: {
-                  target: '#gamespaceSession.activity.loading',
-                  actions: assign({
-                    loadId: ({ context }) => context.game?.workspaceId ?? context.loadId,
-                    game: null,
-                  }),
-                },
-                onError: { target: '#gamespaceSession.activity.idle', actions: 'recordError' },
-              },
+            ],
+            onError: {
+              target: 'idle',
+              actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
             },
           },
         },
       },
     },
-    channel: {
-      initial: 'off',
+    gamespace: {
+      initial: 'none',
       states: {
-        off: { always: { guard: 'isActive', target: 'listening' } },
-        listening: {
-          entry: assign({ channelId: ({ context }) => context.game?.id ?? null }),
-          exit: assign({ channelId: null }),
-          always: [
-            { guard: 'isInactive', target: 'off' },
-            // Another gamespace (a new launch): leave the old channel, join the new one.
-            { guard: 'hasChannelChanged', target: 'listening', reenter: true },
-          ],
-          invoke: [
-            {
-              id: 'listenToChannel',
-              src: 'listenToChannel',
-              input: ({ context }) => ({ channelId: context.game?.id ?? '' }),
-            },
-            {
-              id: 'gameEvents',
-              src: 'gameEvents',
-              input: ({ context }) => ({ gamespaceId: context.game?.id ?? '' }),
-            },
-          ],
-        },
-      },
-    },
-    quiz: {
-      initial: 'hidden',
-      states: {
-        hidden: { always: { guard: 'isStarted', target: 'shown' } },
+        none: { always: { guard: 'hasGamespace', target: 'shown' } },
         shown: {
-          entry: assign({ quizId: ({ context }) => context.game?.id ?? null }),
-          exit: assign({ quizId: null }),
+          entry: assign({ shownId: ({ context }) => context.game?.id ?? null }),
+          exit: assign({ shownId: null }),
           always: [
-            { guard: 'isNotStarted', target: 'hidden' },
-            // Another gamespace has other questions.
-            { guard: 'hasQuizChanged', target: 'shown', reenter: true },
+            { guard: not('hasGamespace'), target: 'none' },
+            // Another gamespace (a new launch): its own channel, quiz, machines and invitations.
+            { guard: 'isAnotherGamespace', target: 'shown', reenter: true },
           ],
           invoke: {
-            id: 'questionSet',
-            src: 'questionSet',
+            id: 'play',
+            src: 'gamespacePlay',
             input: ({ context, self }) => ({
-              gamespaceId: context.game?.id ?? '',
-              playable: isPlayable(context.game, context.now),
-              reportTo: self,
+              game: context.game ?? {},
+              now: context.now,
+              origin: context.origin,
+              controlsMachines: context.controlsMachines,
+              parentRef: self,
             }),
           },
           on: {
-            'clock.ticked': {
-              actions: [assign({ now: ({ event }) => event.now }), 'tellQuizPlayability'],
-            },
-            'game.updated': {
-              actions: [
-                'replaceGame',
-                'tellQuizPlayability',
-                sendTo('questionSet', { type: 'quiz.refreshRequested' }),
+            'clock.ticked': { actions: ['setNow', 'forwardToPlay'] },
+            'game.updated': { actions: ['replaceGame', 'forwardToPlay'] },
+            'quiz.graded': { actions: ['replaceGame', 'forwardToPlay'] },
+            'game.changed': { actions: 'forwardToPlay' },
+            'session.inviteRequested': { actions: 'forwardToPlay' },
+          },
+          initial: 'inactive',
+          states: {
+            inactive: { always: { guard: 'isActive', target: 'listening' } },
+            /** The channel is listened to while the gamespace is active. */
+            listening: {
+              always: { guard: not('isActive'), target: 'inactive' },
+              invoke: [
+                {
+                  id: 'listenToChannel',
+                  src: 'listenToChannel',
+                  input: ({ context }) => ({ channelId: context.game?.id ?? '' }),
+                },
+                {
+                  id: 'gameEvents',
+                  src: 'gameEvents',
+                  input: ({ context }) => ({ gamespaceId: context.game?.id ?? '' }),
+                },
               ],
             },
-            'quiz.graded': { actions: ['replaceGame', 'tellQuizPlayability'] },
           },
         },
-      },
-    },
-    invite: {
-      initial: 'idle',
-      states: {
-        idle: { on: { 'session.inviteRequested': { guard: 'canInvite', target: 'inviting' } } },
-        inviting: {
-          invoke: {
-            id: 'inviteToGamespace',
-            src: 'inviteToGamespace',
-            input: ({ context }) => ({ id: context.game?.id ?? '' }),
-            onDone: {
-              target: 'copying',
-              actions: assign({
-                inviteLink: ({ context, event }) =>
-                  context.game
-                    ? invitationLink(context.origin, context.game, event.output.code)
-                    : null,
-              }),
-            },
-            onError: { target: 'idle', actions: 'recordError' },
-          },
-        },
-        copying: {
-          invoke: {
-            id: 'copyToClipboard',
-            src: 'copyToClipboard',
-            input: ({ context }) => ({ text: context.inviteLink ?? '' }),
-            onDone: 'copied',
-            // The link stays on the page to copy by hand.
-            onError: 'idle',
-          },
-        },
-        copied: { tags: ['copied'], after: { inviteCopied: 'idle' } },
       },
     },
   },

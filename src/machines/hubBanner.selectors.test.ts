@@ -10,6 +10,7 @@ import {
 } from './authTokenMachine';
 import { selectShowReconnectBanner } from './hubBanner.selectors';
 import { hubChannelMachine } from './hubChannelMachine';
+import { hubConnectorMachine } from './hubConnectorMachine';
 import {
   hubConnectionMachine,
   RECONNECT_DELAYS_MS,
@@ -19,6 +20,9 @@ import {
   type HubConnectionState,
 } from './hubConnectionMachine';
 import { selectHubState } from './hubConnectionMachine.selectors';
+import { hubOutboxMachine } from './hubOutboxMachine';
+import { silentRenewMachine } from './silentRenewMachine';
+import { userRegistrationMachine } from './userRegistrationMachine';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
@@ -38,9 +42,17 @@ async function authSnapshot(signedIn: boolean): Promise<AuthTokenSnapshot> {
     authTokenMachine.provide({
       actors: {
         userEvents: fromCallback<EventObject>(({ sendBack }) => sendBack(initial)),
-        registerUser: fromPromise<Profile, { user: AuthUser }>(() => new Promise(() => undefined)),
+        registration: userRegistrationMachine.provide({
+          actors: {
+            registerUser: fromPromise<Profile, { user: AuthUser }>(
+              () => new Promise(() => undefined),
+            ),
+          },
+        }),
         logout: fromPromise<void, void>(() => new Promise<void>(() => undefined)),
-        renewSilently: fromPromise<void, void>(async () => undefined),
+        silentRenew: silentRenewMachine.provide({
+          actors: { renewSilently: fromPromise<void, void>(async () => undefined) },
+        }),
       },
       actions: { rememberUrl: () => {}, navigateHome: () => {}, clearUser: () => {} },
     }),
@@ -68,10 +80,16 @@ async function hubSnapshot(scenario: HubScenario): Promise<HubConnectionSnapshot
   const hub = createActor(
     hubConnectionMachine.provide({
       actors: {
-        openConnection: fromPromise<string, void>(() => {
-          const outcome = outcomes.shift();
-          if (outcome === undefined) return new Promise<string>(() => undefined);
-          return outcome === 'ok' ? Promise.resolve('c1') : Promise.reject(new Error('refused'));
+        connector: hubConnectorMachine.provide({
+          actors: {
+            openConnection: fromPromise<string, void>(() => {
+              const outcome = outcomes.shift();
+              if (outcome === undefined) return new Promise<string>(() => undefined);
+              return outcome === 'ok'
+                ? Promise.resolve('c1')
+                : Promise.reject(new Error('refused'));
+            }),
+          },
         }),
         watchConnection: fromCallback<EventObject, { connectionId: string }>(({ sendBack }) => {
           lose = sendBack;
@@ -79,9 +97,13 @@ async function hubSnapshot(scenario: HubScenario): Promise<HubConnectionSnapshot
         closeConnection: fromPromise<void, { connectionId: string }>(
           () => new Promise<void>(() => undefined),
         ),
-        invoke: fromPromise<unknown, HubInvocation & { connectionId: string }>(
-          async () => undefined,
-        ),
+        outbox: hubOutboxMachine.provide({
+          actors: {
+            invoke: fromPromise<unknown, HubInvocation & { connectionId: string }>(
+              async () => undefined,
+            ),
+          },
+        }),
         hubChannel: hubChannelMachine,
       },
     }),

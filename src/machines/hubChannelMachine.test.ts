@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock, type EventObject } from 'xstate';
+import {
+  createActor,
+  createMachine,
+  fromCallback,
+  fromPromise,
+  SimulatedClock,
+  type EventObject,
+} from 'xstate';
 import { hubChannelMachine, REJOIN_RETRY_MS, type HubChannelReport } from './hubChannelMachine';
+import { deferred, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -86,4 +96,102 @@ describe('hubChannelMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: one channel's join (spec §7: retried 1 s after a failure) with each Listen
+ * answered by the test, checking the calls made and what the hub connection was told.
+ */
+describe('hubChannelMachine against its model', () => {
+  type ModelEvent = { type: 'JOINED' } | { type: 'FAILED' } | { type: 'RETRY_ELAPSED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'hubChannelModel',
+    initial: 'joining',
+    states: {
+      joining: { on: { JOINED: 'joined', FAILED: 'waiting' } },
+      waiting: { on: { RETRY_ELAPSED: 'joining' } },
+      // Time passing changes nothing once joined.
+      joined: { on: { RETRY_ELAPSED: 'joined' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, hubChannelMachine, {
+        states: { joining: 'joining', waiting: 'retryScheduled', joined: 'joined' },
+        events: {
+          JOINED: 'xstate.done.actor.joinChannel',
+          FAILED: 'xstate.error.actor.joinChannel',
+          RETRY_ELAPSED: 'xstate.after.rejoinRetry.hubChannel.retryScheduled',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const clock = new SimulatedClock();
+      const calls: Deferred<void>[] = [];
+      const reports: HubChannelReport[] = [];
+      const parentRef = createActor(
+        fromCallback<EventObject>(({ receive }) => {
+          receive((event) => reports.push(event as HubChannelReport));
+        }),
+      ).start();
+      const join = createActor(
+        hubChannelMachine.provide({
+          actors: {
+            joinChannel: fromPromise<void, { connectionId: string; channelId: string }>(() => {
+              const call = deferred<void>();
+              calls.push(call);
+              return call.promise;
+            }),
+          },
+        }),
+        { clock, input: { channelId: 'ws-1', connectionId: 'c1', parentRef } },
+      ).start();
+      let attempts = 1;
+      const told: HubChannelReport[] = [];
+      /** The model state last checked: only the wait for a retry makes one. */
+      let current = 'joining';
+      const expectJoin = (state: string, joined: boolean) => () => {
+        current = state;
+        expect(join.getSnapshot().hasTag('joined')).toBe(joined);
+        expect(calls).toHaveLength(attempts);
+        expect(reports).toEqual(told);
+      };
+      await path.test({
+        states: {
+          joining: expectJoin('joining', false),
+          waiting: expectJoin('waiting', false),
+          joined: expectJoin('joined', true),
+        },
+        events: {
+          JOINED: async () => {
+            told.push({ type: 'hub.channelJoined', channelId: 'ws-1' });
+            calls.at(-1)?.resolve();
+            await flush();
+          },
+          FAILED: async () => {
+            told.push({ type: 'hub.channelJoinFailed', channelId: 'ws-1', error: 'Refused' });
+            calls.at(-1)?.reject(new Error('Refused'));
+            await flush();
+          },
+          RETRY_ELAPSED: () => {
+            if (current === 'waiting') attempts += 1;
+            clock.increment(REJOIN_RETRY_MS);
+          },
+        },
+      });
+    });
+  }
 });

@@ -1,8 +1,10 @@
 import {
+  assertEvent,
   assign,
   enqueueActions,
   fromCallback,
   fromPromise,
+  sendTo,
   setup,
   type ActorRefFrom,
   type EventObject,
@@ -10,28 +12,21 @@ import {
 } from 'xstate';
 import { errorMessage } from '../domain/text';
 import { hubChannelMachine, REJOIN_RETRY_MS, type HubChannelReport } from './hubChannelMachine';
+import {
+  hubConnectorMachine,
+  INITIAL_RETRY_MS,
+  RECONNECT_DELAYS_MS,
+  type HubConnectorReport,
+} from './hubConnectorMachine';
+import {
+  hubOutboxMachine,
+  type HubInvocation,
+  type HubMethod,
+  type HubOutboxReport,
+} from './hubOutboxMachine';
 
-export { REJOIN_RETRY_MS };
-
-/**
- * Waits before each reconnect attempt after a lost connection (spec §7, §9): 1, 2 and 3 s, then
- * 5 s for the remaining attempts, 14 in all. After the last attempt fails the hub gives up.
- */
-export const RECONNECT_DELAYS_MS: readonly number[] = [
-  1_000,
-  2_000,
-  3_000,
-  ...Array.from({ length: 11 }, () => 5_000),
-];
-/** A failed first connection is tried again after 5 s, for as long as the session lasts. */
-export const INITIAL_RETRY_MS = 5_000;
-
-/** The hub methods the SPA invokes (wire reference §3). */
-export type HubMethod = 'Listen' | 'Leave' | 'Greet' | 'Edited' | 'CursorChanged';
-export interface HubInvocation {
-  method: HubMethod;
-  args: unknown[];
-}
+export { INITIAL_RETRY_MS, RECONNECT_DELAYS_MS, REJOIN_RETRY_MS };
+export type { HubInvocation, HubMethod };
 
 export type HubConnectionEvent =
   /** The session began (the token became valid): connect. Only heard while disconnected. */
@@ -49,6 +44,8 @@ export type HubConnectionEvent =
   | { type: 'hub.invokeRequested'; method: Exclude<HubMethod, 'Listen' | 'Leave'>; args: unknown[] }
   /** The connection closed without being asked to (the server went away, the network dropped). */
   | { type: 'hub.connectionLost'; error: string | null }
+  | HubConnectorReport
+  | HubOutboxReport
   | HubChannelReport;
 
 export interface HubChannelState {
@@ -69,8 +66,6 @@ export interface HubConnectionContext {
   connectionId: string | null;
   /** Channels to listen on, by id; joined again on every new connection. */
   channels: Record<string, HubChannelState>;
-  /** Invocations waiting to be sent, oldest first; while connected the first one is in flight. */
-  outbox: HubInvocation[];
   /** The last hub error (failed attempt, join or invocation), for the event log and diagnosis. */
   lastError: string | null;
 }
@@ -80,44 +75,40 @@ const notProvided = (name: string): Error =>
 
 const joinId = (channelId: string) => `join:${channelId}`;
 
-const isLeaveOf = (channelId: string) => (invocation: HubInvocation) =>
-  invocation.method === 'Leave' && invocation.args[0] === channelId;
-
-/** Re-listening cancels a Leave of the channel that has not gone out yet (the first is sent). */
-const withoutPendingLeave = (outbox: HubInvocation[], channelId: string): HubInvocation[] => {
-  const [inFlight, ...pending] = outbox;
-  if (inFlight === undefined) return outbox;
-  return pending.some(isLeaveOf(channelId))
-    ? [inFlight, ...pending.filter((invocation) => !isLeaveOf(channelId)(invocation))]
-    : outbox;
-};
+// Parameters of the actions below.
+const recordError = {
+  type: 'recordError',
+  params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }),
+} as const;
+const everyChannel = ({ context }: { context: HubConnectionContext }) => ({
+  channelIds: Object.keys(context.channels),
+});
+const requestedChannel = ({ event }: { event: { channelId: string } }) => ({
+  channelIds: [event.channelId],
+});
 
 /**
  * The real-time hub connection (spec §4 "Real-time connection states", §7 "Real-time hub"). One
  * per app (systemId `hubConnection`), started and stopped with the session.
  *
- * The machine owns the retry schedule: each attempt is a fresh connection from the app's adapter
- * (so each fetches a fresh one-time ticket), a lost connection is retried after
- * RECONNECT_DELAYS_MS and then given up, a failed first connection every INITIAL_RETRY_MS.
+ * Connecting and reconnecting each invoke a `hubConnector`, which owns the retry schedules.
  * Channels are joined by one child per channel on every new connection, because the server's
- * groups are per connection. Invocations go out one at a time, in the order requested; those
- * requested while not connected wait in the outbox for the next connection.
+ * groups are per connection. Invocations go through the `hubOutbox` child, which sends them in
+ * order while connected and keeps them for the next connection while not.
  */
 export const hubConnectionMachine = setup({
   types: {
     context: {} as HubConnectionContext,
     events: {} as HubConnectionEvent,
+    children: {} as { outbox: 'outbox'; connector: 'connector' },
     // 'connected': the connection is up; invocations go out at once.
     tags: {} as 'connected',
   },
   actors: {
-    /**
-     * Builds a new connection with a fresh ticket, registers the server event handlers and starts
-     * it; resolves with the connection's id. Aborted (through its signal) when left.
-     */
-    openConnection: fromPromise<string, void>(() => {
-      throw notProvided('openConnection');
-    }),
+    /** Opens a connection on a retry schedule; provide its openConnection. */
+    connector: hubConnectorMachine,
+    /** Sends invocations in order; provide its invoke. */
+    outbox: hubOutboxMachine,
     /** Sends `hub.connectionLost` when the connection closes. */
     watchConnection: fromCallback<EventObject, { connectionId: string }>(() => {
       throw notProvided('watchConnection');
@@ -126,40 +117,43 @@ export const hubConnectionMachine = setup({
     closeConnection: fromPromise<void, { connectionId: string }>(() => {
       throw notProvided('closeConnection');
     }),
-    /** Invokes a hub method and waits for the server's completion. */
-    invoke: fromPromise<unknown, HubInvocation & { connectionId: string }>(() => {
-      throw notProvided('invoke');
-    }),
     /** One channel's join; provide it with its own `joinChannel`. */
     hubChannel: hubChannelMachine,
   },
   actions: {
-    markInitialized: assign({ initialized: true }),
-    countAttempt: assign({ attempt: ({ context }) => context.attempt + 1 }),
     resetAttempts: assign({ attempt: 0 }),
+    // Either settles an attempt, so the session's first attempt has settled (see `initialized`).
+    acceptConnection: assign(({ event }) => {
+      assertEvent(event, 'hub.opened');
+      return { connectionId: event.connectionId, initialized: true };
+    }),
+    /** The connector counts the attempts of its schedule, and says why the last one failed. */
+    recordFailedAttempt: assign(({ event }) => {
+      assertEvent(event, 'hub.attemptFailed');
+      return { attempt: event.attempts, lastError: event.error, initialized: true };
+    }),
     forgetConnection: assign({ connectionId: null }),
+    /** A lost connection may say nothing about why: the previous error is kept then. */
     recordError: assign({
-      lastError: ({ context, event }) => {
-        const error = (event as { error?: unknown }).error;
-        return error === undefined || error === null ? context.lastError : errorMessage(error);
-      },
+      lastError: ({ context }, { error }: { error: unknown }) =>
+        error === undefined || error === null ? context.lastError : errorMessage(error),
     }),
     addChannel: assign({
       channels: ({ context, event }) => {
-        if (event.type !== 'hub.listenRequested') return context.channels;
+        assertEvent(event, 'hub.listenRequested');
         return { ...context.channels, [event.channelId]: { joined: false } };
       },
     }),
     removeChannel: assign({
       channels: ({ context, event }) => {
-        if (event.type !== 'hub.leaveRequested') return context.channels;
+        assertEvent(event, 'hub.leaveRequested');
         const { [event.channelId]: _left, ...rest } = context.channels;
         return rest;
       },
     }),
     markJoined: assign({
       channels: ({ context, event }) => {
-        if (event.type !== 'hub.channelJoined') return context.channels;
+        assertEvent(event, 'hub.channelJoined');
         return { ...context.channels, [event.channelId]: { joined: true } };
       },
     }),
@@ -168,88 +162,56 @@ export const hubConnectionMachine = setup({
       channels: ({ context }) =>
         Object.fromEntries(Object.keys(context.channels).map((id) => [id, { joined: false }])),
     }),
-    enqueueInvocation: assign({
-      outbox: ({ context, event }) =>
-        event.type === 'hub.invokeRequested'
-          ? [...context.outbox, { method: event.method, args: event.args }]
-          : context.outbox,
+    joinChannels: enqueueActions(
+      ({ context, enqueue, self }, { channelIds }: { channelIds: string[] }) => {
+        const connectionId = context.connectionId as string;
+        for (const channelId of channelIds) {
+          enqueue.spawnChild('hubChannel', {
+            id: joinId(channelId),
+            input: { channelId, connectionId, parentRef: self },
+          });
+        }
+      },
+    ),
+    stopJoins: enqueueActions(({ enqueue }, { channelIds }: { channelIds: string[] }) => {
+      for (const channelId of channelIds) enqueue.stopChild(joinId(channelId));
     }),
-    enqueueLeave: assign({
-      outbox: ({ context, event }) =>
-        event.type === 'hub.leaveRequested'
-          ? [...context.outbox, { method: 'Leave' as const, args: [event.channelId] }]
-          : context.outbox,
+    enqueueInvocation: sendTo('outbox', ({ event }) => {
+      assertEvent(event, 'hub.invokeRequested');
+      return { type: 'outbox.enqueued', invocation: { method: event.method, args: event.args } };
     }),
-    cancelPendingLeave: assign({
-      outbox: ({ context, event }) =>
-        event.type === 'hub.listenRequested'
-          ? withoutPendingLeave(context.outbox, event.channelId)
-          : context.outbox,
+    enqueueLeave: sendTo('outbox', ({ event }) => {
+      assertEvent(event, 'hub.leaveRequested');
+      return { type: 'outbox.enqueued', invocation: { method: 'Leave', args: [event.channelId] } };
     }),
-    /** The invocation in flight is done, failed or lost with its connection: sent at most once. */
-    dequeue: assign({ outbox: ({ context }) => context.outbox.slice(1) }),
-    /**
-     * A Leave left unsent when the connection drops is moot (the server dropped the groups), and
-     * would fail on the next connection, which never joined.
-     */
-    dropLeaves: assign({
-      outbox: ({ context }) => context.outbox.filter((invocation) => invocation.method !== 'Leave'),
+    cancelPendingLeave: sendTo('outbox', ({ event }) => {
+      assertEvent(event, 'hub.listenRequested');
+      return { type: 'outbox.leaveCancelled', channelId: event.channelId };
     }),
+    connectOutbox: sendTo('outbox', ({ context }) => ({
+      type: 'outbox.connected',
+      connectionId: context.connectionId as string,
+    })),
+    disconnectOutbox: sendTo('outbox', { type: 'outbox.disconnected' }),
     /** A new session must not send what the previous one asked for. */
-    discardOutbox: assign({ outbox: [] }),
-    joinChannels: enqueueActions(({ context, enqueue, self }) => {
-      const connectionId = context.connectionId as string;
-      for (const channelId of Object.keys(context.channels)) {
-        enqueue.spawnChild('hubChannel', {
-          id: joinId(channelId),
-          input: { channelId, connectionId, parentRef: self },
-        });
-      }
-    }),
-    joinRequestedChannel: enqueueActions(({ context, event, enqueue, self }) => {
-      if (event.type !== 'hub.listenRequested') return;
-      enqueue.spawnChild('hubChannel', {
-        id: joinId(event.channelId),
-        input: {
-          channelId: event.channelId,
-          connectionId: context.connectionId as string,
-          parentRef: self,
-        },
-      });
-    }),
-    stopJoins: enqueueActions(({ context, enqueue }) => {
-      for (const channelId of Object.keys(context.channels)) enqueue.stopChild(joinId(channelId));
-    }),
-    stopRequestedJoin: enqueueActions(({ event, enqueue }) => {
-      if (event.type === 'hub.leaveRequested') enqueue.stopChild(joinId(event.channelId));
-    }),
+    discardOutbox: sendTo('outbox', { type: 'outbox.discarded' }),
   },
   guards: {
-    isNewChannel: ({ context, event }) =>
-      event.type === 'hub.listenRequested' && !(event.channelId in context.channels),
-    isListenedChannel: ({ context, event }) =>
-      (event.type === 'hub.leaveRequested' || event.type === 'hub.channelJoined') &&
-      event.channelId in context.channels,
-    hasOutbox: ({ context }) => context.outbox.length > 0,
-    hasReconnectAttemptsLeft: ({ context }) => context.attempt + 1 < RECONNECT_DELAYS_MS.length,
-  },
-  delays: {
-    initialRetry: INITIAL_RETRY_MS,
-    reconnectDelay: ({ context }) =>
-      RECONNECT_DELAYS_MS[context.attempt] ?? (RECONNECT_DELAYS_MS.at(-1) as number),
+    isNewChannel: ({ context, event }) => {
+      assertEvent(event, 'hub.listenRequested');
+      return !(event.channelId in context.channels);
+    },
+    isListenedChannel: ({ context, event }) => {
+      assertEvent(event, ['hub.leaveRequested', 'hub.channelJoined']);
+      return event.channelId in context.channels;
+    },
   },
 }).createMachine({
   id: 'hubConnection',
   description:
-    'The real-time hub connection: connects when the session starts (retrying every 5 s), reconnects after 1, 2, 3 then 5 s (14 attempts) when lost, joins every listened channel on each connection and sends invocations in order, buffering them while not connected.',
-  context: {
-    initialized: false,
-    attempt: 0,
-    connectionId: null,
-    channels: {},
-    outbox: [],
-    lastError: null,
-  },
+    'The real-time hub connection: connects when the session starts and reconnects when lost (hubConnector), joins every listened channel on each connection (hubChannel), and sends invocations in order, buffering them while not connected (hubOutbox).',
+  context: { initialized: false, attempt: 0, connectionId: null, channels: {}, lastError: null },
+  invoke: { id: 'outbox', src: 'outbox', input: ({ self }) => ({ parentRef: self }) },
   // Wherever the connection is, the channel list and the outbox are kept for the next one.
   on: {
     'hub.listenRequested': { guard: 'isNewChannel', actions: 'addChannel' },
@@ -266,35 +228,23 @@ export const hubConnectionMachine = setup({
       },
     },
     connecting: {
-      on: {
-        // Leaving aborts the attempt in flight; there is no connection to close yet.
-        'hub.stopRequested': { target: 'disconnected', actions: 'discardOutbox' },
+      invoke: {
+        id: 'connector',
+        src: 'connector',
+        input: ({ self }) => ({ schedule: 'first' as const, parentRef: self }),
       },
-      initial: 'opening',
-      states: {
-        opening: {
-          invoke: {
-            id: 'openConnection',
-            src: 'openConnection',
-            onDone: {
-              target: '#hubConnection.connected',
-              actions: [assign({ connectionId: ({ event }) => event.output }), 'markInitialized'],
-            },
-            onError: {
-              target: 'retryScheduled',
-              actions: ['recordError', 'markInitialized', 'countAttempt'],
-            },
-          },
-        },
-        retryScheduled: {
-          after: { initialRetry: 'opening' },
-        },
+      on: {
+        'hub.opened': { target: 'connected', actions: 'acceptConnection' },
+        'hub.attemptFailed': { actions: 'recordFailedAttempt' },
+        // Leaving abandons the attempt in flight; there is no connection to close yet.
+        'hub.stopRequested': { target: 'disconnected', actions: 'discardOutbox' },
       },
     },
     connected: {
       tags: ['connected'],
-      entry: ['resetAttempts', 'joinChannels'],
-      exit: ['stopJoins', 'markChannelsLeft', 'dropLeaves'],
+      // The joins go out before what waits in the outbox.
+      entry: ['resetAttempts', { type: 'joinChannels', params: everyChannel }, 'connectOutbox'],
+      exit: [{ type: 'stopJoins', params: everyChannel }, 'markChannelsLeft', 'disconnectOutbox'],
       invoke: {
         id: 'watchConnection',
         src: 'watchConnection',
@@ -303,42 +253,30 @@ export const hubConnectionMachine = setup({
       on: {
         'hub.listenRequested': {
           guard: 'isNewChannel',
-          actions: ['addChannel', 'cancelPendingLeave', 'joinRequestedChannel'],
+          actions: [
+            'addChannel',
+            'cancelPendingLeave',
+            { type: 'joinChannels', params: requestedChannel },
+          ],
         },
         'hub.leaveRequested': {
           guard: 'isListenedChannel',
-          actions: ['stopRequestedJoin', 'removeChannel', 'enqueueLeave'],
+          actions: [
+            { type: 'stopJoins', params: requestedChannel },
+            'removeChannel',
+            'enqueueLeave',
+          ],
         },
         'hub.channelJoined': { guard: 'isListenedChannel', actions: 'markJoined' },
         // The join retries by itself; the error is kept for diagnosis.
-        'hub.channelJoinFailed': { actions: 'recordError' },
+        'hub.channelJoinFailed': { actions: recordError },
+        // Hub errors are logged (spec §8); the outbox has dropped the invocation.
+        'hub.invocationFailed': { actions: recordError },
         'hub.connectionLost': {
           target: 'reconnecting',
-          actions: ['recordError', 'forgetConnection'],
+          actions: [recordError, 'forgetConnection'],
         },
         'hub.stopRequested': { target: 'disconnecting', actions: 'discardOutbox' },
-      },
-      // The outbox: one invocation in flight at a time keeps them in the order requested.
-      initial: 'idle',
-      states: {
-        idle: {
-          always: { guard: 'hasOutbox', target: 'sending' },
-        },
-        sending: {
-          exit: 'dequeue',
-          invoke: {
-            id: 'invoke',
-            src: 'invoke',
-            input: ({ context }) => ({
-              ...(context.outbox[0] as HubInvocation),
-              connectionId: context.connectionId as string,
-            }),
-            onDone: 'idle',
-            // Hub errors are logged (spec §8) and the invocation dropped: a server refusal would
-            // only be refused again.
-            onError: { target: 'idle', actions: 'recordError' },
-          },
-        },
       },
     },
     disconnecting: {
@@ -348,37 +286,21 @@ export const hubConnectionMachine = setup({
         src: 'closeConnection',
         input: ({ context }) => ({ connectionId: context.connectionId as string }),
         onDone: 'disconnected',
-        onError: { target: 'disconnected', actions: 'recordError' },
+        onError: { target: 'disconnected', actions: recordError },
       },
     },
     reconnecting: {
-      on: {
-        'hub.stopRequested': { target: 'disconnected', actions: 'discardOutbox' },
+      invoke: {
+        id: 'connector',
+        src: 'connector',
+        input: ({ self }) => ({ schedule: 'reconnect' as const, parentRef: self }),
       },
-      initial: 'waiting',
-      states: {
-        waiting: {
-          after: { reconnectDelay: 'opening' },
-        },
-        opening: {
-          invoke: {
-            id: 'openConnection',
-            src: 'openConnection',
-            onDone: {
-              target: '#hubConnection.connected',
-              actions: assign({ connectionId: ({ event }) => event.output }),
-            },
-            onError: [
-              {
-                guard: 'hasReconnectAttemptsLeft',
-                target: 'waiting',
-                actions: ['recordError', 'countAttempt'],
-              },
-              // Given up: the banner stays until the next session starts the hub again.
-              { target: '#hubConnection.disconnected', actions: 'recordError' },
-            ],
-          },
-        },
+      on: {
+        'hub.opened': { target: 'connected', actions: 'acceptConnection' },
+        'hub.attemptFailed': { actions: 'recordFailedAttempt' },
+        // Given up: the banner stays until the next session starts the hub again.
+        'hub.gaveUp': { target: 'disconnected', actions: recordError },
+        'hub.stopRequested': { target: 'disconnected', actions: 'discardOutbox' },
       },
     },
   },

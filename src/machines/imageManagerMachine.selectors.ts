@@ -1,4 +1,5 @@
-import type { DocumentFile, ImageError, ImageManagerSnapshot } from './imageManagerMachine';
+import type { DocumentFile } from '../domain/documentFiles';
+import type { ImageError, ImageManagerSnapshot } from './imageManagerMachine';
 
 /** The context's own array: a stable reference until a file comes or goes. */
 export const selectDocumentFiles = (snapshot: ImageManagerSnapshot): readonly DocumentFile[] =>

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, createMachine, fromPromise } from 'xstate';
+import { createActor, createMachine, fromCallback, fromPromise } from 'xstate';
 import {
   fileMarkdown,
-  imageManagerMachine,
   isUploadable,
   UPLOAD_LIMIT_BYTES,
   type DocumentFile,
-} from './imageManagerMachine';
+} from '../domain/documentFiles';
+import { imageManagerMachine, type ImageManagerReport } from './imageManagerMachine';
 import {
   selectCanRequestDelete,
   selectCanUpload,
@@ -21,6 +21,7 @@ import {
   selectWaitingUploads,
 } from './imageManagerMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
 import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
@@ -53,6 +54,13 @@ function startManager() {
       calls.push({ input, result });
       return result.promise;
     };
+  // The document editor that runs the manager: what it is asked to insert.
+  const inserted: string[] = [];
+  const reportTo = createActor(
+    fromCallback<ImageManagerReport>(({ receive }) =>
+      receive((event) => inserted.push(event.markdown)),
+    ),
+  ).start();
   const actor = createActor(
     imageManagerMachine.provide({
       actors: {
@@ -61,11 +69,8 @@ function startManager() {
         deleteImage: fromPromise(recorder(deletes)),
       },
     }),
-    { input: { workspaceId: 'ws-1' } },
-  );
-  const inserted: string[] = [];
-  actor.on('image.inserted', (event) => inserted.push(event.markdown));
-  actor.start();
+    { input: { workspaceId: 'ws-1', reportTo } },
+  ).start();
   const snapshot = () => actor.getSnapshot();
   const names = () => selectDocumentFiles(snapshot()).map((f) => f.filename);
   const load = async (files: DocumentFile[] = FILES) => {
@@ -281,7 +286,7 @@ describe('imageManagerMachine', () => {
     expect(selectUploadingName(m.snapshot())).toBe('a.png');
   });
 
-  it('emits the markdown of a listed file to insert, and nothing for another', async () => {
+  it('hands the document editor the markdown of a listed file to insert, and nothing for another', async () => {
     const m = startManager();
     await m.load();
     m.actor.send({ type: 'image.insertRequested', filename: 'net-ab12.png' });
@@ -294,10 +299,7 @@ describe('imageManagerMachine', () => {
   });
 
   it('reaches every state', () => {
-    const done = (state: string, output: unknown) => ({
-      type: `xstate.done.actor.0.imageManager.${state}`,
-      output,
-    });
+    const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output });
     expect(
       unreachedStateIds(imageManagerMachine, {
         serializeState: (snapshot) => {
@@ -313,8 +315,8 @@ describe('imageManagerMachine', () => {
         },
         inputs: [{ workspaceId: 'ws-1' }],
         payloads: [
-          done('loading', FILES),
-          done('ready.uploads.uploading', doc('a.png')),
+          done('listImages', FILES),
+          done('uploadImage', doc('a.png')),
           { type: 'image.uploadRequested', files: [png()] },
           { type: 'image.deleteRequested', filename: 'net-ab12.png' },
           { type: 'image.insertRequested', filename: 'net-ab12.png' },
@@ -377,6 +379,38 @@ describe('imageManagerMachine against the upload queue and delete model', () => 
       },
       deleting: { on: { DELETE_SUCCEEDED: 'idle', DELETE_FAILED: 'idle' } },
     },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, imageManagerMachine, {
+        states: {
+          idle: ['ready.uploads.idle', 'ready.removal.idle'],
+          sendingOne: 'ready.uploads.uploading',
+          sendingMore: 'ready.uploads.uploading',
+          confirming: 'ready.removal.confirming',
+          deleting: 'ready.removal.deleting',
+        },
+        events: {
+          CHOOSE_ACCEPTED: 'image.uploadRequested',
+          CHOOSE_REJECTED: 'image.uploadRequested',
+          UPLOAD_SUCCEEDED: 'xstate.done.actor.uploadImage',
+          UPLOAD_FAILED: 'xstate.error.actor.uploadImage',
+          DELETE_REQUESTED: 'image.deleteRequested',
+          DELETE_CANCELLED: 'image.deleteCancelled',
+          DELETE_CONFIRMED: 'image.deleteConfirmed',
+          DELETE_SUCCEEDED: 'xstate.done.actor.deleteImage',
+          DELETE_FAILED: 'xstate.error.actor.deleteImage',
+        },
+        // Every path starts from a loaded list; loading and its failure: the unit tests above.
+        unmodelledStates: ['loading', 'failed'],
+        unmodelledEvents: [
+          'image.insertRequested',
+          'image.errorDismissed',
+          'images.reloadRequested',
+        ],
+      }),
+    ).toEqual([]);
   });
 
   const paths = modelPaths(model);

@@ -1,62 +1,21 @@
-import { assign, emit, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import {
+  assertEvent,
+  assign,
+  enqueueActions,
+  fromPromise,
+  setup,
+  type ActorRef,
+  type ActorRefFrom,
+  type Snapshot,
+  type SnapshotFrom,
+} from 'xstate';
+import { fileMarkdown, isUploadable, type DocumentFile } from '../domain/documentFiles';
 import { errorMessage } from '../domain/text';
-
-/** A file of the workspace's document folder, as the image manager lists it. */
-export interface DocumentFile {
-  filename: string;
-  /** Where the file is served (`{apphost}docs/{workspaceId}/{filename}`). */
-  url: string;
-}
-
-/** What the upload check reads of a chosen file (a browser `File` has all three). */
-export interface ChosenFile {
-  name: string;
-  size: number;
-  type: string;
-}
 
 /** A failed upload or delete, shown beside the file it concerns until dismissed. */
 export interface ImageError {
   filename: string;
   message: string;
-}
-
-/**
- * Files must be under this size to be sent (spec §5, §9); the UI's own label says '5MB limit',
- * which the spec keeps as it is.
- */
-export const UPLOAD_LIMIT_BYTES = 50_000_000;
-
-/** The types an author may attach (spec §5): images and PDF. */
-const UPLOAD_TYPES: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpeg',
-  'image/gif': 'gif',
-  'image/webp': 'webp',
-  'application/pdf': 'pdf',
-};
-
-/** Extensions that stand for those types when the browser reports no type. */
-const UPLOAD_EXTENSIONS = /\.(?:png|jpe?g|gif|webp|pdf)$/i;
-
-/** Files whose markdown is an image (`![...]`) rather than a link. */
-const IMAGE_EXTENSIONS = /\.(?:png|jpe?g|gif|webp)$/i;
-
-/** The client's check (spec §5): a png, jpeg, gif, webp or pdf under 50,000,000 bytes. */
-export const isUploadable = (file: ChosenFile): boolean =>
-  file.size < UPLOAD_LIMIT_BYTES &&
-  (file.type === '' ? UPLOAD_EXTENSIONS.test(file.name) : file.type in UPLOAD_TYPES);
-
-export const isImageFile = (filename: string): boolean => IMAGE_EXTENSIONS.test(filename);
-
-/**
- * The markdown that shows a file in the document (spec §5): a link, with a leading ! for images.
- * Brackets in the name and spaces or parentheses in the url would end the link early.
- */
-export function fileMarkdown(file: DocumentFile): string {
-  const label = file.filename.replace(/[[\]\\]/g, (c) => `\\${c}`);
-  const url = file.url.replace(/[ ()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `${isImageFile(file.filename) ? '!' : ''}[${label}](${url})`;
 }
 
 export type ImageManagerEvent =
@@ -73,10 +32,12 @@ export type ImageManagerEvent =
   | { type: 'images.reloadRequested' };
 
 /** The markdown of the file the user chose to insert; the document editor puts it at the cursor. */
-export type ImageManagerEmitted = { type: 'image.inserted'; markdown: string };
+export type ImageManagerReport = { type: 'image.inserted'; markdown: string };
 
 export interface ImageManagerInput {
   workspaceId: string;
+  /** The document editor that runs the manager. */
+  reportTo?: ActorRef<Snapshot<unknown>, ImageManagerReport>;
 }
 
 export interface ImageManagerContext {
@@ -88,6 +49,7 @@ export interface ImageManagerContext {
   loadError: string | null;
   /** The file whose delete is being confirmed or carried out. */
   deleteTarget: string | null;
+  reportTo: ImageManagerInput['reportTo'] | null;
 }
 
 const notProvided = (name: string): Error =>
@@ -102,15 +64,15 @@ const withFile = (files: readonly DocumentFile[], file: DocumentFile): DocumentF
 /**
  * The Document tab's image manager (spec §2, §5, §7): lists the workspace's document files,
  * uploads the chosen ones one after another (the client check drops the others silently), lists
- * each failed upload, deletes after a confirmation, and turns a file into markdown to insert.
- * Uploading and deleting are independent: a delete may be confirmed while files are being sent.
+ * each failed upload, deletes after a confirmation, and turns a file into markdown that the
+ * document editor running it inserts. Uploading and deleting are independent: a delete may be
+ * confirmed while files are being sent.
  */
 export const imageManagerMachine = setup({
   types: {
     input: {} as ImageManagerInput,
     context: {} as ImageManagerContext,
     events: {} as ImageManagerEvent,
-    emitted: {} as ImageManagerEmitted,
   },
   actors: {
     /** GET images/{workspaceId}, each file with the url it is served at. */
@@ -128,10 +90,10 @@ export const imageManagerMachine = setup({
   },
   actions: {
     enqueueUploads: assign({
-      queue: ({ context, event }) =>
-        event.type === 'image.uploadRequested'
-          ? [...context.queue, ...event.files.filter(isUploadable)]
-          : context.queue,
+      queue: ({ context, event }) => {
+        assertEvent(event, 'image.uploadRequested');
+        return [...context.queue, ...(event.files ?? []).filter(isUploadable)];
+      },
     }),
     dequeueUpload: assign({ queue: ({ context }) => context.queue.slice(1) }),
     addUploaded: assign({
@@ -145,23 +107,32 @@ export const imageManagerMachine = setup({
       ],
     }),
     dismissError: assign({
-      errors: ({ context, event }) =>
-        event.type === 'image.errorDismissed'
-          ? context.errors.filter((_, i) => i !== event.index)
-          : context.errors,
+      errors: ({ context, event }) => {
+        assertEvent(event, 'image.errorDismissed');
+        return context.errors.filter((_, i) => i !== event.index);
+      },
     }),
-    insert: emit(({ context, event }): ImageManagerEmitted => {
-      const file = context.files.find(
-        (f) => event.type === 'image.insertRequested' && f.filename === event.filename,
-      );
-      return { type: 'image.inserted', markdown: file ? fileMarkdown(file) : '' };
+    /** The markdown goes to the document editor, which places it at the cursor. */
+    insert: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'image.insertRequested');
+      const file = context.files.find((f) => f.filename === event.filename);
+      if (file && context.reportTo) {
+        enqueue.sendTo(context.reportTo, { type: 'image.inserted', markdown: fileMarkdown(file) });
+      }
     }),
+    setDeleteTarget: assign({
+      deleteTarget: ({ event }) => {
+        assertEvent(event, 'image.deleteRequested');
+        return event.filename;
+      },
+    }),
+    clearDeleteTarget: assign({ deleteTarget: null }),
   },
   guards: {
     hasUploadable: ({ event }) =>
-      event.type === 'image.uploadRequested' && event.files.some(isUploadable),
-    /** More files wait behind the one that just finished. */
-    hasMoreUploads: ({ context }) => context.queue.length > 1,
+      event.type === 'image.uploadRequested' && (event.files ?? []).some(isUploadable),
+    /** Files wait their turn (the one that finished has left the queue). */
+    hasQueuedUploads: ({ context }) => context.queue.length > 0,
     isListedFile: ({ context, event }) =>
       (event.type === 'image.deleteRequested' || event.type === 'image.insertRequested') &&
       context.files.some((f) => f.filename === event.filename),
@@ -169,7 +140,7 @@ export const imageManagerMachine = setup({
 }).createMachine({
   id: 'imageManager',
   description:
-    "The Document tab's image manager: lists the workspace's files, uploads the chosen png, jpeg, gif, webp and pdf files under 50,000,000 bytes one after another, deletes after a confirmation, and emits a file's markdown to insert.",
+    "The Document tab's image manager: lists the workspace's files, uploads the chosen png, jpeg, gif, webp and pdf files under 50,000,000 bytes one after another, deletes after a confirmation, and hands a file's markdown to the document editor to insert.",
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
     files: [],
@@ -177,6 +148,7 @@ export const imageManagerMachine = setup({
     errors: [],
     loadError: null,
     deleteTarget: null,
+    reportTo: input.reportTo ?? null,
   }),
   on: {
     'image.insertRequested': { guard: 'isListedFile', actions: 'insert' },
@@ -186,6 +158,7 @@ export const imageManagerMachine = setup({
   states: {
     loading: {
       invoke: {
+        id: 'listImages',
         src: 'listImages',
         input: ({ context }) => ({ workspaceId: context.workspaceId }),
         onDone: {
@@ -222,49 +195,32 @@ export const imageManagerMachine = setup({
                 'image.uploadRequested': { actions: 'enqueueUploads' },
               },
               invoke: {
+                id: 'uploadImage',
                 src: 'uploadImage',
                 input: ({ context }) => ({
                   workspaceId: context.workspaceId,
-                  // Entered only with a queued file (the guard above, or hasMoreUploads).
+                  // Entered only with a queued file (hasUploadable, or hasQueuedUploads).
                   file: context.queue[0] as File,
                 }),
-                onDone: [
-                  {
-                    guard: 'hasMoreUploads',
-                    target: 'uploading',
-                    reenter: true,
-                    actions: [
-                      { type: 'addUploaded', params: ({ event }) => ({ file: event.output }) },
-                      'dequeueUpload',
-                    ],
-                  },
-                  {
-                    target: 'idle',
-                    actions: [
-                      { type: 'addUploaded', params: ({ event }) => ({ file: event.output }) },
-                      'dequeueUpload',
-                    ],
-                  },
-                ],
-                onError: [
-                  {
-                    guard: 'hasMoreUploads',
-                    target: 'uploading',
-                    reenter: true,
-                    actions: [
-                      { type: 'addUploadError', params: ({ event }) => ({ error: event.error }) },
-                      'dequeueUpload',
-                    ],
-                  },
-                  {
-                    target: 'idle',
-                    actions: [
-                      { type: 'addUploadError', params: ({ event }) => ({ error: event.error }) },
-                      'dequeueUpload',
-                    ],
-                  },
-                ],
+                onDone: {
+                  target: 'next',
+                  actions: [
+                    { type: 'addUploaded', params: ({ event }) => ({ file: event.output }) },
+                    'dequeueUpload',
+                  ],
+                },
+                onError: {
+                  target: 'next',
+                  actions: [
+                    { type: 'addUploadError', params: ({ event }) => ({ error: event.error }) },
+                    'dequeueUpload',
+                  ],
+                },
               },
+            },
+            /** One file is done: the next one, if any, goes. */
+            next: {
+              always: [{ guard: 'hasQueuedUploads', target: 'uploading' }, { target: 'idle' }],
             },
           },
         },
@@ -276,21 +232,19 @@ export const imageManagerMachine = setup({
                 'image.deleteRequested': {
                   guard: 'isListedFile',
                   target: 'confirming',
-                  actions: assign({ deleteTarget: ({ event }) => event.filename }),
+                  actions: 'setDeleteTarget',
                 },
               },
             },
             confirming: {
               on: {
                 'image.deleteConfirmed': 'deleting',
-                'image.deleteCancelled': {
-                  target: 'idle',
-                  actions: assign({ deleteTarget: null }),
-                },
+                'image.deleteCancelled': { target: 'idle', actions: 'clearDeleteTarget' },
               },
             },
             deleting: {
               invoke: {
+                id: 'deleteImage',
                 src: 'deleteImage',
                 input: ({ context }) => ({
                   workspaceId: context.workspaceId,

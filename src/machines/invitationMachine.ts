@@ -54,9 +54,7 @@ export const invitationMachine = setup({
     }),
   },
   actions: {
-    recordError: assign({
-      error: ({ event }) => errorMessage((event as { error?: unknown }).error),
-    }),
+    recordError: assign({ error: (_, { error }: { error: unknown }) => errorMessage(error) }),
   },
   guards: {
     hasCode: ({ context }) => context.code !== null,
@@ -77,6 +75,7 @@ export const invitationMachine = setup({
       on: { 'invitation.generateRequested': {} },
       entry: assign({ error: null }),
       invoke: {
+        id: 'generateInvitation',
         src: 'generateInvitation',
         input: ({ context }) => ({ workspaceId: context.workspaceId }),
         onDone: {
@@ -85,8 +84,15 @@ export const invitationMachine = setup({
         },
         // The previous code was not replaced: it is shown again, if there was one.
         onError: [
-          { guard: 'hasCode', target: 'shown', actions: 'recordError' },
-          { target: 'idle', actions: 'recordError' },
+          {
+            guard: 'hasCode',
+            target: 'shown',
+            actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+          },
+          {
+            target: 'idle',
+            actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+          },
         ],
       },
     },
@@ -96,6 +102,7 @@ export const invitationMachine = setup({
     copying: {
       entry: assign({ error: null }),
       invoke: {
+        id: 'copyToClipboard',
         src: 'copyToClipboard',
         input: ({ context }) => ({ text: invitationLink(context) ?? '' }),
         onDone: 'copied',

@@ -79,6 +79,7 @@ export const isoChooserMachine = setup({
     searching: {
       tags: ['busy'],
       invoke: {
+        id: 'listIsos',
         src: 'listIsos',
         input: ({ context }) => ({
           workspaceId: context.workspaceId,

@@ -97,6 +97,7 @@ export const isoFilesMachine = setup({
       states: {
         loading: {
           invoke: {
+            id: 'listIsos',
             src: 'listIsos',
             input: ({ context }) => ({ workspaceId: context.workspaceId }),
             onDone: {
@@ -132,6 +133,7 @@ export const isoFilesMachine = setup({
         closed: {},
         loading: {
           invoke: {
+            id: 'loadIsoUsage',
             src: 'loadIsoUsage',
             input: ({ context }) => ({
               workspaceId: context.workspaceId,
@@ -170,6 +172,7 @@ export const isoFilesMachine = setup({
         },
         deleting: {
           invoke: {
+            id: 'deleteIso',
             src: 'deleteIso',
             input: ({ context }) => ({
               workspaceId: context.workspaceId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, createMachine, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise, type Actor } from 'xstate';
 import {
   launchSignInMachine,
   type Enlistment,
@@ -11,7 +11,9 @@ import {
   selectLaunchSignInError,
   selectLaunchSignInStatus,
 } from './launchSignInMachine.selectors';
-import { modelPaths } from './testing/modelPaths';
+import { deferred, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -214,6 +216,190 @@ describe('launchSignInMachine', () => {
       const expected = path.state.value as string;
       const status = selectLaunchSignInStatus(actor.getSnapshot());
       expect(status).toBe(expected === 'ticket' || expected === 'cookie' ? 'busy' : expected);
+    });
+  }
+});
+
+/**
+ * Model-based test of every link the page is opened with (a ticket, an invitation code, or
+ * neither) and every answer of the server, each call answered by the test. A cookie tried after
+ * a refused ticket is its own state: Retry then goes back to the ticket, not the cookie.
+ */
+describe('launchSignInMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'OPENED_WITH_TICKET' }
+    | { type: 'OPENED_WITH_CODE' }
+    | { type: 'OPENED_WITHOUT_TICKET' }
+    | { type: 'ENLISTED' }
+    | { type: 'ENLIST_REFUSED' }
+    | { type: 'TAKEN' }
+    | { type: 'REFUSED' }
+    | { type: 'OFFLINE' }
+    | { type: 'RETRIED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'launchSignInLinkModel',
+    initial: 'closed',
+    states: {
+      closed: {
+        on: {
+          OPENED_WITH_TICKET: 'ticket',
+          OPENED_WITH_CODE: 'enlisting',
+          OPENED_WITHOUT_TICKET: 'cookie',
+        },
+      },
+      enlisting: { on: { ENLISTED: 'ticket', ENLIST_REFUSED: 'invitationRefused' } },
+      ticket: {
+        on: { TAKEN: 'signedIn', REFUSED: 'cookieAfterTicket', OFFLINE: 'failedWithTicket' },
+      },
+      cookieAfterTicket: {
+        on: { TAKEN: 'signedIn', REFUSED: 'refused', OFFLINE: 'failedWithTicket' },
+      },
+      cookie: { on: { TAKEN: 'signedIn', REFUSED: 'refused', OFFLINE: 'failedWithoutTicket' } },
+      failedWithTicket: { on: { RETRIED: 'ticket' } },
+      failedWithoutTicket: { on: { RETRIED: 'cookie' } },
+      signedIn: { type: 'final' },
+      refused: {},
+      invitationRefused: {},
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, launchSignInMachine, {
+        states: {
+          // Before the link is read: the machine's transient first state.
+          closed: 'starting',
+          enlisting: 'enlisting',
+          ticket: 'signingInWithTicket',
+          cookieAfterTicket: 'signingInWithCookie',
+          cookie: 'signingInWithCookie',
+          failedWithTicket: 'failed',
+          failedWithoutTicket: 'failed',
+          signedIn: 'signedIn',
+          refused: 'refused',
+          invitationRefused: 'invitationRefused',
+        },
+        events: {
+          // The link is the machine's input, not an event.
+          OPENED_WITH_TICKET: [],
+          OPENED_WITH_CODE: [],
+          OPENED_WITHOUT_TICKET: [],
+          ENLISTED: 'xstate.done.actor.enlist',
+          ENLIST_REFUSED: 'xstate.error.actor.enlist',
+          TAKEN: ['xstate.done.actor.signInWithTicket', 'xstate.done.actor.signInWithCookie'],
+          REFUSED: ['xstate.error.actor.signInWithTicket', 'xstate.error.actor.signInWithCookie'],
+          OFFLINE: ['xstate.error.actor.signInWithTicket', 'xstate.error.actor.signInWithCookie'],
+          RETRIED: 'launch.retryRequested',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const enlistments: Deferred<Enlistment>[] = [];
+      const signIns: Array<{ ticket: string | null; result: Deferred<void> }> = [];
+      const forgotten: Array<string | null> = [];
+      let actor: Actor<typeof launchSignInMachine> | null = null;
+      const open = (input: Partial<LaunchSignInInput>) => {
+        actor = createActor(
+          launchSignInMachine.provide({
+            actors: {
+              enlist: fromPromise<Enlistment, { code: string }>(() => {
+                const enlistment = deferred<Enlistment>();
+                enlistments.push(enlistment);
+                return enlistment.promise;
+              }),
+              signIn: fromPromise<void, { ticket: string | null }>(({ input: { ticket } }) => {
+                const result = deferred<void>();
+                signIns.push({ ticket, result });
+                return result.promise;
+              }),
+            },
+            actions: { forgetTicket: (_, { gamespaceId }) => forgotten.push(gamespaceId) },
+          }),
+          { input: { ticket: null, code: null, gamespaceId: null, ...input } },
+        ).start();
+      };
+      /** The credentials the page is expected to have sent, in order. */
+      const sent: Array<string | null> = [];
+      let ticket: string | null = null;
+      let gamespaceId: string | null = null;
+      let current = 'closed';
+      const expectPage =
+        (state: string, status: string, credential?: () => string | null) => () => {
+          if (credential && current !== state) sent.push(credential());
+          current = state;
+          const snapshot = actor?.getSnapshot();
+          expect(snapshot && selectLaunchSignInStatus(snapshot)).toBe(status);
+          expect(snapshot && selectCanRetryLaunch(snapshot)).toBe(status === 'failed');
+          expect(snapshot && selectLaunchSignInError(snapshot)).toBe(
+            status === 'failed' ? 'Failed to fetch' : null,
+          );
+          expect(signIns.map((s) => s.ticket)).toEqual(sent);
+          // Only a ticket taken is forgotten from the address.
+          expect(forgotten).toEqual(
+            state === 'signedIn' && sent.at(-1) !== null ? [gamespaceId] : [],
+          );
+        };
+      const answer = async (outcome: 'ok' | 'refused' | 'offline') => {
+        const call = signIns.at(-1)?.result;
+        if (outcome === 'ok') call?.resolve();
+        else call?.reject(outcome === 'refused' ? UNAUTHORIZED : OFFLINE);
+        await flush();
+      };
+      await path.test({
+        states: {
+          closed: () => expect(actor).toBeNull(),
+          enlisting: () => {
+            expectPage('enlisting', 'busy')();
+            expect(enlistments).toHaveLength(1);
+          },
+          ticket: expectPage('ticket', 'busy', () => ticket),
+          cookieAfterTicket: expectPage('cookieAfterTicket', 'busy', () => null),
+          cookie: expectPage('cookie', 'busy', () => null),
+          failedWithTicket: expectPage('failedWithTicket', 'failed'),
+          failedWithoutTicket: expectPage('failedWithoutTicket', 'failed'),
+          signedIn: expectPage('signedIn', 'signedIn'),
+          refused: expectPage('refused', 'refused'),
+          invitationRefused: expectPage('invitationRefused', 'invitationRefused'),
+        },
+        events: {
+          OPENED_WITH_TICKET: () => {
+            ticket = 'tk';
+            gamespaceId = 'g';
+            open({ ticket, gamespaceId });
+          },
+          OPENED_WITH_CODE: () => open({ code: 'c0de' }),
+          OPENED_WITHOUT_TICKET: () => {
+            gamespaceId = 'g';
+            open({ gamespaceId });
+          },
+          ENLISTED: async () => {
+            ticket = 'tk-guest';
+            gamespaceId = 'g-guest';
+            enlistments.at(-1)?.resolve({ gamespaceId, token: ticket });
+            await flush();
+          },
+          ENLIST_REFUSED: async () => {
+            enlistments.at(-1)?.reject({ status: 400, message: 'InvalidInvitation' });
+            await flush();
+          },
+          TAKEN: () => answer('ok'),
+          REFUSED: () => answer('refused'),
+          OFFLINE: () => answer('offline'),
+          RETRIED: () => actor?.send({ type: 'launch.retryRequested' }),
+        },
+      });
     });
   }
 });

@@ -81,6 +81,7 @@ export const loginMachine = setup({
       tags: ['busy'],
       entry: assign({ error: null }),
       invoke: {
+        id: 'startLogin',
         src: 'startLogin',
         input: ({ context }) => ({ returnUrl: context.returnUrl }),
         onDone: 'redirecting',

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise } from 'xstate';
 import { newWorkspaceMachine, type CreatedWorkspace } from './newWorkspaceMachine';
 import {
   selectCanCreate,
   selectCreateErrors,
   selectIsCreating,
 } from './newWorkspaceMachine.selectors';
+import { deferred, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -116,4 +119,127 @@ describe('newWorkspaceMachine', () => {
       unreachedStateIds(newWorkspaceMachine, { serializeState: (s) => JSON.stringify(s.value) }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: the button with its alerts. Alerts are abstracted as none or some; closing
+ * them all is one step. The test keeps the alerts it expects and checks them, the spinner and
+ * that each entry into `creating` is one call.
+ */
+describe('newWorkspaceMachine against its model', () => {
+  type ModelEvent =
+    { type: 'CREATE' } | { type: 'SUCCEEDED' } | { type: 'FAILED' } | { type: 'ALERTS_CLOSED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'newWorkspaceModel',
+    initial: 'idle',
+    states: {
+      idle: { on: { CREATE: 'creating', ALERTS_CLOSED: 'idle' } },
+      creating: {
+        on: {
+          CREATE: 'creating',
+          SUCCEEDED: 'created',
+          FAILED: 'failed',
+          ALERTS_CLOSED: 'creating',
+        },
+      },
+      failed: { on: { CREATE: 'creatingWithAlerts', ALERTS_CLOSED: 'idle' } },
+      creatingWithAlerts: {
+        on: {
+          CREATE: 'creatingWithAlerts',
+          SUCCEEDED: 'created',
+          FAILED: 'failed',
+          ALERTS_CLOSED: 'creating',
+        },
+      },
+      created: { type: 'final' },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, newWorkspaceMachine, {
+        states: {
+          idle: 'idle',
+          creating: 'creating',
+          creatingWithAlerts: 'creating',
+          failed: 'failed',
+          created: 'created',
+        },
+        events: {
+          CREATE: 'workspace.createRequested',
+          SUCCEEDED: 'xstate.done.actor.createWorkspace',
+          FAILED: 'xstate.error.actor.createWorkspace',
+          ALERTS_CLOSED: 'workspace.errorDismissed',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const calls: Deferred<CreatedWorkspace>[] = [];
+      const navigations: string[] = [];
+      const actor = createActor(
+        newWorkspaceMachine.provide({
+          actors: {
+            createWorkspace: fromPromise<CreatedWorkspace, void>(() => {
+              const call = deferred<CreatedWorkspace>();
+              calls.push(call);
+              return call.promise;
+            }),
+          },
+          actions: { navigateToWorkspace: (_, { workspace }) => navigations.push(workspace.id) },
+        }),
+      ).start();
+      let alerts: string[] = [];
+      let callsExpected = 0;
+      let previous = 'idle';
+      const expectButton = (modelState: string, state: string, creating: boolean) => () => {
+        const entered = previous !== modelState;
+        if (creating && entered && !previous.startsWith('creating')) callsExpected += 1;
+        previous = modelState;
+        const snapshot = actor.getSnapshot();
+        expect(snapshot.value).toBe(state);
+        expect(selectIsCreating(snapshot)).toBe(creating);
+        expect(selectCanCreate(snapshot)).toBe(!creating && state !== 'created');
+        expect(selectCreateErrors(snapshot)).toEqual(alerts);
+        expect(calls).toHaveLength(callsExpected);
+        expect(navigations).toEqual(state === 'created' ? ['ws-1'] : []);
+      };
+      await path.test({
+        states: {
+          idle: expectButton('idle', 'idle', false),
+          creating: expectButton('creating', 'creating', true),
+          creatingWithAlerts: expectButton('creatingWithAlerts', 'creating', true),
+          failed: expectButton('failed', 'failed', false),
+          created: expectButton('created', 'created', false),
+        },
+        events: {
+          CREATE: () => actor.send(create),
+          SUCCEEDED: async () => {
+            calls.at(-1)?.resolve({ id: 'ws-1' });
+            await flush();
+          },
+          FAILED: async () => {
+            alerts = [...alerts, `Failure ${calls.length}`];
+            calls.at(-1)?.reject({ message: `Failure ${calls.length}` });
+            await flush();
+          },
+          ALERTS_CLOSED: () => {
+            for (const _ of alerts) actor.send(dismiss(0));
+            alerts = [];
+          },
+        },
+      });
+    });
+  }
 });

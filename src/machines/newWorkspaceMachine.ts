@@ -60,6 +60,7 @@ export const newWorkspaceMachine = setup({
     creating: {
       tags: ['busy'],
       invoke: {
+        id: 'createWorkspace',
         src: 'createWorkspace',
         onDone: {
           target: 'created',

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise } from 'xstate';
 import { DEFAULT_TARGET_URL, oidcCallbackMachine } from './oidcCallbackMachine';
 import {
   selectCallbackError,
   selectIsValidating,
   selectTargetUrl,
 } from './oidcCallbackMachine.selectors';
+import { deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -71,4 +74,94 @@ describe('oidcCallbackMachine', () => {
       unreachedStateIds(oidcCallbackMachine, { serializeState: (s) => JSON.stringify(s.value) }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: the callback page's three outcomes, with the sign-in completed by the test,
+ * checking where the page goes and what it shows.
+ */
+describe('oidcCallbackMachine against its model', () => {
+  type ModelEvent =
+    { type: 'RETURNED_WITH_URL' } | { type: 'RETURNED_WITHOUT_URL' } | { type: 'FAILED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'oidcCallbackModel',
+    initial: 'validating',
+    states: {
+      validating: {
+        on: { RETURNED_WITH_URL: 'succeeded', RETURNED_WITHOUT_URL: 'succeeded', FAILED: 'failed' },
+      },
+      succeeded: { type: 'final' },
+      failed: { type: 'final' },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, oidcCallbackMachine, {
+        states: { validating: 'validating', succeeded: 'succeeded', failed: 'failed' },
+        events: {
+          RETURNED_WITH_URL: 'xstate.done.actor.completeSignin',
+          RETURNED_WITHOUT_URL: 'xstate.done.actor.completeSignin',
+          FAILED: 'xstate.error.actor.completeSignin',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const signin = deferred<string | null>();
+      const navigations: string[] = [];
+      const actor = createActor(
+        oidcCallbackMachine.provide({
+          actors: { completeSignin: fromPromise<string | null>(() => signin.promise) },
+          actions: { navigateToTarget: (_, { url }) => navigations.push(url) },
+        }),
+      ).start();
+      let target: string | null = null;
+      await path.test({
+        states: {
+          validating: () => {
+            expect(selectIsValidating(actor.getSnapshot())).toBe(true);
+            expect(navigations).toEqual([]);
+          },
+          succeeded: () => {
+            expect(actor.getSnapshot().status).toBe('done');
+            expect(selectTargetUrl(actor.getSnapshot())).toBe(target);
+            expect(navigations).toEqual([target]);
+          },
+          failed: () => {
+            expect(selectIsValidating(actor.getSnapshot())).toBe(false);
+            expect(selectCallbackError(actor.getSnapshot())).toBe('login_required');
+            expect(navigations).toEqual([]);
+          },
+        },
+        events: {
+          RETURNED_WITH_URL: async () => {
+            target = '/topo/ws-1';
+            signin.resolve(target);
+            await flush();
+          },
+          RETURNED_WITHOUT_URL: async () => {
+            target = DEFAULT_TARGET_URL;
+            signin.resolve(null);
+            await flush();
+          },
+          FAILED: async () => {
+            signin.reject(new Error('login_required'));
+            await flush();
+          },
+        },
+      });
+    });
+  }
 });

@@ -38,6 +38,7 @@ export const oidcCallbackMachine = setup({
   states: {
     validating: {
       invoke: {
+        id: 'completeSignin',
         src: 'completeSignin',
         onDone: {
           target: 'succeeded',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { modelDisagreements } from './testing/modelAgreement';
 import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { createActor, createMachine, fromPromise, SimulatedClock } from 'xstate';
 import {
@@ -285,6 +286,37 @@ describe('pagedSearchMachine against an abstract model', () => {
         },
       },
     },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, pagedSearchMachine, {
+        states: {
+          loading: 'loading',
+          debouncing: 'debouncing',
+          loaded: 'loaded',
+          failed: 'failed',
+        },
+        events: {
+          TYPED: 'search.termChanged',
+          PAUSED: 'xstate.after.debounce.pagedSearch.debouncing',
+          ANSWERED: 'xstate.done.actor.fetchPage',
+          FAILED: 'xstate.error.actor.fetchPage',
+          REFRESHED: 'search.refreshRequested',
+          INTERVAL_ELAPSED: [
+            'xstate.after.autoRefresh.pagedSearch.loaded',
+            'xstate.after.autoRefresh.pagedSearch.failed',
+          ],
+        },
+        // Paging and filters are covered by the tests above; the model is about what is shown
+        // while queries supersede each other.
+        unmodelledEvents: [
+          'search.filterChanged',
+          'search.nextRequested',
+          'search.previousRequested',
+        ],
+      }),
+    ).toEqual([]);
   });
 
   const paths = modelPaths(model);

@@ -127,6 +127,7 @@ export function createPagedSearchMachine<TItem>() {
       loading: {
         tags: ['loading'],
         invoke: {
+          id: 'fetchPage',
           src: 'fetchPage',
           input: ({ context }) => ({
             term: context.term,

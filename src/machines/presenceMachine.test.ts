@@ -1,5 +1,6 @@
 import { Subject } from 'rxjs';
-import { modelPaths } from './testing/modelPaths';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromEventObservable, SimulatedClock } from 'xstate';
 import type { HubActor } from '../streams/hub';
@@ -254,6 +255,8 @@ describe('presenceMachine against the spec model', () => {
     | { type: 'DEPARTED' }
     | { type: 'EDITED' }
     | { type: 'IDLE_ELAPSED' }
+    /** The server's document.idled for the actor. */
+    | { type: 'IDLED' }
     | { type: 'DISCONNECTED' };
 
   const model = createMachine({
@@ -263,6 +266,7 @@ describe('presenceMachine against the spec model', () => {
     states: {
       absent: {
         on: {
+          IDLED: 'absent',
           ARRIVED: 'online',
           GREETED: 'online',
           DEPARTED: 'offline',
@@ -273,6 +277,7 @@ describe('presenceMachine against the spec model', () => {
       },
       online: {
         on: {
+          IDLED: 'online',
           ARRIVED: 'online',
           GREETED: 'online',
           DEPARTED: 'offline',
@@ -283,6 +288,7 @@ describe('presenceMachine against the spec model', () => {
       },
       editing: {
         on: {
+          IDLED: 'online',
           ARRIVED: 'editing',
           GREETED: 'editing',
           DEPARTED: 'offline',
@@ -293,6 +299,7 @@ describe('presenceMachine against the spec model', () => {
       },
       offline: {
         on: {
+          IDLED: 'offline',
           ARRIVED: 'online',
           GREETED: 'online',
           DEPARTED: 'offline',
@@ -304,7 +311,32 @@ describe('presenceMachine against the spec model', () => {
     },
   });
 
+  it('agrees with the real machine', () => {
+    // The model follows one actor's entry; whether the view's copy is settled or still
+    // debouncing is the machine's timing, which every model state spans.
+    const both = ['settled', 'debouncing'];
+    expect(
+      modelDisagreements(model, presenceMachine, {
+        states: { absent: both, online: both, editing: both, offline: both },
+        events: {
+          ARRIVED: 'presence.arrived',
+          GREETED: 'presence.greeted',
+          DEPARTED: 'presence.departed',
+          EDITED: 'document.updated',
+          IDLE_ELAPSED: ['presence.editIdled', 'xstate.after.presenceDebounce.presence.debouncing'],
+          IDLED: 'document.idled',
+          DISCONNECTED: 'hub.disconnected',
+        },
+      }),
+    ).toEqual([]);
+  });
+
   const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
 
   for (const path of paths) {
     it(path.description, async () => {
@@ -331,6 +363,7 @@ describe('presenceMachine against the spec model', () => {
           DEPARTED: () => p.receive(departed(ADA)),
           EDITED: () => p.receive(edited(ADA)),
           IDLE_ELAPSED: () => p.clock.increment(EDIT_IDLE_MS),
+          IDLED: () => p.receive({ type: 'document.idled', actor: ADA }),
           DISCONNECTED: () => p.receive({ type: 'hub.disconnected' }),
         },
       });

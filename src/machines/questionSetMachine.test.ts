@@ -17,7 +17,9 @@ import {
   selectSectionError,
   selectShowSubmit,
 } from './questionSetMachine.selectors';
-import { flush } from './testing/deferred';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const question = (isCorrect = false, answer = '') => ({
@@ -195,4 +197,185 @@ describe('questionSetMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: one open set (spec §4 "Question sets"), loaded or not, graded after
+ * confirmation while the game is playable, with every call answered by the test. `unresolved`
+ * has no progress; `locked` is the game not playable. The test checks what the view reads and
+ * that loads, grades and reports happen exactly on the model's steps.
+ */
+describe('questionSetMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'LOADED' }
+    | { type: 'LOAD_FAILED' }
+    | { type: 'ANSWERED' }
+    | { type: 'SUBMIT' }
+    | { type: 'CONFIRMED' }
+    | { type: 'CANCELLED' }
+    | { type: 'GRADED' }
+    | { type: 'GRADE_FAILED' }
+    | { type: 'REFRESH' }
+    | { type: 'PLAYABILITY_TOGGLED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'questionSetModel',
+    initial: 'loading',
+    states: {
+      loading: { on: { LOADED: 'ready', LOAD_FAILED: 'unresolved', ANSWERED: 'loading' } },
+      unresolved: { on: { SUBMIT: 'unresolved', REFRESH: 'loading' } },
+      ready: {
+        on: {
+          ANSWERED: 'ready',
+          SUBMIT: 'confirming',
+          REFRESH: 'loading',
+          PLAYABILITY_TOGGLED: 'locked',
+        },
+      },
+      locked: { on: { SUBMIT: 'locked', PLAYABILITY_TOGGLED: 'ready' } },
+      confirming: { on: { CONFIRMED: 'grading', CANCELLED: 'ready', ANSWERED: 'confirming' } },
+      grading: { on: { GRADED: 'loading', GRADE_FAILED: 'ready' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, questionSetMachine, {
+        states: {
+          loading: 'loading',
+          unresolved: 'ready',
+          ready: 'ready',
+          locked: 'ready',
+          confirming: 'confirming',
+          grading: 'grading',
+        },
+        events: {
+          LOADED: 'xstate.done.actor.loadProgress',
+          LOAD_FAILED: 'xstate.error.actor.loadProgress',
+          ANSWERED: 'quiz.answerChanged',
+          SUBMIT: 'quiz.submitRequested',
+          CONFIRMED: 'quiz.submitConfirmed',
+          CANCELLED: 'quiz.submitCancelled',
+          GRADED: 'xstate.done.actor.gradeSection',
+          GRADE_FAILED: 'xstate.error.actor.gradeSection',
+          REFRESH: 'quiz.refreshRequested',
+          PLAYABILITY_TOGGLED: 'quiz.playabilityChanged',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const loads: Deferred<ChallengeProgress>[] = [];
+      const grades: Array<{ submission: SectionSubmission; result: Deferred<GameState> }> = [];
+      const reports: QuestionSetReport[] = [];
+      const parent = createActor(
+        createMachine({
+          on: {
+            'quiz.graded': { actions: ({ event }) => reports.push(event as QuestionSetReport) },
+          },
+        }),
+      ).start();
+      const actor = createActor(
+        questionSetMachine.provide({
+          actors: {
+            loadProgress: fromPromise<ChallengeProgress, { gamespaceId: string }>(() => {
+              const load = deferred<ChallengeProgress>();
+              loads.push(load);
+              return load.promise;
+            }),
+            gradeSection: fromPromise<GameState, SectionSubmission>(({ input }) => {
+              const result = deferred<GameState>();
+              grades.push({ submission: input, result });
+              return result.promise;
+            }),
+          },
+        }),
+        { input: { gamespaceId: 'gs1', playable: true, reportTo: parent } },
+      ).start();
+      let answer = '';
+      let error: string | null = null;
+      let loaded = false;
+      let playable = true;
+      const submitted: string[] = [];
+      const reported: GameState[] = [];
+      let loadsExpected = 0;
+      let current = '';
+      const expectQuiz = (state: string, value: string, busy: boolean) => () => {
+        if (state === 'loading' && current !== 'loading') loadsExpected += 1;
+        if (state === 'grading' && current !== 'grading') {
+          submitted.push(answer);
+          error = null;
+        }
+        current = state;
+        const snapshot = actor.getSnapshot();
+        expect(snapshot.value).toBe(value);
+        expect(snapshot.hasTag('busy')).toBe(busy);
+        expect(selectConfirmingSection(snapshot)).toBe(state === 'confirming' ? 0 : null);
+        expect(selectShowSubmit(0)(snapshot)).toBe(loaded && playable);
+        expect(selectSectionError(0)(snapshot)).toBe(error);
+        expect(selectAnswer(0, 1)(snapshot)).toBe(answer);
+        expect(loads).toHaveLength(loadsExpected);
+        expect(grades.map((g) => g.submission.questions[1]?.answer)).toEqual(submitted);
+        expect(reports.map((r) => r.state)).toEqual(reported);
+      };
+      await path.test({
+        states: {
+          loading: expectQuiz('loading', 'loading', true),
+          unresolved: expectQuiz('unresolved', 'ready', false),
+          ready: expectQuiz('ready', 'ready', false),
+          locked: expectQuiz('locked', 'ready', false),
+          confirming: expectQuiz('confirming', 'confirming', false),
+          grading: expectQuiz('grading', 'grading', true),
+        },
+        events: {
+          LOADED: async () => {
+            loaded = true;
+            loads.at(-1)?.resolve(firstSet([false, false]));
+            await flush();
+          },
+          LOAD_FAILED: async () => {
+            loaded = false;
+            loads.at(-1)?.reject(new Error('offline'));
+            await flush();
+          },
+          ANSWERED: () => {
+            answer = `${answer}a`;
+            actor.send({ type: 'quiz.answerChanged', section: 0, question: 1, answer });
+          },
+          SUBMIT: () => {
+            if (!loaded) error = PROGRESS_UNRESOLVED;
+            actor.send({ type: 'quiz.submitRequested', section: 0 });
+          },
+          CONFIRMED: () => actor.send({ type: 'quiz.submitConfirmed' }),
+          CANCELLED: () => actor.send({ type: 'quiz.submitCancelled' }),
+          GRADED: async () => {
+            const state: GameState = { id: 'gs1', challenge: { score: grades.length } };
+            reported.push(state);
+            grades.at(-1)?.result.resolve(state);
+            await flush();
+          },
+          GRADE_FAILED: async () => {
+            error = 'Grading failed: attempts exhausted';
+            grades.at(-1)?.result.reject({ status: 400, message: error });
+            await flush();
+          },
+          REFRESH: () => actor.send({ type: 'quiz.refreshRequested' }),
+          PLAYABILITY_TOGGLED: () => {
+            playable = !playable;
+            actor.send({ type: 'quiz.playabilityChanged', playable });
+          },
+        },
+      });
+    });
+  }
 });

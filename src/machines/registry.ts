@@ -1,15 +1,26 @@
 import type { AnyStateMachine } from 'xstate';
 import { authTokenMachine } from './authTokenMachine';
+import { autosaveFormMachine } from './autosaveFormMachine';
 import { challengeFormMachine } from './challengeFormMachine';
 import { collaboratorsMachine } from './collaboratorsMachine';
+import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
 import { consoleMachine } from './consoleMachine';
+import { consoleNetworkMachine } from './consoleNetworkMachine';
+import { documentCursorsMachine } from './documentCursorsMachine';
 import { documentEditorMachine } from './documentEditorMachine';
+import { documentLogMachine } from './documentLogMachine';
+import { documentOutboxMachine } from './documentOutboxMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
+import { gamespaceActionMachine } from './gamespaceActionMachine';
 import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
+import { gamespacePlayMachine } from './gamespacePlayMachine';
 import { gamespaceSessionMachine } from './gamespaceSessionMachine';
 import { gameStatePollMachine } from './gameStatePollMachine';
+import { gameVmsMachine } from './gameVmsMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
+import { hubConnectorMachine } from './hubConnectorMachine';
+import { hubOutboxMachine } from './hubOutboxMachine';
 import { imageManagerMachine } from './imageManagerMachine';
 import { invitationMachine } from './invitationMachine';
 import { isoChooserMachine } from './isoChooserMachine';
@@ -22,12 +33,19 @@ import { pagedSearchMachine } from './pagedSearchMachine';
 import { presenceMachine } from './presenceMachine';
 import { questionSetMachine } from './questionSetMachine';
 import { sidebarMachine } from './sidebarMachine';
+import { silentRenewMachine } from './silentRenewMachine';
+import { templateActionsMachine } from './templateActionsMachine';
 import { templateEditorMachine } from './templateEditorMachine';
 import { templateListMachine } from './templateListMachine';
 import { templateSelectorMachine } from './templateSelectorMachine';
+import { tokenChangeMachine } from './tokenChangeMachine';
 import { uploadMachine } from './uploadMachine';
 import { uploadQueueMachine } from './uploadQueueMachine';
+import { userRegistrationMachine } from './userRegistrationMachine';
+import { vmActionsMachine } from './vmActionsMachine';
 import { vmControllerMachine } from './vmControllerMachine';
+import { vmLoadMachine } from './vmLoadMachine';
+import { vmRequestMachine } from './vmRequestMachine';
 import { workspaceActionsMachine } from './workspaceActionsMachine';
 import { workspaceBrowserMachine } from './workspaceBrowserMachine';
 import { workspaceEditorMachine } from './workspaceEditorMachine';
@@ -40,7 +58,12 @@ import { workspaceSettingsMachine } from './workspaceSettingsMachine';
  */
 export const machines = {
   authToken: authTokenMachine,
+  tokenChange: tokenChangeMachine,
+  userRegistration: userRegistrationMachine,
+  silentRenew: silentRenewMachine,
   hubConnection: hubConnectionMachine,
+  hubConnector: hubConnectorMachine,
+  hubOutbox: hubOutboxMachine,
   hubChannel: hubChannelMachine,
   presence: presenceMachine,
   login: loginMachine,
@@ -52,23 +75,36 @@ export const machines = {
   workspaceInvitation: workspaceInvitationMachine,
   workspaceEditor: workspaceEditorMachine,
   workspaceSettings: workspaceSettingsMachine,
+  autosaveForm: autosaveFormMachine,
   collaborators: collaboratorsMachine,
   invitation: invitationMachine,
   workspaceActions: workspaceActionsMachine,
   templateList: templateListMachine,
   templateEditor: templateEditorMachine,
+  templateActions: templateActionsMachine,
   isoChooser: isoChooserMachine,
   templateSelector: templateSelectorMachine,
   gamespaceCleanup: gamespaceCleanupMachine,
   console: consoleMachine,
+  consoleNetwork: consoleNetworkMachine,
+  consoleHeartbeat: consoleHeartbeatMachine,
   vmController: vmControllerMachine,
+  vmLoad: vmLoadMachine,
+  vmActions: vmActionsMachine,
+  vmRequest: vmRequestMachine,
   documentEditor: documentEditorMachine,
+  documentLog: documentLogMachine,
+  documentOutbox: documentOutboxMachine,
+  documentCursors: documentCursorsMachine,
   isoFiles: isoFilesMachine,
   uploadQueue: uploadQueueMachine,
   upload: uploadMachine,
   imageManager: imageManagerMachine,
   challengeForm: challengeFormMachine,
   gamespaceSession: gamespaceSessionMachine,
+  gamespaceAction: gamespaceActionMachine,
+  gamespacePlay: gamespacePlayMachine,
+  gameVms: gameVmsMachine,
   questionSet: questionSetMachine,
   gamespaceLaunch: gamespaceLaunchMachine,
   launchSignIn: launchSignInMachine,

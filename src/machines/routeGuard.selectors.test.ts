@@ -8,6 +8,8 @@ import {
   type Profile,
 } from './authTokenMachine';
 import { selectAdminGuard, selectObserverGuard, selectSignedInGuard } from './routeGuard.selectors';
+import { silentRenewMachine } from './silentRenewMachine';
+import { userRegistrationMachine } from './userRegistrationMachine';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
@@ -46,17 +48,23 @@ function startSession(
         userEvents: fromCallback<EventObject>(({ sendBack }) => {
           if (initial) sendBack(initial);
         }),
-        registerUser: fromPromise<Profile, { user: AuthUser }>(
-          () =>
-            new Promise((resolve, reject) => {
-              if (registration instanceof Error) reject(registration);
-              else if (registration !== 'pending') resolve(registration);
-            }),
-        ),
+        registration: userRegistrationMachine.provide({
+          actors: {
+            registerUser: fromPromise<Profile, { user: AuthUser }>(
+              () =>
+                new Promise((resolve, reject) => {
+                  if (registration instanceof Error) reject(registration);
+                  else if (registration !== 'pending') resolve(registration);
+                }),
+            ),
+          },
+        }),
         logout: fromPromise<void, void>(() =>
           logout === 'done' ? Promise.resolve() : new Promise<void>(() => undefined),
         ),
-        renewSilently: fromPromise<void, void>(async () => undefined),
+        silentRenew: silentRenewMachine.provide({
+          actors: { renewSilently: fromPromise<void, void>(async () => undefined) },
+        }),
       },
       actions: {
         rememberUrl: () => undefined,

@@ -2,6 +2,7 @@ import type { AuthTokenSnapshot } from './authTokenMachine';
 import {
   selectIsAuthenticated,
   selectIsResolved,
+  selectIsSigningOut,
   selectProfile,
   selectRegistrationError,
 } from './authTokenMachine.selectors';
@@ -23,7 +24,7 @@ function guardOutcome(snapshot: AuthTokenSnapshot, role: RouteRole | null): Guar
   if (!selectIsResolved(snapshot)) return 'pending';
   // Logging out leaves for the identity provider's sign-out page: sending the user to /login
   // meanwhile would flash the login prompt (or, with auto-login, start a new sign-in).
-  if (snapshot.matches({ token: 'signingOut' })) return 'pending';
+  if (selectIsSigningOut(snapshot)) return 'pending';
   if (!selectIsAuthenticated(snapshot)) return 'login';
   if (role === null) return 'allowed';
   const profile = selectProfile(snapshot);

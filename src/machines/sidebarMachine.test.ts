@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
+import { createActor, createMachine } from 'xstate';
 import { sidebarMachine, type SidebarEvent } from './sidebarMachine';
 import { selectIsSidebarExpanded, selectIsSidebarPinned } from './sidebarMachine.selectors';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 function startSidebar(...events: SidebarEvent[]) {
@@ -86,4 +88,102 @@ describe('sidebarMachine', () => {
       unreachedStateIds(sidebarMachine, { serializeState: (s) => JSON.stringify(s.value) }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: the panel as spec §2 and §9 describe it, every input in every state (those
+ * that do not apply are self-loops), driving the real actor and checking what the view reads.
+ */
+describe('sidebarMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'ENTERED' }
+    | { type: 'LEFT' }
+    | { type: 'PIN_CLICKED' }
+    | { type: 'PIN_PRESSED' }
+    | { type: 'TOGGLED' }
+    | { type: 'OPENED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'sidebarModel',
+    initial: 'collapsed',
+    states: {
+      collapsed: {
+        on: {
+          ENTERED: 'expanded',
+          LEFT: 'collapsed',
+          PIN_CLICKED: 'pinned',
+          PIN_PRESSED: 'pinned',
+          TOGGLED: 'pinned',
+          OPENED: 'pinned',
+        },
+      },
+      expanded: {
+        on: {
+          ENTERED: 'expanded',
+          LEFT: 'collapsed',
+          PIN_CLICKED: 'pinned',
+          PIN_PRESSED: 'pinned',
+          TOGGLED: 'collapsed',
+          OPENED: 'pinned',
+        },
+      },
+      pinned: {
+        on: {
+          ENTERED: 'pinned',
+          LEFT: 'pinned',
+          PIN_CLICKED: 'expanded',
+          PIN_PRESSED: 'collapsed',
+          TOGGLED: 'collapsed',
+          OPENED: 'pinned',
+        },
+      },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, sidebarMachine, {
+        states: { collapsed: 'collapsed', expanded: 'expanded', pinned: 'pinned' },
+        events: {
+          ENTERED: 'sidebar.pointerEntered',
+          LEFT: 'sidebar.pointerLeft',
+          PIN_CLICKED: 'sidebar.pinToggleRequested',
+          PIN_PRESSED: 'sidebar.pinToggleRequested',
+          TOGGLED: 'sidebar.toggleRequested',
+          OPENED: 'sidebar.openRequested',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const { actor, view } = startSidebar();
+      const expectPanel = (state: string, expanded: boolean, pinned: boolean) => () =>
+        expect(view()).toEqual({ state, expanded, pinned });
+      await path.test({
+        states: {
+          collapsed: expectPanel('collapsed', false, false),
+          expanded: expectPanel('expanded', true, false),
+          pinned: expectPanel('pinned', true, true),
+        },
+        events: {
+          ENTERED: () => actor.send(entered),
+          LEFT: () => actor.send(left),
+          PIN_CLICKED: () => actor.send(clickedPin),
+          PIN_PRESSED: () => actor.send(pressedPin),
+          TOGGLED: () => actor.send(toggle),
+          OPENED: () => actor.send(open),
+        },
+      });
+    });
+  }
 });

@@ -1,17 +1,25 @@
 import type { TemplateSummary } from '../api/template';
-import { variantHint, type TemplateField } from '../domain/templateFields';
+import { variantHint, type TemplateField, type TemplateValues } from '../domain/templateFields';
+import type { AutosaveFormActorRef, AutosaveFormSnapshot } from './autosaveFormMachine';
+import { selectAutosaveStatus, selectFormValues } from './autosaveFormMachine.selectors';
 import type { IsoChooserActorRef } from './isoChooserMachine';
+import type { TemplateActionsActorRef, TemplateActionsSnapshot } from './templateActionsMachine';
 import type { TemplateEditorSnapshot } from './templateEditorMachine';
 
-export type TemplateSaveStatus = 'clean' | 'editing' | 'saving' | 'saved' | 'failed';
+// The editor's children hold the rest: the fields are its form's (the selectors that take an
+// AutosaveFormSnapshot), the requests and their failures its actions' (TemplateActionsSnapshot).
 
-export const selectTemplateSaveStatus = (snapshot: TemplateEditorSnapshot): TemplateSaveStatus => {
-  if (snapshot.matches({ form: 'saving' })) return 'saving';
-  if (snapshot.matches({ form: 'saved' })) return 'saved';
-  if (snapshot.matches({ form: 'failed' })) return 'failed';
-  if (snapshot.matches({ form: 'editing' })) return 'editing';
-  return 'clean';
-};
+export const selectTemplateForm = (
+  snapshot: TemplateEditorSnapshot,
+): AutosaveFormActorRef | undefined => snapshot.children.form;
+
+export const selectTemplateActions = (
+  snapshot: TemplateEditorSnapshot,
+): TemplateActionsActorRef | undefined => snapshot.children.actions;
+
+export const selectIsoChooser = (
+  snapshot: TemplateEditorSnapshot,
+): IsoChooserActorRef | undefined => snapshot.children.isoChooser;
 
 export const selectTemplateId = (snapshot: TemplateEditorSnapshot): string =>
   snapshot.context.template.id;
@@ -20,35 +28,17 @@ export const selectTemplateId = (snapshot: TemplateEditorSnapshot): string =>
 export const selectSavedTemplateName = (snapshot: TemplateEditorSnapshot): string =>
   snapshot.context.template.name ?? '';
 
-export const selectTemplateText =
-  (field: Exclude<TemplateField, 'isHidden'>) =>
-  (snapshot: TemplateEditorSnapshot): string =>
-    snapshot.context.values[field];
-
-export const selectTemplateHidden = (snapshot: TemplateEditorSnapshot): boolean =>
-  snapshot.context.values.isHidden;
-
-/** The context's own object: a stable reference until the values change. */
-export const selectTemplateMessages = (
-  snapshot: TemplateEditorSnapshot,
-): Readonly<Partial<Record<TemplateField, string>>> => snapshot.context.messages;
-
-/** 'Templates of a variant should carry a suffix such as _v1 ...' when it applies. */
-export const selectVariantHint = (snapshot: TemplateEditorSnapshot): string | null =>
-  variantHint(snapshot.context.values);
-
-export const selectTemplateSaveError = (snapshot: TemplateEditorSnapshot): string | null =>
-  snapshot.context.saveError;
-
 /** The template has a deployed machine: 'Cannot edit while template is deployed.' */
 export const selectIsTemplateDeployed = (snapshot: TemplateEditorSnapshot): boolean =>
-  snapshot.matches({ lock: 'locked' });
+  snapshot.matches('locked');
 
 export const selectIsTemplateLinked = (snapshot: TemplateEditorSnapshot): boolean =>
   snapshot.context.template.isLinked === true;
 
 export const selectTemplateParentName = (snapshot: TemplateEditorSnapshot): string | null =>
   snapshot.context.template.parentName ?? null;
+
+// What the editor lets the actions be asked; they take one request at a time (selectAreActionsIdle).
 
 export const selectCanUnlink = (snapshot: TemplateEditorSnapshot): boolean =>
   snapshot.can({ type: 'template.unlinkRequested' });
@@ -59,24 +49,51 @@ export const selectCanRelink = (snapshot: TemplateEditorSnapshot): boolean =>
 export const selectCanDeleteTemplate = (snapshot: TemplateEditorSnapshot): boolean =>
   snapshot.can({ type: 'template.deleteRequested' });
 
-export const selectIsChoosingSibling = (snapshot: TemplateEditorSnapshot): boolean =>
-  snapshot.matches({ actions: 'choosingSibling' });
+export type TemplateSaveStatus = 'clean' | 'editing' | 'saving' | 'saved' | 'failed';
+
+export const selectTemplateSaveStatus = (form: AutosaveFormSnapshot): TemplateSaveStatus => {
+  const status = selectAutosaveStatus(form);
+  if (status === 'pristine') return 'clean';
+  // A failure shows until the next save starts, edits made since included.
+  return status === 'editing' && form.context.error !== null ? 'failed' : status;
+};
+
+export const selectTemplateText =
+  (field: Exclude<TemplateField, 'isHidden'>) =>
+  (form: AutosaveFormSnapshot): string =>
+    selectFormValues<TemplateValues>(form)[field];
+
+export const selectTemplateHidden = (form: AutosaveFormSnapshot): boolean =>
+  selectFormValues<TemplateValues>(form).isHidden;
+
+/** The context's own object: a stable reference until the values change. */
+export const selectTemplateMessages = (
+  form: AutosaveFormSnapshot,
+): Readonly<Partial<Record<TemplateField, string>>> => form.context.messages;
+
+/** 'Templates of a variant should carry a suffix such as _v1 ...' when it applies. */
+export const selectVariantHint = (form: AutosaveFormSnapshot): string | null =>
+  variantHint(selectFormValues<TemplateValues>(form));
+
+export const selectTemplateSaveError = (form: AutosaveFormSnapshot): string | null =>
+  form.context.error;
+
+/** No request is in flight or waiting for a choice or a confirmation. */
+export const selectAreActionsIdle = (actions: TemplateActionsSnapshot): boolean =>
+  actions.matches('idle');
+
+export const selectIsChoosingSibling = (actions: TemplateActionsSnapshot): boolean =>
+  actions.matches('choosingSibling');
 
 /** The context's own array: a stable reference until the siblings are listed again. */
-export const selectSiblings = (snapshot: TemplateEditorSnapshot): readonly TemplateSummary[] =>
-  snapshot.context.siblings;
+export const selectSiblings = (actions: TemplateActionsSnapshot): readonly TemplateSummary[] =>
+  actions.context.siblings;
 
-export const selectIsConfirmingTemplateDelete = (snapshot: TemplateEditorSnapshot): boolean =>
-  snapshot.matches({ actions: 'confirmingDelete' });
+export const selectIsConfirmingTemplateDelete = (actions: TemplateActionsSnapshot): boolean =>
+  actions.matches('confirmingDelete');
 
-export const selectIsTemplateBusy = (snapshot: TemplateEditorSnapshot): boolean =>
-  snapshot.hasTag('busy');
+export const selectIsTemplateBusy = (actions: TemplateActionsSnapshot): boolean =>
+  actions.hasTag('busy');
 
-export const selectTemplateErrors = (snapshot: TemplateEditorSnapshot): readonly string[] =>
-  snapshot.context.errors;
-
-export const selectIsoChooser = (
-  snapshot: TemplateEditorSnapshot,
-): IsoChooserActorRef | undefined =>
-  // Children are typed by logic, not by invoke id; 'isoChooser' is only ever the ISO chooser.
-  snapshot.children.isoChooser as IsoChooserActorRef | undefined;
+export const selectTemplateErrors = (actions: TemplateActionsSnapshot): readonly string[] =>
+  actions.context.errors;

@@ -3,8 +3,10 @@ import { modelPaths } from './testing/modelPaths';
 import { createActor, createMachine, fromCallback, fromPromise } from 'xstate';
 import type { ChangedTemplate, Template, TemplateSummary } from '../api/template';
 import { NAME_REQUIRED, type TemplateField } from '../domain/templateFields';
+import { autosaveFormMachine } from './autosaveFormMachine';
 import { hasChanges } from './formSync';
 import { isoChooserMachine } from './isoChooserMachine';
+import { templateActionsMachine } from './templateActionsMachine';
 import {
   DEPLOYED_MESSAGE,
   templateEditorMachine,
@@ -22,7 +24,9 @@ import {
   selectIsTemplateLinked,
   selectSavedTemplateName,
   selectSiblings,
+  selectTemplateActions,
   selectTemplateErrors,
+  selectTemplateForm,
   selectTemplateHidden,
   selectTemplateMessages,
   selectTemplateParentName,
@@ -32,6 +36,7 @@ import {
   selectVariantHint,
 } from './templateEditorMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
 import { unreachedStateIds } from './testing/reachability';
 
 const LINKED: Template = {
@@ -81,37 +86,45 @@ function startEditor(options: Options = {}) {
   const actor = createActor(
     templateEditorMachine.provide({
       actors: {
-        saveTemplate: fromPromise<unknown, ChangedTemplate>(({ input }) => {
-          const result = deferred<unknown>();
-          saves.push({ body: input, result });
-          return result.promise;
-        }),
-        unlinkTemplate: fromPromise<Template, { templateId: string; workspaceId: string }>(
-          ({ input }) => {
-            calls.push({ call: 'unlink', input });
-            return settle(options.unlink ?? { ...template, isLinked: false });
+        form: autosaveFormMachine.provide({
+          actors: {
+            save: fromPromise<unknown, ChangedTemplate>(({ input }) => {
+              const result = deferred<unknown>();
+              saves.push({ body: input, result });
+              return result.promise;
+            }),
           },
-        ),
-        listSiblings: fromPromise<TemplateSummary[], { templateId: string }>(({ input }) => {
-          calls.push({ call: 'siblings', input });
-          return settle(options.siblings ?? [SIBLING]);
         }),
-        relinkTemplate: fromPromise<
-          Template,
-          { templateId: string; parentId: string; workspaceId: string }
-        >(({ input }) => {
-          calls.push({ call: 'relink', input });
-          return settle(
-            options.relink ?? {
-              ...template,
-              parentId: input.parentId,
-              parentName: 'linux-server-v2',
-            },
-          );
-        }),
-        deleteTemplate: fromPromise<unknown, { templateId: string }>(({ input }) => {
-          calls.push({ call: 'delete', input });
-          return settle(options.remove ?? null);
+        actions: templateActionsMachine.provide({
+          actors: {
+            unlinkTemplate: fromPromise<Template, { templateId: string; workspaceId: string }>(
+              ({ input }) => {
+                calls.push({ call: 'unlink', input });
+                return settle(options.unlink ?? { ...template, isLinked: false });
+              },
+            ),
+            listSiblings: fromPromise<TemplateSummary[], { templateId: string }>(({ input }) => {
+              calls.push({ call: 'siblings', input });
+              return settle(options.siblings ?? [SIBLING]);
+            }),
+            relinkTemplate: fromPromise<
+              Template,
+              { templateId: string; parentId: string; workspaceId: string }
+            >(({ input }) => {
+              calls.push({ call: 'relink', input });
+              return settle(
+                options.relink ?? {
+                  ...template,
+                  parentId: input.parentId,
+                  parentName: 'linux-server-v2',
+                },
+              );
+            }),
+            deleteTemplate: fromPromise<unknown, { templateId: string }>(({ input }) => {
+              calls.push({ call: 'delete', input });
+              return settle(options.remove ?? null);
+            }),
+          },
         }),
         isoChooser: isoChooserMachine.provide({
           actors: { listIsos: fromPromise(async () => ['ws-1/tools.iso']) },
@@ -121,10 +134,21 @@ function startEditor(options: Options = {}) {
     { input: { template, workspaceId: 'ws-1', deployed, reportTo } },
   ).start();
   const snapshot = () => actor.getSnapshot();
+  // The fields are the editor's form's; the requests its actions'.
+  const form = () => {
+    const ref = selectTemplateForm(snapshot());
+    if (!ref) throw new Error('no form');
+    return ref.getSnapshot();
+  };
+  const actions = () => {
+    const ref = selectTemplateActions(snapshot());
+    if (!ref) throw new Error('no actions');
+    return ref.getSnapshot();
+  };
   const edit = (field: TemplateField, value: string | boolean) =>
     actor.send({ type: 'template.fieldEdited', field, value });
   const blur = () => actor.send({ type: 'template.fieldBlurred' });
-  const text = (field: Exclude<TemplateField, 'isHidden'>) => selectTemplateText(field)(snapshot());
+  const text = (field: Exclude<TemplateField, 'isHidden'>) => selectTemplateText(field)(form());
   const settleSave = async (outcome: 'ok' | { reject: unknown }) => {
     const save = saves[saves.length - 1];
     if (!save) throw new Error('no save');
@@ -132,7 +156,7 @@ function startEditor(options: Options = {}) {
     else save.result.reject(outcome.reject);
     await flush();
   };
-  return { actor, snapshot, saves, calls, reports, edit, blur, text, settleSave };
+  return { actor, snapshot, form, actions, saves, calls, reports, edit, blur, text, settleSave };
 }
 
 describe('templateEditorMachine: the form', () => {
@@ -140,9 +164,9 @@ describe('templateEditorMachine: the form', () => {
     const e = startEditor();
     expect(e.text('name')).toBe('linux-server-123');
     expect(e.text('replicas')).toBe('0');
-    expect(selectTemplateHidden(e.snapshot())).toBe(false);
+    expect(selectTemplateHidden(e.form())).toBe(false);
     expect(selectSavedTemplateName(e.snapshot())).toBe('linux-server-123');
-    expect(selectTemplateSaveStatus(e.snapshot())).toBe('clean');
+    expect(selectTemplateSaveStatus(e.form())).toBe('clean');
   });
 
   it('replaces spaces in the name with hyphens as it is typed', () => {
@@ -154,7 +178,7 @@ describe('templateEditorMachine: the form', () => {
   it("refuses an empty name with 'Please enter a name for this template.' and saves nothing", () => {
     const e = startEditor();
     e.edit('name', '');
-    expect(selectTemplateMessages(e.snapshot()).name).toBe(NAME_REQUIRED);
+    expect(selectTemplateMessages(e.form()).name).toBe(NAME_REQUIRED);
     expect(NAME_REQUIRED).toBe('Please enter a name for this template.');
     e.blur();
     expect(e.saves).toHaveLength(0);
@@ -182,7 +206,7 @@ describe('templateEditorMachine: the form', () => {
       },
     ]);
     await e.settleSave('ok');
-    expect(selectTemplateSaveStatus(e.snapshot())).toBe('saved');
+    expect(selectTemplateSaveStatus(e.form())).toBe('saved');
     e.blur();
     expect(e.saves).toHaveLength(1);
   });
@@ -203,7 +227,7 @@ describe('templateEditorMachine: the form', () => {
     e.edit('variant', '-1');
     e.edit('description', 'd'.repeat(256));
     e.edit('networks', 'n'.repeat(65));
-    expect(selectTemplateMessages(e.snapshot())).toEqual({
+    expect(selectTemplateMessages(e.form())).toEqual({
       guestinfo: 'Lines 2, 4: use key = value (lines starting with # are ignored).',
       replicas: 'A number from -1 (one per player) to 5.',
       variant: 'A number: 0 for all variants.',
@@ -216,13 +240,13 @@ describe('templateEditorMachine: the form', () => {
 
   it('hints at a _v suffix for a non-zero variant whose name has none', () => {
     const e = startEditor();
-    expect(selectVariantHint(e.snapshot())).toBeNull();
+    expect(selectVariantHint(e.form())).toBeNull();
     e.edit('variant', '1');
-    expect(selectVariantHint(e.snapshot())).toBe(
+    expect(selectVariantHint(e.form())).toBe(
       'Templates of a variant should carry a suffix such as _v1 in their name.',
     );
     e.edit('name', 'linux-server_v1');
-    expect(selectVariantHint(e.snapshot())).toBeNull();
+    expect(selectVariantHint(e.form())).toBeNull();
   });
 
   it('keeps the edited values when a save fails, shows why, and retries on the next blur', async () => {
@@ -230,8 +254,8 @@ describe('templateEditorMachine: the form', () => {
     e.edit('description', 'Changed');
     e.blur();
     await e.settleSave({ reject: { status: 400, message: 'ResourceNotFound' } });
-    expect(selectTemplateSaveStatus(e.snapshot())).toBe('failed');
-    expect(selectTemplateSaveError(e.snapshot())).toBe('Resource Not Found');
+    expect(selectTemplateSaveStatus(e.form())).toBe('failed');
+    expect(selectTemplateSaveError(e.form())).toBe('Resource Not Found');
     expect(e.text('description')).toBe('Changed');
     e.blur();
     expect(e.saves).toHaveLength(2);
@@ -296,8 +320,8 @@ describe('templateEditorMachine: link, re-link and delete', () => {
     expect(selectCanUnlink(e.snapshot())).toBe(false);
     e.actor.send({ type: 'template.relinkRequested' });
     await flush();
-    expect(selectIsChoosingSibling(e.snapshot())).toBe(true);
-    expect(selectSiblings(e.snapshot())).toEqual([SIBLING]);
+    expect(selectIsChoosingSibling(e.actions())).toBe(true);
+    expect(selectSiblings(e.actions())).toEqual([SIBLING]);
     e.actor.send({ type: 'template.siblingChosen', parentId: 't-9' });
     await flush();
     expect(e.calls.map((c) => c.input)).toEqual([
@@ -305,7 +329,7 @@ describe('templateEditorMachine: link, re-link and delete', () => {
       { templateId: 't-2', parentId: 't-9', workspaceId: 'ws-1' },
     ]);
     expect(selectTemplateParentName(e.snapshot())).toBe('linux-server-v2');
-    expect(selectIsChoosingSibling(e.snapshot())).toBe(false);
+    expect(selectIsChoosingSibling(e.actions())).toBe(false);
   });
 
   it('can cancel choosing a sibling', async () => {
@@ -313,13 +337,13 @@ describe('templateEditorMachine: link, re-link and delete', () => {
     e.actor.send({ type: 'template.relinkRequested' });
     await flush();
     e.actor.send({ type: 'template.relinkCancelled' });
-    expect(selectIsChoosingSibling(e.snapshot())).toBe(false);
+    expect(selectIsChoosingSibling(e.actions())).toBe(false);
   });
 
   it('asks before deleting, deletes, and tells the list', async () => {
     const e = startEditor();
     e.actor.send({ type: 'template.deleteRequested' });
-    expect(selectIsConfirmingTemplateDelete(e.snapshot())).toBe(true);
+    expect(selectIsConfirmingTemplateDelete(e.actions())).toBe(true);
     expect(e.calls).toEqual([]);
     e.actor.send({ type: 'template.deleteConfirmed' });
     await flush();
@@ -334,12 +358,12 @@ describe('templateEditorMachine: link, re-link and delete', () => {
     e.actor.send({ type: 'template.deleteRequested' });
     e.actor.send({ type: 'template.deleteConfirmed' });
     await flush();
-    expect(selectTemplateErrors(e.snapshot())).toEqual([
+    expect(selectTemplateErrors(e.actions())).toEqual([
       'Template Has Descendents: other templates were made from this one, so it cannot be deleted.',
     ]);
     expect(e.reports).toEqual([]);
     e.actor.send({ type: 'template.errorDismissed', index: 0 });
-    expect(selectTemplateErrors(e.snapshot())).toEqual([]);
+    expect(selectTemplateErrors(e.actions())).toEqual([]);
   });
 
   it('has an ISO chooser for the workspace', () => {
@@ -354,13 +378,7 @@ describe('templateEditorMachine reachability', () => {
       unreachedStateIds(templateEditorMachine, {
         serializeState: (snapshot) => {
           const { context } = snapshot as TemplateEditorSnapshot;
-          return JSON.stringify([
-            snapshot.value,
-            Object.keys(context.messages).length === 0,
-            hasChanges(context.values, context.saved),
-            hasChanges(context.values, context.sending),
-            context.template.isLinked,
-          ]);
+          return JSON.stringify([snapshot.value, context.template.isLinked]);
         },
         inputs: [
           { template: LINKED, workspaceId: 'ws-1' },
@@ -368,10 +386,9 @@ describe('templateEditorMachine reachability', () => {
         ],
         payloads: [
           { type: 'template.fieldEdited', field: 'name', value: 'web01' },
-          { type: 'template.fieldEdited', field: 'name', value: '' },
-          { type: 'template.fieldEdited', field: 'description', value: 'Changed' },
           { type: 'template.deploymentChanged', deployed: true },
           { type: 'template.deploymentChanged', deployed: false },
+          { type: 'template.linkChanged', template: UNLINKED },
           { type: 'template.siblingChosen', parentId: 't-9' },
         ],
       }),
@@ -435,6 +452,46 @@ describe('templateEditorMachine against the autosave and lock model', () => {
     },
   });
 
+  it('agrees with the editor it drives', () => {
+    expect(
+      modelDisagreements(model, templateEditorMachine, {
+        states: {
+          clean: 'unlocked',
+          changed: 'unlocked',
+          invalid: 'unlocked',
+          saving: 'unlocked',
+          lockedClean: 'locked',
+          lockedChanged: 'locked',
+          lockedInvalid: 'locked',
+        },
+        events: {
+          EDIT_VALID: 'template.fieldEdited',
+          EDIT_INVALID: 'template.fieldEdited',
+          BLUR: 'template.fieldBlurred',
+          // Settled in the form, the editor's child (its own model test checks that machine).
+          SAVE_SUCCEEDED: [],
+          DEPLOYED: 'template.deploymentChanged',
+          UNDEPLOYED: 'template.deploymentChanged',
+        },
+        // The actions, remote updates and the server copies of unlink and re-link: the tests
+        // above and templateActionsMachine's.
+        unmodelledEvents: [
+          'template.updatedRemotely',
+          'template.unlinkRequested',
+          'template.relinkRequested',
+          'template.siblingChosen',
+          'template.relinkCancelled',
+          'template.deleteRequested',
+          'template.deleteConfirmed',
+          'template.deleteCancelled',
+          'template.errorDismissed',
+          'template.linkChanged',
+          'template.deleted',
+        ],
+      }),
+    ).toEqual([]);
+  });
+
   const paths = modelPaths(model);
 
   for (const path of paths) {
@@ -446,13 +503,11 @@ describe('templateEditorMachine against the autosave and lock model', () => {
         (expected: { locked: boolean; valid: boolean; changed: boolean; saving?: boolean }) =>
         () => {
           if (expected.saving) expectedSaves += 1;
-          const snapshot = e.snapshot();
-          expect(selectIsTemplateDeployed(snapshot)).toBe(expected.locked);
-          expect(Object.keys(selectTemplateMessages(snapshot)).length === 0).toBe(expected.valid);
-          expect(hasChanges(snapshot.context.values, snapshot.context.saved)).toBe(
-            expected.changed,
-          );
-          expect(selectTemplateSaveStatus(snapshot) === 'saving').toBe(expected.saving ?? false);
+          const form = e.form();
+          expect(selectIsTemplateDeployed(e.snapshot())).toBe(expected.locked);
+          expect(Object.keys(selectTemplateMessages(form)).length === 0).toBe(expected.valid);
+          expect(hasChanges(form.context.values, form.context.saved)).toBe(expected.changed);
+          expect(selectTemplateSaveStatus(form) === 'saving').toBe(expected.saving ?? false);
           expect(e.saves).toHaveLength(expectedSaves);
         };
       await path.test({

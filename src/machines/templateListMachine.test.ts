@@ -1,11 +1,16 @@
 import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createActor, fromEventObservable, fromPromise } from 'xstate';
+import { createActor, createMachine, fromEventObservable, fromPromise } from 'xstate';
 import type { Template, TemplateSummary } from '../api/template';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { isoChooserMachine } from './isoChooserMachine';
 import { templateEditorMachine } from './templateEditorMachine';
-import { selectSavedTemplateName, selectTemplateText } from './templateEditorMachine.selectors';
+import { templateActionsMachine } from './templateActionsMachine';
+import {
+  selectSavedTemplateName,
+  selectTemplateForm,
+  selectTemplateText,
+} from './templateEditorMachine.selectors';
 import { templateListMachine, type TemplateListHubEvent } from './templateListMachine';
 import {
   selectGamespaceCleanup,
@@ -14,6 +19,9 @@ import {
 } from './templateListMachine.selectors';
 import { templateSelectorMachine } from './templateSelectorMachine';
 import { flush } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
+import { unreachedStateIds } from './testing/reachability';
 
 const template = (id: string, name: string, workspaceId = 'ws-1'): Template => ({
   id,
@@ -22,7 +30,8 @@ const template = (id: string, name: string, workspaceId = 'ws-1'): Template => (
   isLinked: true,
 });
 
-function startList(templates: Template[]) {
+/** `linked` answers the selector's links (by default one template, always the same). */
+function startList(templates: Template[], linked = () => template('t-new', 'router-456')) {
   const hub = new Subject<TemplateListHubEvent>();
   const deletes: string[] = [];
   const actor = createActor(
@@ -33,8 +42,12 @@ function startList(templates: Template[]) {
         ),
         templateEditor: templateEditorMachine.provide({
           actors: {
-            deleteTemplate: fromPromise<unknown, { templateId: string }>(async ({ input }) => {
-              deletes.push(input.templateId);
+            actions: templateActionsMachine.provide({
+              actors: {
+                deleteTemplate: fromPromise<unknown, { templateId: string }>(async ({ input }) => {
+                  deletes.push(input.templateId);
+                }),
+              },
             }),
             isoChooser: isoChooserMachine.provide({
               actors: {
@@ -53,7 +66,7 @@ function startList(templates: Template[]) {
               { workspaceId: string; term: string }
             >(async () => ({ published: [], scoped: [] })),
             linkTemplate: fromPromise<Template, { templateId: string; workspaceId: string }>(
-              async () => template('t-new', 'router-456'),
+              async () => linked(),
             ),
           },
         }),
@@ -107,7 +120,8 @@ describe('templateListMachine', () => {
       template: { ...template('t-1', 'router-1'), networks: 'wan' },
     });
     const [editor] = selectTemplateEditors(actor.getSnapshot());
-    expect(editor && selectTemplateText('networks')(editor.getSnapshot())).toBe('wan');
+    const form = editor && selectTemplateForm(editor.getSnapshot());
+    expect(form && selectTemplateText('networks')(form.getSnapshot())).toBe('wan');
   });
 
   it('closes the editor of a template removed on the hub', () => {
@@ -128,6 +142,15 @@ describe('templateListMachine', () => {
     expect(names()).toEqual([]);
   });
 
+  it('reaches every state', () => {
+    expect(
+      unreachedStateIds(templateListMachine, {
+        serializeState: (snapshot) => JSON.stringify(snapshot.value),
+        inputs: [{ workspaceId: 'ws-1', templates: [template('t-1', 'a')] }],
+      }),
+    ).toEqual([]);
+  });
+
   it('runs the template selector and the gamespace warning for the workspace', () => {
     const { actor } = startList([]);
     expect(selectTemplateSelector(actor.getSnapshot())?.getSnapshot().context.workspaceId).toBe(
@@ -137,4 +160,135 @@ describe('templateListMachine', () => {
       'ws-1',
     );
   });
+});
+
+/**
+ * Model-based test: the editors of the Templates tab as templates come and go by every route
+ * (the hub's TEMPLATE.* events, the selector's links, the editors' deletes), with the echoes
+ * and other workspaces' events that must change nothing. The model counts the editors (up to
+ * two); the test keeps the list it expects and checks the editors shown, in order.
+ */
+describe('templateListMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'ADDED' }
+    | { type: 'ADDED_AGAIN' }
+    | { type: 'ADDED_ELSEWHERE' }
+    | { type: 'LINKED' }
+    | { type: 'UPDATED' }
+    | { type: 'REMOVED' }
+    | { type: 'DELETED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'templateListModel',
+    initial: 'none',
+    states: {
+      none: { on: { ADDED: 'one', LINKED: 'one', ADDED_ELSEWHERE: 'none' } },
+      one: {
+        on: {
+          ADDED: 'two',
+          LINKED: 'two',
+          ADDED_AGAIN: 'one',
+          ADDED_ELSEWHERE: 'one',
+          UPDATED: 'one',
+          REMOVED: 'none',
+          DELETED: 'none',
+        },
+      },
+      two: { on: { ADDED_AGAIN: 'two', UPDATED: 'two', REMOVED: 'one', DELETED: 'one' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, templateListMachine, {
+        // The machine has a single state: the editors are its children, held in context.
+        states: { none: [], one: [], two: [] },
+        events: {
+          ADDED: 'template.added',
+          ADDED_AGAIN: 'template.added',
+          ADDED_ELSEWHERE: 'template.added',
+          LINKED: 'template.linked',
+          UPDATED: 'template.updated',
+          REMOVED: 'template.removed',
+          DELETED: 'template.deleted',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      let next = 0;
+      const { actor, hub, deletes, names } = startList([], () =>
+        template(`t-${++next}`, `linked-${next}`),
+      );
+      /** The templates the tab should show, in order. */
+      let shown: Template[] = [];
+      const deleted: string[] = [];
+      const editorOf = (id: string) =>
+        selectTemplateEditors(actor.getSnapshot()).find((e) => e.id === `template:${id}`);
+      const expectEditors = (count: number) => () => {
+        expect(shown).toHaveLength(count);
+        expect(names()).toEqual(shown.map((t) => t.name));
+        for (const t of shown) {
+          const editor = editorOf(t.id);
+          const form = editor && selectTemplateForm(editor.getSnapshot());
+          expect(form && selectTemplateText('networks')(form.getSnapshot())).toBe(t.networks ?? '');
+        }
+        expect(deletes).toEqual(deleted);
+      };
+      const first = () => shown[0] as Template;
+      await path.test({
+        states: { none: expectEditors(0), one: expectEditors(1), two: expectEditors(2) },
+        events: {
+          ADDED: () => {
+            const added = template(`t-${++next}`, `added-${next}`);
+            shown = [...shown, added];
+            hub.next({ type: 'template.added', template: added });
+          },
+          ADDED_AGAIN: () => hub.next({ type: 'template.added', template: first() }),
+          ADDED_ELSEWHERE: () =>
+            hub.next({ type: 'template.added', template: template('t-x', 'elsewhere', 'ws-2') }),
+          LINKED: async () => {
+            selectTemplateSelector(actor.getSnapshot())?.send({
+              type: 'selector.addRequested',
+              templateId: 'stock',
+            });
+            await flush();
+            shown = [...shown, template(`t-${next}`, `linked-${next}`)];
+          },
+          UPDATED: () => {
+            const updated = { ...first(), networks: `wan-${++next}` };
+            shown = [updated, ...shown.slice(1)];
+            hub.next({ type: 'template.updated', template: updated });
+          },
+          REMOVED: () => {
+            const { id } = first();
+            const editor = editorOf(id);
+            shown = shown.slice(1);
+            hub.next({ type: 'template.removed', templateId: id });
+            expect(editor?.getSnapshot().status).toBe('stopped');
+          },
+          DELETED: async () => {
+            const { id } = first();
+            const editor = editorOf(id);
+            deleted.push(id);
+            shown = shown.slice(1);
+            editor?.send({ type: 'template.deleteRequested' });
+            editor?.send({ type: 'template.deleteConfirmed' });
+            await flush();
+            expect(editor?.getSnapshot().status).toBe('stopped');
+          },
+        },
+      });
+    });
+  }
 });

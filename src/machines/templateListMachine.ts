@@ -1,4 +1,5 @@
 import {
+  assertEvent,
   assign,
   enqueueActions,
   fromEventObservable,
@@ -43,12 +44,6 @@ export const sortTemplates = (templates: readonly Template[]): Template[] =>
 
 const editorId = (templateId: string) => `template:${templateId}`;
 
-/**
- * Whether a template has a deployed machine comes with the machine controller (a later issue);
- * until then every editor opens unlocked, and `template.deploymentChanged` is how it will lock.
- */
-const DEPLOYED_UNKNOWN = false;
-
 const notProvided = (name: string): Error =>
   new Error(`templateListMachine: '${name}' is provided by the app (src/app)`);
 
@@ -78,9 +73,7 @@ export const templateListMachine = setup({
     /** A new template gets an editor at the end; a known one changes nothing. */
     addEditor: assign({
       editors: ({ context, event, spawn, self }) => {
-        if (event.type !== 'template.added' && event.type !== 'template.linked') {
-          return context.editors;
-        }
+        assertEvent(event, ['template.added', 'template.linked']);
         const { template } = event;
         if (
           template === undefined ||
@@ -94,7 +87,6 @@ export const templateListMachine = setup({
           input: {
             template,
             workspaceId: context.workspaceId,
-            deployed: DEPLOYED_UNKNOWN,
             reportTo: self,
           },
         });
@@ -102,13 +94,14 @@ export const templateListMachine = setup({
       },
     }),
     forwardUpdate: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'template.updated' || event.template === undefined) return;
+      assertEvent(event, 'template.updated');
+      if (event.template === undefined) return;
       const editor = context.editors.find((e) => e.id === editorId(event.template.id));
       if (editor)
         enqueue.sendTo(editor, { type: 'template.updatedRemotely', template: event.template });
     }),
     removeEditor: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'template.removed' && event.type !== 'template.deleted') return;
+      assertEvent(event, ['template.removed', 'template.deleted']);
       const editor = context.editors.find((e) => e.id === editorId(event.templateId));
       if (editor === undefined) return;
       enqueue.stopChild(editor);
@@ -127,7 +120,6 @@ export const templateListMachine = setup({
         input: {
           template,
           workspaceId: input.workspaceId,
-          deployed: DEPLOYED_UNKNOWN,
           reportTo: self,
         },
       }),

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, SimulatedClock } from 'xstate';
+import { createActor, createMachine, fromCallback, fromPromise, SimulatedClock } from 'xstate';
 import type { Template, TemplateSummary } from '../api/template';
-import { flush } from './testing/deferred';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 import {
   mergeResults,
@@ -204,4 +206,281 @@ describe('templateSelectorMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/** The selector over calls the test answers: each search and each link waits for it. */
+function startControlledSelector() {
+  const clock = new SimulatedClock();
+  const searches: Array<{
+    term: string;
+    result: Deferred<{ published: TemplateSummary[]; scoped: TemplateSummary[] }>;
+  }> = [];
+  const links: Array<{ templateId: string; result: Deferred<Template> }> = [];
+  const reports: TemplateSelectorReport[] = [];
+  const reportTo = createActor(
+    fromCallback<TemplateSelectorReport>(({ receive }) => receive((event) => reports.push(event))),
+  ).start();
+  const actor = createActor(
+    templateSelectorMachine.provide({
+      actors: {
+        searchTemplates: fromPromise<
+          { published: TemplateSummary[]; scoped: TemplateSummary[] },
+          { workspaceId: string; term: string }
+        >(({ input }) => {
+          const result = deferred<{ published: TemplateSummary[]; scoped: TemplateSummary[] }>();
+          searches.push({ term: input.term, result });
+          return result.promise;
+        }),
+        linkTemplate: fromPromise<Template, { templateId: string; workspaceId: string }>(
+          ({ input }) => {
+            const result = deferred<Template>();
+            links.push({ templateId: input.templateId, result });
+            return result.promise;
+          },
+        ),
+      },
+    }),
+    { clock, input: { workspaceId: 'ws-1', reportTo } },
+  ).start();
+  return { actor, clock, searches, links, reports };
+}
+
+/**
+ * Model-based test of the `search` region (spec §2 Template selector): the search on start and
+ * after typing pauses, each answered by the test. The `linking` region has its own model below.
+ */
+describe('templateSelectorMachine search against its model', () => {
+  type ModelEvent =
+    { type: 'TYPED' } | { type: 'PAUSED' } | { type: 'LISTED' } | { type: 'FAILED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'templateSearchModel',
+    initial: 'searching',
+    states: {
+      searching: { on: { LISTED: 'listed', FAILED: 'listed', TYPED: 'debouncing' } },
+      debouncing: { on: { TYPED: 'debouncing', PAUSED: 'searching' } },
+      listed: { on: { TYPED: 'debouncing' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, templateSelectorMachine, {
+        states: {
+          searching: 'search.searching',
+          debouncing: 'search.debouncing',
+          listed: 'search.listed',
+        },
+        events: {
+          TYPED: 'selector.termChanged',
+          PAUSED: 'xstate.after.templateSearchDebounce.templateSelector.search.debouncing',
+          LISTED: 'xstate.done.actor.searchTemplates',
+          FAILED: 'xstate.error.actor.searchTemplates',
+        },
+        // The other region, and the error list they share: the linking model.
+        unmodelledStates: ['linking'],
+        unmodelledEvents: [
+          'selector.addRequested',
+          'selector.setAddRequested',
+          'selector.errorDismissed',
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const s = startControlledSelector();
+      let term = '';
+      const asked: string[] = [''];
+      let shown: string[] = [];
+      const errors: string[] = [];
+      let current = 'searching';
+      const expectSearch = (state: string, searching: boolean) => () => {
+        if (state === 'searching' && current !== 'searching') asked.push(term);
+        current = state;
+        const snapshot = s.actor.getSnapshot();
+        expect(snapshot.matches({ search: state as 'listed' })).toBe(true);
+        expect(selectIsSearchingTemplates(snapshot)).toBe(searching);
+        expect(s.searches.map((search) => search.term)).toEqual(asked);
+        expect(selectSelectorResults(snapshot).map((t) => t.name)).toEqual(shown);
+        expect(selectSelectorErrors(snapshot)).toEqual(errors);
+      };
+      await path.test({
+        states: {
+          searching: expectSearch('searching', true),
+          debouncing: expectSearch('debouncing', true),
+          listed: expectSearch('listed', false),
+        },
+        events: {
+          TYPED: () => {
+            term = `${term}r`;
+            s.actor.send({ type: 'selector.termChanged', term });
+          },
+          PAUSED: () => s.clock.increment(TEMPLATE_SEARCH_DEBOUNCE_MS),
+          LISTED: async () => {
+            shown = [`router ${s.searches.length}`];
+            s.searches.at(-1)?.result.resolve({
+              published: [stock(`s-${s.searches.length}`, shown[0] ?? '')],
+              scoped: [],
+            });
+            await flush();
+          },
+          FAILED: async () => {
+            shown = [];
+            errors.push('Failed to fetch');
+            s.searches.at(-1)?.result.reject({ status: 0, message: 'Failed to fetch' });
+            await flush();
+          },
+        },
+      });
+    });
+  }
+});
+
+/**
+ * Model-based test of the `linking` region: Add and Add-a-set queue links that are made one at
+ * a time, each answered by the test; every linked template is reported, every failure listed
+ * until closed. `linkingLast` links the only queued template, `linkingMore` has one more waiting.
+ */
+describe('templateSelectorMachine linking against its model', () => {
+  type ModelEvent =
+    | { type: 'ADD' }
+    | { type: 'ADD_SET' }
+    | { type: 'ADD_EMPTY_SET' }
+    | { type: 'LINKED' }
+    | { type: 'LINK_FAILED' }
+    | { type: 'ALERTS_CLOSED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'templateLinkingModel',
+    initial: 'idle',
+    states: {
+      idle: {
+        on: {
+          ADD: 'linkingLast',
+          ADD_SET: 'linkingMore',
+          ADD_EMPTY_SET: 'idle',
+          ALERTS_CLOSED: 'idle',
+        },
+      },
+      linkingLast: {
+        on: {
+          LINKED: 'idle',
+          LINK_FAILED: 'idle',
+          ADD: 'linkingMore',
+          ALERTS_CLOSED: 'linkingLast',
+        },
+      },
+      linkingMore: {
+        on: { LINKED: 'linkingLast', LINK_FAILED: 'linkingLast', ALERTS_CLOSED: 'linkingMore' },
+      },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, templateSelectorMachine, {
+        states: {
+          idle: 'linking.idle',
+          linkingLast: 'linking.linking',
+          linkingMore: 'linking.linking',
+        },
+        events: {
+          ADD: 'selector.addRequested',
+          ADD_SET: 'selector.setAddRequested',
+          ADD_EMPTY_SET: 'selector.setAddRequested',
+          LINKED: 'xstate.done.actor.linkTemplate',
+          LINK_FAILED: 'xstate.error.actor.linkTemplate',
+          ALERTS_CLOSED: 'selector.errorDismissed',
+        },
+        // The other region: the search model above.
+        unmodelledStates: ['search'],
+        unmodelledEvents: ['selector.termChanged'],
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const s = startControlledSelector();
+      // Two templates of the 'lab' workspace form a set; 'elsewhere' has none listed.
+      s.searches[0]?.result.resolve({ published: [LINUX, LAB_A, LAB_B], scoped: [] });
+      await flush();
+      let queue: string[] = [];
+      /** The templates whose link was answered, in order; the queue's head is being linked. */
+      const answered: string[] = [];
+      const reported: string[] = [];
+      let errors: string[] = [];
+      let next = 0;
+      const expectLinking = (state: string) => () => {
+        const snapshot = s.actor.getSnapshot();
+        expect(snapshot.matches({ linking: state === 'idle' ? 'idle' : 'linking' })).toBe(true);
+        expect(selectLinkQueue(snapshot)).toEqual(queue);
+        expect(s.links.map((l) => l.templateId)).toEqual([...answered, ...queue.slice(0, 1)]);
+        expect(s.reports.map((r) => r.template.id)).toEqual(reported);
+        expect(selectSelectorErrors(snapshot)).toEqual(errors);
+      };
+      const answer = async (outcome: 'ok' | 'failed') => {
+        const link = s.links.at(-1);
+        answered.push(queue[0] ?? '');
+        if (outcome === 'ok') {
+          reported.push(`copy-${link?.templateId}`);
+          link?.result.resolve({
+            id: `copy-${link.templateId}`,
+            name: 'copy',
+            workspaceId: 'ws-1',
+          });
+        } else {
+          errors = [...errors, 'Action Forbidden'];
+          link?.result.reject({ status: 403, message: 'ActionForbidden' });
+        }
+        queue = queue.slice(1);
+        await flush();
+      };
+      await path.test({
+        states: {
+          idle: expectLinking('idle'),
+          linkingLast: expectLinking('linkingLast'),
+          linkingMore: expectLinking('linkingMore'),
+        },
+        events: {
+          ADD: () => {
+            const id = `s-${++next}`;
+            queue = [...queue, id];
+            s.actor.send({ type: 'selector.addRequested', templateId: id });
+          },
+          ADD_SET: () => {
+            // Sorted by name: lab-client (l-2) before lab-router (l-1).
+            queue = [...queue, 'l-2', 'l-1'];
+            s.actor.send({ type: 'selector.setAddRequested', sourceWorkspaceId: 'lab' });
+          },
+          ADD_EMPTY_SET: () =>
+            s.actor.send({ type: 'selector.setAddRequested', sourceWorkspaceId: 'elsewhere' }),
+          LINKED: () => answer('ok'),
+          LINK_FAILED: () => answer('failed'),
+          ALERTS_CLOSED: () => {
+            for (const _ of errors) s.actor.send({ type: 'selector.errorDismissed', index: 0 });
+            errors = [];
+          },
+        },
+      });
+    });
+  }
 });

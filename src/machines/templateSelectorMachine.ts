@@ -138,17 +138,18 @@ export const templateSelectorMachine = setup({
             ]
           : context.queue,
     }),
-    reportLinked: enqueueActions(({ context, event, enqueue }) => {
-      const template = (event as { output?: Template }).output;
-      if (context.reportTo && template) {
-        enqueue.sendTo(context.reportTo, { type: 'template.linked', template });
-      }
-    }),
+    reportLinked: enqueueActions(
+      ({ context, enqueue }, { template }: { template: Template | undefined }) => {
+        if (context.reportTo && template) {
+          enqueue.sendTo(context.reportTo, { type: 'template.linked', template });
+        }
+      },
+    ),
     dequeue: assign({ queue: ({ context }) => context.queue.slice(1) }),
     recordError: assign({
-      errors: ({ context, event }) => [
+      errors: ({ context }, { error }: { error: unknown }) => [
         ...context.errors,
-        errorMessage((event as { error?: unknown }).error),
+        errorMessage(error),
       ],
     }),
     dismissError: assign({
@@ -191,6 +192,7 @@ export const templateSelectorMachine = setup({
         debouncing: { after: { templateSearchDebounce: 'searching' } },
         searching: {
           invoke: {
+            id: 'searchTemplates',
             src: 'searchTemplates',
             input: ({ context }) => ({ workspaceId: context.workspaceId, term: context.term }),
             onDone: {
@@ -206,7 +208,10 @@ export const templateSelectorMachine = setup({
             },
             onError: {
               target: 'listed',
-              actions: [assign({ results: [] }), 'recordError'],
+              actions: [
+                assign({ results: [] }),
+                { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+              ],
             },
           },
         },
@@ -236,28 +241,48 @@ export const templateSelectorMachine = setup({
             'selector.setAddRequested': { actions: 'enqueueSet' },
           },
           invoke: {
+            id: 'linkTemplate',
             src: 'linkTemplate',
             input: ({ context }) => ({
               templateId: context.queue[0] ?? '',
               workspaceId: context.workspaceId,
             }),
+            // Each answer is reported (or its failure listed) and taken off the queue.
             onDone: [
               {
                 guard: 'hasMoreQueued',
                 target: 'linking',
                 reenter: true,
-                actions: ['reportLinked', 'dequeue'],
+                actions: [
+                  { type: 'reportLinked', params: ({ event }) => ({ template: event.output }) },
+                  'dequeue',
+                ],
               },
-              { target: 'idle', actions: ['reportLinked', 'dequeue'] },
+              {
+                target: 'idle',
+                actions: [
+                  { type: 'reportLinked', params: ({ event }) => ({ template: event.output }) },
+                  'dequeue',
+                ],
+              },
             ],
             onError: [
               {
                 guard: 'hasMoreQueued',
                 target: 'linking',
                 reenter: true,
-                actions: ['recordError', 'dequeue'],
+                actions: [
+                  { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+                  'dequeue',
+                ],
               },
-              { target: 'idle', actions: ['recordError', 'dequeue'] },
+              {
+                target: 'idle',
+                actions: [
+                  { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+                  'dequeue',
+                ],
+              },
             ],
           },
         },

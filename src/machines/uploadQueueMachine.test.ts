@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromCallback, SimulatedClock, type AnyActorRef } from 'xstate';
 import { flush } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
 import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 import { uploadMachine, type UploadEvent, type UploadReport } from './uploadMachine';
@@ -14,6 +15,7 @@ import {
   selectUploadPercent,
   selectUploadStatus,
   selectUploads,
+  type UploadStatus,
 } from './uploadQueueMachine.selectors';
 
 const WS = 'a1b2c3';
@@ -229,6 +231,27 @@ describe('uploadMachine against its model', () => {
       canceled: {},
     },
   });
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, uploadMachine, {
+        states: {
+          queued: 'queued',
+          uploading: 'uploading',
+          succeeded: 'succeeded',
+          failed: 'failed',
+          canceled: 'canceled',
+        },
+        events: {
+          START: 'upload.startRequested',
+          PROGRESS: 'upload.progressed',
+          SUCCEED: 'upload.succeeded',
+          FAIL: 'upload.failed',
+          CANCEL: 'upload.cancelRequested',
+        },
+      }),
+    ).toEqual([]);
+  });
+
   const paths = modelPaths(model);
 
   it('walks every transition of the model', () => {
@@ -301,6 +324,183 @@ describe('uploadMachine against its model', () => {
           FAIL: () =>
             sendBack?.({ type: 'upload.failed', error: { status: 400, message: 'refused' } }),
           CANCEL: () => actor.send({ type: 'upload.cancelRequested' }),
+        },
+      });
+    });
+  }
+});
+
+/**
+ * Model-based test of the queue (spec §4 ISO upload: 3 at once, the others waiting in order):
+ * files chosen one at a time, and uploads ending, failing, canceled, taken off the list and
+ * cleared. The model counts the files sending and waiting; the test keeps every file's expected
+ * status and checks the list, what is sent, what is aborted and what the Files tab is told.
+ */
+describe('uploadQueueMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'CHOSEN' }
+    | { type: 'SUCCEEDED' }
+    | { type: 'FAILED' }
+    | { type: 'CANCELED' }
+    | { type: 'CANCELED_WAITING' }
+    | { type: 'REMOVED' }
+    | { type: 'CLEARED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'uploadQueueModel',
+    initial: 'idle',
+    states: {
+      idle: { on: { CHOSEN: 'sending1', CLEARED: 'idle' } },
+      sending1: {
+        on: {
+          CHOSEN: 'sending2',
+          SUCCEEDED: 'idle',
+          FAILED: 'idle',
+          REMOVED: 'idle',
+          CLEARED: 'sending1',
+        },
+      },
+      sending2: { on: { CHOSEN: 'sending3', SUCCEEDED: 'sending1', CANCELED: 'sending1' } },
+      sending3: { on: { CHOSEN: 'sending3Waiting1', SUCCEEDED: 'sending2', REMOVED: 'sending2' } },
+      // The waiting file takes the slot that the next file to end frees.
+      sending3Waiting1: {
+        on: {
+          SUCCEEDED: 'sending3',
+          REMOVED: 'sending3',
+          CANCELED_WAITING: 'sending3',
+          CLEARED: 'sending3Waiting1',
+        },
+      },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, uploadQueueMachine, {
+        states: {
+          idle: 'idle',
+          sending1: 'sending',
+          sending2: 'sending',
+          sending3: 'sending',
+          sending3Waiting1: 'sending',
+        },
+        events: {
+          CHOSEN: 'upload.filesChosen',
+          // The uploads report how they ended; a cancel is asked of the queue first.
+          SUCCEEDED: 'upload.ended',
+          FAILED: 'upload.ended',
+          CANCELED: ['upload.cancelRequested', 'upload.ended'],
+          CANCELED_WAITING: ['upload.cancelRequested', 'upload.ended'],
+          REMOVED: 'upload.removeRequested',
+          CLEARED: 'upload.clearRequested',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const q = startQueue();
+      /** Every file on the list, in order, with the status it should show. */
+      let files: Array<{ name: string; status: UploadStatus }> = [];
+      const reported: UploadReport[] = [];
+      const aborted: string[] = [];
+      let chosen = 0;
+      const oldest = (status: UploadStatus) => files.find((f) => f.status === status);
+      /** Fills the free slots, first come first served, as the queue must. */
+      const startWaiting = () => {
+        const sending = files.filter((f) => f.status === 'uploading').length;
+        for (const f of files
+          .filter((f) => f.status === 'queued')
+          .slice(0, MAX_PARALLEL_UPLOADS - sending)) {
+          f.status = 'uploading';
+        }
+      };
+      const end = async (name: string, outcome: 'succeeded' | 'failed' | 'canceled') => {
+        const f = files.find((file) => file.name === name);
+        if (f) f.status = outcome;
+        reported.push({ type: 'upload.ended', uploadId: q.row(name).id, outcome });
+        startWaiting();
+        await flush();
+      };
+      const expectQueue = (sending: number, waiting: number) => () => {
+        expect(files.filter((f) => f.status === 'uploading')).toHaveLength(sending);
+        expect(files.filter((f) => f.status === 'queued')).toHaveLength(waiting);
+        expect(q.uploads().map((u) => selectUploadName(u.getSnapshot()))).toEqual(
+          files.map((f) => f.name),
+        );
+        expect(files.map((f) => q.status(f.name))).toEqual(files.map((f) => f.status));
+        expect([...q.sending.keys()].sort()).toEqual(
+          files
+            .filter((f) => f.status === 'uploading')
+            .map((f) => f.name)
+            .sort(),
+        );
+        expect(q.aborted).toEqual(aborted);
+        expect(selectIsUploading(q.actor.getSnapshot())).toBe(sending + waiting > 0);
+        expect(selectHasEndedUploads(q.actor.getSnapshot())).toBe(
+          files.some((f) => !['queued', 'uploading'].includes(f.status)),
+        );
+        expect(q.reports).toEqual(reported);
+      };
+      await path.test({
+        states: {
+          idle: expectQueue(0, 0),
+          sending1: expectQueue(1, 0),
+          sending2: expectQueue(2, 0),
+          sending3: expectQueue(3, 0),
+          sending3Waiting1: expectQueue(3, 1),
+        },
+        events: {
+          CHOSEN: async () => {
+            const name = `f${++chosen}.iso`;
+            files = [...files, { name, status: 'queued' }];
+            startWaiting();
+            q.actor.send({ type: 'upload.filesChosen', files: [fileOf(name)] });
+            await flush();
+          },
+          SUCCEEDED: () => {
+            const name = oldest('uploading')?.name ?? '';
+            q.answer(name, { type: 'upload.succeeded' });
+            return end(name, 'succeeded');
+          },
+          FAILED: () => {
+            const name = oldest('uploading')?.name ?? '';
+            q.answer(name, { type: 'upload.failed', error: { status: 400, message: 'Nope' } });
+            return end(name, 'failed');
+          },
+          CANCELED: () => {
+            const name = oldest('uploading')?.name ?? '';
+            aborted.push(name);
+            q.actor.send({ type: 'upload.cancelRequested', uploadId: q.row(name).id });
+            return end(name, 'canceled');
+          },
+          CANCELED_WAITING: () => {
+            const name = oldest('queued')?.name ?? '';
+            q.actor.send({ type: 'upload.cancelRequested', uploadId: q.row(name).id });
+            return end(name, 'canceled');
+          },
+          REMOVED: async () => {
+            const name = oldest('uploading')?.name ?? '';
+            aborted.push(name);
+            q.actor.send({ type: 'upload.removeRequested', uploadId: q.row(name).id });
+            files = files.filter((f) => f.name !== name);
+            startWaiting();
+            await flush();
+          },
+          CLEARED: async () => {
+            files = files.filter((f) => f.status === 'queued' || f.status === 'uploading');
+            q.actor.send({ type: 'upload.clearRequested' });
+            await flush();
+          },
         },
       });
     });

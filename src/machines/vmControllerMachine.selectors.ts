@@ -1,6 +1,11 @@
 import type { TemplateEditorSnapshot } from './templateEditorMachine';
+import type { VmActionsActorRef, VmActionsSnapshot } from './vmActionsMachine';
 import type { VmControllerActorRef, VmControllerSnapshot } from './vmControllerMachine';
-import { splitVmName, supportsOperation } from './vmControllerMachine';
+import { splitVmName, supportsOperation } from './vmControllerRules';
+
+// The controller's child holds the rest: what the buttons offer, the request in flight, the
+// confirmation and the failed requests are its actions' (the selectors that take a
+// VmActionsSnapshot).
 
 export type VmStatus = 'unknown' | 'created' | 'initialized' | 'deployed';
 
@@ -10,6 +15,10 @@ export const selectVmController = (
 ): VmControllerActorRef | undefined =>
   // Children are typed by logic, not by invoke id; 'vmController' is only ever the controller.
   snapshot.children.vmController as VmControllerActorRef | undefined;
+
+/** The controller's requests, for as long as it runs. */
+export const selectVmActions = (snapshot: VmControllerSnapshot): VmActionsActorRef | undefined =>
+  snapshot.children.actions;
 
 export const selectVmStatus = (snapshot: VmControllerSnapshot): VmStatus => {
   if (snapshot.matches({ status: 'deployed' })) return 'deployed';
@@ -40,37 +49,40 @@ export const selectVmTaskProgress = (snapshot: VmControllerSnapshot): number | n
   return task != null && task.progress < 100 ? Math.max(0, Math.round(task.progress)) : null;
 };
 
-/** A request is in flight (or the machine is loading): the spinner turns. */
-export const selectIsVmBusy = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.hasTag('busy') || snapshot.hasTag('loading');
+/** The machine is being loaded (with a request in flight, the spinner turns). */
+export const selectIsVmLoading = (snapshot: VmControllerSnapshot): boolean =>
+  snapshot.hasTag('loading');
 
-export const selectCanInitialize = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.can({ type: 'vm.initializeRequested' });
-export const selectCanDeploy = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.can({ type: 'vm.deployRequested' });
-export const selectCanStart = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.can({ type: 'vm.startRequested' });
-export const selectCanStop = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.can({ type: 'vm.stopRequested' });
-export const selectCanSave = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.can({ type: 'vm.saveRequested' });
-export const selectCanRevert = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.can({ type: 'vm.revertRequested' });
-export const selectCanDeleteVm = (snapshot: VmControllerSnapshot): boolean =>
-  snapshot.can({ type: 'vm.deleteRequested' });
+/** A request is in flight (or, with the machine loading, the spinner turns). */
+export const selectIsVmBusy = (actions: VmActionsSnapshot): boolean => actions.hasTag('busy');
+
+export const selectCanInitialize = (actions: VmActionsSnapshot): boolean =>
+  actions.can({ type: 'vm.initializeRequested' });
+export const selectCanDeploy = (actions: VmActionsSnapshot): boolean =>
+  actions.can({ type: 'vm.deployRequested' });
+export const selectCanStart = (actions: VmActionsSnapshot): boolean =>
+  actions.can({ type: 'vm.startRequested' });
+export const selectCanStop = (actions: VmActionsSnapshot): boolean =>
+  actions.can({ type: 'vm.stopRequested' });
+export const selectCanSave = (actions: VmActionsSnapshot): boolean =>
+  actions.can({ type: 'vm.saveRequested' });
+export const selectCanRevert = (actions: VmActionsSnapshot): boolean =>
+  actions.can({ type: 'vm.revertRequested' });
+export const selectCanDeleteVm = (actions: VmActionsSnapshot): boolean =>
+  actions.can({ type: 'vm.deleteRequested' });
 export const selectCanOpenConsole = (snapshot: VmControllerSnapshot): boolean =>
   snapshot.can({ type: 'vm.consoleRequested' });
 
 /** 'revert' or 'delete' while the user is asked to confirm it, else null. */
-export const selectVmConfirmation = (snapshot: VmControllerSnapshot): 'revert' | 'delete' | null =>
-  snapshot.matches({ request: 'confirming' }) &&
-  (snapshot.context.pending === 'revert' || snapshot.context.pending === 'delete')
-    ? snapshot.context.pending
+export const selectVmConfirmation = (actions: VmActionsSnapshot): 'revert' | 'delete' | null =>
+  actions.matches('confirming') &&
+  (actions.context.pending === 'revert' || actions.context.pending === 'delete')
+    ? actions.context.pending
     : null;
 
 /** The context's own array: a stable reference until an error is added or dismissed. */
-export const selectVmErrors = (snapshot: VmControllerSnapshot): readonly string[] =>
-  snapshot.context.errors;
+export const selectVmErrors = (actions: VmActionsSnapshot): readonly string[] =>
+  actions.context.errors;
 
 /**
  * Which buttons the deployed machine has (they stay in place, disabled, while a request runs);

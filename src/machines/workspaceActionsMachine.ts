@@ -56,9 +56,9 @@ export const workspaceActionsMachine = setup({
       throw notProvided('navigateHome');
     },
     recordError: assign({
-      errors: ({ context, event }) => [
+      errors: ({ context }, { error }: { error: unknown }) => [
         ...context.errors,
-        errorMessage((event as { error?: unknown }).error),
+        errorMessage(error),
       ],
     }),
     dismissError: assign({
@@ -91,6 +91,7 @@ export const workspaceActionsMachine = setup({
     cloning: {
       tags: ['busy'],
       invoke: {
+        id: 'cloneWorkspace',
         src: 'cloneWorkspace',
         input: ({ context }) => ({ workspaceId: context.workspaceId }),
         onDone: {
@@ -100,7 +101,10 @@ export const workspaceActionsMachine = setup({
             params: ({ event }) => ({ workspaceId: event.output?.id ?? '' }),
           },
         },
-        onError: { target: 'idle', actions: 'recordError' },
+        onError: {
+          target: 'idle',
+          actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
     confirmingDelete: {
@@ -112,10 +116,14 @@ export const workspaceActionsMachine = setup({
     deleting: {
       tags: ['busy'],
       invoke: {
+        id: 'deleteWorkspace',
         src: 'deleteWorkspace',
         input: ({ context }) => ({ workspaceId: context.workspaceId }),
         onDone: { target: 'done', actions: 'navigateHome' },
-        onError: { target: 'idle', actions: 'recordError' },
+        onError: {
+          target: 'idle',
+          actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+        },
       },
     },
     /** The page is going elsewhere: the copy, or home. */

@@ -1,6 +1,12 @@
 import { Observable, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { createActor, fromEventObservable, fromPromise, SimulatedClock } from 'xstate';
+import {
+  createActor,
+  createMachine,
+  fromEventObservable,
+  fromPromise,
+  SimulatedClock,
+} from 'xstate';
 import type { PageQuery } from './pagedSearchMachine';
 import { selectItems } from './pagedSearchMachine.selectors';
 import {
@@ -29,6 +35,8 @@ import {
   selectMyWorkspacesSearch,
   selectPlayWorkspacesSearch,
 } from './workspaceBrowserMachine.selectors';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -319,4 +327,295 @@ describe('workspaceBrowserMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test of the lists (spec §2): signing in and out, the sidebar opening and closing,
+ * the mode (remembered across a sign-out), Refresh, hub changes, typing and the clock, through
+ * the streams the app feeds the machine. The `…G` states are the gamespaces mode remembered while
+ * signed out or before the sidebar opens. The test keeps the fetches it expects, with the term.
+ */
+describe('workspaceBrowserMachine lists against its model', () => {
+  type ModelEvent =
+    | { type: 'SIGNED_IN' }
+    | { type: 'SIGNED_OUT' }
+    | { type: 'SHOWN' }
+    | { type: 'HIDDEN' }
+    | { type: 'TO_WORKSPACES' }
+    | { type: 'TO_GAMESPACES' }
+    | { type: 'REFRESH' }
+    | { type: 'CHANGED' }
+    | { type: 'TYPED' }
+    | { type: 'TICKED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'workspaceBrowserListsModel',
+    initial: 'signedOut',
+    states: {
+      signedOut: { on: { SIGNED_IN: 'dormant', SHOWN: 'signedOut', REFRESH: 'signedOut' } },
+      dormant: { on: { SHOWN: 'workspaces', SIGNED_OUT: 'signedOut', REFRESH: 'dormant' } },
+      workspaces: {
+        on: {
+          TO_GAMESPACES: 'gamespaces',
+          TO_WORKSPACES: 'workspaces',
+          SHOWN: 'workspaces',
+          HIDDEN: 'workspaces',
+          REFRESH: 'workspaces',
+          CHANGED: 'workspaces',
+          TYPED: 'workspaces',
+          SIGNED_OUT: 'signedOut',
+        },
+      },
+      gamespaces: {
+        on: {
+          TO_WORKSPACES: 'workspaces',
+          TO_GAMESPACES: 'gamespaces',
+          HIDDEN: 'gamespacesHidden',
+          REFRESH: 'gamespaces',
+          CHANGED: 'gamespaces',
+          TYPED: 'gamespaces',
+          TICKED: 'gamespaces',
+          SIGNED_OUT: 'signedOutG',
+        },
+      },
+      gamespacesHidden: {
+        on: { SHOWN: 'gamespaces', TO_WORKSPACES: 'workspaces', SIGNED_OUT: 'signedOutG' },
+      },
+      signedOutG: { on: { SIGNED_IN: 'dormantG' } },
+      dormantG: { on: { SHOWN: 'gamespaces', SIGNED_OUT: 'signedOutG' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, workspaceBrowserMachine, {
+        states: {
+          signedOut: 'signedOut',
+          dormant: 'signedIn.lists.dormant',
+          workspaces: 'signedIn.lists.active.workspaces',
+          gamespaces: 'signedIn.lists.active.gamespaces.shown',
+          gamespacesHidden: 'signedIn.lists.active.gamespaces.hidden',
+          signedOutG: 'signedOut',
+          dormantG: 'signedIn.lists.dormant',
+        },
+        events: {
+          SIGNED_IN: 'session.started',
+          SIGNED_OUT: 'session.ended',
+          SHOWN: 'browser.shown',
+          HIDDEN: 'browser.hidden',
+          TO_WORKSPACES: 'browser.modeRequested',
+          TO_GAMESPACES: 'browser.modeRequested',
+          REFRESH: 'search.refreshRequested',
+          CHANGED: 'workspaces.changed',
+          TYPED: 'search.termChanged',
+          TICKED: 'clock.ticked',
+        },
+        // The search box's focus has its own model below.
+        unmodelledStates: ['signedIn.searchFocus'],
+        unmodelledEvents: ['search.focusRequested', 'search.focused'],
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const b = startBrowser();
+      type Fetch = { list: string; filter: readonly string[]; term: string };
+      const expected: Fetch[] = [];
+      const remembered: BrowseMode[] = [];
+      let term = '';
+      let now: number | null = null;
+      let current = 'signedOut';
+      const fetchWorkspaces = () =>
+        expected.push(
+          { list: 'workspaces', filter: MY_WORKSPACES_FILTER, term },
+          { list: 'workspaces', filter: PLAY_WORKSPACES_FILTER, term },
+        );
+      const fetchGamespaces = () =>
+        expected.push({ list: 'gamespaces', filter: ACTIVE_GAMESPACES_FILTER, term });
+      const expectBrowser =
+        (
+          state: string,
+          signedIn: boolean,
+          mode: BrowseMode,
+          shown: 'workspaces' | 'gamespaces' | null,
+          clock = false,
+        ) =>
+        () => {
+          current = state;
+          const snapshot = b.snapshot();
+          expect(selectIsBrowserSignedIn(snapshot)).toBe(signedIn);
+          expect(selectBrowseMode(snapshot)).toBe(mode);
+          expect(selectMyWorkspacesSearch(snapshot) !== undefined).toBe(shown === 'workspaces');
+          expect(selectPlayWorkspacesSearch(snapshot) !== undefined).toBe(shown === 'workspaces');
+          expect(selectGamespacesSearch(snapshot) !== undefined).toBe(shown === 'gamespaces');
+          expect(b.clocksRunning()).toBe(clock ? 1 : 0);
+          expect(selectBrowseTerm(snapshot)).toBe(term);
+          expect(selectBrowserNow(snapshot)).toBe(now);
+          expect(b.remembered).toEqual(remembered);
+          expect(
+            b.fetches.map((f) => ({ list: f.list, filter: f.query.filter, term: f.query.term })),
+          ).toEqual(expected);
+        };
+      await path.test({
+        states: {
+          signedOut: expectBrowser('signedOut', false, 'workspaces', null),
+          dormant: expectBrowser('dormant', true, 'workspaces', null),
+          workspaces: expectBrowser('workspaces', true, 'workspaces', 'workspaces'),
+          gamespaces: expectBrowser('gamespaces', true, 'gamespaces', 'gamespaces', true),
+          gamespacesHidden: expectBrowser('gamespacesHidden', true, 'gamespaces', 'gamespaces'),
+          signedOutG: expectBrowser('signedOutG', false, 'gamespaces', null),
+          dormantG: expectBrowser('dormantG', true, 'gamespaces', null),
+        },
+        events: {
+          SIGNED_IN: async () => {
+            b.signIn();
+            await flush();
+          },
+          SIGNED_OUT: async () => {
+            // The next user starts with an empty search box.
+            term = '';
+            b.session.next({ type: 'session.ended' });
+            await flush();
+          },
+          SHOWN: async () => {
+            if (current === 'dormant' || current === 'workspaces') fetchWorkspaces();
+            if (current === 'dormantG' || current === 'gamespacesHidden') fetchGamespaces();
+            await b.open();
+          },
+          HIDDEN: async () => {
+            b.sidebar.next({ type: 'browser.hidden' });
+            await flush();
+          },
+          TO_WORKSPACES: async () => {
+            if (current !== 'workspaces') {
+              remembered.push('workspaces');
+              fetchWorkspaces();
+            }
+            b.send({ type: 'browser.modeRequested', mode: 'workspaces' });
+            await flush();
+          },
+          TO_GAMESPACES: async () => {
+            if (current !== 'gamespaces') {
+              remembered.push('gamespaces');
+              fetchGamespaces();
+            }
+            b.send({ type: 'browser.modeRequested', mode: 'gamespaces' });
+            await flush();
+          },
+          REFRESH: async () => {
+            if (current === 'workspaces') fetchWorkspaces();
+            if (current === 'gamespaces') fetchGamespaces();
+            b.send({ type: 'search.refreshRequested' });
+            await flush();
+          },
+          // Hub changes are about workspaces: the gamespaces list does not listen.
+          CHANGED: async () => {
+            if (current === 'workspaces') fetchWorkspaces();
+            b.changes.next({ type: 'workspaces.changed' });
+            await flush();
+          },
+          // The lists search once typing pauses; Refresh, a mode switch or reopening
+          // searches the typed term at once.
+          TYPED: () => {
+            term = `${term}l`;
+            b.send({ type: 'search.termChanged', term });
+          },
+          TICKED: () => {
+            now = (now ?? 0) + 1_000;
+            b.ticks.next({ type: 'clock.ticked', now });
+          },
+        },
+      });
+    });
+  }
+});
+
+/** Model-based test of Ctrl+O's focus request: held until the view reports the focus taken. */
+describe('workspaceBrowserMachine search focus against its model', () => {
+  type ModelEvent =
+    | { type: 'SIGNED_IN' }
+    | { type: 'SIGNED_OUT' }
+    | { type: 'FOCUS_REQUESTED' }
+    | { type: 'FOCUSED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'workspaceBrowserFocusModel',
+    initial: 'signedOut',
+    states: {
+      signedOut: { on: { SIGNED_IN: 'idle', FOCUS_REQUESTED: 'signedOut' } },
+      idle: { on: { FOCUS_REQUESTED: 'requested', FOCUSED: 'idle', SIGNED_OUT: 'signedOut' } },
+      requested: {
+        on: { FOCUSED: 'idle', FOCUS_REQUESTED: 'requested', SIGNED_OUT: 'signedOut' },
+      },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, workspaceBrowserMachine, {
+        states: {
+          signedOut: 'signedOut',
+          idle: 'signedIn.searchFocus.idle',
+          requested: 'signedIn.searchFocus.requested',
+        },
+        events: {
+          SIGNED_IN: 'session.started',
+          SIGNED_OUT: 'session.ended',
+          FOCUS_REQUESTED: 'search.focusRequested',
+          FOCUSED: 'search.focused',
+        },
+        // The lists have their own model above.
+        unmodelledStates: ['signedIn.lists'],
+        unmodelledEvents: [
+          'browser.shown',
+          'browser.hidden',
+          'browser.modeRequested',
+          'search.refreshRequested',
+          'workspaces.changed',
+          'search.termChanged',
+          'clock.ticked',
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const b = startBrowser();
+      const expectFocus = (signedIn: boolean, requested: boolean) => () => {
+        expect(selectIsBrowserSignedIn(b.snapshot())).toBe(signedIn);
+        expect(selectIsSearchFocusRequested(b.snapshot())).toBe(requested);
+      };
+      await path.test({
+        states: {
+          signedOut: expectFocus(false, false),
+          idle: expectFocus(true, false),
+          requested: expectFocus(true, true),
+        },
+        events: {
+          SIGNED_IN: () => b.signIn(),
+          SIGNED_OUT: () => b.session.next({ type: 'session.ended' }),
+          FOCUS_REQUESTED: () => b.send({ type: 'search.focusRequested' }),
+          FOCUSED: () => b.send({ type: 'search.focused' }),
+        },
+      });
+    });
+  }
 });

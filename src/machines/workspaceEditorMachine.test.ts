@@ -2,6 +2,7 @@ import { NEVER, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import {
   createActor,
+  createMachine,
   fromCallback,
   fromEventObservable,
   fromPromise,
@@ -15,12 +16,16 @@ import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { invitationMachine } from './invitationMachine';
 import { isoChooserMachine } from './isoChooserMachine';
 import { presenceMachine, type PresenceSourceEvent } from './presenceMachine';
+import { autosaveFormMachine } from './autosaveFormMachine';
+import { templateActionsMachine } from './templateActionsMachine';
 import { templateEditorMachine } from './templateEditorMachine';
 import { selectSavedTemplateName } from './templateEditorMachine.selectors';
 import { templateListMachine, type TemplateListHubEvent } from './templateListMachine';
 import { selectTemplateEditors } from './templateListMachine.selectors';
 import { templateSelectorMachine } from './templateSelectorMachine';
-import { flush } from './testing/deferred';
+import { deferred, flush } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 import { workspaceActionsMachine } from './workspaceActionsMachine';
 import {
@@ -43,13 +48,15 @@ import {
   selectWorkspaceLoadError,
 } from './workspaceEditorMachine.selectors';
 import { workspaceSettingsMachine } from './workspaceSettingsMachine';
-import { selectSettingsValue } from './workspaceSettingsMachine.selectors';
+import { selectSettingsForm, selectSettingsValue } from './workspaceSettingsMachine.selectors';
 
 const never = <T, I>() => fromPromise<T, I>(() => new Promise<T>(() => undefined));
 
 /** The sections' machines with effects that never answer: these tests look at the editor. */
 const sections = {
-  settings: workspaceSettingsMachine.provide({ actors: { saveWorkspace: never() } }),
+  settings: workspaceSettingsMachine.provide({
+    actors: { form: autosaveFormMachine.provide({ actors: { save: never() } }) },
+  }),
   collaborators: collaboratorsMachine.provide({ actors: { removeWorker: never() } }),
   invitation: invitationMachine.provide({
     actors: { generateInvitation: never(), copyToClipboard: never() },
@@ -61,11 +68,15 @@ const sections = {
       ),
       templateEditor: templateEditorMachine.provide({
         actors: {
-          saveTemplate: never(),
-          unlinkTemplate: never(),
-          listSiblings: never(),
-          relinkTemplate: never(),
-          deleteTemplate: never(),
+          form: autosaveFormMachine.provide({ actors: { save: never() } }),
+          actions: templateActionsMachine.provide({
+            actors: {
+              unlinkTemplate: never(),
+              listSiblings: never(),
+              relinkTemplate: never(),
+              deleteTemplate: never(),
+            },
+          }),
           isoChooser: isoChooserMachine.provide({ actors: { listIsos: never() } }),
         },
       }),
@@ -77,9 +88,12 @@ const sections = {
   }),
 };
 
+type LoadOutcome = Workspace | { reject: unknown };
+
+/** `outcome` is what loading the workspace answers, at once or when the test settles it. */
 function startEditor(
   id: string,
-  outcome: Workspace | { reject: unknown },
+  outcome: LoadOutcome | Promise<LoadOutcome>,
   userId: string | null = null,
   deleteOutcome: Promise<unknown> = new Promise(() => undefined),
 ) {
@@ -103,8 +117,9 @@ function startEditor(
         }),
         loadWorkspace: fromPromise<Workspace, { id: string }>(async ({ input }) => {
           loaded.push(input.id);
-          if ('reject' in outcome) throw outcome.reject;
-          return outcome;
+          const answer = await outcome;
+          if ('reject' in answer) throw answer.reject;
+          return answer;
         }),
         topoEvents: fromEventObservable<WorkspaceTopoEvent, { workspaceId: string }>(() => topo),
         listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
@@ -206,7 +221,8 @@ describe('workspaceEditorMachine', () => {
     await flush();
     const snapshot = actor.getSnapshot();
     const settings = selectSettingsActor(snapshot);
-    expect(settings && selectSettingsValue('name')(settings.getSnapshot())).toBe('Lab One');
+    const form = settings && selectSettingsForm(settings.getSnapshot());
+    expect(form && selectSettingsValue('name')(form.getSnapshot())).toBe('Lab One');
     const collaborators = selectCollaboratorsActor(snapshot);
     expect(collaborators && selectCollaborators(collaborators.getSnapshot())).toEqual([
       { subjectId: 'u-me', name: 'Creator', permission: 'manager' },
@@ -234,7 +250,8 @@ describe('workspaceEditorMachine', () => {
     const snapshot = actor.getSnapshot();
     expect(selectWorkspaceHeader(snapshot)).toEqual({ id: 'ws-1', name: 'Intro Lab' });
     const settings = selectSettingsActor(snapshot);
-    expect(settings && selectSettingsValue('name')(settings.getSnapshot())).toBe('Intro Lab');
+    const form = settings && selectSettingsForm(settings.getSnapshot());
+    expect(form && selectSettingsValue('name')(form.getSnapshot())).toBe('Intro Lab');
     const collaborators = selectCollaboratorsActor(snapshot);
     expect(collaborators && selectCollaborators(collaborators.getSnapshot())).toEqual([]);
   });
@@ -288,4 +305,137 @@ describe('workspaceEditorMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: one workspace opened in the editor (spec §2 Workspace editor, §8), loaded
+ * or refused, then followed through the hub's TOPO events, the settings form's saves and the
+ * janitor alert's 10 s on a simulated clock. It checks the header, the alert, the hub channel
+ * and the remembered page.
+ */
+describe('workspaceEditorMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'LOADED' }
+    | { type: 'FAILED' }
+    | { type: 'NOTICE_ELAPSED' }
+    | { type: 'NOTICE_DISMISSED' }
+    | { type: 'UPDATED' }
+    | { type: 'NAME_SAVED' }
+    | { type: 'DELETED' };
+
+  const open = (own: string) => ({
+    UPDATED: own,
+    NAME_SAVED: own,
+    NOTICE_DISMISSED: 'noticeHidden',
+    NOTICE_ELAPSED: 'noticeHidden',
+    DELETED: 'deleted',
+  });
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'workspaceEditorModel',
+    initial: 'loading',
+    states: {
+      loading: { on: { LOADED: 'noticeShown', FAILED: 'failed' } },
+      noticeShown: { on: open('noticeShown') },
+      noticeHidden: { on: open('noticeHidden') },
+      // Closed: the hub's events and the form's reports change nothing any more.
+      deleted: { on: { UPDATED: 'deleted', NAME_SAVED: 'deleted' } },
+      failed: {},
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, workspaceEditorMachine, {
+        states: {
+          loading: 'loading',
+          noticeShown: 'loaded.noticeShown',
+          noticeHidden: 'loaded.noticeHidden',
+          deleted: 'deleted',
+          failed: 'failed',
+        },
+        events: {
+          LOADED: 'xstate.done.actor.loadWorkspace',
+          FAILED: 'xstate.error.actor.loadWorkspace',
+          NOTICE_ELAPSED: 'xstate.after.janitorNotice.workspaceEditor.loaded.noticeShown',
+          NOTICE_DISMISSED: 'workspace.janitorNoticeDismissed',
+          UPDATED: 'topo.updated',
+          NAME_SAVED: 'workspace.settingsSaved',
+          DELETED: 'topo.deleted',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const load = deferred<LoadOutcome>();
+      const { actor, clock, hub, topo, forgotten } = startEditor('ws-1', load.promise);
+      let name: string | null = null;
+      let names = 0;
+      /** What the model says the editor is doing: only an open workspace takes a new name. */
+      let current = 'loading';
+      const expectEditor =
+        (state: string, notice: boolean, channel: string[], deletedBy: string | null = null) =>
+        () => {
+          current = state;
+          const snapshot = actor.getSnapshot();
+          expect(selectIsWorkspaceLoading(snapshot)).toBe(state === 'loading');
+          expect(selectWorkspaceHeader(snapshot)).toEqual(
+            name === null ? null : { id: 'ws-1', name },
+          );
+          expect(selectWorkspaceLoadError(snapshot)).toBe(
+            state === 'failed' ? 'Resource Not Found' : null,
+          );
+          expect(selectShowJanitorNotice(snapshot)).toBe(notice);
+          expect(selectDeletedBy(snapshot)).toBe(deletedBy);
+          expect(hub).toEqual(channel);
+          expect(selectPresence(snapshot) !== undefined).toBe(state === 'loaded');
+          expect(forgotten()).toBe(state === 'failed' || state === 'deleted' ? 1 : 0);
+        };
+      const listening = ['listen ws-1'];
+      const left = ['listen ws-1', 'leave ws-1'];
+      await path.test({
+        states: {
+          loading: expectEditor('loading', false, []),
+          noticeShown: expectEditor('loaded', true, listening),
+          noticeHidden: expectEditor('loaded', false, listening),
+          deleted: expectEditor('deleted', false, left, 'Administrator'),
+          failed: expectEditor('failed', false, []),
+        },
+        events: {
+          LOADED: async () => {
+            name = LAB.name ?? '';
+            load.resolve(LAB);
+            await flush();
+          },
+          FAILED: async () => {
+            load.resolve({ reject: { status: 400, message: 'ResourceNotFound' } });
+            await flush();
+          },
+          NOTICE_ELAPSED: () => clock.increment(JANITOR_NOTICE_MS),
+          NOTICE_DISMISSED: () => actor.send({ type: 'workspace.janitorNoticeDismissed' }),
+          UPDATED: () => {
+            const renamed = `Lab ${++names}`;
+            if (current === 'loaded') name = renamed;
+            topo.next({ type: 'topo.updated', workspace: { ...LAB, name: renamed } });
+          },
+          NAME_SAVED: () => {
+            const saved = `Saved ${++names}`;
+            if (current === 'loaded') name = saved;
+            actor.send({ type: 'workspace.settingsSaved', name: saved });
+          },
+          DELETED: () => topo.next({ type: 'topo.deleted', by: 'Administrator' }),
+        },
+      });
+    });
+  }
 });

@@ -163,6 +163,7 @@ export const workspaceEditorMachine = setup({
   states: {
     loading: {
       invoke: {
+        id: 'loadWorkspace',
         src: 'loadWorkspace',
         input: ({ context }) => ({ id: context.id }),
         onDone: {

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise } from 'xstate';
 import { workspaceInvitationMachine, type JoinedWorkspace } from './workspaceInvitationMachine';
 import {
   selectIsInvitationInvalid,
   selectIsRedeeming,
 } from './workspaceInvitationMachine.selectors';
+import { deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -69,4 +72,77 @@ describe('workspaceInvitationMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/** Model-based test: one redemption, answered by the test, and what the page shows after it. */
+describe('workspaceInvitationMachine against its model', () => {
+  type ModelEvent = { type: 'ACCEPTED' } | { type: 'REFUSED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'workspaceInvitationModel',
+    initial: 'redeeming',
+    states: {
+      redeeming: { on: { ACCEPTED: 'redeemed', REFUSED: 'invalid' } },
+      redeemed: { type: 'final' },
+      invalid: { type: 'final' },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, workspaceInvitationMachine, {
+        states: { redeeming: 'redeeming', redeemed: 'redeemed', invalid: 'failed' },
+        events: {
+          ACCEPTED: 'xstate.done.actor.redeemInvitation',
+          REFUSED: 'xstate.error.actor.redeemInvitation',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const answer = deferred<JoinedWorkspace>();
+      const navigated: string[] = [];
+      const actor = createActor(
+        workspaceInvitationMachine.provide({
+          actors: { redeemInvitation: fromPromise(() => answer.promise) },
+          actions: { navigateToWorkspace: (_, { workspace }) => navigated.push(workspace.id) },
+        }),
+        { input: { code: 'c0de' } },
+      ).start();
+      const expectPage = (redeeming: boolean, invalid: boolean, opened: string[]) => () => {
+        expect(actor.getSnapshot().status).toBe(opened.length > 0 || invalid ? 'done' : 'active');
+        expect(selectIsRedeeming(actor.getSnapshot())).toBe(redeeming);
+        expect(selectIsInvitationInvalid(actor.getSnapshot())).toBe(invalid);
+        expect(navigated).toEqual(opened);
+      };
+      await path.test({
+        states: {
+          redeeming: expectPage(true, false, []),
+          // The message stays while the page opens the workspace.
+          redeemed: expectPage(true, false, ['ws-1']),
+          invalid: expectPage(false, true, []),
+        },
+        events: {
+          ACCEPTED: async () => {
+            answer.resolve({ id: 'ws-1' });
+            await flush();
+          },
+          REFUSED: async () => {
+            answer.reject({ status: 400, message: 'InvalidInvitation' });
+            await flush();
+          },
+        },
+      });
+    });
+  }
 });

@@ -41,6 +41,7 @@ export const workspaceInvitationMachine = setup({
   states: {
     redeeming: {
       invoke: {
+        id: 'redeemInvitation',
         src: 'redeemInvitation',
         input: ({ context }) => ({ code: context.code }),
         onDone: {

@@ -1,19 +1,17 @@
 import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { GameVmContext } from '../../views/mojo/gameVmContext';
 import { GamespaceView } from '../../views/mojo/GamespaceView';
-import { gamespaceSessionLogic, gameVmLogic } from '../playImplementations';
+import { gamespaceSessionLogic } from '../playImplementations';
 import { useAppServices } from '../services';
 
 function Session({ id }: { id: string }) {
   const { workspace, inspect } = useAppServices();
   const logic = useMemo(() => gamespaceSessionLogic(workspace), [workspace]);
-  const vms = useMemo(() => ({ logic: gameVmLogic(workspace), inspect }), [workspace, inspect]);
   // The time the page opened; the session's clock moves it on from there.
   const [openedAt] = useState(() => Date.now());
   const session = useActorRef(logic, {
-    input: { id, now: openedAt, origin: window.location.origin },
+    input: { id, now: openedAt, origin: window.location.origin, controlsMachines: true },
     inspect,
   });
   // After a reset the session shows the workspace: so does the address, so that a reload (or a
@@ -24,11 +22,7 @@ function Session({ id }: { id: string }) {
     if (loadId && loadId !== id)
       void navigate(`/mojo/${encodeURIComponent(loadId)}`, { replace: true });
   }, [loadId, id, navigate]);
-  return (
-    <GameVmContext.Provider value={vms}>
-      <GamespaceView session={session} />
-    </GameVmContext.Provider>
-  );
+  return <GamespaceView session={session} />;
 }
 
 /** /mojo/{id}/** (signed-in users; loaded on demand). */

@@ -8,10 +8,8 @@ import {
   workspaceEditorMachine,
   type WorkspaceSection,
 } from '../../machines/workspaceEditorMachine';
-import { ImageManagerContext } from '../../views/topo/document/imageManagerContext';
 import WorkspaceEditorView from '../../views/topo/WorkspaceEditorView';
 import { PlayLaunchContext } from '../../views/topo/play/playLaunchContext';
-import { imageManagerLogic } from '../imageImplementations';
 import { gamespaceLaunchLogic } from '../playImplementations';
 import { useAppServices } from '../services';
 import { workspaceEditorImplementations } from '../workspaceImplementations';
@@ -31,25 +29,17 @@ function WorkspaceEditor({ id, section }: { id: string; section: WorkspaceSectio
     input: { id, userId, origin: window.location.origin },
     inspect,
   });
-  // The Document tab's image managers are created where that tab places them.
-  const images = useMemo(
-    () => ({ logic: imageManagerLogic(workspace.http, settings.apphost), inspect }),
-    [workspace.http, settings.apphost, inspect],
-  );
-  const launch = useMemo(
-    () => ({ logic: gamespaceLaunchLogic(workspace), inspect }),
-    [workspace, inspect],
-  );
+  // The Play tab's launcher, run like the editor's sections: its settings outlive a tab switch.
+  const launchLogic = useMemo(() => gamespaceLaunchLogic(workspace), [workspace]);
+  const launcher = useActorRef(launchLogic, { input: { workspaceId: id }, inspect });
   return (
-    <ImageManagerContext.Provider value={images}>
-      <PlayLaunchContext.Provider value={launch}>
-        <WorkspaceEditorView
-          editor={editor}
-          section={section}
-          uploadEnabled={settings.enable_upload}
-        />
-      </PlayLaunchContext.Provider>
-    </ImageManagerContext.Provider>
+    <PlayLaunchContext.Provider value={launcher}>
+      <WorkspaceEditorView
+        editor={editor}
+        section={section}
+        uploadEnabled={settings.enable_upload}
+      />
+    </PlayLaunchContext.Provider>
   );
 }
 

@@ -1,7 +1,6 @@
 import { useSelector } from '@xstate/react';
 import { useCallback, type FormEvent } from 'react';
 import type { ConsoleActorRef } from '../../machines/consoleMachine';
-import { NIC_COUNT } from '../../machines/consoleMachine';
 import {
   selectCanReconnect,
   selectCanRetry,
@@ -9,27 +8,31 @@ import {
   selectConsoleName,
   selectConsoleStatus,
   selectConsoleStatusLabel,
-  selectHasNetworks,
   selectIsBusy,
-  selectIsChangingNet,
   selectIsFullbleed,
   selectIsLive,
+  selectNetworkActor,
+} from '../../machines/consoleMachine.selectors';
+import { NIC_COUNT, type ConsoleNetworkActorRef } from '../../machines/consoleNetworkMachine';
+import {
+  selectHasNetworks,
+  selectIsChangingNet,
   selectNets,
   selectNetworkError,
   selectNicNets,
-} from '../../machines/consoleMachine.selectors';
+} from '../../machines/consoleNetworkMachine.selectors';
 import { Spinner } from '../common/Spinner';
 import './console.css';
 
 const NICS = Array.from({ length: NIC_COUNT }, (_, i) => i);
 
 /** One select per NIC; choosing a network moves the NIC (PUT vm/{id}/change). */
-function NetworkSwitcher({ session }: { session: ConsoleActorRef }) {
-  const hasNetworks = useSelector(session, selectHasNetworks);
-  const nets = useSelector(session, selectNets);
-  const nicNets = useSelector(session, selectNicNets);
-  const changing = useSelector(session, selectIsChangingNet);
-  const error = useSelector(session, selectNetworkError);
+function NetworkSwitcher({ network }: { network: ConsoleNetworkActorRef }) {
+  const hasNetworks = useSelector(network, selectHasNetworks);
+  const nets = useSelector(network, selectNets);
+  const nicNets = useSelector(network, selectNicNets);
+  const changing = useSelector(network, selectIsChangingNet);
+  const error = useSelector(network, selectNetworkError);
   if (!hasNetworks) return null;
   return (
     <div className="tp-console-nets">
@@ -41,7 +44,7 @@ function NetworkSwitcher({ session }: { session: ConsoleActorRef }) {
             value={nicNets[nic] ?? ''}
             disabled={changing}
             onChange={(e) =>
-              session.send({ type: 'console.netChangeRequested', nic, net: e.target.value })
+              network.send({ type: 'console.netChangeRequested', nic, net: e.target.value })
             }
           >
             <option value="" disabled>
@@ -62,7 +65,7 @@ function NetworkSwitcher({ session }: { session: ConsoleActorRef }) {
             type="button"
             className="p-button p-component p-button-text p-button-sm"
             aria-label="Dismiss"
-            onClick={() => session.send({ type: 'console.networkErrorDismissed' })}
+            onClick={() => network.send({ type: 'console.networkErrorDismissed' })}
           >
             <i className="pi pi-times" aria-hidden="true" />
           </button>
@@ -184,6 +187,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const label = useSelector(session, selectConsoleStatusLabel);
   const live = useSelector(session, selectIsLive);
   const canReconnect = useSelector(session, selectCanReconnect);
+  const network = useSelector(session, selectNetworkActor);
   // noVNC draws into this element; the machine is told once it exists.
   const attachScreen = useCallback(
     (screen: HTMLDivElement | null) => {
@@ -222,7 +226,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           enabled={live}
           onClick={() => session.send({ type: 'console.fullscreenRequested' })}
         />
-        <NetworkSwitcher session={session} />
+        {network ? <NetworkSwitcher network={network} /> : null}
       </header>
       <main className="tp-console-main">
         <div ref={attachScreen} className="tp-console-screen" data-live={live} />

@@ -10,6 +10,7 @@ import {
   selectConfirmation,
   selectErrors,
   selectGame,
+  selectGamespacePlay,
   selectIsInPlay,
   selectIsLaunching,
   selectIsLoading,
@@ -85,7 +86,8 @@ export function LaunchGameView({ session }: { session: GamespaceSessionActorRef 
   const inPlay = useSelector(session, selectIsInPlay);
   const confirmation = useSelector(session, selectConfirmation);
   const errors = useSelector(session, selectErrors);
-  const quiz = useSelector(session, selectQuiz);
+  const play = useSelector(session, selectGamespacePlay);
+  const quiz = useSelector(play, selectQuiz);
 
   if (loading) return <Spinner label="Loading gamespace" />;
   if (!game?.id) {

@@ -3,8 +3,16 @@ import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise } from 'xstate';
+import { gamespacePlayMachine } from '../../machines/gamespacePlayMachine';
 import { gamespaceSessionMachine, type GameState } from '../../machines/gamespaceSessionMachine';
+import {
+  selectGamespacePlay,
+  selectGameVms,
+} from '../../machines/gamespaceSessionMachine.selectors';
+import { gameVmsMachine } from '../../machines/gameVmsMachine';
 import { questionSetMachine, type ChallengeProgress } from '../../machines/questionSetMachine';
+import { vmControllerMachine } from '../../machines/vmControllerMachine';
+import { vmLoadMachine } from '../../machines/vmLoadMachine';
 import { UNSET_DATE } from '../../domain/time';
 import { GamespaceView } from './GamespaceView';
 
@@ -44,23 +52,45 @@ const progress: ChallengeProgress = {
   },
 };
 
+/** The play page's controller of a machine, over a server that has it running. */
+const runningVm = vmControllerMachine.provide({
+  actors: {
+    vmLoad: vmLoadMachine.provide({
+      actors: {
+        loadTemplateMachine: fromPromise(async ({ input }) => ({
+          id: input.templateId,
+          name: 'web#gs1',
+          status: 'deployed',
+          state: 'running',
+        })),
+      },
+    }),
+    vmEvents: fromCallback(() => undefined) as never,
+  },
+});
+
 async function renderPage(state: GameState, now: number) {
   const session = createActor(
     gamespaceSessionMachine.provide({
       actors: {
         loadGamespace: fromPromise(async () => state),
         listenToChannel: fromCallback(() => undefined),
-        inviteToGamespace: fromPromise(async () => ({ code: 'c0de' })),
-        copyToClipboard: fromPromise<void, { text: string }>(async () => undefined),
         // No hub events and no ticks: the page stays at the time it opened.
         gameEvents: fromCallback(() => undefined) as never,
         clock: fromCallback(() => undefined) as never,
-        questionSet: questionSetMachine.provide({
-          actors: { loadProgress: fromPromise(async () => progress) },
+        gamespacePlay: gamespacePlayMachine.provide({
+          actors: {
+            gameVms: gameVmsMachine.provide({ actors: { vmController: runningVm } }),
+            inviteToGamespace: fromPromise(async () => ({ code: 'c0de' })),
+            copyToClipboard: fromPromise<void, { text: string }>(async () => undefined),
+            questionSet: questionSetMachine.provide({
+              actors: { loadProgress: fromPromise(async () => progress) },
+            }),
+          },
         }),
       },
     }),
-    { input: { id: 'gs1', now, origin: '' } },
+    { input: { id: 'gs1', now, origin: '', controlsMachines: true } },
   ).start();
   container = document.createElement('div');
   document.body.append(container);
@@ -103,6 +133,34 @@ describe('GamespaceView', () => {
     await act(async () => button('End')?.click());
     expect(container?.textContent).toContain('End the game?');
     expect(session.getSnapshot().matches({ activity: 'confirming' })).toBe(true);
+  });
+
+  it("shows a controller for each of the game's machines, which the session runs", async () => {
+    const { session } = await renderPage(
+      { ...game, vms: [{ id: 'vm1', name: 'web', isRunning: true }] },
+      T0 + MINUTE,
+    );
+    await act(async () => new Promise((resolve) => setTimeout(resolve, 0)));
+    const machine = container?.querySelector('[aria-label="Machine web"]');
+    expect(machine).not.toBeNull();
+    // The play page's controller: running, with its console, and without Delete.
+    expect(machine?.querySelector('[aria-label="Stop"]')).not.toBeNull();
+    expect(machine?.querySelector('[aria-label="Console"]')).not.toBeNull();
+    expect(machine?.querySelector('[aria-label="Delete machine"]')).toBeNull();
+    expect(
+      selectGameVms(selectGamespacePlay(session.getSnapshot())?.getSnapshot())?.getSnapshot()
+        .context.controllers.vm1,
+    ).toBeDefined();
+    await act(async () =>
+      session.send({
+        type: 'game.updated',
+        state: { ...game, vms: [], endTime: new Date(T0 + MINUTE).toISOString() },
+      }),
+    );
+    expect(container?.querySelector('[aria-label="Machine web"]')).toBeNull();
+    expect(
+      selectGameVms(selectGamespacePlay(session.getSnapshot())?.getSnapshot()),
+    ).toBeUndefined();
   });
 
   it('takes the invitation link away when the game ends', async () => {

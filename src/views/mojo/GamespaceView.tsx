@@ -1,5 +1,4 @@
-import { useActorRef, useSelector } from '@xstate/react';
-import { useContext } from 'react';
+import { useSelector } from '@xstate/react';
 import type { GamespaceSessionActorRef } from '../../machines/gamespaceSessionMachine';
 import {
   selectCanEnd,
@@ -10,6 +9,8 @@ import {
   selectConfirmation,
   selectErrors,
   selectGame,
+  selectGamespacePlay,
+  selectGameVms,
   selectInviteLink,
   selectIsInPlay,
   selectIsLaunching,
@@ -18,58 +19,45 @@ import {
   selectQuiz,
   selectShowCopied,
 } from '../../machines/gamespaceSessionMachine.selectors';
+import type { GameVmsActorRef } from '../../machines/gameVmsMachine';
+import { selectVmControllers } from '../../machines/gameVmsMachine.selectors';
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { Spinner } from '../common/Spinner';
 import { ConfirmPrompt } from '../topo/ConfirmPrompt';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 import { VmController } from '../topo/templates/VmController';
-import { GameVmContext, type GameVmServices } from './gameVmContext';
 import { QuestionSets } from './QuestionSets';
 import { ACTION_QUESTIONS, ActionButton, MachineActions } from './sessionActions';
 
-function GameVm({
-  services,
-  vm,
-  gamespaceId,
-}: {
-  services: GameVmServices;
-  vm: { id: string; name?: string | null };
-  gamespaceId: string;
-}) {
-  const controller = useActorRef(services.logic, {
-    input: {
-      // The play page's controller loads the machine itself: its id stands for the template.
-      template: { id: vm.id, name: vm.name ?? '', isLinked: true, workspaceId: gamespaceId },
-      hideDelete: true,
-      fullbleed: true,
-      sessionId: gamespaceId,
-    },
-    inspect: services.inspect,
+/** A controller for each machine the game lists, in its order (the session runs them). */
+function GameVms({ gameVms, vms }: { gameVms: GameVmsActorRef; vms: readonly { id: string }[] }) {
+  const controllers = useSelector(gameVms, selectVmControllers);
+  return vms.map((vm) => {
+    const controller = controllers[vm.id];
+    return controller && <VmController key={vm.id} controller={controller} />;
   });
-  return <VmController controller={controller} />;
 }
 
 function Resources({ session }: { session: GamespaceSessionActorRef }) {
   const game = useSelector(session, selectGame);
   const inPlay = useSelector(session, selectIsInPlay);
-  const services = useContext(GameVmContext);
+  const play = useSelector(session, selectGamespacePlay);
+  const gameVms = useSelector(play, selectGameVms);
   if (!inPlay || !game?.id) return null;
   return (
     <section className="tp-game-resources" aria-label="Resources">
       <h2>Resources</h2>
       <MachineActions session={session} />
-      {services &&
-        (game.vms ?? []).map((vm) => (
-          <GameVm key={vm.id} services={services} vm={vm} gamespaceId={game.id ?? ''} />
-        ))}
+      {gameVms && <GameVms gameVms={gameVms} vms={game.vms ?? []} />}
     </section>
   );
 }
 
 function Invite({ session }: { session: GamespaceSessionActorRef }) {
-  const canInvite = useSelector(session, selectCanInvite);
-  const link = useSelector(session, selectInviteLink);
-  const copied = useSelector(session, selectShowCopied);
+  const play = useSelector(session, selectGamespacePlay);
+  const canInvite = useSelector(play, selectCanInvite);
+  const link = useSelector(play, selectInviteLink);
+  const copied = useSelector(play, selectShowCopied);
   const over = useSelector(session, selectIsOver);
   return (
     <span className="tp-game-invite">
@@ -108,7 +96,8 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
   const inPlay = useSelector(session, selectIsInPlay);
   const confirmation = useSelector(session, selectConfirmation);
   const errors = useSelector(session, selectErrors);
-  const quiz = useSelector(session, selectQuiz);
+  const play = useSelector(session, selectGamespacePlay);
+  const quiz = useSelector(play, selectQuiz);
 
   if (loading) return <Spinner label="Loading gamespace" />;
 

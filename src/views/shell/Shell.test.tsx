@@ -19,13 +19,18 @@ import {
   type AuthUser,
   type Profile,
 } from '../../machines/authTokenMachine';
+import { selectIsSigningOut } from '../../machines/authTokenMachine.selectors';
 import { hubChannelMachine } from '../../machines/hubChannelMachine';
+import { hubConnectorMachine } from '../../machines/hubConnectorMachine';
 import {
   hubConnectionMachine,
   type HubConnectionEvent,
   type HubInvocation,
 } from '../../machines/hubConnectionMachine';
+import { hubOutboxMachine } from '../../machines/hubOutboxMachine';
 import { sidebarMachine } from '../../machines/sidebarMachine';
+import { silentRenewMachine } from '../../machines/silentRenewMachine';
+import { userRegistrationMachine } from '../../machines/userRegistrationMachine';
 import { workspaceBrowserMachine } from '../../machines/workspaceBrowserMachine';
 import { Shell } from './Shell';
 
@@ -61,9 +66,17 @@ async function session(roles: Partial<Profile> | null) {
     authTokenMachine.provide({
       actors: {
         userEvents: fromCallback<EventObject>(({ sendBack }) => sendBack(initial)),
-        registerUser: fromPromise<Profile, { user: AuthUser }>(async () => profile(roles ?? {})),
+        registration: userRegistrationMachine.provide({
+          actors: {
+            registerUser: fromPromise<Profile, { user: AuthUser }>(async () =>
+              profile(roles ?? {}),
+            ),
+          },
+        }),
         logout: fromPromise<void, void>(() => new Promise<void>(() => undefined)),
-        renewSilently: fromPromise<void, void>(async () => undefined),
+        silentRenew: silentRenewMachine.provide({
+          actors: { renewSilently: fromPromise<void, void>(async () => undefined) },
+        }),
       },
       actions: {
         rememberUrl: () => undefined,
@@ -84,14 +97,20 @@ function connectingHub() {
   const hub = createActor(
     hubConnectionMachine.provide({
       actors: {
-        openConnection: fromPromise<string, void>(async () => 'c1'),
+        connector: hubConnectorMachine.provide({
+          actors: { openConnection: fromPromise<string, void>(async () => 'c1') },
+        }),
         watchConnection: fromCallback<EventObject, { connectionId: string }>(({ sendBack }) => {
           lose = sendBack;
         }),
         closeConnection: fromPromise<void, { connectionId: string }>(async () => undefined),
-        invoke: fromPromise<unknown, HubInvocation & { connectionId: string }>(
-          async () => undefined,
-        ),
+        outbox: hubOutboxMachine.provide({
+          actors: {
+            invoke: fromPromise<unknown, HubInvocation & { connectionId: string }>(
+              async () => undefined,
+            ),
+          },
+        }),
         hubChannel: hubChannelMachine,
       },
     }),
@@ -204,7 +223,7 @@ describe('Shell', () => {
   it('logs out with the Logout button', async () => {
     const { auth, byName } = await renderShell({});
     await act(async () => byName('button', 'Logout')?.click());
-    expect(auth.getSnapshot().matches({ token: 'signingOut' })).toBe(true);
+    expect(selectIsSigningOut(auth.getSnapshot())).toBe(true);
   });
 
   it('shows the reconnection banner while a signed-in user has lost the hub connection', async () => {

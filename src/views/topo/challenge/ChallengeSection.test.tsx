@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
 import { normalizeChallengeSpec, type ChallengeSpec } from '../../../domain/challenge';
 import { MESSAGES } from '../../../domain/challengeForm';
+import { autosaveFormMachine } from '../../../machines/autosaveFormMachine';
 import { challengeFormMachine } from '../../../machines/challengeFormMachine';
 import { flush } from '../../../machines/testing/deferred';
 import { ChallengeForm, TRANSFORM_HELP } from './ChallengeSection';
@@ -41,11 +42,15 @@ async function renderForm(load: () => Promise<ChallengeSpec> = async () => SPEC)
     challengeFormMachine.provide({
       actors: {
         loadChallenge: fromPromise(load),
-        saveChallenge: fromPromise<unknown, { workspaceId: string; spec: ChallengeSpec }>(
-          async ({ input }) => {
-            saves.push(input.spec);
+        form: autosaveFormMachine.provide({
+          actors: {
+            save: fromPromise<unknown, { workspaceId: string; spec: ChallengeSpec }>(
+              async ({ input }) => {
+                saves.push(input.spec);
+              },
+            ),
           },
-        ),
+        }),
       },
     }),
     { input: { workspaceId: 'ws-1' } },

@@ -6,12 +6,16 @@ import {
   transformValueMessage,
   type TransformContext,
 } from '../../../domain/transforms';
+import type { AutosaveFormActorRef } from '../../../machines/autosaveFormMachine';
 import type { ChallengeFormActorRef } from '../../../machines/challengeFormMachine';
 import {
   selectCanRetry,
+  selectChallengeDraftForm,
   selectChallengeError,
   selectChallengeFormActor,
-  selectChallengeStatus,
+  selectChallengeLoadError,
+  selectChallengeLoadStatus,
+  selectChallengeSaveStatus,
 } from '../../../machines/challengeFormMachine.selectors';
 import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
 import { Spinner } from '../../common/Spinner';
@@ -60,7 +64,7 @@ function TransformPreview({ form, path }: FormProps & { path: string }) {
 }
 
 function Transforms({ form }: FormProps) {
-  const count = useSelector(form, countAt('transforms'));
+  const count = useSelector(form.draft, countAt('transforms'));
   return (
     <fieldset className="tp-challenge-transforms">
       <legend>Transforms</legend>
@@ -103,9 +107,9 @@ const STATUS_TEXT: Record<string, string> = {
 
 /** The save indicator; a failure says why and offers a retry. */
 function SaveIndicator({ form }: FormProps) {
-  const status = useSelector(form, selectChallengeStatus);
-  const error = useSelector(form, selectChallengeError);
-  const canRetry = useSelector(form, selectCanRetry);
+  const status = useSelector(form.draft, selectChallengeSaveStatus);
+  const error = useSelector(form.draft, selectChallengeError);
+  const canRetry = useSelector(form.draft, selectCanRetry);
   return (
     <div className="tp-save-status tp-challenge-status">
       <span role="status">{STATUS_TEXT[status] ?? ''}</span>
@@ -116,7 +120,7 @@ function SaveIndicator({ form }: FormProps) {
             type="button"
             className="p-button p-component p-button-sm p-button-outlined"
             disabled={!canRetry}
-            onClick={() => form.send({ type: 'challenge.retryRequested' })}
+            onClick={() => form.challenge.send({ type: 'challenge.retryRequested' })}
           >
             Retry
           </button>
@@ -126,26 +130,16 @@ function SaveIndicator({ form }: FormProps) {
   );
 }
 
-/** The challenge form: text, transforms and variants (spec §2 Challenge tab, §3, §5). */
-export function ChallengeForm({ form }: FormProps) {
-  const status = useSelector(form, selectChallengeStatus);
-  const error = useSelector(form, selectChallengeError);
-  const variants = useSelector(form, countAt('variants'));
-  if (status === 'loading') return <Spinner label="Loading challenge" />;
-  if (status === 'loadFailed') {
-    return (
-      <div role="alert" className="tp-challenge-error">
-        <p>The challenge could not be loaded: {error}</p>
-        <button
-          type="button"
-          className="p-button p-component p-button-sm"
-          onClick={() => form.send({ type: 'challenge.retryRequested' })}
-        >
-          Retry
-        </button>
-      </div>
-    );
-  }
+/** The loaded spec's fields: text, transforms and variants. */
+function ChallengeFields({
+  challenge,
+  draft,
+}: {
+  challenge: ChallengeFormActorRef;
+  draft: AutosaveFormActorRef;
+}) {
+  const form = useMemo(() => ({ challenge, draft }), [challenge, draft]);
+  const variants = useSelector(draft, countAt('variants'));
   return (
     <form
       className="tp-form tp-challenge"
@@ -161,6 +155,29 @@ export function ChallengeForm({ form }: FormProps) {
       <AddButton form={form} list="variants" label="Add variant" />
     </form>
   );
+}
+
+/** The challenge form: text, transforms and variants (spec §2 Challenge tab, §3, §5). */
+export function ChallengeForm({ form }: { form: ChallengeFormActorRef }) {
+  const status = useSelector(form, selectChallengeLoadStatus);
+  const error = useSelector(form, selectChallengeLoadError);
+  const draft = useSelector(form, selectChallengeDraftForm);
+  if (status === 'loading') return <Spinner label="Loading challenge" />;
+  if (status === 'loadFailed') {
+    return (
+      <div role="alert" className="tp-challenge-error">
+        <p>The challenge could not be loaded: {error}</p>
+        <button
+          type="button"
+          className="p-button p-component p-button-sm"
+          onClick={() => form.send({ type: 'challenge.retryRequested' })}
+        >
+          Retry
+        </button>
+      </div>
+    );
+  }
+  return draft ? <ChallengeFields challenge={form} draft={draft} /> : null;
 }
 
 /** The workspace's Challenge section (spec §2 Workspace editor). */

@@ -35,8 +35,8 @@ function GraderChoice({ form, path }: FormProps & { path: string }) {
             name={path}
             value={g}
             checked={grader === g}
-            onChange={() => form.send({ type: 'challenge.fieldEdited', path, value: g })}
-            onBlur={() => form.send({ type: 'challenge.fieldBlurred' })}
+            onChange={() => form.challenge.send({ type: 'challenge.fieldEdited', path, value: g })}
+            onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred' })}
           />{' '}
           {GRADER_LABELS[g]}
         </label>
@@ -73,7 +73,7 @@ function Question({ form, path, number }: FormProps & { path: string; number: nu
 }
 
 function QuestionSet({ form, path, index }: FormProps & { path: string; index: number }) {
-  const questions = useSelector(form, countAt(`${path}.questions`));
+  const questions = useSelector(form.draft, countAt(`${path}.questions`));
   return (
     <fieldset className="tp-challenge-set">
       <legend>Question set {index + 1}</legend>
@@ -113,7 +113,7 @@ function QuestionSet({ form, path, index }: FormProps & { path: string; index: n
 /** One variant: its text, ISO and question sets. */
 export function Variant({ form, index }: FormProps & { index: number }) {
   const path = `variants.${index}`;
-  const sections = useSelector(form, countAt(`${path}.sections`));
+  const sections = useSelector(form.draft, countAt(`${path}.sections`));
   return (
     <fieldset className="tp-challenge-variant">
       <legend>Variant {index + 1}</legend>

@@ -2,10 +2,12 @@ import { useSelector } from '@xstate/react';
 import { useId } from 'react';
 import { valueAt } from '../../../domain/challengeForm';
 import type {
-  ChallengeFormActorRef,
-  ChallengeFormSnapshot,
-} from '../../../machines/challengeFormMachine';
+  AutosaveFormActorRef,
+  AutosaveFormSnapshot,
+} from '../../../machines/autosaveFormMachine';
+import type { ChallengeFormActorRef } from '../../../machines/challengeFormMachine';
 import {
+  selectChallengeDraft,
   selectChallengeMessages,
   selectConfirmingRemoval,
 } from '../../../machines/challengeFormMachine.selectors';
@@ -15,30 +17,33 @@ import { FormField } from '../FormField';
 // The building blocks of the challenge form: each field reads its own value from the form's
 // draft by path, so that typing in one question re-renders that field only.
 
-export type FormProps = { form: ChallengeFormActorRef };
+/** The challenge form takes the edits; its draft (the autosaving form it runs) shows them. */
+export type FormProps = {
+  form: { challenge: ChallengeFormActorRef; draft: AutosaveFormActorRef };
+};
 
 const textAt =
   (path: string) =>
-  (snapshot: ChallengeFormSnapshot): string => {
-    const value = snapshot.context.draft && valueAt(snapshot.context.draft, path);
+  (snapshot: AutosaveFormSnapshot): string => {
+    const value = valueAt(selectChallengeDraft(snapshot), path);
     return typeof value === 'string' ? value : '';
   };
 
 const flagAt =
   (path: string) =>
-  (snapshot: ChallengeFormSnapshot): boolean =>
-    snapshot.context.draft !== null && valueAt(snapshot.context.draft, path) === true;
+  (snapshot: AutosaveFormSnapshot): boolean =>
+    valueAt(selectChallengeDraft(snapshot), path) === true;
 
 /** How many items the list at `path` has. */
 export const countAt =
   (path: string) =>
-  (snapshot: ChallengeFormSnapshot): number => {
-    const value = snapshot.context.draft && valueAt(snapshot.context.draft, path);
+  (snapshot: AutosaveFormSnapshot): number => {
+    const value = valueAt(selectChallengeDraft(snapshot), path);
     return Array.isArray(value) ? value.length : 0;
   };
 
-export function useText(form: ChallengeFormActorRef, path: string): string {
-  return useSelector(form, textAt(path));
+export function useText(form: FormProps['form'], path: string): string {
+  return useSelector(form.draft, textAt(path));
 }
 
 /** A text field of the draft, with its validation message beside it. */
@@ -51,7 +56,7 @@ export function TextField({
 }: FormProps & { path: string; label: string; multiline?: boolean; hint?: string }) {
   const value = useText(form, path);
   // Its own message only, so that typing elsewhere does not re-render this field.
-  const message = useSelector(form, (snapshot) => selectChallengeMessages(snapshot)[path]);
+  const message = useSelector(form.draft, (snapshot) => selectChallengeMessages(snapshot)[path]);
   return (
     <FormField
       label={label}
@@ -59,15 +64,15 @@ export function TextField({
       message={message}
       hint={hint}
       multiline={multiline}
-      onChange={(text) => form.send({ type: 'challenge.fieldEdited', path, value: text })}
-      onBlur={() => form.send({ type: 'challenge.fieldBlurred' })}
+      onChange={(text) => form.challenge.send({ type: 'challenge.fieldEdited', path, value: text })}
+      onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred' })}
     />
   );
 }
 
 /** A flag of the draft as a labelled checkbox. */
 export function CheckboxField({ form, path, label }: FormProps & { path: string; label: string }) {
-  const checked = useSelector(form, flagAt(path));
+  const checked = useSelector(form.draft, flagAt(path));
   const id = useId();
   return (
     <div className="tp-field tp-field-checkbox">
@@ -76,9 +81,9 @@ export function CheckboxField({ form, path, label }: FormProps & { path: string;
         type="checkbox"
         checked={checked}
         onChange={(e) =>
-          form.send({ type: 'challenge.fieldEdited', path, value: e.target.checked })
+          form.challenge.send({ type: 'challenge.fieldEdited', path, value: e.target.checked })
         }
-        onBlur={() => form.send({ type: 'challenge.fieldBlurred' })}
+        onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred' })}
       />
       <label htmlFor={id}>{label}</label>
     </div>
@@ -91,7 +96,7 @@ export function AddButton({ form, list, label }: FormProps & { list: string; lab
     <button
       type="button"
       className="p-button p-component p-button-sm p-button-outlined"
-      onClick={() => form.send({ type: 'challenge.itemAdded', list })}
+      onClick={() => form.challenge.send({ type: 'challenge.itemAdded', list })}
     >
       <i className="pi pi-plus" aria-hidden="true" /> {label}
     </button>
@@ -105,13 +110,13 @@ export function RemoveButton({
   label,
   question,
 }: FormProps & { path: string; label: string; question: string }) {
-  const confirming = useSelector(form, selectConfirmingRemoval) === path;
+  const confirming = useSelector(form.challenge, selectConfirmingRemoval) === path;
   if (confirming) {
     return (
       <ConfirmPrompt
         question={question}
-        onConfirm={() => form.send({ type: 'challenge.removeConfirmed' })}
-        onCancel={() => form.send({ type: 'challenge.removeCancelled' })}
+        onConfirm={() => form.challenge.send({ type: 'challenge.removeConfirmed' })}
+        onCancel={() => form.challenge.send({ type: 'challenge.removeCancelled' })}
       />
     );
   }
@@ -119,7 +124,7 @@ export function RemoveButton({
     <button
       type="button"
       className="p-button p-component p-button-sm p-button-text p-button-danger"
-      onClick={() => form.send({ type: 'challenge.removeRequested', path })}
+      onClick={() => form.challenge.send({ type: 'challenge.removeRequested', path })}
     >
       <i className="pi pi-trash" aria-hidden="true" /> {label}
     </button>

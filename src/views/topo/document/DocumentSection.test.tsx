@@ -6,12 +6,15 @@ import { createActor, fromEventObservable, fromPromise, SimulatedClock } from 'x
 import { replicaWithText, stateOf, toBase64 } from '../../../domain/coedit';
 import {
   documentEditorMachine,
-  LOAD_DEBOUNCE_MS,
-  SAVED_INDICATOR_MS,
   WRITABLE_DELAY_MS,
   type DocumentEditorActorRef,
   type DocumentSourceEvent,
 } from '../../../machines/documentEditorMachine';
+import { documentLogMachine, LOAD_DEBOUNCE_MS } from '../../../machines/documentLogMachine';
+import { documentOutboxMachine, SAVED_INDICATOR_MS } from '../../../machines/documentOutboxMachine';
+import type { DocumentFile } from '../../../domain/documentFiles';
+import type { ImageManagerActorRef } from '../../../machines/imageManagerMachine';
+import { imageManagerMachine } from '../../../machines/imageManagerMachine';
 import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -25,7 +28,9 @@ vi.mock('./MonacoEditor', () => ({
   },
 }));
 vi.mock('./ImageManager', () => ({
-  ImageManager: ({ workspaceId }: { workspaceId: string }) => <p>Images of {workspaceId}</p>,
+  ImageManagerPanel: ({ manager }: { manager: ImageManagerActorRef }) => (
+    <p>Images of {manager.getSnapshot().context.workspaceId}</p>
+  ),
 }));
 
 let root: Root | null = null;
@@ -50,20 +55,28 @@ async function renderSection() {
         documentEvents: fromEventObservable<DocumentSourceEvent, { workspaceId: string }>(() => ({
           subscribe: () => ({ unsubscribe: () => undefined }),
         })),
-        loadCrdt: fromPromise(async () => ({
-          update: toBase64(stateOf(replicaWithText('# Guide'))),
-        })),
-        sendEdits: fromPromise(async () => {}),
-        saveDocument: fromPromise(async ({ input }) => void saves.push(input.text)),
+        log: documentLogMachine.provide({
+          actors: {
+            loadCrdt: fromPromise(async () => ({
+              update: toBase64(stateOf(replicaWithText('# Guide'))),
+            })),
+          },
+        }),
+        outbox: documentOutboxMachine.provide({
+          actors: {
+            sendEdits: fromPromise(async () => {}),
+            saveDocument: fromPromise(async ({ input }) => void saves.push(input.text)),
+          },
+        }),
+        images: imageManagerMachine.provide({
+          actors: { listImages: fromPromise(async (): Promise<DocumentFile[]> => []) },
+        }),
       },
     }),
     { clock, input: { workspaceId: 'ws-1' } },
   ).start();
-  // The section reads only the document child and the header of the workspace editor.
-  const workspaceSnapshot = {
-    children: { document },
-    context: { header: { id: 'ws-1', name: 'Lab' } },
-  };
+  // The section reads only the document child of the workspace editor.
+  const workspaceSnapshot = { children: { document } };
   const workspace = {
     getSnapshot: () => workspaceSnapshot,
     subscribe: () => ({ unsubscribe: () => undefined }),
@@ -107,6 +120,7 @@ describe('DocumentSection', () => {
     expect(button(el, 'Preview')?.getAttribute('aria-pressed')).toBe('true');
     expect(el.querySelector('[aria-label="Preview"] h1')?.textContent).toBe('Guide');
     await act(async () => button(el, 'Images')?.click());
+    expect(button(el, 'Images')?.getAttribute('aria-pressed')).toBe('true');
     expect(el.textContent).toContain('Images of ws-1');
   });
 });

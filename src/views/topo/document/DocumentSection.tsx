@@ -1,28 +1,32 @@
 import { useSelector } from '@xstate/react';
-import { lazy, Suspense, useCallback, useRef, useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { DocumentEditorActorRef } from '../../../machines/documentEditorMachine';
 import {
-  selectCanSave,
+  selectAreImagesShown,
+  selectCanRequestSave,
   selectDocumentEditor,
+  selectDocumentOutbox,
   selectDocumentText,
+  selectImageManager,
+  selectIsReadOnly,
   selectIsSaved,
   selectIsSaving,
   selectIsUnsaved,
 } from '../../../machines/documentEditorMachine.selectors';
+import type { DocumentOutboxActorRef } from '../../../machines/documentOutboxMachine';
 import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
-import { selectWorkspaceHeader } from '../../../machines/workspaceEditorMachine.selectors';
 import { Spinner } from '../../common/Spinner';
-import { ImageManager } from './ImageManager';
+import { ImageManagerPanel } from './ImageManager';
 import { MarkdownPreview } from './MarkdownPreview';
 
 // Monaco is large: it loads with the editor, only once the Document tab is shown.
 const MonacoEditor = lazy(() => import('./MonacoEditor'));
 
 /** Saving, saved (for 4 s) or unsaved (a failed save being retried). */
-function SaveStatus({ document }: { document: DocumentEditorActorRef }) {
-  const saving = useSelector(document, selectIsSaving);
-  const saved = useSelector(document, selectIsSaved);
-  const unsaved = useSelector(document, selectIsUnsaved);
+function SaveStatus({ outbox }: { outbox: DocumentOutboxActorRef }) {
+  const saving = useSelector(outbox, selectIsSaving);
+  const saved = useSelector(outbox, selectIsSaved);
+  const unsaved = useSelector(outbox, selectIsUnsaved);
   const [text, className] = unsaved
     ? ['Unsaved: retrying', 'tp-save-status tp-save-failed']
     : saving
@@ -72,20 +76,19 @@ function Toggle({
 
 function DocumentTab({
   document,
-  workspaceId,
+  outbox,
 }: {
   document: DocumentEditorActorRef;
-  workspaceId: string;
+  outbox: DocumentOutboxActorRef;
 }) {
-  const canSave = useSelector(document, selectCanSave);
-  // Which panels are open is the view's own matter, not the document's.
-  const [showImages, setShowImages] = useState(false);
+  // Save is offered once the document is writable and no save is in flight.
+  const readOnly = useSelector(document, selectIsReadOnly);
+  const canSave = useSelector(outbox, selectCanRequestSave) && !readOnly;
+  const showImages = useSelector(document, selectAreImagesShown);
+  const images = useSelector(document, selectImageManager);
+  // Whether the preview shows is the view's own matter; the image panel runs a manager, which
+  // the document editor starts and stops.
   const [showPreview, setShowPreview] = useState(false);
-  const insert = useRef<((text: string) => void) | null>(null);
-  const onInsertReady = useCallback((fn: ((text: string) => void) | null) => {
-    insert.current = fn;
-  }, []);
-  const onInsert = useCallback((markdown: string) => insert.current?.(markdown), []);
 
   return (
     <div className="tp-document">
@@ -102,7 +105,7 @@ function DocumentTab({
           label="Images"
           icon="pi-images"
           pressed={showImages}
-          onToggle={() => setShowImages((shown) => !shown)}
+          onToggle={() => document.send({ type: 'images.toggleRequested' })}
         />
         <Toggle
           label="Preview"
@@ -110,12 +113,12 @@ function DocumentTab({
           pressed={showPreview}
           onToggle={() => setShowPreview((shown) => !shown)}
         />
-        <SaveStatus document={document} />
+        <SaveStatus outbox={outbox} />
       </div>
-      {showImages && <ImageManager workspaceId={workspaceId} onInsert={onInsert} />}
+      {images && <ImageManagerPanel manager={images} />}
       <div className={showPreview ? 'tp-document-panes tp-document-split' : 'tp-document-panes'}>
         <Suspense fallback={<Spinner label="Loading editor" />}>
-          <MonacoEditor document={document} onInsertReady={onInsertReady} />
+          <MonacoEditor document={document} />
         </Suspense>
         {showPreview && <Preview document={document} />}
       </div>
@@ -126,7 +129,11 @@ function DocumentTab({
 /** The Document tab (spec §2): the co-edited markdown editor, Save, Images and Preview. */
 export default function DocumentSection({ editor }: { editor: WorkspaceEditorActorRef }) {
   const document = useSelector(editor, selectDocumentEditor);
-  const header = useSelector(editor, selectWorkspaceHeader);
-  if (!document || !header) return <Spinner label="Loading document" />;
-  return <DocumentTab document={document} workspaceId={header.id} />;
+  return document ? <LoadedDocument document={document} /> : <Spinner label="Loading document" />;
+}
+
+function LoadedDocument({ document }: { document: DocumentEditorActorRef }) {
+  const outbox = useSelector(document, selectDocumentOutbox);
+  if (!outbox) return <Spinner label="Loading document" />;
+  return <DocumentTab document={document} outbox={outbox} />;
 }

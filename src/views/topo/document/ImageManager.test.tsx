@@ -2,11 +2,14 @@
 import { act, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
-import { imageManagerMachine, type DocumentFile } from '../../../machines/imageManagerMachine';
+import { createActor, fromCallback, fromPromise } from 'xstate';
+import type { DocumentFile } from '../../../domain/documentFiles';
+import {
+  imageManagerMachine,
+  type ImageManagerReport,
+} from '../../../machines/imageManagerMachine';
 import { deferred, flush, type Deferred } from '../../../machines/testing/deferred';
-import { ImageManager, ImageManagerPanel } from './ImageManager';
-import { ImageManagerContext } from './imageManagerContext';
+import { ImageManagerPanel } from './ImageManager';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -76,17 +79,23 @@ async function render(node: ReactNode) {
   return { el, button, click, choose, names };
 }
 
+/** A manager as the document editor runs it; `inserted` is what the editor was asked to insert. */
 function startPanel(files?: DocumentFile[]) {
   const effects = managerLogic(files);
-  const manager = createActor(effects.logic, { input: { workspaceId: 'ws-1' } }).start();
   const inserted: string[] = [];
-  return { ...effects, manager, inserted, onInsert: (md: string) => inserted.push(md) };
+  const reportTo = createActor(
+    fromCallback<ImageManagerReport>(({ receive }) =>
+      receive((event) => inserted.push(event.markdown)),
+    ),
+  ).start();
+  const manager = createActor(effects.logic, { input: { workspaceId: 'ws-1', reportTo } }).start();
+  return { ...effects, manager, inserted };
 }
 
 describe('ImageManager', () => {
   it('lists images with a thumbnail and a pdf with an icon', async () => {
     const t = startPanel();
-    const view = await render(<ImageManagerPanel manager={t.manager} onInsert={t.onInsert} />);
+    const view = await render(<ImageManagerPanel manager={t.manager} />);
     expect(view.names()).toEqual(['net-ab12.png', 'guide-cd34.pdf']);
     const [image, pdf] = view.el.querySelectorAll('.tp-images-item');
     expect(image?.querySelector('img')?.getAttribute('src')).toBe('/docs/ws-1/net-ab12.png');
@@ -96,7 +105,7 @@ describe('ImageManager', () => {
 
   it('offers a multiple file input labelled Upload, with the hint "5MB limit"', async () => {
     const t = startPanel();
-    const view = await render(<ImageManagerPanel manager={t.manager} onInsert={t.onInsert} />);
+    const view = await render(<ImageManagerPanel manager={t.manager} />);
     const input = view.el.querySelector<HTMLInputElement>('input[type="file"]');
     expect(input?.multiple).toBe(true);
     expect(input?.closest('label')?.textContent?.trim()).toBe('Upload');
@@ -106,7 +115,7 @@ describe('ImageManager', () => {
 
   it('uploads the chosen files that pass the check, one after another', async () => {
     const t = startPanel([]);
-    const view = await render(<ImageManagerPanel manager={t.manager} onInsert={t.onInsert} />);
+    const view = await render(<ImageManagerPanel manager={t.manager} />);
     await view.choose(
       new File(['x'], 'a.png', { type: 'image/png' }),
       new File(['x'], 'notes.txt', { type: 'text/plain' }),
@@ -122,7 +131,7 @@ describe('ImageManager', () => {
 
   it('shows a failed upload with its file until dismissed', async () => {
     const t = startPanel([]);
-    const view = await render(<ImageManagerPanel manager={t.manager} onInsert={t.onInsert} />);
+    const view = await render(<ImageManagerPanel manager={t.manager} />);
     await view.choose(new File(['x'], 'a.png', { type: 'image/png' }));
     t.uploads[0]?.result.reject({ status: 400, message: 'InvalidImageType' });
     await act(flush);
@@ -131,9 +140,9 @@ describe('ImageManager', () => {
     expect(view.el.querySelector('[role="alert"]')).toBeNull();
   });
 
-  it('hands the markdown of a file to onInsert', async () => {
+  it('hands the markdown of a file to the document editor', async () => {
     const t = startPanel();
-    const view = await render(<ImageManagerPanel manager={t.manager} onInsert={t.onInsert} />);
+    const view = await render(<ImageManagerPanel manager={t.manager} />);
     await view.click('Insert net-ab12.png');
     await view.click('Insert guide-cd34.pdf');
     expect(t.inserted).toEqual([
@@ -144,7 +153,7 @@ describe('ImageManager', () => {
 
   it('deletes a file only after confirmation', async () => {
     const t = startPanel();
-    const view = await render(<ImageManagerPanel manager={t.manager} onInsert={t.onInsert} />);
+    const view = await render(<ImageManagerPanel manager={t.manager} />);
     await view.click('Delete net-ab12.png');
     expect(view.el.querySelector('[role="group"]')?.getAttribute('aria-label')).toBe(
       'Delete net-ab12.png?',
@@ -157,18 +166,5 @@ describe('ImageManager', () => {
     t.deletes[0]?.result.resolve(undefined);
     await act(flush);
     expect(view.names()).toEqual(['guide-cd34.pdf']);
-  });
-
-  it("runs a manager for the workspace from the app's context", async () => {
-    const t = managerLogic();
-    const inserted: string[] = [];
-    const view = await render(
-      <ImageManagerContext.Provider value={{ logic: t.logic }}>
-        <ImageManager workspaceId="ws-7" onInsert={(md) => inserted.push(md)} />
-      </ImageManagerContext.Provider>,
-    );
-    expect(t.lists).toEqual(['ws-7']);
-    await view.click('Insert net-ab12.png');
-    expect(inserted).toEqual(['![net-ab12.png](/docs/ws-1/net-ab12.png)']);
   });
 });

@@ -1,6 +1,7 @@
-import { useActorRef, useSelector } from '@xstate/react';
-import { useContext, useEffect, type ChangeEvent } from 'react';
-import { isImageFile, type ImageManagerActorRef } from '../../../machines/imageManagerMachine';
+import { useSelector } from '@xstate/react';
+import type { ChangeEvent } from 'react';
+import { isImageFile } from '../../../domain/documentFiles';
+import type { ImageManagerActorRef } from '../../../machines/imageManagerMachine';
 import {
   selectCanRequestDelete,
   selectCanUpload,
@@ -17,7 +18,6 @@ import {
 import { DismissibleAlerts } from '../../common/DismissibleAlerts';
 import { Spinner } from '../../common/Spinner';
 import { ConfirmPrompt } from '../ConfirmPrompt';
-import { ImageManagerContext, type ImageManagerServices } from './imageManagerContext';
 
 /** What the file chooser offers; the machine's check decides what is actually sent. */
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,application/pdf';
@@ -121,24 +121,14 @@ function FileList({ manager }: { manager: ImageManagerActorRef }) {
 }
 
 /**
- * The image manager's view of a running manager: upload, the files with Insert and Delete, and
- * the errors. `onInsert` receives the markdown of the file to insert.
+ * The Document tab's image manager (spec §2, §5, §7), as the document editor runs it while its
+ * panel is open: upload, the files with Insert and Delete, and the errors. Insert hands the file's
+ * markdown to the document editor, which puts it at the cursor.
  */
-export function ImageManagerPanel({
-  manager,
-  onInsert,
-}: {
-  manager: ImageManagerActorRef;
-  onInsert(markdown: string): void;
-}) {
+export function ImageManagerPanel({ manager }: { manager: ImageManagerActorRef }) {
   const loading = useSelector(manager, selectIsLoadingImages);
   const loadError = useSelector(manager, selectImageLoadError);
   const errors = useSelector(manager, selectImageErrors);
-  // The markdown is the document editor's to place; the manager only announces it.
-  useEffect(() => {
-    const subscription = manager.on('image.inserted', (event) => onInsert(event.markdown));
-    return () => subscription.unsubscribe();
-  }, [manager, onInsert]);
   return (
     <section className="tp-images" aria-label="Images">
       <UploadControl manager={manager} />
@@ -162,45 +152,5 @@ export function ImageManagerPanel({
         !loading && <FileList manager={manager} />
       )}
     </section>
-  );
-}
-
-function RunningImageManager({
-  services,
-  workspaceId,
-  onInsert,
-}: {
-  services: ImageManagerServices;
-  workspaceId: string;
-  onInsert(markdown: string): void;
-}) {
-  const manager = useActorRef(services.logic, {
-    input: { workspaceId },
-    inspect: services.inspect,
-  });
-  return <ImageManagerPanel manager={manager} onInsert={onInsert} />;
-}
-
-/**
- * The Document tab's image manager (spec §2, §5, §7) for one workspace. Its effects come from
- * `ImageManagerContext`, which the app provides.
- */
-export function ImageManager({
-  workspaceId,
-  onInsert,
-}: {
-  workspaceId: string;
-  onInsert(markdown: string): void;
-}) {
-  const services = useContext(ImageManagerContext);
-  if (!services) throw new Error('ImageManager: no ImageManagerContext provider (src/app)');
-  // One manager per workspace: another id is another folder to list.
-  return (
-    <RunningImageManager
-      key={workspaceId}
-      services={services}
-      workspaceId={workspaceId}
-      onInsert={onInsert}
-    />
   );
 }

@@ -2,8 +2,10 @@ import { Editor, type OnMount } from '@monaco-editor/react';
 import { useSelector } from '@xstate/react';
 import { useEffect, useRef } from 'react';
 import type { TextEdit } from '../../../domain/coedit';
+import type { DocumentCursorsActorRef } from '../../../machines/documentCursorsMachine';
 import type { DocumentEditorActorRef } from '../../../machines/documentEditorMachine';
 import {
+  selectDocumentCursors,
   selectIsReadOnly,
   selectReadOnlyMessage,
   selectRemoteCursors,
@@ -33,40 +35,20 @@ const operations = (model: Model, edits: readonly TextEdit[]) =>
     text,
   }));
 
-/**
- * The markdown editor bound to the document's replica: the user's changes go to the machine as
- * offsets, the other authors' edits come back as offsets and are applied to the model without
- * being reported again. The model keeps no text of its own that the replica does not have.
- */
-export default function MonacoEditor({
-  document,
-  onInsertReady,
+type Decorations = ReturnType<CodeEditor['createDecorationsCollection']>;
+
+/** Other authors' cursors, with their names, as decorations of the editor. */
+function RemoteCursors({
+  cursors,
+  decorations,
 }: {
-  document: DocumentEditorActorRef;
-  /** Receives a function that inserts text at the cursor, as if typed (the image manager's). */
-  onInsertReady?: (insert: ((text: string) => void) | null) => void;
+  cursors: DocumentCursorsActorRef;
+  decorations: { current: Decorations | null };
 }) {
-  const readOnly = useSelector(document, selectIsReadOnly);
-  const readOnlyMessage = useSelector(document, selectReadOnlyMessage);
-  const cursors = useSelector(document, selectRemoteCursors);
-  const editorRef = useRef<CodeEditor | null>(null);
-  const decorations = useRef<ReturnType<CodeEditor['createDecorationsCollection']> | null>(null);
-  const binding = useRef<(() => void) | null>(null);
-
-  // Unbinding when the tab closes; the document (and its unsaved edits) stays in the machine.
-  useEffect(
-    () => () => {
-      binding.current?.();
-      binding.current = null;
-      onInsertReady?.(null);
-      document.send({ type: 'editor.closed' });
-    },
-    [document, onInsertReady],
-  );
-
+  const shown = useSelector(cursors, selectRemoteCursors);
   useEffect(() => {
     decorations.current?.set(
-      cursors.flatMap(({ name, positions }) =>
+      shown.flatMap(({ name, positions }) =>
         positions.map(({ lineNumber, column }) => ({
           range: new monaco.Range(lineNumber, column, lineNumber, column),
           options: {
@@ -77,7 +59,33 @@ export default function MonacoEditor({
         })),
       ),
     );
-  }, [cursors]);
+  }, [shown, decorations]);
+  return null;
+}
+
+/**
+ * The markdown editor bound to the document's replica: the user's changes go to the machine as
+ * offsets, the other authors' edits come back as offsets and are applied to the model without
+ * being reported again. The model keeps no text of its own that the replica does not have. A
+ * file inserted from the image manager is typed at the cursor, as the user would.
+ */
+export default function MonacoEditor({ document }: { document: DocumentEditorActorRef }) {
+  const readOnly = useSelector(document, selectIsReadOnly);
+  const readOnlyMessage = useSelector(document, selectReadOnlyMessage);
+  const cursors = useSelector(document, selectDocumentCursors);
+  const editorRef = useRef<CodeEditor | null>(null);
+  const decorations = useRef<Decorations | null>(null);
+  const binding = useRef<(() => void) | null>(null);
+
+  // Unbinding when the tab closes; the document (and its unsaved edits) stays in the machine.
+  useEffect(
+    () => () => {
+      binding.current?.();
+      binding.current = null;
+      document.send({ type: 'editor.closed' });
+    },
+    [document],
+  );
 
   const onMount: OnMount = (editor) => {
     const model = editor.getModel();
@@ -123,22 +131,26 @@ export default function MonacoEditor({
         })),
       });
     });
+    const inserts = document.on('image.inserted', ({ markdown }) => {
+      const selection = editor.getSelection();
+      if (!selection || editor.getOption(monaco.editor.EditorOption.readOnly)) return;
+      editor.executeEdits('image-manager', [
+        { range: selection, text: markdown, forceMoveMarkers: true },
+      ]);
+      editor.focus();
+    });
     binding.current = () => {
       remote.unsubscribe();
+      inserts.unsubscribe();
       changes.dispose();
       cursorMoves.dispose();
     };
-    onInsertReady?.((text) => {
-      const selection = editor.getSelection();
-      if (!selection || editor.getOption(monaco.editor.EditorOption.readOnly)) return;
-      editor.executeEdits('image-manager', [{ range: selection, text, forceMoveMarkers: true }]);
-      editor.focus();
-    });
     document.send({ type: 'editor.ready' });
   };
 
   return (
     <div className="tp-document-editor" data-testid="document-editor" data-readonly={readOnly}>
+      {cursors && <RemoteCursors cursors={cursors} decorations={decorations} />}
       <Editor
         language="markdown"
         defaultValue=""

@@ -1,4 +1,4 @@
-import { useActorRef, useSelector } from '@xstate/react';
+import { useSelector } from '@xstate/react';
 import { useContext } from 'react';
 import type {
   FlagLaunchOption,
@@ -9,7 +9,7 @@ import type {
 import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
 import { selectWorkspaceHeader } from '../../../machines/workspaceEditorMachine.selectors';
 import { Spinner } from '../../common/Spinner';
-import { PlayLaunchContext, type PlayLaunchServices } from './playLaunchContext';
+import { PlayLaunchContext } from './playLaunchContext';
 
 const NUMBERS: readonly [NumericLaunchOption, string][] = [
   ['variant', 'Variant'],
@@ -82,24 +82,10 @@ function LaunchForm({ launcher }: { launcher: GamespaceLaunchActorRef }) {
   );
 }
 
-function Launcher({
-  services,
-  workspaceId,
-}: {
-  services: PlayLaunchServices;
-  workspaceId: string;
-}) {
-  const launcher = useActorRef(services.logic, {
-    input: { workspaceId },
-    inspect: services.inspect,
-  });
-  return <LaunchForm launcher={launcher} />;
-}
-
 /** The Play tab: launch settings and Launch (spec §2 Workspace editor, §3 Launch settings). */
 export default function PlaySection({ editor }: { editor: WorkspaceEditorActorRef }) {
   const workspace = useSelector(editor, selectWorkspaceHeader);
-  const services = useContext(PlayLaunchContext);
-  if (!workspace || !services) return null;
-  return <Launcher key={workspace.id} services={services} workspaceId={workspace.id} />;
+  const launcher = useContext(PlayLaunchContext);
+  if (!workspace || !launcher) return null;
+  return <LaunchForm launcher={launcher} />;
 }

@@ -1,11 +1,5 @@
 import { createContext } from 'react';
-import type { ActorOptions, AnyActorLogic } from 'xstate';
-import type { gamespaceLaunchMachine } from '../../../machines/gamespaceLaunchMachine';
+import type { GamespaceLaunchActorRef } from '../../../machines/gamespaceLaunchMachine';
 
-/** The Play tab's launcher with the app's effects (src/app builds it) and the inspector. */
-export interface PlayLaunchServices {
-  logic: typeof gamespaceLaunchMachine;
-  inspect?: ActorOptions<AnyActorLogic>['inspect'];
-}
-
-export const PlayLaunchContext = createContext<PlayLaunchServices | null>(null);
+/** The Play tab's launcher, which src/app runs for as long as the workspace is open. */
+export const PlayLaunchContext = createContext<GamespaceLaunchActorRef | null>(null);

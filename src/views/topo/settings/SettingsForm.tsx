@@ -1,10 +1,12 @@
 import { useSelector } from '@xstate/react';
 import { useId } from 'react';
 import type { WorkspaceSettingsField } from '../../../domain/workspaceSettings';
+import type { AutosaveFormActorRef } from '../../../machines/autosaveFormMachine';
 import type { WorkspaceSettingsActorRef } from '../../../machines/workspaceSettingsMachine';
 import {
   selectIsAudienceGlobal,
   selectSettingsError,
+  selectSettingsForm,
   selectSettingsId,
   selectSettingsMessages,
   selectSettingsSaveStatus,
@@ -33,14 +35,16 @@ const FIELDS: Array<{
 
 const GLOBAL_HINT = "Global: with 'everyone' in its audience, anyone may play this workspace.";
 
+/** A field shows the form's value and message; the settings take the edits. */
 function SettingsField({
   settings,
+  form,
   field,
   ...props
-}: { settings: WorkspaceSettingsActorRef } & (typeof FIELDS)[number]) {
-  const value = useSelector(settings, selectSettingsValue(field));
-  const message = useSelector(settings, selectSettingsMessages)[field];
-  const global = useSelector(settings, selectIsAudienceGlobal);
+}: { settings: WorkspaceSettingsActorRef; form: AutosaveFormActorRef } & (typeof FIELDS)[number]) {
+  const value = useSelector(form, selectSettingsValue(field));
+  const message = useSelector(form, selectSettingsMessages)[field];
+  const global = useSelector(form, selectIsAudienceGlobal);
   return (
     <FormField
       {...props}
@@ -53,11 +57,16 @@ function SettingsField({
   );
 }
 
-/** The workspace's fields, saved when a changed, valid field is left (spec §2, §4). */
-export function SettingsForm({ settings }: { settings: WorkspaceSettingsActorRef }) {
+function Fields({
+  settings,
+  form,
+}: {
+  settings: WorkspaceSettingsActorRef;
+  form: AutosaveFormActorRef;
+}) {
   const id = useSelector(settings, selectSettingsId);
-  const status = useSelector(settings, selectSettingsSaveStatus);
-  const error = useSelector(settings, selectSettingsError);
+  const status = useSelector(form, selectSettingsSaveStatus);
+  const error = useSelector(form, selectSettingsError);
   const idField = useId();
   return (
     <form className="tp-form" aria-label="Workspace settings" onSubmit={(e) => e.preventDefault()}>
@@ -66,9 +75,15 @@ export function SettingsForm({ settings }: { settings: WorkspaceSettingsActorRef
         <input id={idField} className="p-inputtext p-component" value={id} readOnly />
       </div>
       {FIELDS.map((props) => (
-        <SettingsField key={props.field} settings={settings} {...props} />
+        <SettingsField key={props.field} settings={settings} form={form} {...props} />
       ))}
       <SaveStatus status={status} error={error} />
     </form>
   );
+}
+
+/** The workspace's fields, saved when a changed, valid field is left (spec §2, §4). */
+export function SettingsForm({ settings }: { settings: WorkspaceSettingsActorRef }) {
+  const form = useSelector(settings, selectSettingsForm);
+  return form ? <Fields settings={settings} form={form} /> : null;
 }

@@ -3,6 +3,7 @@ import { act, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromPromise, SimulatedClock } from 'xstate';
+import { autosaveFormMachine } from '../../../machines/autosaveFormMachine';
 import { collaboratorsMachine } from '../../../machines/collaboratorsMachine';
 import { COPY_CONFIRMATION_MS, invitationMachine } from '../../../machines/invitationMachine';
 import { flush } from '../../../machines/testing/deferred';
@@ -49,8 +50,12 @@ describe('SettingsForm', () => {
     const settings = createActor(
       workspaceSettingsMachine.provide({
         actors: {
-          saveWorkspace: fromPromise(async ({ input }) => {
-            saves.push(input);
+          form: autosaveFormMachine.provide({
+            actors: {
+              save: fromPromise<void, unknown>(async ({ input }) => {
+                saves.push(input);
+              }),
+            },
           }),
         },
       }),

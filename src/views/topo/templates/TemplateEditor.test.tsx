@@ -3,6 +3,7 @@ import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromPromise } from 'xstate';
+import { autosaveFormMachine } from '../../../machines/autosaveFormMachine';
 import { isoChooserMachine } from '../../../machines/isoChooserMachine';
 import {
   templateEditorMachine,
@@ -44,8 +45,12 @@ async function renderEditor({ deployed = false } = {}) {
   const editor = createActor(
     templateEditorMachine.provide({
       actors: {
-        saveTemplate: fromPromise(async ({ input }) => {
-          saves.push(input);
+        form: autosaveFormMachine.provide({
+          actors: {
+            save: fromPromise<void, unknown>(async ({ input }) => {
+              saves.push(input);
+            }),
+          },
         }),
         isoChooser: isoChooserMachine.provide({
           actors: { listIsos: fromPromise(async () => ['ws-1/tools.iso']) },

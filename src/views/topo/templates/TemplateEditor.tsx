@@ -1,11 +1,14 @@
 import { useSelector } from '@xstate/react';
 import { useId } from 'react';
 import type { TemplateField } from '../../../domain/templateFields';
+import type { AutosaveFormActorRef } from '../../../machines/autosaveFormMachine';
+import type { TemplateActionsActorRef } from '../../../machines/templateActionsMachine';
 import {
   DEPLOYED_MESSAGE,
   type TemplateEditorActorRef,
 } from '../../../machines/templateEditorMachine';
 import {
+  selectAreActionsIdle,
   selectCanDeleteTemplate,
   selectCanRelink,
   selectCanUnlink,
@@ -17,7 +20,9 @@ import {
   selectIsTemplateLinked,
   selectSavedTemplateName,
   selectSiblings,
+  selectTemplateActions,
   selectTemplateErrors,
+  selectTemplateForm,
   selectTemplateHidden,
   selectTemplateMessages,
   selectTemplateParentName,
@@ -55,15 +60,24 @@ const FIELDS: Array<{
   { field: 'variant', label: 'Variant', type: 'number', hint: '0 deploys in all variants.' },
 ];
 
+/** The editor's children: its fields' form and its actions (Unlink, Re-link, Delete). */
+interface Parts {
+  editor: TemplateEditorActorRef;
+  form: AutosaveFormActorRef;
+  actions: TemplateActionsActorRef;
+}
+
+/** A field shows the form's value and message; the editor takes the edits. */
 function TemplateField({
   editor,
+  form,
   field,
   disabled,
   ...props
-}: { editor: TemplateEditorActorRef; disabled: boolean } & (typeof FIELDS)[number]) {
-  const value = useSelector(editor, selectTemplateText(field));
-  const message = useSelector(editor, selectTemplateMessages)[field];
-  const variantHint = useSelector(editor, selectVariantHint);
+}: Omit<Parts, 'actions'> & { disabled: boolean } & (typeof FIELDS)[number]) {
+  const value = useSelector(form, selectTemplateText(field));
+  const message = useSelector(form, selectTemplateMessages)[field];
+  const variantHint = useSelector(form, selectVariantHint);
   return (
     <FormField
       {...props}
@@ -77,13 +91,15 @@ function TemplateField({
   );
 }
 
-function LinkActions({ editor, disabled }: { editor: TemplateEditorActorRef; disabled: boolean }) {
+function LinkActions({ editor, actions, disabled }: Omit<Parts, 'form'> & { disabled: boolean }) {
   const linked = useSelector(editor, selectIsTemplateLinked);
   const parentName = useSelector(editor, selectTemplateParentName);
-  const canUnlink = useSelector(editor, selectCanUnlink);
-  const canRelink = useSelector(editor, selectCanRelink);
-  const choosing = useSelector(editor, selectIsChoosingSibling);
-  const siblings = useSelector(editor, selectSiblings);
+  // Offered by the editor, and only while no other request is under way.
+  const idle = useSelector(actions, selectAreActionsIdle);
+  const canUnlink = useSelector(editor, selectCanUnlink) && idle;
+  const canRelink = useSelector(editor, selectCanRelink) && idle;
+  const choosing = useSelector(actions, selectIsChoosingSibling);
+  const siblings = useSelector(actions, selectSiblings);
   return (
     <div className="tp-template-link">
       <span className="tp-muted tp-small">
@@ -149,19 +165,19 @@ function LinkActions({ editor, disabled }: { editor: TemplateEditorActorRef; dis
   );
 }
 
-/** One template's editor (spec §2 Template editor), a group named after the saved name. */
-export function TemplateEditor({ editor }: { editor: TemplateEditorActorRef }) {
+function Editor({ editor, form, actions }: Parts) {
   const name = useSelector(editor, selectSavedTemplateName);
   const deployed = useSelector(editor, selectIsTemplateDeployed);
-  const iso = useSelector(editor, selectTemplateText('iso'));
-  const hidden = useSelector(editor, selectTemplateHidden);
+  const iso = useSelector(form, selectTemplateText('iso'));
+  const hidden = useSelector(form, selectTemplateHidden);
   const chooser = useSelector(editor, selectIsoChooser);
-  const status = useSelector(editor, selectTemplateSaveStatus);
-  const saveError = useSelector(editor, selectTemplateSaveError);
-  const canDelete = useSelector(editor, selectCanDeleteTemplate);
-  const confirmingDelete = useSelector(editor, selectIsConfirmingTemplateDelete);
-  const busy = useSelector(editor, selectIsTemplateBusy);
-  const errors = useSelector(editor, selectTemplateErrors);
+  const status = useSelector(form, selectTemplateSaveStatus);
+  const saveError = useSelector(form, selectTemplateSaveError);
+  const idle = useSelector(actions, selectAreActionsIdle);
+  const canDelete = useSelector(editor, selectCanDeleteTemplate) && idle;
+  const confirmingDelete = useSelector(actions, selectIsConfirmingTemplateDelete);
+  const busy = useSelector(actions, selectIsTemplateBusy);
+  const errors = useSelector(actions, selectTemplateErrors);
   const controller = useSelector(editor, selectVmController);
   const hiddenId = useId();
   const commit = (field: TemplateField, value: string | boolean) => {
@@ -172,7 +188,7 @@ export function TemplateEditor({ editor }: { editor: TemplateEditorActorRef }) {
     <section className="tp-template" role="group" aria-label={`Template ${name}`} aria-busy={busy}>
       <header className="tp-template-header">
         <h3>{name}</h3>
-        <LinkActions editor={editor} disabled={deployed} />
+        <LinkActions editor={editor} actions={actions} disabled={deployed} />
       </header>
       {controller && <VmController controller={controller} />}
       {deployed && (
@@ -186,7 +202,13 @@ export function TemplateEditor({ editor }: { editor: TemplateEditorActorRef }) {
       />
       <div className="tp-form tp-template-form">
         {FIELDS.map((props) => (
-          <TemplateField key={props.field} editor={editor} disabled={deployed} {...props} />
+          <TemplateField
+            key={props.field}
+            editor={editor}
+            form={form}
+            disabled={deployed}
+            {...props}
+          />
         ))}
         {chooser && (
           <IsoChooser
@@ -229,4 +251,11 @@ export function TemplateEditor({ editor }: { editor: TemplateEditorActorRef }) {
       )}
     </section>
   );
+}
+
+/** One template's editor (spec §2 Template editor), a group named after the saved name. */
+export function TemplateEditor({ editor }: { editor: TemplateEditorActorRef }) {
+  const form = useSelector(editor, selectTemplateForm);
+  const actions = useSelector(editor, selectTemplateActions);
+  return form && actions ? <Editor editor={editor} form={form} actions={actions} /> : null;
 }

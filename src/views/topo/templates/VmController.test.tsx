@@ -4,12 +4,14 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromEventObservable, fromPromise, SimulatedClock } from 'xstate';
 import { isoChooserMachine } from '../../../machines/isoChooserMachine';
+import { templateActionsMachine } from '../../../machines/templateActionsMachine';
 import {
   DEPLOYED_MESSAGE,
   templateEditorMachine,
   type TemplateEditorInput,
 } from '../../../machines/templateEditorMachine';
 import { deferred, flush } from '../../../machines/testing/deferred';
+import { vmActionsMachine } from '../../../machines/vmActionsMachine';
 import {
   REQUEST_DEBOUNCE_MS,
   vmControllerMachine,
@@ -17,6 +19,8 @@ import {
   type VmControllerInput,
   type VmOperation,
 } from '../../../machines/vmControllerMachine';
+import { vmLoadMachine } from '../../../machines/vmLoadMachine';
+import { vmRequestMachine } from '../../../machines/vmRequestMachine';
 import { TemplateEditor } from './TemplateEditor';
 import { VmController } from './VmController';
 
@@ -57,15 +61,27 @@ function controllerOf(loaded: Vm, options: ControllerOptions = {}) {
   const opened: string[] = [];
   const logic = vmControllerMachine.provide({
     actors: {
-      loadTemplateMachine: fromPromise(async () => loaded),
-      loadVm: fromPromise<Vm | null, { id: string }>(async () => loaded),
-      initializeTemplate: fromPromise(async () => 0),
-      deployTemplate: fromPromise(async () => machine({})),
-      changeVmState: fromPromise(async ({ input }: { input: VmOperation }) => {
-        requests.push(input);
-        await options.hold;
-        if (options.changeFails) throw { status: 400, message: 'WorkspaceNotIsolated' };
-        return machine({ state: input.type === 'stop' ? 'off' : 'running' });
+      vmLoad: vmLoadMachine.provide({
+        actors: {
+          loadTemplateMachine: fromPromise(async () => loaded),
+          loadVm: fromPromise<Vm | null, { id: string }>(async () => loaded),
+        },
+      }),
+      vmActions: vmActionsMachine.provide({
+        actors: {
+          vmRequest: vmRequestMachine.provide({
+            actors: {
+              initializeTemplate: fromPromise(async () => 0),
+              deployTemplate: fromPromise(async () => machine({})),
+              changeVmState: fromPromise(async ({ input }: { input: VmOperation }) => {
+                requests.push(input);
+                await options.hold;
+                if (options.changeFails) throw { status: 400, message: 'WorkspaceNotIsolated' };
+                return machine({ state: input.type === 'stop' ? 'off' : 'running' });
+              }),
+            },
+          }),
+        },
       }),
       // The hub stays silent.
       vmEvents: fromEventObservable(() => ({
@@ -243,9 +259,13 @@ describe('TemplateEditor with its machine controller', () => {
     let linked = true;
     const logic = vmControllerMachine.provide({
       actors: {
-        loadTemplateMachine: fromPromise(async () =>
-          machine({ id: '', status: linked ? 'initialized' : 'created', state: 'off' }),
-        ),
+        vmLoad: vmLoadMachine.provide({
+          actors: {
+            loadTemplateMachine: fromPromise(async () =>
+              machine({ id: '', status: linked ? 'initialized' : 'created', state: 'off' }),
+            ),
+          },
+        }),
         vmEvents: fromEventObservable(() => ({
           subscribe: () => ({ unsubscribe: () => undefined }),
         })),
@@ -258,9 +278,13 @@ describe('TemplateEditor with its machine controller', () => {
           isoChooser: isoChooserMachine.provide({
             actors: { listIsos: fromPromise(async (): Promise<string[]> => []) },
           }),
-          unlinkTemplate: fromPromise(async (): Promise<TemplateEditorInput['template']> => {
-            linked = false;
-            return { ...template, isLinked: false };
+          actions: templateActionsMachine.provide({
+            actors: {
+              unlinkTemplate: fromPromise(async (): Promise<TemplateEditorInput['template']> => {
+                linked = false;
+                return { ...template, isLinked: false };
+              }),
+            },
           }),
           vmController: logic,
         },

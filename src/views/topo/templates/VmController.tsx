@@ -1,4 +1,5 @@
 import { useSelector } from '@xstate/react';
+import type { VmActionsActorRef } from '../../../machines/vmActionsMachine';
 import type {
   VmControllerActorRef,
   VmControllerEvent,
@@ -13,7 +14,9 @@ import {
   selectCanStart,
   selectCanStop,
   selectIsVmBusy,
+  selectIsVmLoading,
   selectIsVmRunning,
+  selectVmActions,
   selectVmConfirmation,
   selectVmErrors,
   selectVmHasDelete,
@@ -67,18 +70,24 @@ function IconButton({
   );
 }
 
+/** The controller and its requests (its child), which the buttons read together. */
+interface ControllerProps {
+  controller: VmControllerActorRef;
+  actions: VmActionsActorRef;
+}
+
 /** The deployed machine's buttons: console, power, save, revert and delete (spec §2). */
-function DeployedButtons({ controller }: { controller: VmControllerActorRef }) {
+function DeployedButtons({ controller, actions }: ControllerProps) {
   const running = useSelector(controller, selectIsVmRunning);
   const canConsole = useSelector(controller, selectCanOpenConsole);
-  const canStart = useSelector(controller, selectCanStart);
-  const canStop = useSelector(controller, selectCanStop);
+  const canStart = useSelector(actions, selectCanStart);
+  const canStop = useSelector(actions, selectCanStop);
   const hasSave = useSelector(controller, selectVmHasSave);
-  const canSave = useSelector(controller, selectCanSave);
+  const canSave = useSelector(actions, selectCanSave);
   const hasRevert = useSelector(controller, selectVmHasRevert);
-  const canRevert = useSelector(controller, selectCanRevert);
+  const canRevert = useSelector(actions, selectCanRevert);
   const hasDelete = useSelector(controller, selectVmHasDelete);
-  const canDelete = useSelector(controller, selectCanDeleteVm);
+  const canDelete = useSelector(actions, selectCanDeleteVm);
   const send = (type: VmControllerEvent['type']) => () =>
     controller.send({ type } as VmControllerEvent);
   return (
@@ -160,16 +169,23 @@ function TaskProgress({ name, progress }: { name: string; progress: number }) {
  * revert and delete, and the failed requests as dismissible alerts.
  */
 export function VmController({ controller }: { controller: VmControllerActorRef }) {
+  const actions = useSelector(controller, selectVmActions);
+  return actions ? <Controller controller={controller} actions={actions} /> : null;
+}
+
+function Controller({ controller, actions }: ControllerProps) {
   const name = useSelector(controller, selectVmName);
   const status = useSelector(controller, selectVmStatus);
   const power = useSelector(controller, selectVmPowerState);
-  const busy = useSelector(controller, selectIsVmBusy);
-  const canInitialize = useSelector(controller, selectCanInitialize);
-  const canDeploy = useSelector(controller, selectCanDeploy);
+  const loading = useSelector(controller, selectIsVmLoading);
+  const requesting = useSelector(actions, selectIsVmBusy);
+  const busy = loading || requesting;
+  const canInitialize = useSelector(actions, selectCanInitialize);
+  const canDeploy = useSelector(actions, selectCanDeploy);
   const taskName = useSelector(controller, selectVmTaskName);
   const progress = useSelector(controller, selectVmTaskProgress);
-  const confirmation = useSelector(controller, selectVmConfirmation);
-  const errors = useSelector(controller, selectVmErrors);
+  const confirmation = useSelector(actions, selectVmConfirmation);
+  const errors = useSelector(actions, selectVmErrors);
   const stateText = status === 'deployed' ? capitalized(power || 'deployed') : STATUS_TEXT[status];
   return (
     <div className="tp-vm" role="group" aria-label={`Machine ${name}`} aria-busy={busy}>
@@ -210,7 +226,7 @@ export function VmController({ controller }: { controller: VmControllerActorRef 
               Deploy
             </button>
           )}
-          {status === 'deployed' && <DeployedButtons controller={controller} />}
+          {status === 'deployed' && <DeployedButtons controller={controller} actions={actions} />}
         </div>
       </div>
       {progress !== null && <TaskProgress name={taskName ?? ''} progress={progress} />}

@@ -1,0 +1,32 @@
+import type { GameState } from '../api/play';
+import { session, type Session } from '../domain/session';
+import { isUnsetDate } from '../domain/time';
+
+// What the play page decides by from a gamespace's state: the rules that its session machine
+// and its selectors share (spec §2 Gamespace play page, §4).
+
+/** The window of a stored state at a time. */
+export const sessionOf = (context: { game: GameState | null; now: number }): Session =>
+  session(context.game ?? {}, context.now);
+
+export const hasGamespace = (game: GameState | null): game is GameState & { id: string } =>
+  typeof game?.id === 'string' && game.id !== '';
+
+export const isActive = (game: GameState | null): boolean =>
+  hasGamespace(game) && game.isActive === true;
+
+/** Answers are taken during a game that is not over (spec §4 Question sets). */
+export const isPlayable = (game: GameState | null, now: number): boolean => {
+  const s = session(game ?? {}, now);
+  return s.window === 'during' && !s.isOver;
+};
+
+/** A started gamespace has a quiz (the server sends its challenge once started). */
+export const isStarted = (game: GameState | null): boolean =>
+  hasGamespace(game) && !isUnsetDate(game.startTime);
+
+export const hasMachines = (game: GameState | null): boolean => (game?.vms ?? []).length > 0;
+
+/** The link to share: /mojo/{id}/{slug}/{code}. */
+export const invitationLink = (origin: string, game: GameState, code: string): string =>
+  `${origin}/mojo/${encodeURIComponent(game.id ?? '')}/${encodeURIComponent(game.slug ?? 'game')}/${encodeURIComponent(code)}`;
