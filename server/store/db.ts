@@ -6,11 +6,15 @@ import {
   PostgresDialect,
   SqliteDialect,
   sql,
+  type DatabaseIntrospector,
+  type SchemaMetadata,
   type Selectable,
   type SqliteDatabase,
   type SqliteStatement,
+  type TableMetadata,
 } from 'kysely';
 import {
+  DEFAULT_MIGRATION_LOCK_TABLE,
   DEFAULT_MIGRATION_TABLE,
   Migrator,
   type Migration,
@@ -115,6 +119,42 @@ export function withStatementCache(
 // bigint (int8) columns hold millisecond times, well inside Number's exact range.
 const INT8_OID = 20;
 
+/**
+ * Kysely's PostgreSQL introspector lists the tables of every schema in the database and calls
+ * functions on each schema's name; a schema dropped meanwhile (another deployment's, or a
+ * parallel test run's) fails that query with "schema … does not exist", and with it the
+ * migration that asked. The migrator only asks which tables exist in our own schema: answered
+ * from the catalog for `current_schema()` alone, with no function of another schema's name.
+ */
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    const base = super.createIntrospector(db);
+    const getTables = async (
+      options: { withInternalKyselyTables?: boolean } = {},
+    ): Promise<TableMetadata[]> => {
+      const { rows } = await sql<{ name: string; schema: string; kind: string }>`
+        select c.relname as name, n.nspname as schema, c.relkind as kind
+        from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v', 'f')`.execute(db);
+      const internal = [DEFAULT_MIGRATION_TABLE, DEFAULT_MIGRATION_LOCK_TABLE];
+      return rows
+        .filter((row) => options.withInternalKyselyTables || !internal.includes(row.name))
+        .map((row) => ({
+          name: row.name,
+          schema: row.schema,
+          isView: row.kind === 'v',
+          isForeign: row.kind === 'f',
+          columns: [],
+        }));
+    };
+    return {
+      getSchemas: (): Promise<SchemaMetadata[]> => base.getSchemas(),
+      getTables,
+    };
+  }
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   const plugins = [new CamelCasePlugin()];
   let raw: SQLite.Database | null = null;
@@ -143,7 +183,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         client.release();
       }
     }
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins });
+    db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), plugins });
   } else {
     dialect = 'sqlite';
     if (options.url !== ':memory:') mkdirSync(dirname(options.url), { recursive: true });
