@@ -272,9 +272,12 @@ describe('WorkspaceBrowser', () => {
     });
     await open();
     expect(button('Workspaces')?.getAttribute('aria-pressed')).toBe('true');
+    expect(document.querySelector('.tp-sidebar-title')?.textContent).toBe('Workspaces');
     await act(async () => button('Gamespaces')?.click());
     await settle();
     expect(button('Gamespaces')?.getAttribute('aria-pressed')).toBe('true');
+    // The heading follows the mode (issue 16: it read "Workspaces" over the gamespace list).
+    expect(document.querySelector('.tp-sidebar-title')?.textContent).toBe('Gamespaces');
     expect(button('Workspaces')?.getAttribute('aria-pressed')).toBe('false');
     expect(remembered).toEqual(['gamespaces']);
     const games = list('Active Gamespaces');

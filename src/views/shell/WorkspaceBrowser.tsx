@@ -297,9 +297,11 @@ export function WorkspaceBrowser({
   uploadEnabled: boolean;
 }) {
   const signedIn = useSelector(browser, selectIsBrowserSignedIn);
+  const mode = useSelector(browser, selectBrowseMode);
   return (
     <div className="tp-sidebar-body">
-      <h2 className="tp-sidebar-title">Workspaces</h2>
+      {/* The heading names what the list below shows: the mode toggle switches both. */}
+      <h2 className="tp-sidebar-title">{signedIn ? MODE_LABELS[mode] : MODE_LABELS.workspaces}</h2>
       {signedIn ? (
         <SignedInBrowser browser={browser} uploadEnabled={uploadEnabled} />
       ) : (
