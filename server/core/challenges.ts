@@ -39,8 +39,8 @@ export function createChallengeService(db: Db, workspaces: Pick<WorkspaceService
 
     /**
      * PUT /api/challenge/{id} (ws.CanEdit): stores the spec normalized (defaults filled in, blank
-     * section names null, the first sections' prerequisites 0). A body of the wrong shape is a
-     * 400 naming the field.
+     * section names null, prerequisites as fractions and the first sets' 0). A body of the wrong
+     * shape is a 400 naming the field.
      */
     async update(actor: Actor, id: unknown, model: unknown): Promise<ChallengeSpec> {
       const ws = await stored(id);

@@ -12,6 +12,7 @@ import {
   draftOf,
   editDraft,
   MESSAGES,
+  pathAfterRemoval,
   removeItem,
   specOf,
   validateDraft,
@@ -90,6 +91,45 @@ describe('normalizeChallengeSpec', () => {
     const [first, second] = spec.variants[0]!.sections;
     expect([first!.preReqTotal, first!.preReqPrevSection]).toEqual([0, 0]);
     expect([second!.preReqTotal, second!.preReqPrevSection]).toEqual([0.25, 0.5]);
+  });
+
+  it('reads a stored spec whose prerequisites were saved in points as fractions', () => {
+    // What PUT challenge stored before prerequisites were normalized at save.
+    const stored = JSON.stringify({
+      variants: [
+        {
+          sections: [
+            { questions: [{ weight: 30 }, { weight: 20 }] },
+            { preReqPrevSection: 30, preReqTotal: 0.5, questions: [{ weight: 50 }] },
+          ],
+        },
+      ],
+    });
+    const second = parseChallengeText(stored).variants[0]!.sections[1]!;
+    expect([second.preReqPrevSection, second.preReqTotal]).toEqual([0.3, 0.5]);
+  });
+
+  it('moves paths after a removed item up one, and drops those inside it', () => {
+    const removed = 'variants.0.sections.1';
+    expect(
+      [
+        'variants.0.sections.1',
+        'variants.0.sections.1.questions.0.text',
+        'variants.0.sections.0.name',
+        'variants.0.sections.2.questions.3',
+        'variants.0.sections.10.name',
+        'variants.1.sections.2',
+        'transforms.0.key',
+      ].map((path) => pathAfterRemoval(path, removed)),
+    ).toEqual([
+      null,
+      null,
+      'variants.0.sections.0.name',
+      'variants.0.sections.1.questions.3',
+      'variants.0.sections.9.name',
+      'variants.1.sections.2',
+      'transforms.0.key',
+    ]);
   });
 
   it('turns blank section names into null and cuts long ones to 100', () => {

@@ -5,6 +5,7 @@
  * normalization: every field gets its default when missing or null, so the rest of the code never
  * meets a partial spec.
  */
+import { normalizePrerequisites } from './graders';
 import type { Transform } from './transforms';
 
 export const GRADERS = ['match', 'matchAny', 'matchAll', 'matchAlpha'] as const;
@@ -34,9 +35,12 @@ export interface QuestionSpec {
 export interface SectionSpec {
   /** Null when the author gave none (the server turns blank names into null). */
   name: string | null;
-  /** The weight that must be scored in the previous set before this one opens (0..1). */
+  /**
+   * The weight that must be scored in the previous set before this one opens (0..1 once read;
+   * an author's whole number is in the units of whole-number weights: `normalizePrerequisites`).
+   */
   preReqPrevSection: number;
-  /** The weight that must be scored in total before this one opens (0..1). */
+  /** The weight that must be scored in total before this one opens (like preReqPrevSection). */
   preReqTotal: number;
   score: number;
   text: string;
@@ -229,13 +233,17 @@ function iso(v: unknown, path: Path): IsoSpec | null {
   };
 }
 
-/** The first question set is always open: its prerequisites are forced to 0 (§4.4). */
+/**
+ * Prerequisites as fractions, the first set's 0: on every read, so that a spec saved with
+ * prerequisites in points before they were normalized at save still opens its sets.
+ */
 function variant(v: unknown, path: Path): VariantSpec {
   const x = record(v, path);
-  const sections = list(x.sections, at(path, 'sections'), section).map((s, i) =>
-    i === 0 ? { ...s, preReqPrevSection: 0, preReqTotal: 0 } : s,
-  );
-  return { text: text(x.text, at(path, 'text')), sections, iso: iso(x.iso, at(path, 'iso')) };
+  return normalizePrerequisites({
+    text: text(x.text, at(path, 'text')),
+    sections: list(x.sections, at(path, 'sections'), section),
+    iso: iso(x.iso, at(path, 'iso')),
+  });
 }
 
 function image(v: unknown, path: Path): ImageSpec | null {
@@ -263,8 +271,8 @@ function submission(v: unknown, path: Path): SectionSubmission {
 
 /**
  * The spec with every field present: missing and null fields take their defaults, section names
- * and the first sections' prerequisites are normalized, graders are read in any case. Anything
- * of the wrong type throws a ChallengeShapeError naming the field.
+ * and prerequisites are normalized (fractions, the first set's 0), graders are read in any case.
+ * Anything of the wrong type throws a ChallengeShapeError naming the field.
  */
 export function normalizeChallengeSpec(value: unknown): ChallengeSpec {
   if (isMissing(value)) return emptyChallengeSpec();

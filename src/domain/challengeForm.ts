@@ -148,6 +148,25 @@ export function validateDraft(draft: ChallengeDraft): ChallengeMessages {
 
 const isIndex = (segment: string) => /^\d+$/.test(segment);
 
+/** Whether `path` is the item or field at `item`, or lies inside it. */
+export const isWithin = (path: string, item: string): boolean =>
+  path === item || path.startsWith(`${item}.`);
+
+/**
+ * Where the item or field at `path` is once the list item `removed` is gone: null when it was
+ * inside it, one index lower when it came after it in the same list, else where it was.
+ */
+export function pathAfterRemoval(path: string, removed: string): string | null {
+  if (isWithin(path, removed)) return null;
+  const segments = removed.split('.');
+  const index = Number(segments.pop());
+  const list = segments.join('.');
+  if (!path.startsWith(`${list}.`)) return path;
+  const [head = '', ...rest] = path.slice(list.length + 1).split('.');
+  if (!isIndex(head) || Number(head) < index) return path;
+  return [list, String(Number(head) - 1), ...rest].join('.');
+}
+
 /** The value at a dotted path, or undefined. */
 export function valueAt(draft: ChallengeDraft, path: string): unknown {
   let node: unknown = draft;

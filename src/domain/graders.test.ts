@@ -4,6 +4,7 @@ import {
   grade,
   isMatch,
   isSectionEligible,
+  normalizePrerequisites,
   points,
   sectionScore,
   setQuestionWeights,
@@ -175,6 +176,88 @@ describe('question set eligibility', () => {
     const v: VariantSpec = { text: '', iso: null, sections: [section, locked(0.4, 0.4)] };
     expect(isSectionEligible(v, 1)).toBe(true);
     expect(sectionScore(section)).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe('prerequisites as fractions', () => {
+  /** Set 1 with the given weights, set 2 with prerequisites and one question of `last`. */
+  const twoSets = (
+    first: [number, number],
+    last: number,
+    preReq: { preReqTotal?: number; preReqPrevSection?: number },
+  ): VariantSpec => ({
+    text: '',
+    iso: null,
+    sections: [
+      { ...newSection(), questions: first.map((weight) => q({ weight })) },
+      { ...newSection(), ...preReq, questions: [q({ weight: last })] },
+    ],
+  });
+  const preReqs = (v: VariantSpec) => v.sections.map((s) => [s.preReqTotal, s.preReqPrevSection]);
+
+  it('reads prerequisites above 1 in the units of whole-number weights', () => {
+    const v = normalizePrerequisites(twoSets([30, 20], 50, { preReqPrevSection: 30 }));
+    expect(preReqs(v)).toEqual([
+      [0, 0],
+      [0, 0.3],
+    ]);
+    // Weights adding up to more than 100 are points out of their sum.
+    const big = normalizePrerequisites(twoSets([100, 100], 200, { preReqTotal: 100 }));
+    expect(big.sections[1]!.preReqTotal).toBe(0.25);
+  });
+
+  it('keeps fractions as they are, whatever the weights', () => {
+    const withWhole = twoSets([30, 20], 50, { preReqTotal: 0.5, preReqPrevSection: 0.3 });
+    const withFractions = twoSets([0.3, 0.2], 0.5, { preReqTotal: 1, preReqPrevSection: 0.3 });
+    expect(preReqs(normalizePrerequisites(withWhole))[1]).toEqual([0.5, 0.3]);
+    expect(preReqs(normalizePrerequisites(withFractions))[1]).toEqual([1, 0.3]);
+  });
+
+  it('reads whole numbers as percentages when the weights are fractions (mixed units)', () => {
+    const v = normalizePrerequisites(twoSets([0.3, 0.2], 0.5, { preReqPrevSection: 30 }));
+    expect(v.sections[1]!.preReqPrevSection).toBe(0.3);
+  });
+
+  it("forces the first set's prerequisites to 0 and caps the others at 1", () => {
+    const v = twoSets([30, 20], 50, { preReqTotal: 150 });
+    v.sections[0] = { ...v.sections[0]!, preReqTotal: 30, preReqPrevSection: 0.5 };
+    expect(preReqs(normalizePrerequisites(v))).toEqual([
+      [0, 0],
+      [1, 0],
+    ]);
+  });
+
+  it('property: normalizing again changes nothing, and the result is a fraction', () => {
+    forAll((random) => {
+      const weights: [number, number] = [random.int(0, 120), random.int(0, 120)];
+      const v = normalizePrerequisites(
+        twoSets(weights, random.int(0, 120), {
+          preReqTotal: random.int(0, 300) / random.int(1, 4),
+          preReqPrevSection: random.int(0, 300) / random.int(1, 4),
+        }),
+      );
+      expect(normalizePrerequisites(v)).toEqual(v);
+      expect(preReqs(v)[1]!.every((x) => x >= 0 && x <= 1)).toBe(true);
+    });
+  });
+
+  it('opens set 2 of the reported challenge once question 1 (weight 30) is answered', () => {
+    const registered = setQuestionWeights(
+      normalizePrerequisites(twoSets([30, 20], 50, { preReqPrevSection: 30 })),
+    );
+    expect(isSectionEligible(registered, 1)).toBe(false);
+    const [first, second] = registered.sections;
+    const answered = {
+      ...registered,
+      sections: [
+        {
+          ...first!,
+          questions: first!.questions.map((x, i) => ({ ...x, isCorrect: i === 0, isGraded: true })),
+        },
+        second!,
+      ],
+    };
+    expect(isSectionEligible(answered, 1)).toBe(true);
   });
 });
 

@@ -10,7 +10,12 @@ import {
   selectFormIsValid,
   selectFormValues,
 } from './autosaveFormMachine.selectors';
-import type { ChallengeFormActorRef, ChallengeFormSnapshot } from './challengeFormMachine';
+import { isWithin } from '../domain/challengeForm';
+import type {
+  ChallengeFormActorRef,
+  ChallengeFormSnapshot,
+  FreshItems,
+} from './challengeFormMachine';
 import type { WorkspaceEditorSnapshot } from './workspaceEditorMachine';
 
 // The draft, its messages and the save status are the form's (the challenge form's child, once
@@ -34,6 +39,29 @@ export const selectChallengeDraftForm = (
 /** The item whose removal is being confirmed. */
 export const selectConfirmingRemoval = (snapshot: ChallengeFormSnapshot): string | null =>
   snapshot.context.confirming;
+
+/** New items and their touched fields; the context's own object, stable until they change. */
+export const selectFreshItems = (snapshot: ChallengeFormSnapshot): FreshItems =>
+  snapshot.context.fresh;
+
+/** Whether the message of the field at `path` shows: not in a new item, or touched there. */
+export const showsMessage = (fresh: FreshItems, path: string): boolean =>
+  fresh.touched.includes(path) || !fresh.items.some((item) => isWithin(path, item));
+
+export const selectShowsMessage =
+  (path: string) =>
+  (snapshot: ChallengeFormSnapshot): boolean =>
+    showsMessage(snapshot.context.fresh, path);
+
+/** How many of the messages show, and how many wait for their new item's fields to be touched. */
+export function countMessages(
+  messages: FormMessages,
+  fresh: FreshItems,
+): { shown: number; waiting: number } {
+  const paths = Object.keys(messages);
+  const shown = paths.filter((path) => showsMessage(fresh, path)).length;
+  return { shown, waiting: paths.length - shown };
+}
 
 /**
  * Where the form is, as its indicator shows it: `unsaved` waits for the autosave delay, `invalid`

@@ -18,6 +18,8 @@ import {
   selectChallengeMessages,
   selectChallengeSaveStatus,
   selectConfirmingRemoval,
+  selectFreshItems,
+  selectShowsMessage,
 } from './challengeFormMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
 import { modelDisagreements } from './testing/modelAgreement';
@@ -190,7 +192,7 @@ describe('challengeFormMachine', () => {
     f.wait(AUTOSAVE_DELAY_MS);
     await f.settle({ reject: { status: 400, message: 'ResourceNotFound' } });
     expect(f.status()).toBe('failed');
-    expect(selectChallengeError(f.form())).toBe('Resource Not Found');
+    expect(selectChallengeError(f.form())).toBe('It was not found: it may have been deleted.');
     expect(f.value('text')).toBe('kept');
     expect(selectCanRetry(f.form())).toBe(true);
     f.actor.send({ type: 'challenge.retryRequested' });
@@ -205,7 +207,7 @@ describe('challengeFormMachine', () => {
     const f = startForm();
     await f.load({ reject: { status: 403, message: 'ActionForbidden' } });
     expect(f.status()).toBe('loadFailed');
-    expect(selectChallengeLoadError(f.snapshot())).toBe('Action Forbidden');
+    expect(selectChallengeLoadError(f.snapshot())).toBe('You are not allowed to do this.');
     f.actor.send({ type: 'challenge.retryRequested' });
     expect(f.loads).toHaveLength(2);
     await f.load();
@@ -252,6 +254,43 @@ describe('challengeFormMachine', () => {
     expect(f.value('variants.0.sections.0.questions.0.text')).toBe('Flag?');
     f.wait(AUTOSAVE_DELAY_MS);
     expect(f.saves[0]!.input.spec.variants[0]!.sections).toHaveLength(1);
+  });
+
+  it("keeps a new item's messages quiet until its field is touched or a save is asked for", async () => {
+    const f = await loaded();
+    const shows = (path: string) => selectShowsMessage(path)(f.snapshot());
+    f.actor.send({ type: 'challenge.itemAdded', list: 'variants.0.sections.0.questions' });
+    f.actor.send({ type: 'challenge.itemAdded', list: 'variants.0.sections.0.questions' });
+    const added = 'variants.0.sections.0.questions.1';
+    const later = 'variants.0.sections.0.questions.2';
+    expect(selectChallengeMessages(f.form())[`${added}.text`]).toBe(MESSAGES.questionText);
+    expect([shows(`${added}.text`), shows(`${later}.answer`)]).toEqual([false, false]);
+    // A loaded item's messages always show.
+    f.edit(`${QUESTION}.answer`, '');
+    expect(shows(`${QUESTION}.answer`)).toBe(true);
+    f.actor.send({ type: 'challenge.fieldBlurred', path: `${added}.text` });
+    f.edit(`${later}.answer`, 'x');
+    expect([shows(`${added}.text`), shows(`${added}.answer`)]).toEqual([true, false]);
+    // Removing the first new question moves the second, and what was touched of it, up one.
+    f.actor.send({ type: 'challenge.removeRequested', path: added });
+    f.actor.send({ type: 'challenge.removeConfirmed' });
+    expect(selectFreshItems(f.snapshot())).toEqual({
+      items: [added],
+      touched: [`${added}.answer`],
+    });
+    expect([shows(`${added}.text`), shows(`${added}.answer`)]).toEqual([false, true]);
+    f.actor.send({ type: 'challenge.saveRequested' });
+    expect(shows(`${added}.text`)).toBe(true);
+    expect(f.status()).toBe('invalid');
+    expect(f.saves).toHaveLength(0);
+  });
+
+  it('saves a valid draft at once when a save is asked for', async () => {
+    const f = await loaded();
+    f.edit('text', 'now');
+    f.actor.send({ type: 'challenge.saveRequested' });
+    expect(f.status()).toBe('saving');
+    expect(f.saves[0]!.input.spec.text).toBe('now');
   });
 
   it('reaches every state', () => {

@@ -12,9 +12,12 @@ import {
   addItem,
   draftOf,
   editDraft,
+  isWithin,
+  pathAfterRemoval,
   removeItem,
   specOf,
   validateDraft,
+  valueAt,
   type ChallengeDraft,
 } from '../domain/challengeForm';
 import { errorMessage } from '../domain/text';
@@ -26,8 +29,13 @@ export const AUTOSAVE_DELAY_MS = 1_000;
 export type ChallengeFormEvent =
   /** A field changed; `path` is the draft's dotted path (`variants.0.sections.1.name`). */
   | { type: 'challenge.fieldEdited'; path: string; value: string | boolean }
-  /** A field lost focus: a valid change is saved now rather than after the delay. */
-  | { type: 'challenge.fieldBlurred' }
+  /** A field (at `path`, when known) lost focus: a valid change is saved now, not after the delay. */
+  | { type: 'challenge.fieldBlurred'; path?: string }
+  /**
+   * The author asked to save now (the status offers it while the draft is invalid): a save
+   * attempted shows every field's message, new items' included; a valid draft saves at once.
+   */
+  | { type: 'challenge.saveRequested' }
   /** Add an empty item to the list at `list` (`transforms`, `variants.0.sections`, ...). */
   | { type: 'challenge.itemAdded'; list: string }
   /** Remove was pressed for the item at `path`: ask first (spec §5). */
@@ -47,6 +55,20 @@ export interface ChallengeFormInput {
   workspaceId: string;
 }
 
+/**
+ * Items added since the form loaded, and which of their fields the author has touched. A field of
+ * a new item shows its message only once touched (edited or left) or once a save was asked for,
+ * so that a new, still empty question is not a wall of errors.
+ */
+export interface FreshItems {
+  /** The added items' paths (`variants.0.sections.1.questions.2`). */
+  items: string[];
+  /** Their fields that were edited or left. */
+  touched: string[];
+}
+
+const NO_FRESH_ITEMS: FreshItems = { items: [], touched: [] };
+
 export interface ChallengeFormContext {
   workspaceId: string;
   /** The spec as it loaded, as a draft: the form starts from it. */
@@ -55,6 +77,7 @@ export interface ChallengeFormContext {
   confirming: string | null;
   /** Why the spec could not be loaded, camel-case split. */
   error: string | null;
+  fresh: FreshItems;
 }
 
 const notProvided = (name: string): Error =>
@@ -91,7 +114,7 @@ export const challengeRules = (
  * autosaving form (`autosaveFormMachine`, its child) that saves it by itself once valid: 1 s after
  * the last change, or at once when a field is left; edits made during a save are saved next, and
  * a failed save keeps the draft and can be retried. Removing an item asks for confirmation here
- * first; a failed load offers a retry.
+ * first; a failed load offers a retry. New items keep their fields' messages quiet until touched.
  */
 export const challengeFormMachine = setup({
   types: {
@@ -130,6 +153,41 @@ export const challengeFormMachine = setup({
       },
     }),
     cancelRemoval: assign({ confirming: null }),
+    /** The new item's path is the list's length before the form adds it. */
+    markAdded: assign({
+      fresh: ({ context, event, self }) => {
+        assertEvent(event, 'challenge.itemAdded');
+        // Absent while a model traversal walks the graph without running the children.
+        const draft = self.getSnapshot()?.children?.form?.getSnapshot().context.values;
+        const list = draft ? valueAt(draft as ChallengeDraft, event.list) : undefined;
+        if (!Array.isArray(list)) return context.fresh;
+        return {
+          ...context.fresh,
+          items: [...context.fresh.items, `${event.list}.${list.length}`],
+        };
+      },
+    }),
+    markTouched: assign({
+      fresh: ({ context, event }) => {
+        assertEvent(event, ['challenge.fieldEdited', 'challenge.fieldBlurred']);
+        const { path } = event;
+        const { items, touched } = context.fresh;
+        if (typeof path !== 'string' || touched.includes(path)) return context.fresh;
+        if (!items.some((item) => isWithin(path, item))) return context.fresh;
+        return { items, touched: [...touched, path] };
+      },
+    }),
+    /** Paths after the confirmed removal: inside it gone, later siblings one index lower. */
+    forgetRemoved: assign({
+      fresh: ({ context }) => {
+        const removed = context.confirming;
+        if (removed === null) return context.fresh;
+        const after = (paths: string[]) =>
+          paths.flatMap((path) => pathAfterRemoval(path, removed) ?? []);
+        return { items: after(context.fresh.items), touched: after(context.fresh.touched) };
+      },
+    }),
+    revealMessages: assign({ fresh: NO_FRESH_ITEMS }),
     showError: assign({ error: (_, { error }: { error: unknown }) => errorMessage(error) }),
   },
   guards: {
@@ -138,12 +196,13 @@ export const challengeFormMachine = setup({
 }).createMachine({
   id: 'challengeForm',
   description:
-    'The Challenge tab: loads the spec, then edits it in an autosaving form (1 s after the last valid change, or on blur); confirms removals; a failed load is retried on request.',
+    "The Challenge tab: loads the spec, then edits it in an autosaving form (1 s after the last valid change, or on blur); confirms removals; new items' messages wait until touched or a save is asked for; a failed load is retried on request.",
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
     loaded: loadedDraft(undefined),
     confirming: null,
     error: null,
+    fresh: NO_FRESH_ITEMS,
   }),
   initial: 'loading',
   states: {
@@ -176,15 +235,16 @@ export const challengeFormMachine = setup({
         }),
       },
       on: {
-        'challenge.fieldEdited': { actions: 'forwardEdit' },
-        'challenge.itemAdded': { actions: 'forwardEdit' },
-        'challenge.fieldBlurred': { actions: 'forwardBlur' },
+        'challenge.fieldEdited': { actions: ['markTouched', 'forwardEdit'] },
+        'challenge.itemAdded': { actions: ['markAdded', 'forwardEdit'] },
+        'challenge.fieldBlurred': { actions: ['markTouched', 'forwardBlur'] },
+        'challenge.saveRequested': { actions: ['revealMessages', 'forwardBlur'] },
         'challenge.retryRequested': { actions: 'forwardRetry' },
         'challenge.removeRequested': { actions: 'askToRemove' },
         'challenge.removeCancelled': { actions: 'cancelRemoval' },
         'challenge.removeConfirmed': {
           guard: 'isConfirming',
-          actions: ['forwardRemoval', 'cancelRemoval'],
+          actions: ['forwardRemoval', 'forgetRemoved', 'cancelRemoval'],
         },
       },
     },

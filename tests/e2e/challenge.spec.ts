@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { signIn } from './support';
+import { apiOf, signIn } from './support';
 
 // The Challenge tab end to end: an author builds a challenge (a transform, a variant with two
 // question sets of two questions each), the form saves itself, and a reload shows all of it.
@@ -102,4 +102,123 @@ test('an author fills a challenge, it saves itself, and a reload shows it intact
       });
     }
   }
+});
+
+/** A new workspace's Challenge tab, with one variant and its first question set. */
+async function newChallenge(page: Page) {
+  await signIn(page, 'creator');
+  await page.getByRole('button', { name: 'New Workspace' }).click();
+  await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? '';
+  await page.getByRole('link', { name: 'Challenge' }).click();
+  await page.waitForURL(/\/topo\/[0-9a-f]{32}\/challenge$/);
+  const form = challengeForm(page);
+  await form.getByRole('button', { name: 'Add variant' }).click();
+  const variant = group(form, 'Variant 1');
+  await variant.getByRole('button', { name: 'Add question set' }).click();
+  return { workspaceId, form, variant };
+}
+
+test('a new question shows its errors only once touched; the status says what keeps it unsaved', async ({
+  page,
+}) => {
+  const { form, variant } = await newChallenge(page);
+  const set = group(variant, 'Question set 1');
+  await set.getByRole('button', { name: 'Add question', exact: true }).click();
+  const question = group(set, 'Question 1');
+  const status = form.getByRole('status');
+  const text = question.getByLabel('Question', { exact: true });
+  const answer = question.getByLabel('Answer', { exact: true });
+
+  // Empty and untouched: nothing is marked yet, and the status does not point at marks.
+  await expect(form.locator('[aria-invalid="true"]')).toHaveCount(0);
+  await expect(form.getByText('Please enter the question.')).toHaveCount(0);
+  await expect(status).toHaveText('Not saved: new items have fields to fill in.');
+
+  // Left empty: that field is marked, the one not yet visited is not.
+  await text.focus();
+  await text.blur();
+  await expect(text).toHaveAttribute('aria-invalid', 'true');
+  await expect(question.getByText('Please enter the question.')).toBeVisible();
+  await expect(answer).not.toHaveAttribute('aria-invalid', 'true');
+  await expect(status).toHaveText('Not saved: correct the field marked in error.');
+
+  // Asking to see what to correct marks every field and goes to the first; the status stays in
+  // view, above the fields whichever way the page is scrolled.
+  await form.getByRole('button', { name: 'Show fields to correct' }).click();
+  await expect(answer).toHaveAttribute('aria-invalid', 'true');
+  await expect(text).toBeFocused();
+  await expect(status).toHaveText('Not saved: correct the 2 fields marked in error.');
+  await question.getByRole('button', { name: 'Remove question' }).scrollIntoViewIfNeeded();
+  await expect(status).toBeInViewport();
+
+  await text.fill('Which port?');
+  await answer.fill('22');
+  await expect(status).toHaveText('Saved');
+});
+
+test('a prerequisite written in points (30 of weights 30, 20, 50) opens the second set', async ({
+  page,
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const { workspaceId, form, variant } = await newChallenge(page);
+  const fillQuestion = async (set: Locator, n: number, answer: string, weight: string) => {
+    await set.getByRole('button', { name: 'Add question', exact: true }).click();
+    const item = group(set, `Question ${n}`);
+    await item.getByLabel('Question', { exact: true }).fill(`Question ${answer}?`);
+    await item.getByLabel('Answer', { exact: true }).fill(answer);
+    await item.getByLabel('Weight', { exact: true }).fill(weight);
+  };
+  const first = group(variant, 'Question set 1');
+  await first.getByLabel('Name', { exact: true }).fill('Recon');
+  await fillQuestion(first, 1, 'alpha', '30');
+  await fillQuestion(first, 2, 'bravo', '20');
+  await variant.getByRole('button', { name: 'Add question set' }).click();
+  const second = group(variant, 'Question set 2');
+  await second.getByLabel('Name', { exact: true }).fill('Exploit');
+  await second.getByLabel('Prerequisite: weight scored in the previous set').fill('30');
+  await fillQuestion(second, 1, 'charlie', '50');
+  await expect(form.getByRole('status')).toHaveText('Saved');
+
+  // Saved as the fraction it stands for.
+  await page.reload();
+  await expect(
+    group(group(challengeForm(page), 'Variant 1'), 'Question set 2').getByLabel(
+      'Prerequisite: weight scored in the previous set',
+    ),
+  ).toHaveValue('0.3');
+  const author = await apiOf(page);
+  const workspace = await author<Record<string, unknown>>('GET', `workspace/${workspaceId}`);
+  await author('PUT', 'workspace', { ...workspace, name: 'Points Lab', audience: 'everyone' });
+
+  // The player answers question 1 only: 30 scored in the first set opens the second.
+  const player = await (await browser.newContext()).newPage();
+  await signIn(player, 'player');
+  await player.goto(`/mojo/${workspaceId}`);
+  const actions = player.getByRole('toolbar', { name: 'Game actions' });
+  await actions.getByRole('button', { name: 'Start' }).click();
+  await player
+    .getByRole('group', { name: 'Start the game?' })
+    .getByRole('button', {
+      name: 'Confirm',
+    })
+    .click();
+  const quiz = player.getByRole('region', { name: 'Challenge' });
+  const recon = quiz.getByRole('region', { name: 'Recon' });
+  await expect(recon.getByLabel('Answer 1.1')).toBeVisible({ timeout: 20_000 });
+  await expect(quiz.getByRole('region', { name: 'Exploit' })).toHaveCount(0);
+  await recon.getByLabel('Answer 1.1').fill('alpha');
+  await recon.getByLabel('Answer 1.2').fill('wrong');
+  await recon.getByRole('button', { name: 'Submit' }).click();
+  await player
+    .getByRole('group', { name: 'Submit Recon?' })
+    .getByRole('button', {
+      name: 'Confirm',
+    })
+    .click();
+  await expect(player.getByRole('status', { name: 'Score' })).toHaveText('Score 30 / 100');
+  await expect(
+    quiz.getByRole('region', { name: 'Exploit' }).getByText('Question charlie?'),
+  ).toBeVisible();
 });

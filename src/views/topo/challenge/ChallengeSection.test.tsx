@@ -154,7 +154,9 @@ describe('ChallengeForm', () => {
     await act(async () => answer.blur());
     expect(answer.getAttribute('aria-invalid')).toBe('true');
     expect(question.textContent).toContain(MESSAGES.answer);
-    expect(view.el.textContent).toContain('Not saved: correct the fields marked above.');
+    expect(view.el.querySelector('[role="status"]')?.textContent).toBe(
+      'Not saved: correct the field marked in error.',
+    );
     expect(view.saves).toHaveLength(0);
     await view.type(answer, '22/tcp');
     await act(async () => answer.blur());
@@ -183,7 +185,13 @@ describe('ChallengeForm', () => {
     const view = await renderForm();
     const recon = view.group('Question set 1');
     await view.click('Add question', recon);
-    expect(view.group('Question 2', view.group('Question set 1'))).toBeTruthy();
+    // The new question is empty, and quiet about it until touched.
+    const added = view.group('Question 2', view.group('Question set 1'));
+    expect(view.control('Answer', added).value).toBe('');
+    expect(added.querySelector('[aria-invalid]')).toBeNull();
+    expect(view.el.querySelector('[role="status"]')?.textContent).toBe(
+      'Not saved: new items have fields to fill in.',
+    );
     await view.click('Remove question', view.group('Question 1', view.group('Question set 1')));
     await view.click('Cancel');
     expect(
@@ -195,6 +203,8 @@ describe('ChallengeForm', () => {
     expect(
       view.control('Answer', view.group('Question 1', view.group('Question set 1'))).value,
     ).toBe('');
+    const first = view.group('Question 1', view.group('Question set 1'));
+    expect(first.querySelector('[aria-invalid]')).toBeNull();
     expect(() => view.group('Question 2', view.group('Question set 1'))).toThrow();
   });
 
@@ -205,7 +215,9 @@ describe('ChallengeForm', () => {
       if (attempts === 1) throw { status: 403, message: 'ActionForbidden' };
       return SPEC;
     });
-    expect(view.el.querySelector('[role="alert"]')?.textContent).toContain('Action Forbidden');
+    expect(view.el.querySelector('[role="alert"]')?.textContent).toContain(
+      'You are not allowed to do this.',
+    );
     await view.click('Retry');
     await act(flush);
     expect(view.control('Challenge text (markdown)').value).toBe('Find the flags');

@@ -1,5 +1,6 @@
 import { useSelector } from '@xstate/react';
-import { useMemo } from 'react';
+import { useMemo, type MouseEvent } from 'react';
+import { flushSync } from 'react-dom';
 import {
   mathRandom,
   resolveValue,
@@ -9,13 +10,16 @@ import {
 import type { AutosaveFormActorRef } from '../../../machines/autosaveFormMachine';
 import type { ChallengeFormActorRef } from '../../../machines/challengeFormMachine';
 import {
+  countMessages,
   selectCanRetry,
   selectChallengeDraftForm,
   selectChallengeError,
   selectChallengeFormActor,
   selectChallengeLoadError,
   selectChallengeLoadStatus,
+  selectChallengeMessages,
   selectChallengeSaveStatus,
+  selectFreshItems,
 } from '../../../machines/challengeFormMachine.selectors';
 import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
 import { Spinner } from '../../common/Spinner';
@@ -100,19 +104,50 @@ function Transforms({ form }: FormProps) {
 
 const STATUS_TEXT: Record<string, string> = {
   unsaved: 'Unsaved changes',
-  invalid: 'Not saved: correct the fields marked above.',
   saving: 'Saving…',
   saved: 'Saved',
 };
 
-/** The save indicator; a failure says why and offers a retry. */
+/**
+ * Why an invalid draft is not saved. The indicator stays at the top of the view while the fields
+ * scroll, so it names no direction; new items' untouched fields have no mark yet.
+ */
+export function invalidStatusText({ shown }: { shown: number }): string {
+  if (shown === 0) return 'Not saved: new items have fields to fill in.';
+  return shown === 1
+    ? 'Not saved: correct the field marked in error.'
+    : `Not saved: correct the ${shown} fields marked in error.`;
+}
+
+/** The save indicator; an invalid draft offers to show its errors, a failure a retry. */
 function SaveIndicator({ form }: FormProps) {
   const status = useSelector(form.draft, selectChallengeSaveStatus);
   const error = useSelector(form.draft, selectChallengeError);
   const canRetry = useSelector(form.draft, selectCanRetry);
+  const messages = useSelector(form.draft, selectChallengeMessages);
+  const fresh = useSelector(form.challenge, selectFreshItems);
+  // Every message shows once the save is asked for; rendered at once so the first can be focused.
+  const showErrors = (e: MouseEvent<HTMLButtonElement>) => {
+    const element = e.currentTarget.closest('form');
+    flushSync(() => form.challenge.send({ type: 'challenge.saveRequested' }));
+    element?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  };
   return (
     <div className="tp-save-status tp-challenge-status">
-      <span role="status">{STATUS_TEXT[status] ?? ''}</span>
+      <span role="status">
+        {status === 'invalid'
+          ? invalidStatusText(countMessages(messages, fresh))
+          : (STATUS_TEXT[status] ?? '')}
+      </span>
+      {status === 'invalid' && (
+        <button
+          type="button"
+          className="p-button p-component p-button-sm p-button-text"
+          onClick={showErrors}
+        >
+          Show fields to correct
+        </button>
+      )}
       {status === 'failed' && (
         <span role="alert" className="tp-field-message">
           Not saved: {error}{' '}

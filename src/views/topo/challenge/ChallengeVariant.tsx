@@ -15,6 +15,9 @@ export const GRADER_HELP =
   'Match (exact), MatchAny (one of the pipe-delimited answers), MatchAll (all pipe-delimited answers in any order), MatchAlpha (exact after stripping symbols)';
 export const WEIGHT_HELP =
   'Weight is a percentage of the total, either 0 to 1 or 0 to 100. Zero weights are shared evenly.';
+/** Prerequisites above 1 are read like whole-number weights (normalizePrerequisites). */
+export const PREREQUISITE_HELP =
+  'A fraction (0.3), or points in the units of the weights (30 of 100 is 0.3); saved as the fraction.';
 
 const GRADER_LABELS: Record<Grader, string> = {
   match: 'Match',
@@ -36,7 +39,7 @@ function GraderChoice({ form, path }: FormProps & { path: string }) {
             value={g}
             checked={grader === g}
             onChange={() => form.challenge.send({ type: 'challenge.fieldEdited', path, value: g })}
-            onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred' })}
+            onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred', path })}
           />{' '}
           {GRADER_LABELS[g]}
         </label>
@@ -86,11 +89,13 @@ function QuestionSet({ form, path, index }: FormProps & { path: string; index: n
             form={form}
             path={`${path}.preReqTotal`}
             label="Prerequisite: total weight scored"
+            hint={PREREQUISITE_HELP}
           />
           <TextField
             form={form}
             path={`${path}.preReqPrevSection`}
             label="Prerequisite: weight scored in the previous set"
+            hint={PREREQUISITE_HELP}
           />
         </div>
       )}

@@ -10,6 +10,7 @@ import {
   selectChallengeDraft,
   selectChallengeMessages,
   selectConfirmingRemoval,
+  selectShowsMessage,
 } from '../../../machines/challengeFormMachine.selectors';
 import { ConfirmPrompt } from '../ConfirmPrompt';
 import { FormField } from '../FormField';
@@ -46,7 +47,10 @@ export function useText(form: FormProps['form'], path: string): string {
   return useSelector(form.draft, textAt(path));
 }
 
-/** A text field of the draft, with its validation message beside it. */
+/**
+ * A text field of the draft, with its validation message beside it (a new item's field shows it
+ * once touched, see FreshItems).
+ */
 export function TextField({
   form,
   path,
@@ -57,15 +61,16 @@ export function TextField({
   const value = useText(form, path);
   // Its own message only, so that typing elsewhere does not re-render this field.
   const message = useSelector(form.draft, (snapshot) => selectChallengeMessages(snapshot)[path]);
+  const shows = useSelector(form.challenge, selectShowsMessage(path));
   return (
     <FormField
       label={label}
       value={value}
-      message={message}
+      message={shows ? message : undefined}
       hint={hint}
       multiline={multiline}
       onChange={(text) => form.challenge.send({ type: 'challenge.fieldEdited', path, value: text })}
-      onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred' })}
+      onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred', path })}
     />
   );
 }
@@ -83,7 +88,7 @@ export function CheckboxField({ form, path, label }: FormProps & { path: string;
         onChange={(e) =>
           form.challenge.send({ type: 'challenge.fieldEdited', path, value: e.target.checked })
         }
-        onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred' })}
+        onBlur={() => form.challenge.send({ type: 'challenge.fieldBlurred', path })}
       />
       <label htmlFor={id}>{label}</label>
     </div>
