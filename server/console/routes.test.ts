@@ -38,6 +38,7 @@ function machine(over: Partial<Vm> = {}): Vm {
     hypervisorType: 'proxmox',
     isTemplate: false,
     operations: ['start', 'stop'],
+    nics: [],
     ...over,
   };
 }

@@ -2,33 +2,18 @@
 // 400 {"message": name} (wire reference §0). Authorization failures are a separate kind: 403 with
 // an empty body. Anything else is a 500 {"message":"Error"} with details only in the log.
 
-export type DomainErrorName =
-  | 'ResourceNotFound'
-  | 'ResourceAlreadyExists'
-  | 'MaximumTakeExceeded'
-  | 'ActionForbidden'
-  | 'ClientGamespaceLimitReached'
-  | 'WorkspaceLimitReached'
-  | 'TemplateLimitReached'
-  | 'TemplateHasDescendents'
-  | 'TemplateNotPublished'
-  | 'ResourceIsLocked'
-  | 'AttemptLimitReached'
-  | 'GamespaceIsExpired'
-  | 'InvalidInvitation'
-  | 'QuestionSetLockedByPreReq'
-  | 'UserDisabled'
-  | 'UserResolutionFailed'
-  | 'UserServiceAccountResolutionFailed'
-  | 'InvalidOperation'
-  | 'WorkspaceNotIsolated'
-  | 'ActorLacksAudienceScope';
+import type { DomainErrorName, ErrorFacts } from '../../src/domain/errors';
+
+// The names and what the SPA says for each are in src/domain/errors.ts, the error catalogue.
+export type { DomainErrorName };
 
 export class DomainError extends Error {
   constructor(
     override readonly name: DomainErrorName,
     /** Extra text appended to the name, as the reference does for argument errors. */
     readonly detail?: string,
+    /** Facts of our own written beside the message (TopoMojo clients ignore them). */
+    readonly facts: ErrorFacts = {},
   ) {
     super(detail ? `${name} ${detail}` : name);
   }

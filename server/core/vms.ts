@@ -148,9 +148,9 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     return [...new Set([...listed, ...paths])].sort();
   }
 
-  /** A workspace with a gamespace that has not ended and not expired is not isolated. */
-  function hasActiveGamespaces(workspaceId: string): Promise<boolean> {
-    return gamespaces.hasUnexpiredIn(workspaceId, now());
+  /** A workspace with gamespaces that have not ended and not expired is not isolated. */
+  function activeGamespaces(workspaceId: string): Promise<number> {
+    return gamespaces.countUnexpiredIn(workspaceId, now());
   }
 
   /** A template's VmTemplate under a tag, with its parent's detail and its workspace's flags. */
@@ -254,8 +254,10 @@ export function createVmService(db: Db, options: VmServiceOptions) {
         operation.id,
         operation.type === 'delete' ? 'delete' : 'manage',
       );
-      if (operation.type === 'save' && (await hasActiveGamespaces(tag))) {
-        throw new DomainError('WorkspaceNotIsolated');
+      const running = operation.type === 'save' ? await activeGamespaces(tag) : 0;
+      // The count is ours (the SPA says how many to end); the name is what TopoMojo answers.
+      if (running > 0) {
+        throw new DomainError('WorkspaceNotIsolated', undefined, { gamespaces: running });
       }
       const vm = await driver.changeState(operation);
       publish(actor, `VM.${operation.type.toUpperCase()}`, vm);

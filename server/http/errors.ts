@@ -22,7 +22,9 @@ function problem(reply: FastifyReply, request: FastifyRequest, errors: Record<st
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     if (error instanceof Forbidden) return reply.code(403).send('');
-    if (error instanceof DomainError) return reply.code(400).send({ message: error.message });
+    if (error instanceof DomainError) {
+      return reply.code(400).send({ message: error.message, ...error.facts });
+    }
     if (error instanceof ValidationFailed) {
       return problem(reply, request, { [error.argument]: [error.reason] });
     }

@@ -15,7 +15,15 @@ export const idParams = {
 export const errorMessageSchema = {
   type: 'object',
   required: ['message'],
-  properties: { message: { type: 'string' } },
+  properties: {
+    message: { type: 'string' },
+    gamespaces: {
+      type: 'integer',
+      description:
+        "Topoplay's own, not in the reference (its clients ignore it): with WorkspaceNotIsolated, " +
+        'how many gamespaces of the workspace are running.',
+    },
+  },
 } as const;
 
 export const problemSchema = {

@@ -62,6 +62,17 @@ export interface Vm {
    * one applies right now still depends on the machine's status and power state.
    */
   operations: VmOperationType[];
+  /**
+   * Ours, not the reference's (its clients ignore it): the machine's NICs in order and the
+   * network each is on ('' when disconnected), so that the console shows one switch per NIC
+   * with its current network. `index` is what a `net` change names (`{net}:{index}`).
+   */
+  nics: VmNic[];
+}
+
+export interface VmNic {
+  index: number;
+  network: string;
 }
 
 export type VmOperationType = 'start' | 'stop' | 'save' | 'revert' | 'delete' | 'reset';

@@ -124,6 +124,13 @@ describe('http client', () => {
       { status: 400, message: 'ResourceNotFound' },
     ],
     [
+      'the server message name with the facts our server adds',
+      400,
+      { message: 'WorkspaceNotIsolated', gamespaces: 2, other: 'ignored' },
+      'Bad Request',
+      { status: 400, message: 'WorkspaceNotIsolated', gamespaces: 2 },
+    ],
+    [
       'ActionForbidden for an empty 403',
       403,
       undefined,

@@ -2,13 +2,15 @@ import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import type * as TE from 'fp-ts/TaskEither';
 import * as t from 'io-ts';
+import { errorFactsOf, type ErrorFacts } from '../domain/errors';
 
 /**
  * Every failed call, whatever its cause, reaches machines as one shape. `message` is the server's
  * message name when it sent one (`ResourceNotFound`), else the HTTP status text; `status` is 0
- * when no response arrived (network failure or abort).
+ * when no response arrived (network failure or abort). The facts our server adds beside the name
+ * (how many gamespaces block a save) come along for errorMessage's sentence.
  */
-export interface ApiError {
+export interface ApiError extends ErrorFacts {
   status: number;
   message: string;
 }
@@ -83,7 +85,7 @@ function errorFromResponse(response: Response, body: unknown): ApiError {
   const named =
     typeof body === 'object' && body !== null ? (body as { message?: unknown }).message : undefined;
   if (typeof named === 'string' && named !== '') {
-    return { status: response.status, message: named };
+    return { status: response.status, message: named, ...errorFactsOf(body) };
   }
   if (response.status === 403 && body === undefined) {
     return { status: 403, message: FORBIDDEN_MESSAGE };

@@ -8,6 +8,8 @@ import {
   getTemplateMachine,
   initializeTemplate,
   loadVm,
+  nicNetworks,
+  Vm,
 } from './vm';
 
 const client = recordingClient;
@@ -76,5 +78,29 @@ describe('machine calls', () => {
     expect(await deployTemplate(http)('t-1', signal())()).toEqual(
       E.left({ status: 200, message: INVALID_RESPONSE_MESSAGE }),
     );
+  });
+});
+
+describe('nicNetworks', () => {
+  it("reads each NIC's network in NIC order from our own field", () => {
+    const vm = {
+      ...VM,
+      nics: [
+        { index: 1, network: 'wan#ws-1' },
+        { index: 0, network: 'lan#ws-1' },
+        { index: 3, network: '' },
+      ],
+    };
+    expect(E.isRight(Vm.decode(vm))).toBe(true);
+    expect(nicNetworks(vm)).toEqual(['lan#ws-1', 'wan#ws-1', '', '']);
+  });
+
+  it('says nothing for a machine without the field, as a TopoMojo server sends it', () => {
+    expect(nicNetworks(VM)).toBeNull();
+    expect(nicNetworks(null)).toBeNull();
+  });
+
+  it('does not believe an index past any real machine', () => {
+    expect(nicNetworks({ ...VM, nics: [{ index: 1_000_000, network: 'lan' }] })).toEqual([]);
   });
 });

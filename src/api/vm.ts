@@ -10,6 +10,10 @@ export const VmTask = t.intersection([
 ]);
 export type VmTask = t.TypeOf<typeof VmTask>;
 
+/** Ours, not the reference's: one NIC of a machine and the network it is on ('' disconnected). */
+export const VmNic = t.type({ index: t.number, network: t.string });
+export type VmNic = t.TypeOf<typeof VmNic>;
+
 /**
  * A machine (wire reference §2.5 Vm): a deployed one, or the pseudo-machine of a template that is
  * not deployed (id '', status created or initialized). Unknown statuses and power states are kept
@@ -33,6 +37,8 @@ export const Vm = t.intersection([
      * operation a newer server adds is not a failure.
      */
     operations: nullable(t.array(t.string)),
+    /** Ours too: the machine's NICs in order; a TopoMojo server does not send it. */
+    nics: nullable(t.array(VmNic)),
   }),
 ]);
 export type Vm = t.TypeOf<typeof Vm>;
@@ -76,3 +82,18 @@ export const changeVmState =
   (http: HttpClient) =>
   (operation: VmOperation, signal: AbortSignal): TE.TaskEither<ApiError, Vm> =>
     http.request(Vm, { method: 'PUT', path: 'vm', body: operation, signal });
+
+/** More NICs than any hypervisor gives a machine: an index past it is not believed. */
+const MAX_NICS = 16;
+
+/** Each NIC's network in NIC order ('' for a gap), or null when the machine does not say. */
+export function nicNetworks(vm: Vm | null): string[] | null {
+  if (!vm?.nics) return null;
+  const networks: string[] = [];
+  for (const nic of vm.nics) {
+    if (Number.isInteger(nic.index) && nic.index >= 0 && nic.index < MAX_NICS) {
+      networks[nic.index] = nic.network;
+    }
+  }
+  return Array.from(networks, (network) => network ?? '');
+}

@@ -12,7 +12,7 @@ import {
   type NetChange,
 } from '../api/console';
 import type { HttpClient } from '../api/http';
-import { loadVm } from '../api/vm';
+import { loadVm, nicNetworks } from '../api/vm';
 import { consoleHeartbeatMachine } from '../machines/consoleHeartbeatMachine';
 import type {
   ConsoleEvent,
@@ -102,12 +102,28 @@ export function consoleImplementations(http: HttpClient): Implementations {
         actors: {
           loadNets: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
             pipe(
-              getVmNets(http)(vmId, signal),
-              TE.map((options) => options.net ?? []),
+              TE.Do,
+              TE.apS(
+                'nets',
+                pipe(
+                  getVmNets(http)(vmId, signal),
+                  TE.map((options) => options.net ?? []),
+                ),
+              ),
+              // The console cookie may not read the machine (the reference's rule for GET
+              // vm/{id}): the switcher then offers NIC 1..3 without their networks.
+              TE.apS(
+                'nics',
+                pipe(
+                  loadVm(http)(vmId, signal),
+                  TE.map(nicNetworks),
+                  TE.orElseW(() => TE.right(null)),
+                ),
+              ),
             ),
           ),
           changeNet: fromTaskEither((change: NetChange, signal) =>
-            pipe(changeVmNet(http)(change, signal), TE.asUnit),
+            pipe(changeVmNet(http)(change, signal), TE.map(nicNetworks)),
           ),
         },
       }),

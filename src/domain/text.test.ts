@@ -28,16 +28,20 @@ describe('splitCamelCase', () => {
 describe('errorMessage', () => {
   it("prefers the server's error.message", () => {
     const httpError = { message: 'Http failure response', error: { message: 'ResourceNotFound' } };
-    expect(errorMessage(httpError)).toBe('Resource Not Found');
+    expect(errorMessage(httpError)).toBe('It was not found: it may have been deleted.');
   });
 
   it('falls back to the error message when error.message is missing or empty', () => {
     expect(errorMessage(new Error('InvalidIPAddress'))).toBe('Invalid IP Address');
-    expect(errorMessage({ message: 'ActionForbidden', error: {} })).toBe('Action Forbidden');
-    expect(errorMessage({ message: 'ActionForbidden', error: { message: '' } })).toBe(
-      'Action Forbidden',
+    expect(errorMessage({ message: 'ActionForbidden', error: {} })).toBe(
+      'You are not allowed to do this.',
     );
-    expect(errorMessage({ message: 'ActionForbidden', error: 'teapot' })).toBe('Action Forbidden');
+    expect(errorMessage({ message: 'ActionForbidden', error: { message: '' } })).toBe(
+      'You are not allowed to do this.',
+    );
+    expect(errorMessage({ message: 'ActionForbidden', error: 'teapot' })).toBe(
+      'You are not allowed to do this.',
+    );
   });
 
   it('falls back to the value as a string', () => {
@@ -45,6 +49,12 @@ describe('errorMessage', () => {
     expect(errorMessage(404)).toBe('404');
     expect(errorMessage(null)).toBe('null');
     expect(errorMessage({ message: 42 })).toBe('[object Object]');
+  });
+
+  it('splits the camel case of a name the catalogue does not know', () => {
+    expect(errorMessage({ status: 400, message: 'GamespaceLimitReached' })).toBe(
+      'Gamespace Limit Reached',
+    );
   });
 
   it('keeps identity-client sentences as they are', () => {

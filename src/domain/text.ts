@@ -1,3 +1,5 @@
+import { describeError, errorFactsOf } from './errors';
+
 /** Message text as the SPA shows it (spec §8: camel-case words are split by spaces). */
 
 /**
@@ -22,16 +24,25 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const nonEmptyString = (value: unknown): value is string =>
   typeof value === 'string' && value !== '';
 
+/** The message an error carries, the HTTP status it came with, and the body with our facts. */
+function partsOf(e: unknown): { text: string; status?: number; body?: unknown } {
+  if (!isRecord(e)) return { text: String(e) };
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  if (isRecord(e.error) && nonEmptyString(e.error.message)) {
+    return { text: e.error.message, status, body: e.error };
+  }
+  if (nonEmptyString(e.message)) return { text: e.message, status, body: e };
+  return { text: String(e), status };
+}
+
 /**
  * The text to show for an error (spec §8): the server's `error.message` (an HTTP error wraps the
  * response body in `error`), else the error's own `message`, else the value as a string; then
- * camel-case words are split ('ResourceNotFound' -> 'Resource Not Found').
+ * the catalogue's sentence for it (src/domain/errors.ts: 'ActionForbidden' -> 'You are not
+ * allowed to do this.'), or for a name the catalogue does not know, its camel-case words split
+ * ('SessionExpired' -> 'Session Expired').
  */
 export function errorMessage(e: unknown): string {
-  if (isRecord(e)) {
-    if (isRecord(e.error) && nonEmptyString(e.error.message))
-      return splitCamelCase(e.error.message);
-    if (nonEmptyString(e.message)) return splitCamelCase(e.message);
-  }
-  return splitCamelCase(String(e));
+  const { text, status, body } = partsOf(e);
+  return describeError(text, status, errorFactsOf(body)) ?? splitCamelCase(text);
 }

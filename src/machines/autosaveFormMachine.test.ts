@@ -129,7 +129,7 @@ describe('autosaveFormMachine', () => {
     await f.settle({ reject: { status: 403, message: 'ActionForbidden' } });
     expect(f.status()).toBe('failed');
     expect(f.values().name).toBe('Intro');
-    expect(selectFormError(f.snapshot())).toBe('Action Forbidden');
+    expect(selectFormError(f.snapshot())).toBe('You are not allowed to do this.');
     expect(selectCanRetrySave(f.snapshot())).toBe(true);
     f.actor.send({ type: 'form.retryRequested' });
     expect(f.status()).toBe('saving');
@@ -137,7 +137,9 @@ describe('autosaveFormMachine', () => {
     await f.settle({ reject: { message: 'ResourceIsLocked' } });
     f.edit('notes', 'more');
     expect(f.status()).toBe('editing');
-    expect(selectFormError(f.snapshot())).toBe('Resource Is Locked');
+    expect(selectFormError(f.snapshot())).toBe(
+      'This is already being done: wait a moment and try again.',
+    );
     f.blur();
     await f.settle('ok');
     expect(f.saves.map((s) => s.input)).toEqual([

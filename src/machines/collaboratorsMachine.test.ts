@@ -87,7 +87,9 @@ describe('collaboratorsMachine', () => {
     actor.send({ type: 'collaborator.removeConfirmed' });
     removals[0]?.result.reject({ status: 400, message: 'ActionForbidden' });
     await flush();
-    expect(selectCollaboratorErrors(actor.getSnapshot())).toEqual(['Action Forbidden']);
+    expect(selectCollaboratorErrors(actor.getSnapshot())).toEqual([
+      'You are not allowed to do this.',
+    ]);
     expect(names()).toEqual(['Creator', 'Player']);
     actor.send({ type: 'collaborator.errorDismissed', index: 0 });
     expect(selectCollaboratorErrors(actor.getSnapshot())).toEqual([]);
@@ -227,7 +229,7 @@ describe('collaboratorsMachine against its model', () => {
             await flush();
           },
           REFUSED: async () => {
-            alerts = [...alerts, 'Action Forbidden'];
+            alerts = [...alerts, 'You are not allowed to do this.'];
             removals.at(-1)?.result.reject({ status: 400, message: 'ActionForbidden' });
             await flush();
           },

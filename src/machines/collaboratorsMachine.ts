@@ -31,7 +31,7 @@ export interface CollaboratorsContext {
   collaborators: Collaborator[];
   /** The collaborator being confirmed or removed. */
   target: Collaborator | null;
-  /** Failed removals not yet dismissed, camel-case split ('Action Forbidden' for the last manager). */
+  /** Failed removals not yet dismissed, as errorMessage says them (ActionForbidden for the last manager). */
   errors: string[];
 }
 

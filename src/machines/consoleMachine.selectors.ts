@@ -36,6 +36,12 @@ export const selectConsoleError = (snapshot: ConsoleSnapshot): string | null =>
   snapshot.context.error;
 export const selectIsBusy = (snapshot: ConsoleSnapshot): boolean => snapshot.hasTag('busy');
 export const selectIsLive = (snapshot: ConsoleSnapshot): boolean => snapshot.hasTag('live');
+/**
+ * Whether noVNC's screen is shown: only while a session is attached. Otherwise nothing of an
+ * earlier session (a canvas noVNC has not removed yet) may show under the notice.
+ */
+export const selectIsScreenShown = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.matches({ open: 'attached' });
 
 export const selectCanReconnect = (snapshot: ConsoleSnapshot): boolean =>
   snapshot.can({ type: 'console.reconnectRequested' });

@@ -17,6 +17,7 @@ import {
   selectConsoleStatusLabel,
   selectIsBusy,
   selectIsLive,
+  selectIsScreenShown,
   selectNetworkActor,
   type ConsoleStatus,
 } from './consoleMachine.selectors';
@@ -25,6 +26,7 @@ import {
   NIC_COUNT,
   type ConsoleNetworkEvent,
   type ConsoleNetworkSnapshot,
+  type MachineNetworks,
 } from './consoleNetworkMachine';
 import {
   selectHasNetworks,
@@ -95,11 +97,17 @@ function start(options: Options = {}) {
         actors: {
           loadNets: fromPromise(async () => {
             if (options.nets instanceof Error) throw options.nets;
-            return options.nets ?? ['bridge-net', 'lan#ws-1'];
+            // As a TopoMojo server answers: the networks, not the NICs.
+            const networks: MachineNetworks = {
+              nets: options.nets ?? ['bridge-net', 'lan#ws-1'],
+              nics: null,
+            };
+            return networks;
           }),
           changeNet: fromPromise(async ({ input }) => {
             calls.changes.push(input);
             if (options.changeNet) await options.changeNet(input);
+            return null;
           }),
         },
       }),
@@ -203,7 +211,9 @@ describe('console machine', () => {
     });
     await flush();
     expect(t.status()).toBe('failed');
-    expect(selectConsoleError(t.actor.getSnapshot())).toBe('Unauthorized');
+    expect(selectConsoleError(t.actor.getSnapshot())).toBe(
+      'You are signed out: sign in again to go on.',
+    );
     fail = false;
     t.send({ type: 'console.retryRequested' });
     await flush();
@@ -215,7 +225,25 @@ describe('console machine', () => {
     const t = start({ consoles: [Object.assign(new Error('x'), { message: 'ResourceNotFound' })] });
     await flush();
     expect(t.status()).toBe('failed');
-    expect(selectConsoleError(t.actor.getSnapshot())).toBe('Resource Not Found');
+    expect(selectConsoleError(t.actor.getSnapshot())).toBe(
+      'It was not found: it may have been deleted.',
+    );
+  });
+
+  it('shows the screen only while a noVNC session is attached', async () => {
+    const t = start({ consoles: [running('t1'), OFF] });
+    t.send({ type: 'console.screenAttached', screen: SCREEN });
+    expect(selectIsScreenShown(t.actor.getSnapshot())).toBe(false);
+    await flush();
+    expect(t.status()).toBe('connecting');
+    expect(selectIsScreenShown(t.actor.getSnapshot())).toBe(true);
+    t.send({ type: 'rfb.connected' });
+    expect(selectIsScreenShown(t.actor.getSnapshot())).toBe(true);
+    // Reconnecting finds the machine off: the notice alone, nothing of the last session.
+    t.send({ type: 'console.reconnectRequested' });
+    await flush();
+    expect(t.status()).toBe('stopped');
+    expect(selectIsScreenShown(t.actor.getSnapshot())).toBe(false);
   });
 
   it('offers Reconnect after a lost connection to a running machine, with a new ticket', async () => {
@@ -328,7 +356,7 @@ describe('console machine', () => {
     await flush();
     t.sendNetwork({ type: 'console.netChangeRequested', nic: 2, net: 'bridge-net' });
     await flush();
-    expect(selectNetworkError(t.networkSnapshot())).toBe('Invalid Operation');
+    expect(selectNetworkError(t.networkSnapshot())).toBe('This cannot be done.');
     expect(selectNicNets(t.networkSnapshot())).toEqual(['', '', '']);
     t.sendNetwork({ type: 'console.networkErrorDismissed' });
     expect(selectNetworkError(t.networkSnapshot())).toBeNull();
@@ -498,7 +526,12 @@ describe('consoleMachine against the page model', () => {
           loadConsole: fromPromise(() => pending(consoles)),
           loadVm: fromPromise(() => pending(vms)),
           network: consoleNetworkMachine.provide({
-            actors: { loadNets: fromPromise(async () => ['lan']) },
+            actors: {
+              loadNets: fromPromise(async (): Promise<MachineNetworks> => ({
+                nets: ['lan'],
+                nics: ['lan'],
+              })),
+            },
           }),
           heartbeat: consoleHeartbeatMachine.provide({
             actors: { ping: fromPromise(async () => {}) },

@@ -5,6 +5,7 @@ import {
   consoleNetworkMachine,
   NIC_COUNT,
   type ConsoleNetworkEvent,
+  type MachineNetworks,
 } from './consoleNetworkMachine';
 import {
   selectHasNetworks,
@@ -19,21 +20,25 @@ import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const NETS = ['bridge-net', 'lan#ws-1'];
+/** As a TopoMojo server answers: the networks, not where the NICs are. */
+const UNREPORTED: MachineNetworks = { nets: NETS, nics: null };
+/** As ours answers: a machine of two NICs, the second disconnected. */
+const REPORTED: MachineNetworks = { nets: NETS, nics: ['lan#ws-1', ''] };
 
 /** The switcher over calls that wait for the test to answer them. */
 function startNetwork() {
-  const loads: Array<Deferred<string[]>> = [];
-  const changes: Array<{ change: NetChange; result: Deferred<void> }> = [];
+  const loads: Array<Deferred<MachineNetworks>> = [];
+  const changes: Array<{ change: NetChange; result: Deferred<string[] | null> }> = [];
   const actor = createActor(
     consoleNetworkMachine.provide({
       actors: {
-        loadNets: fromPromise<string[], { vmId: string }>(() => {
-          const result = deferred<string[]>();
+        loadNets: fromPromise<MachineNetworks, { vmId: string }>(() => {
+          const result = deferred<MachineNetworks>();
           loads.push(result);
           return result.promise;
         }),
-        changeNet: fromPromise<void, NetChange>(({ input }) => {
-          const result = deferred<void>();
+        changeNet: fromPromise<string[] | null, NetChange>(({ input }) => {
+          const result = deferred<string[] | null>();
           changes.push({ change: input, result });
           return result.promise;
         }),
@@ -59,32 +64,51 @@ function startNetwork() {
 }
 
 describe('consoleNetworkMachine', () => {
-  it('loads the networks of its machine and offers the switcher once they are known', async () => {
+  it('offers one switch per NIC of its machine, each on its current network, once loaded', async () => {
     const t = startNetwork();
     expect(selectHasNetworks(t.snapshot())).toBe(false);
-    await t.answer(t.loads[0], NETS);
+    await t.answer(t.loads[0], REPORTED);
     expect(selectHasNetworks(t.snapshot())).toBe(true);
     expect(selectNets(t.snapshot())).toEqual(NETS);
+    expect(selectNicNets(t.snapshot())).toEqual(['lan#ws-1', '']);
+  });
+
+  it('offers NIC 1 to 3 on unknown networks when the server does not report the NICs', async () => {
+    const t = startNetwork();
+    await t.answer(t.loads[0], UNREPORTED);
     expect(selectNicNets(t.snapshot())).toEqual(Array.from({ length: NIC_COUNT }, () => ''));
+  });
+
+  it('shows the NICs as the server reports them after a change', async () => {
+    const t = startNetwork();
+    await t.answer(t.loads[0], REPORTED);
+    t.send({ type: 'console.netChangeRequested', nic: 1, net: 'bridge-net' });
+    expect(t.changes.map((c) => c.change)).toEqual([{ vmId: 'vm-1', nic: 1, net: 'bridge-net' }]);
+    // The server says where every NIC is now (here another change moved the first as well).
+    await t.answer(t.changes[0]?.result, ['bridge-net', 'bridge-net']);
+    expect(selectNicNets(t.snapshot())).toEqual(['bridge-net', 'bridge-net']);
+    // No third NIC on this machine: nothing to send.
+    t.send({ type: 'console.netChangeRequested', nic: 2, net: 'lan#ws-1' });
+    expect(t.changes).toHaveLength(1);
   });
 
   it('moves one NIC at a time and remembers where it went once the server agreed', async () => {
     const t = startNetwork();
-    await t.answer(t.loads[0], NETS);
+    await t.answer(t.loads[0], UNREPORTED);
     t.send({ type: 'console.netChangeRequested', nic: 2, net: 'lan#ws-1' });
     t.send({ type: 'console.netChangeRequested', nic: 0, net: 'bridge-net' });
     expect(selectIsChangingNet(t.snapshot())).toBe(true);
     expect(t.changes.map((c) => c.change)).toEqual([{ vmId: 'vm-1', nic: 2, net: 'lan#ws-1' }]);
     expect(selectNicNets(t.snapshot())).toEqual(['', '', '']);
 
-    await t.answer(t.changes[0]?.result, undefined);
+    await t.answer(t.changes[0]?.result, null);
     expect(selectIsChangingNet(t.snapshot())).toBe(false);
     expect(selectNicNets(t.snapshot())).toEqual(['', '', 'lan#ws-1']);
   });
 
   it('sends nothing for a network it does not list or a NIC it does not offer', async () => {
     const t = startNetwork();
-    await t.answer(t.loads[0], NETS);
+    await t.answer(t.loads[0], UNREPORTED);
     t.send({ type: 'console.netChangeRequested', nic: 0, net: 'elsewhere' });
     t.send({ type: 'console.netChangeRequested', nic: -1, net: 'lan#ws-1' });
     t.send({ type: 'console.netChangeRequested', nic: NIC_COUNT, net: 'lan#ws-1' });
@@ -93,17 +117,17 @@ describe('consoleNetworkMachine', () => {
 
   it('shows a refused change until dismissed or until a change succeeds', async () => {
     const t = startNetwork();
-    await t.answer(t.loads[0], NETS);
+    await t.answer(t.loads[0], UNREPORTED);
     t.send({ type: 'console.netChangeRequested', nic: 1, net: 'bridge-net' });
     await t.refuse(t.changes[0]?.result, { status: 400, message: 'InvalidOperation' });
-    expect(selectNetworkError(t.snapshot())).toBe('Invalid Operation');
+    expect(selectNetworkError(t.snapshot())).toBe('This cannot be done.');
     t.send({ type: 'console.networkErrorDismissed' });
     expect(selectNetworkError(t.snapshot())).toBeNull();
 
     t.send({ type: 'console.netChangeRequested', nic: 1, net: 'bridge-net' });
     await t.refuse(t.changes[1]?.result, new Error('Forbidden'));
     t.send({ type: 'console.netChangeRequested', nic: 1, net: 'bridge-net' });
-    await t.answer(t.changes[2]?.result, undefined);
+    await t.answer(t.changes[2]?.result, null);
     expect(selectNetworkError(t.snapshot())).toBeNull();
     expect(selectNicNets(t.snapshot())).toEqual(['', 'bridge-net', '']);
   });
@@ -122,7 +146,7 @@ describe('consoleNetworkMachine', () => {
         serializeState: (snapshot) => JSON.stringify(snapshot.value),
         inputs: [{ vmId: 'vm-1' }],
         payloads: [
-          { type: 'xstate.done.actor.loadNets', output: ['lan'] },
+          { type: 'xstate.done.actor.loadNets', output: { nets: ['lan'], nics: ['lan'] } },
           { type: 'console.netChangeRequested', nic: 0, net: 'lan' },
         ],
       }),
@@ -200,7 +224,8 @@ describe('consoleNetworkMachine against the switcher model', () => {
         expect(selectHasNetworks(t.snapshot())).toBe(offered);
         expect(selectIsChangingNet(t.snapshot())).toBe(changing);
         expect(selectNetworkError(t.snapshot()) !== null).toBe(refused);
-        expect(selectNicNets(t.snapshot())).toEqual(['', moved, '']);
+        // The NICs are known with the networks: none before, NIC 1..3 after (not reported).
+        expect(selectNicNets(t.snapshot())).toEqual(offered ? ['', moved, ''] : []);
       };
 
       await path.test({
@@ -213,7 +238,7 @@ describe('consoleNetworkMachine against the switcher model', () => {
           unavailable: () => expectSwitcher(false, false, false),
         },
         events: {
-          LOADED: () => t.answer(t.loads[0], NETS),
+          LOADED: () => t.answer(t.loads[0], UNREPORTED),
           LOAD_FAILED: () => t.refuse(t.loads[0], new Error('Forbidden')),
           CHANGE: async () => {
             const calls = t.changes.length;
@@ -229,7 +254,7 @@ describe('consoleNetworkMachine against the switcher model', () => {
           },
           CHANGED: async () => {
             const change = t.changes.at(-1);
-            await t.answer(change?.result, undefined);
+            await t.answer(change?.result, null);
             moved = change?.change.net ?? moved;
           },
           REFUSED: () => t.refuse(t.changes.at(-1)?.result, new Error('InvalidOperation')),

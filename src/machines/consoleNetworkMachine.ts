@@ -12,6 +12,17 @@ import { errorMessage } from '../domain/text';
 /** The reference UI offers NIC 1..3 when it cannot tell how many a machine has. */
 export const NIC_COUNT = 3;
 
+/** What the switcher loads about its machine. */
+export interface MachineNetworks {
+  /** Networks a NIC may join. */
+  nets: string[];
+  /**
+   * Each NIC's network now, in NIC order ('' disconnected); null when the server does not say
+   * (a TopoMojo server, or a console signed in by cookie, which may not read the machine).
+   */
+  nics: string[] | null;
+}
+
 export type ConsoleNetworkEvent =
   | { type: 'console.netChangeRequested'; nic: number; net: string }
   | { type: 'console.networkErrorDismissed' };
@@ -24,7 +35,10 @@ export interface ConsoleNetworkContext {
   vmId: string;
   /** Networks a NIC may join; empty until loaded. */
   nets: string[];
-  /** The network each NIC was last moved to on this page ('' unknown). */
+  /**
+   * One entry per NIC the page offers: its network as the server last reported it, or where it
+   * was last moved on this page ('' unknown or disconnected). Empty until loaded.
+   */
   nicNets: string[];
   networkError: string | null;
   /** The NIC change in flight. */
@@ -45,12 +59,12 @@ export const consoleNetworkMachine = setup({
     events: {} as ConsoleNetworkEvent,
   },
   actors: {
-    /** GET vm/{id}/nets. */
-    loadNets: fromPromise<string[], { vmId: string }>(() => {
+    /** GET vm/{id}/nets, and the machine's NICs (GET vm/{id}). */
+    loadNets: fromPromise<MachineNetworks, { vmId: string }>(() => {
       throw notProvided('loadNets');
     }),
-    /** PUT vm/{id}/change. */
-    changeNet: fromPromise<void, NetChange>(() => {
+    /** PUT vm/{id}/change: the machine's NICs after it, when the server reports them. */
+    changeNet: fromPromise<string[] | null, NetChange>(() => {
       throw notProvided('changeNet');
     }),
   },
@@ -58,17 +72,19 @@ export const consoleNetworkMachine = setup({
     /** A NIC the page offers, moved to a network the machine may join. */
     isOfferedChange: ({ context, event }) => {
       assertEvent(event, 'console.netChangeRequested');
-      return event.nic >= 0 && event.nic < NIC_COUNT && context.nets.includes(event.net);
+      return (
+        event.nic >= 0 && event.nic < context.nicNets.length && context.nets.includes(event.net)
+      );
     },
   },
 }).createMachine({
   id: 'consoleNetwork',
   description:
-    "The console page's network switcher: loads the machine's networks, then moves one NIC at a time to a listed network and remembers where each went; a refused change shows until dismissed.",
+    "The console page's network switcher: loads the machine's networks and its NICs, then moves one NIC at a time to a listed network and shows where each is; a refused change shows until dismissed.",
   context: ({ input }) => ({
     vmId: input.vmId,
     nets: [],
-    nicNets: Array.from({ length: NIC_COUNT }, () => ''),
+    nicNets: [],
     networkError: null,
     netChange: null,
   }),
@@ -79,7 +95,14 @@ export const consoleNetworkMachine = setup({
         id: 'loadNets',
         src: 'loadNets',
         input: ({ context }) => ({ vmId: context.vmId }),
-        onDone: { target: 'ready', actions: assign({ nets: ({ event }) => event.output }) },
+        onDone: {
+          target: 'ready',
+          actions: assign({
+            nets: ({ event }) => event.output.nets,
+            nicNets: ({ event }) =>
+              event.output.nics ?? Array.from({ length: NIC_COUNT }, () => ''),
+          }),
+        },
         onError: 'unavailable',
       },
     },
@@ -108,7 +131,9 @@ export const consoleNetworkMachine = setup({
           target: 'ready',
           actions: assign({
             networkError: null,
-            nicNets: ({ context }) =>
+            // The server's NICs when it reports them; else the change as asked.
+            nicNets: ({ context, event }) =>
+              event.output ??
               context.nicNets.map((n, i) =>
                 i === context.netChange?.nic ? context.netChange.net : n,
               ),

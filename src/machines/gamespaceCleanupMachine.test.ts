@@ -57,7 +57,9 @@ describe('gamespaceCleanupMachine', () => {
     actor.send({ type: 'gamespaces.deleteRequested' });
     actor.send({ type: 'gamespaces.deleteConfirmed' });
     await flush();
-    expect(selectGamespaceCleanupErrors(actor.getSnapshot())).toEqual(['Action Forbidden']);
+    expect(selectGamespaceCleanupErrors(actor.getSnapshot())).toEqual([
+      'You are not allowed to do this.',
+    ]);
     actor.send({ type: 'gamespaces.errorDismissed', index: 0 });
     expect(selectGamespaceCleanupErrors(actor.getSnapshot())).toEqual([]);
   });
@@ -174,7 +176,7 @@ describe('gamespaceCleanupMachine against its model', () => {
             await flush();
           },
           FAILED: async () => {
-            alerts = [...alerts, 'Action Forbidden'];
+            alerts = [...alerts, 'You are not allowed to do this.'];
             calls.at(-1)?.reject({ status: 403, message: 'ActionForbidden' });
             await flush();
           },

@@ -60,7 +60,11 @@ describe('hubChannelMachine', () => {
     ]);
     await flush();
     expect(reports).toEqual([
-      { type: 'hub.channelJoinFailed', channelId: 'ws-1', error: 'Action Forbidden' },
+      {
+        type: 'hub.channelJoinFailed',
+        channelId: 'ws-1',
+        error: 'You are not allowed to do this.',
+      },
     ]);
     clock.increment(REJOIN_RETRY_MS - 1);
     expect(calls).toHaveLength(1);

@@ -450,7 +450,7 @@ describe('hubConnectionMachine', () => {
       hub.send({ type: 'hub.listenRequested', channelId: 'ws-2' });
       await hub.started('c1');
       await fail(hub.joins[0], 'ActionForbidden');
-      expect(selectHubLastError(hub.snapshot())).toBe('Action Forbidden');
+      expect(selectHubLastError(hub.snapshot())).toBe('You are not allowed to do this.');
       await settle(hub.joins[1], undefined);
 
       hub.clock.increment(REJOIN_RETRY_MS - 1);
@@ -596,7 +596,7 @@ describe('hubConnectionMachine', () => {
       hub.send({ type: 'hub.invokeRequested', method: 'Greet', args: ['ws-1'] });
       hub.send({ type: 'hub.invokeRequested', method: 'Greet', args: ['ws-2'] });
       await fail(hub.invocations[0], 'ActionForbidden');
-      expect(selectHubLastError(hub.snapshot())).toBe('Action Forbidden');
+      expect(selectHubLastError(hub.snapshot())).toBe('You are not allowed to do this.');
       expect(hub.invocations.map((call) => call.label)).toEqual([
         'Greet(ws-1)@c1',
         'Greet(ws-2)@c1',

@@ -114,7 +114,9 @@ describe('hubOutboxMachine', () => {
     o.enqueue(greet('ws-1'));
     o.enqueue(greet('ws-2'));
     await o.refuse('ActionForbidden');
-    expect(o.reports).toEqual([{ type: 'hub.invocationFailed', error: 'Action Forbidden' }]);
+    expect(o.reports).toEqual([
+      { type: 'hub.invocationFailed', error: 'You are not allowed to do this.' },
+    ]);
     expect(o.wire).toEqual(['Greet(ws-1)@c1', 'Greet(ws-2)@c1']);
   });
 

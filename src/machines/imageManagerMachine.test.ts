@@ -137,7 +137,7 @@ describe('imageManagerMachine', () => {
     const m = startManager();
     m.lists[0]?.result.reject({ status: 400, message: 'ResourceNotFound' });
     await flush();
-    expect(selectImageLoadError(m.snapshot())).toBe('Resource Not Found');
+    expect(selectImageLoadError(m.snapshot())).toBe('It was not found: it may have been deleted.');
     expect(selectCanUpload(m.snapshot())).toBe(false);
     m.actor.send({ type: 'images.reloadRequested' });
     expect(m.lists).toHaveLength(2);
@@ -264,7 +264,7 @@ describe('imageManagerMachine', () => {
     m.deletes[0]?.result.reject({ status: 400, message: 'ResourceNotFound' });
     await flush();
     expect(selectImageErrors(m.snapshot())).toEqual([
-      { filename: 'guide-cd34.pdf', message: 'Resource Not Found' },
+      { filename: 'guide-cd34.pdf', message: 'It was not found: it may have been deleted.' },
     ]);
     expect(m.names()).toHaveLength(2);
   });

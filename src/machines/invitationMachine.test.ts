@@ -115,14 +115,16 @@ describe('invitationMachine', () => {
     ]);
     actor.send(generate);
     await flush();
-    expect(selectInvitationError(actor.getSnapshot())).toBe('Action Forbidden');
+    expect(selectInvitationError(actor.getSnapshot())).toBe('You are not allowed to do this.');
     expect(link()).toBeNull();
     actor.send(generate);
     await flush();
     expect(selectInvitationError(actor.getSnapshot())).toBeNull();
     actor.send(generate);
     await flush();
-    expect(selectInvitationError(actor.getSnapshot())).toBe('Failed to fetch');
+    expect(selectInvitationError(actor.getSnapshot())).toBe(
+      'The server could not be reached: check your connection and try again.',
+    );
     expect(link()).toBe('https://topoplay.test/topo/ws-1/invite/c0de');
     expect(selectCanCopy(actor.getSnapshot())).toBe(true);
   });
@@ -275,7 +277,7 @@ describe('invitationMachine against its model', () => {
             await flush();
           },
           GENERATE_FAILED: async () => {
-            error = 'Action Forbidden';
+            error = 'You are not allowed to do this.';
             generations.at(-1)?.reject({ status: 403, message: 'ActionForbidden' });
             await flush();
           },

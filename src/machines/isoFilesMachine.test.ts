@@ -134,7 +134,9 @@ describe('isoFilesMachine', () => {
   it('shows the list error, and a refresh tries again', async () => {
     const f = startFiles({ failList: true });
     await flush();
-    expect(selectIsoListError(f.actor.getSnapshot())).toBe('Error');
+    expect(selectIsoListError(f.actor.getSnapshot())).toBe(
+      'Something went wrong on the server. Try again; if it keeps happening, tell an administrator.',
+    );
     f.actor.send({ type: 'isos.refreshRequested' });
     await flush();
     expect(f.lists()).toBe(2);
@@ -150,7 +152,7 @@ describe('isoFilesMachine', () => {
     f.actor.send({ type: 'iso.usageRequested', path: `${WS}/broken.iso` });
     await flush();
     expect(selectUsage(f.actor.getSnapshot())).toBeNull();
-    expect(selectUsageError(f.actor.getSnapshot())).toBe('Action Forbidden');
+    expect(selectUsageError(f.actor.getSnapshot())).toBe('You are not allowed to do this.');
     f.actor.send({ type: 'iso.usageClosed' });
     expect(selectUsagePath(f.actor.getSnapshot())).toBeNull();
   });
@@ -179,7 +181,9 @@ describe('isoFilesMachine', () => {
     f.actor.send({ type: 'iso.deleteRequested', path: `${WS}/a.iso` });
     f.actor.send({ type: 'iso.deleteConfirmed' });
     await flush();
-    expect(selectDeleteError(f.actor.getSnapshot())).toBe('Not Found');
+    expect(selectDeleteError(f.actor.getSnapshot())).toBe(
+      'It was not found: it may have been deleted.',
+    );
     expect(selectDeleteCandidate(f.actor.getSnapshot())).toBeNull();
   });
 
@@ -330,7 +334,8 @@ describe('isoFilesMachine list against its model', () => {
             await flush();
           },
           FAILED: async () => {
-            error = 'Error';
+            error =
+              'Something went wrong on the server. Try again; if it keeps happening, tell an administrator.';
             f.lists.at(-1)?.reject({ status: 500, message: 'Error' });
             await flush();
           },
@@ -412,7 +417,9 @@ describe('isoFilesMachine usage against its model', () => {
         expect(snapshot.matches({ usage: state })).toBe(true);
         expect(selectUsagePath(snapshot)).toBe(state === 'closed' ? null : usagePath);
         expect(selectUsage(snapshot)).toEqual(state === 'shown' ? USAGE : null);
-        expect(selectUsageError(snapshot)).toBe(state === 'failed' ? 'Action Forbidden' : null);
+        expect(selectUsageError(snapshot)).toBe(
+          state === 'failed' ? 'You are not allowed to do this.' : null,
+        );
         expect(f.usages.map((u) => u.path)).toEqual(asked);
       };
       await path.test({
@@ -539,7 +546,7 @@ describe('isoFilesMachine removal against its model', () => {
             await flush();
           },
           FAILED: async () => {
-            error = 'Not Found';
+            error = 'It was not found: it may have been deleted.';
             f.deletes.at(-1)?.result.reject({ status: 404, message: 'Not Found' });
             await flush();
           },

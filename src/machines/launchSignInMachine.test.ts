@@ -125,7 +125,9 @@ describe('launchSignInMachine', () => {
     const run = start({ ticket: 'tk-1', gamespaceId: 'g-1' }, answers);
     await flush();
     expect(run.status()).toBe('failed');
-    expect(selectLaunchSignInError(run.actor.getSnapshot())).toBe('Failed to fetch');
+    expect(selectLaunchSignInError(run.actor.getSnapshot())).toBe(
+      'The server could not be reached: check your connection and try again.',
+    );
     expect(selectCanRetryLaunch(run.actor.getSnapshot())).toBe(true);
     answers.delete('tk-1');
     run.actor.send({ type: 'launch.retryRequested' });
@@ -145,7 +147,9 @@ describe('launchSignInMachine', () => {
     );
     await flush();
     expect(run.status()).toBe('failed');
-    expect(selectLaunchSignInError(run.actor.getSnapshot())).toBe('Error');
+    expect(selectLaunchSignInError(run.actor.getSnapshot())).toBe(
+      'Something went wrong on the server. Try again; if it keeps happening, tell an administrator.',
+    );
   });
 
   it('reaches every state from the links it is opened with', () => {
@@ -343,7 +347,9 @@ describe('launchSignInMachine against its model', () => {
           expect(snapshot && selectLaunchSignInStatus(snapshot)).toBe(status);
           expect(snapshot && selectCanRetryLaunch(snapshot)).toBe(status === 'failed');
           expect(snapshot && selectLaunchSignInError(snapshot)).toBe(
-            status === 'failed' ? 'Failed to fetch' : null,
+            status === 'failed'
+              ? 'The server could not be reached: check your connection and try again.'
+              : null,
           );
           expect(signIns.map((s) => s.ticket)).toEqual(sent);
           // Only a ticket taken is forgotten from the address.

@@ -191,7 +191,7 @@ describe('pagedSearchMachine', () => {
     await s.fail({ status: 400, message: 'ResourceNotFound' });
     expect(s.snapshot().value).toBe('failed');
     expect(selectItems(s.snapshot())).toEqual(['a']);
-    expect(selectSearchError(s.snapshot())).toBe('Resource Not Found');
+    expect(selectSearchError(s.snapshot())).toBe('It was not found: it may have been deleted.');
 
     s.send({ type: 'search.refreshRequested' });
     await s.answer(['b']);

@@ -148,8 +148,8 @@ describe('templateActionsMachine', () => {
     a.send({ type: 'template.deleteConfirmed' });
     await a.settle({ reject: { status: 400, message: 'TemplateHasDescendents' } });
     expect(selectTemplateErrors(a.snapshot())).toEqual([
-      'Action Forbidden',
-      'Template Has Descendents: other templates were made from this one, so it cannot be deleted.',
+      'You are not allowed to do this.',
+      'Other templates were made from this one, so it cannot be deleted.',
     ]);
     expect(a.reports).toEqual([]);
     a.send({ type: 'template.errorDismissed', index: 0 });

@@ -10,7 +10,7 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { Template, TemplateSummary } from '../api/template';
-import { templateErrorMessage } from './templateFormRules';
+import { errorMessage } from '../domain/text';
 
 export type TemplateActionsEvent =
   | { type: 'template.unlinkRequested' }
@@ -118,7 +118,7 @@ export const templateActionsMachine = setup({
     recordError: assign({
       errors: ({ context }, { error }: { error: unknown }) => [
         ...context.errors,
-        templateErrorMessage(error),
+        errorMessage(error),
       ],
     }),
     dismissError: assign({

@@ -255,7 +255,7 @@ describe('templateEditorMachine: the form', () => {
     e.blur();
     await e.settleSave({ reject: { status: 400, message: 'ResourceNotFound' } });
     expect(selectTemplateSaveStatus(e.form())).toBe('failed');
-    expect(selectTemplateSaveError(e.form())).toBe('Resource Not Found');
+    expect(selectTemplateSaveError(e.form())).toBe('It was not found: it may have been deleted.');
     expect(e.text('description')).toBe('Changed');
     e.blur();
     expect(e.saves).toHaveLength(2);
@@ -359,7 +359,7 @@ describe('templateEditorMachine: link, re-link and delete', () => {
     e.actor.send({ type: 'template.deleteConfirmed' });
     await flush();
     expect(selectTemplateErrors(e.actions())).toEqual([
-      'Template Has Descendents: other templates were made from this one, so it cannot be deleted.',
+      'Other templates were made from this one, so it cannot be deleted.',
     ]);
     expect(e.reports).toEqual([]);
     e.actor.send({ type: 'template.errorDismissed', index: 0 });

@@ -10,14 +10,6 @@ import {
 import { errorMessage } from '../domain/text';
 import type { AutosaveFormRules } from './autosaveFormMachine';
 
-/** Server refusals as a template's editor explains them; TemplateHasDescendents above all (§8). */
-export function templateErrorMessage(error: unknown): string {
-  const message = errorMessage(error);
-  return message === 'Template Has Descendents'
-    ? 'Template Has Descendents: other templates were made from this one, so it cannot be deleted.'
-    : message;
-}
-
 /** One field's change (template.fieldEdited), as the form's edits describe it. */
 export interface TemplateEdit {
   field: TemplateField;
@@ -46,5 +38,5 @@ export const templateRules = (id: string): AutosaveFormRules<TemplateValues, Tem
   },
   validate: validateTemplate,
   saveInput: (values): ChangedTemplate => changedTemplate(id, values),
-  describeError: templateErrorMessage,
+  describeError: errorMessage,
 });

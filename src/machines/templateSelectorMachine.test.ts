@@ -157,12 +157,14 @@ describe('templateSelectorMachine', () => {
     s.actor.send({ type: 'selector.addRequested', templateId: 's-1' });
     await flush();
     expect(selectSelectorErrors(s.actor.getSnapshot())).toEqual([
-      'Template Limit Reached',
-      'Template Limit Reached',
+      'This workspace has as many templates as it is allowed: remove one before adding another.',
+      'This workspace has as many templates as it is allowed: remove one before adding another.',
     ]);
     expect(s.reports).toEqual([]);
     s.actor.send({ type: 'selector.errorDismissed', index: 1 });
-    expect(selectSelectorErrors(s.actor.getSnapshot())).toEqual(['Template Limit Reached']);
+    expect(selectSelectorErrors(s.actor.getSnapshot())).toEqual([
+      'This workspace has as many templates as it is allowed: remove one before adding another.',
+    ]);
   });
 
   it('links a whole set one at a time, going on after a failure', async () => {
@@ -177,7 +179,9 @@ describe('templateSelectorMachine', () => {
     // Sorted by name: lab-client (l-2) first; its failure does not stop lab-router (l-1).
     expect(s.links).toEqual(['l-2 -> ws-1', 'l-1 -> ws-1']);
     expect(s.reports.map((r) => r.template.id)).toEqual(['copy-of-l-1']);
-    expect(selectSelectorErrors(s.actor.getSnapshot())).toEqual(['Action Forbidden']);
+    expect(selectSelectorErrors(s.actor.getSnapshot())).toEqual([
+      'You are not allowed to do this.',
+    ]);
   });
 
   it('queues an Add pressed while another link is in flight', async () => {
@@ -194,7 +198,9 @@ describe('templateSelectorMachine', () => {
     const s = startSelector({ search: { reject: { status: 0, message: 'Failed to fetch' } } });
     await flush();
     expect(s.names()).toEqual([]);
-    expect(selectSelectorErrors(s.actor.getSnapshot())).toEqual(['Failed to fetch']);
+    expect(selectSelectorErrors(s.actor.getSnapshot())).toEqual([
+      'The server could not be reached: check your connection and try again.',
+    ]);
   });
 
   it('reaches every state', () => {
@@ -336,7 +342,7 @@ describe('templateSelectorMachine search against its model', () => {
           },
           FAILED: async () => {
             shown = [];
-            errors.push('Failed to fetch');
+            errors.push('The server could not be reached: check your connection and try again.');
             s.searches.at(-1)?.result.reject({ status: 0, message: 'Failed to fetch' });
             await flush();
           },
@@ -448,7 +454,7 @@ describe('templateSelectorMachine linking against its model', () => {
             workspaceId: 'ws-1',
           });
         } else {
-          errors = [...errors, 'Action Forbidden'];
+          errors = [...errors, 'You are not allowed to do this.'];
           link?.result.reject({ status: 403, message: 'ActionForbidden' });
         }
         queue = queue.slice(1);

@@ -119,7 +119,7 @@ describe('uploadQueueMachine', () => {
     });
     expect(q.status('a.iso')).toBe('failed');
     expect(selectUploadError(q.row('a.iso').getSnapshot())).toBe(
-      'InvalidOperation The file is too large.',
+      'This cannot be done: the file is too large.',
     );
     expect(selectUploadError(q.row('b.iso').getSnapshot())).toBeNull();
     expect(q.status('b.iso')).toBe('uploading');

@@ -205,17 +205,20 @@ describe('vmActionsMachine', () => {
     expect(selectVmConfirmation(a.snapshot())).toBeNull();
   });
 
-  it("lists failed requests with the server's message split, until dismissed", async () => {
+  it('lists failed requests as the error catalogue says them, until dismissed', async () => {
     const a = startActions();
     a.click({ type: 'vm.saveRequested' });
-    await a.fail({ status: 400, message: 'WorkspaceNotIsolated' });
+    await a.fail({ status: 400, message: 'WorkspaceNotIsolated', gamespaces: 2 });
     a.click({ type: 'vm.stopRequested' });
     await a.fail({ error: { message: 'ResourceNotFound' }, message: 'Http' });
-    expect(selectVmErrors(a.snapshot())).toEqual(['Workspace Not Isolated', 'Resource Not Found']);
+    expect(selectVmErrors(a.snapshot())).toEqual([
+      'Cannot save this machine while 2 gamespaces of this workspace are running. Delete them with Delete gamespaces at the top of the Templates tab first.',
+      'It was not found: it may have been deleted.',
+    ]);
     expect(a.reports).toEqual([]);
     expect(selectCanStop(a.snapshot())).toBe(true);
     a.send({ type: 'vm.errorDismissed', index: 0 });
-    expect(selectVmErrors(a.snapshot())).toEqual(['Resource Not Found']);
+    expect(selectVmErrors(a.snapshot())).toEqual(['It was not found: it may have been deleted.']);
   });
 
   it('reaches every state', () => {
@@ -315,7 +318,9 @@ describe('vmActionsMachine against an abstract model', () => {
             expect(a.calls.at(-1)?.kind).toBe('changeVmState');
           },
           failed: () => {
-            expect(selectVmErrors(a.snapshot())).toEqual(['Error']);
+            expect(selectVmErrors(a.snapshot())).toEqual([
+              'Something went wrong on the server. Try again; if it keeps happening, tell an administrator.',
+            ]);
             expect(selectIsVmBusy(a.snapshot())).toBe(false);
             expect(selectCanSave(a.snapshot())).toBe(true);
           },

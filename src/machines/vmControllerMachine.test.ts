@@ -447,18 +447,21 @@ describe('vmControllerMachine', () => {
     expect(selectVmStatus(c.snapshot())).toBe('deployed');
   });
 
-  it("lists failed requests as alerts with the server's message split, until dismissed", async () => {
+  it("lists failed requests as alerts in the error catalogue's words, until dismissed", async () => {
     const c = await startDeployed();
     c.send({ type: 'vm.saveRequested' });
     c.clock.increment(REQUEST_DEBOUNCE_MS);
-    await c.fail('changeVmState', { status: 400, message: 'WorkspaceNotIsolated' });
+    await c.fail('changeVmState', { status: 400, message: 'WorkspaceNotIsolated', gamespaces: 2 });
     c.send({ type: 'vm.stopRequested' });
     c.clock.increment(REQUEST_DEBOUNCE_MS);
     await c.fail('changeVmState', { error: { message: 'ResourceNotFound' }, message: 'Http' });
-    expect(selectVmErrors(c.actions())).toEqual(['Workspace Not Isolated', 'Resource Not Found']);
+    expect(selectVmErrors(c.actions())).toEqual([
+      'Cannot save this machine while 2 gamespaces of this workspace are running. Delete them with Delete gamespaces at the top of the Templates tab first.',
+      'It was not found: it may have been deleted.',
+    ]);
     expect(selectCanStop(c.actions())).toBe(true);
     c.send({ type: 'vm.errorDismissed', index: 0 });
-    expect(selectVmErrors(c.actions())).toEqual(['Resource Not Found']);
+    expect(selectVmErrors(c.actions())).toEqual(['It was not found: it may have been deleted.']);
   });
 
   it('shows nothing known when the machine cannot be loaded, without an alert', async () => {

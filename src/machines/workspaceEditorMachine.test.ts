@@ -113,6 +113,7 @@ function startEditor(
           actions: {
             navigateToWorkspace: () => undefined,
             navigateHome: () => navigations.push('/'),
+            announceWorkspacesChanged: () => undefined,
           },
         }),
         loadWorkspace: fromPromise<Workspace, { id: string }>(async ({ input }) => {
@@ -187,7 +188,7 @@ describe('workspaceEditorMachine', () => {
     await flush();
     const snapshot = actor.getSnapshot();
     expect(snapshot.value).toBe('failed');
-    expect(selectWorkspaceLoadError(snapshot)).toBe('Resource Not Found');
+    expect(selectWorkspaceLoadError(snapshot)).toBe('It was not found: it may have been deleted.');
     expect(selectWorkspaceHeader(snapshot)).toBeNull();
     expect(selectShowJanitorNotice(snapshot)).toBe(false);
     expect(forgotten()).toBe(1);
@@ -393,7 +394,7 @@ describe('workspaceEditorMachine against its model', () => {
             name === null ? null : { id: 'ws-1', name },
           );
           expect(selectWorkspaceLoadError(snapshot)).toBe(
-            state === 'failed' ? 'Resource Not Found' : null,
+            state === 'failed' ? 'It was not found: it may have been deleted.' : null,
           );
           expect(selectShowJanitorNotice(snapshot)).toBe(notice);
           expect(selectDeletedBy(snapshot)).toBe(deletedBy);

@@ -137,7 +137,7 @@ describe('workspaceSettingsMachine', () => {
     await s.settle({ reject: { status: 403, message: 'ActionForbidden' } });
     expect(s.status()).toBe('failed');
     expect(s.value('name')).toBe('Intro Lab');
-    expect(selectSettingsError(s.form())).toBe('Action Forbidden');
+    expect(selectSettingsError(s.form())).toBe('You are not allowed to do this.');
     expect(s.reports).toEqual([]);
 
     s.blur();

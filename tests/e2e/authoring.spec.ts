@@ -90,7 +90,9 @@ test('an author edits settings and a linked template, and invites a collaborator
     const observer = await observerContext.newPage();
     await signIn(observer, 'observer');
     await observer.goto(`/topo/${id}/settings`);
-    await expect(observer.getByRole('heading', { name: 'Action Forbidden' })).toBeVisible();
+    await expect(
+      observer.getByRole('heading', { name: 'You are not allowed to do this.' }),
+    ).toBeVisible();
     await observer.getByRole('button', { name: 'Continue' }).click();
     await observer.waitForURL((url) => url.pathname === '/');
   } finally {
@@ -113,7 +115,9 @@ test('an author is told why the last manager cannot leave, clones the workspace,
     .getByRole('group', { name: 'Remove Creator from this workspace?' })
     .getByRole('button', { name: 'Confirm' })
     .click();
-  await expect(page.getByRole('alert').filter({ hasText: 'Action Forbidden' })).toBeVisible();
+  await expect(
+    page.getByRole('alert').filter({ hasText: 'You are not allowed to do this.' }),
+  ).toBeVisible();
   await expect(collaborators.getByRole('listitem')).toHaveCount(1);
 
   await page.getByRole('button', { name: 'Clone' }).click();

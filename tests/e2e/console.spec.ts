@@ -1,8 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { apiOf, signIn } from './support';
 
-// A machine's console page end to end: the sim machine's VNC console through noVNC, typing into
-// it, and the page noticing when the machine is stopped.
+// A machine's console page end to end: the sim machine's VNC console through noVNC, its NIC
+// switch, typing into it, an unknown console's error page, and the page noticing when the
+// machine is stopped.
 
 interface Vm {
   id: string;
@@ -26,6 +27,52 @@ function canvasPixels(page: Page) {
     }
     return { lit, digest };
   });
+}
+
+/**
+ * How many pixels of the console's main area, outside the notice's text and buttons, differ from
+ * its background: a screenshot decoded in the page, so that what is counted is what a person sees.
+ */
+async function strayPixels(page: Page): Promise<number> {
+  const area = page.locator('.tp-console-main');
+  const box = await area.boundingBox();
+  const content = await page
+    .locator('.tp-console-notice > *')
+    .evaluateAll((nodes) => nodes.map((n) => n.getBoundingClientRect().toJSON() as DOMRect));
+  const png = (await area.screenshot()).toString('base64');
+  return page.evaluate(
+    async ({ png, box, content }) => {
+      const image = new Image();
+      image.src = `data:image/png;base64,${png}`;
+      await image.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = image.width;
+      canvas.height = image.height;
+      const context = canvas.getContext('2d');
+      if (!context || !box) return -1;
+      context.drawImage(image, 0, 0);
+      const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+      const scale = image.width / box.width;
+      const inContent = (x: number, y: number) =>
+        content.some(
+          (r) =>
+            x >= (r.left - box.x - 4) * scale &&
+            x <= (r.right - box.x + 4) * scale &&
+            y >= (r.top - box.y - 4) * scale &&
+            y <= (r.bottom - box.y + 4) * scale,
+        );
+      let stray = 0;
+      for (let y = 0; y < canvas.height; y++) {
+        for (let x = 0; x < canvas.width; x++) {
+          if (inContent(x, y)) continue;
+          const i = (y * canvas.width + x) * 4;
+          if (data[i] !== data[0] || data[i + 1] !== data[1] || data[i + 2] !== data[2]) stray++;
+        }
+      }
+      return stray;
+    },
+    { png, box, content },
+  );
 }
 
 test('an author opens a running machine’s console, types into it, and sees it stop', async ({
@@ -68,7 +115,7 @@ test('an author opens a running machine’s console, types into it, and sees it 
 
   // The console page, outside the shell: the toolbar names the machine and says it is connected.
   await page.goto(`/console/${machine.id}/${name}?f=0&s=${workspaceId}&v=${name}`);
-  await expect(page).toHaveTitle(name);
+  await expect(page).toHaveTitle(`${name} — Topoplay`);
   const toolbar = page.getByRole('banner', { name: 'Console toolbar' });
   await expect(toolbar.getByRole('heading', { name })).toBeVisible();
   await expect(toolbar.getByRole('status')).toHaveText('connected', { timeout: 20_000 });
@@ -77,8 +124,17 @@ test('an author opens a running machine’s console, types into it, and sees it 
   await expect(canvas).toBeVisible();
   await expect.poll(async () => (await canvasPixels(page)).lit).toBeGreaterThan(5_000);
 
-  // The NIC switcher lists the machine's networks.
-  await expect(toolbar.getByRole('combobox', { name: 'NIC 1' })).toBeVisible();
+  // One NIC switch per NIC of the machine (linux-server has one), on the network it is on.
+  const nic = toolbar.getByRole('combobox', { name: 'NIC 1' });
+  await expect(nic).toHaveValue(`lan#${workspaceId}`);
+  await expect(toolbar.getByRole('combobox', { name: 'NIC 2' })).toHaveCount(0);
+  // Moving it shows where it went, as the server has it.
+  await nic.selectOption('bridge-net');
+  await expect(nic).toBeEnabled();
+  await expect(nic).toHaveValue('bridge-net');
+  expect((await api<{ nics: unknown }>('GET', `vm/${machine.id}`)).nics).toEqual([
+    { index: 0, network: 'bridge-net' },
+  ]);
 
   // Typing reaches the machine: its screen changes and keeps the new text.
   const before = await canvasPixels(page);
@@ -94,6 +150,21 @@ test('an author opens a running machine’s console, types into it, and sees it 
   await toolbar.getByLabel('Text to paste').fill('echo pasted');
   await toolbar.getByRole('button', { name: 'Paste' }).click();
   await expect.poll(async () => (await canvasPixels(page)).digest).not.toBe(typed.digest);
+
+  // Another console that does not exist, opened in the same page: its error alone, on a plain
+  // background, with nothing of the previous screen left under it.
+  const unknown = '0123456789abcdef0123456789abcdef';
+  await page.evaluate((path) => {
+    history.pushState(null, '', path);
+    dispatchEvent(new PopStateEvent('popstate'));
+  }, `/console/${unknown}/nothing?f=0`);
+  await expect(page.getByRole('alert')).toHaveText(/You are not allowed to do this\./);
+  await expect(toolbar.getByRole('status')).toHaveText('failed');
+  await expect(page.locator('.tp-console-screen')).toBeHidden();
+  expect(await strayPixels(page)).toBe(0);
+  await page.screenshot({ path: test.info().outputPath('console-unknown.png') });
+  await page.goBack();
+  await expect(toolbar.getByRole('status')).toHaveText('connected', { timeout: 20_000 });
 
   // Stopping the machine ends the console: the page says so and offers Retry.
   await api('PUT', 'vm', { id: machine.id, type: 'stop' });

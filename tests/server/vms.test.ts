@@ -48,6 +48,7 @@ const VM_KEYS = [
   'hypervisorType',
   'isTemplate',
   'operations',
+  'nics',
 ].sort();
 
 async function request(
@@ -300,6 +301,35 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
         call('creator', 'PUT', `/vm/${vm.id}/change`, { key: 'net', value: 'bridge-net:0' }),
       );
       await editor.next((e) => e.payload.action === 'VM.CHANGE' && e.payload.model.id === vm.id);
+    });
+
+    it('reports each NIC and its network in the machine, and a NIC moved by a change', async () => {
+      const router = await link('router', ws.id);
+      const deployed = await ok(call('creator', 'POST', `/vm-template/${router.id}`));
+      await settled('creator', deployed.id);
+      // Our own field: one entry per NIC of the template, on the workspace's copy of its network.
+      const nics = [
+        { index: 0, network: `lan#${ws.id}` },
+        { index: 1, network: `wan#${ws.id}` },
+      ];
+      expect((await ok(call('creator', 'GET', `/vm/${deployed.id}`))).nics).toEqual(nics);
+      const changed = await ok(
+        call('creator', 'PUT', `/vm/${deployed.id}/change`, {
+          key: 'net',
+          value: `lan#${ws.id}:1`,
+        }),
+      );
+      const moved = [nics[0], { index: 1, network: `lan#${ws.id}` }];
+      expect(changed.nics).toEqual(moved);
+      expect((await ok(call('creator', 'GET', `/vm/${deployed.id}`))).nics).toEqual(moved);
+      await ok(
+        call('creator', 'PUT', `/vm/${deployed.id}/change`, { key: 'net', value: '_none_:0' }),
+      );
+      expect((await ok(call('creator', 'GET', `/vm/${deployed.id}`))).nics).toEqual([
+        { index: 0, network: '' },
+        moved[1],
+      ]);
+      await ok(call('creator', 'DELETE', `/vm/${deployed.id}`));
     });
 
     it('gives a running machine a console on an absolute WebSocket address', async () => {
@@ -588,11 +618,27 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
       expect(res.text).toContain('"ticket":null');
     });
 
-    it('refuses save with WorkspaceNotIsolated while a gamespace of the workspace is active', async () => {
+    it('refuses save with WorkspaceNotIsolated, and how many gamespaces are running, while any is', async () => {
       const save = () => call('creator', 'PUT', '/vm', { id: builderVm.id, type: 'save' });
       const refused = await save();
       expect(refused.status).toBe(400);
-      expect(refused.body).toEqual({ message: 'WorkspaceNotIsolated' });
+      // TopoMojo's name for clients of the reference, and our own count beside it for the SPA.
+      expect(refused.body).toEqual({ message: 'WorkspaceNotIsolated', gamespaces: 1 });
+      // An ended gamespace does not count; a second running one does.
+      const ended = await insertGamespace(
+        server,
+        { workspaceId: ws.id, managerId: users.creator!.id },
+        { endTime: Date.now() - 1000 },
+      );
+      const second = await insertGamespace(server, {
+        workspaceId: ws.id,
+        managerId: users.creator!.id,
+      });
+      expect((await save()).body).toEqual({ message: 'WorkspaceNotIsolated', gamespaces: 2 });
+      await server.app.store.db
+        .deleteFrom('gamespaces')
+        .where('id', 'in', [ended, second])
+        .execute();
       // Expired, though not ended: the workspace is isolated again.
       await server.app.store.db
         .updateTable('gamespaces')

@@ -111,6 +111,17 @@ const vmProperties = {
       'PUT /api/vm that the machine supports (`revert` only where it can go back to a ' +
       "snapshot). Whether one applies now still depends on the machine's status and state.",
   },
+  nics: {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: { index: { type: 'integer' }, network: { type: 'string' } },
+    },
+    description:
+      "Topoplay's own, not in the reference (its clients ignore it): the machine's NICs in " +
+      "order and each one's network ('' when disconnected). PUT /api/vm/{id}/change with key " +
+      '`net` and value `{network}:{index}` moves one.',
+  },
 } as const;
 
 export const vmSchema = { type: 'object', properties: vmProperties } as const;

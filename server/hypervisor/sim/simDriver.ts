@@ -325,6 +325,8 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       hypervisorType: HYPERVISOR_TYPE,
       isTemplate: false,
       operations: [...OPERATIONS],
+      // Not deployed: no machine, so no NICs yet.
+      nics: [],
     };
   }
 

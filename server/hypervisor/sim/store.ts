@@ -161,5 +161,6 @@ export function toVm(row: VmRow, now: number): Vm {
     hypervisorType: HYPERVISOR_TYPE,
     isTemplate: false,
     operations: [...OPERATIONS],
+    nics: nicsOf(row).map((network, index) => ({ index, network })),
   };
 }

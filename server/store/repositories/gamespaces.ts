@@ -61,18 +61,18 @@ export function createGamespaceRepository(db: Db) {
     },
 
     /**
-     * Whether the workspace has a gamespace not ended and not expired at `now`; one without an
+     * How many gamespaces of the workspace are not ended and not expired at `now`; one without an
      * expiration yet (0) counts, unlike for isActive.
      */
-    async hasUnexpiredIn(workspaceId: string, now: number): Promise<boolean> {
-      const row = await db
+    async countUnexpiredIn(workspaceId: string, now: number): Promise<number> {
+      const { n } = await db
         .selectFrom('gamespaces')
-        .select('id')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('workspaceId', '=', workspaceId)
         .where('endTime', '=', 0)
         .where((eb) => eb.or([eb('expirationTime', '=', 0), eb('expirationTime', '>', now)]))
-        .executeTakeFirst();
-      return !!row;
+        .executeTakeFirstOrThrow();
+      return Number(n);
     },
 
     /**

@@ -11,9 +11,10 @@ import {
   selectIsBusy,
   selectIsFullbleed,
   selectIsLive,
+  selectIsScreenShown,
   selectNetworkActor,
 } from '../../machines/consoleMachine.selectors';
-import { NIC_COUNT, type ConsoleNetworkActorRef } from '../../machines/consoleNetworkMachine';
+import type { ConsoleNetworkActorRef } from '../../machines/consoleNetworkMachine';
 import {
   selectHasNetworks,
   selectIsChangingNet,
@@ -22,11 +23,13 @@ import {
   selectNicNets,
 } from '../../machines/consoleNetworkMachine.selectors';
 import { Spinner } from '../common/Spinner';
+import { useTitle } from '../common/useTitle';
 import './console.css';
 
-const NICS = Array.from({ length: NIC_COUNT }, (_, i) => i);
-
-/** One select per NIC; choosing a network moves the NIC (PUT vm/{id}/change). */
+/**
+ * One select per NIC of the machine, on the network it is on; choosing a network moves the NIC
+ * (PUT vm/{id}/change). A network the NIC is on but may not be moved to still shows, unchosen.
+ */
 function NetworkSwitcher({ network }: { network: ConsoleNetworkActorRef }) {
   const hasNetworks = useSelector(network, selectHasNetworks);
   const nets = useSelector(network, selectNets);
@@ -36,12 +39,12 @@ function NetworkSwitcher({ network }: { network: ConsoleNetworkActorRef }) {
   if (!hasNetworks) return null;
   return (
     <div className="tp-console-nets">
-      {NICS.map((nic) => (
+      {nicNets.map((current, nic) => (
         <label key={nic} className="tp-console-nic">
           <span aria-hidden="true">NIC {nic + 1}</span>
           <select
             aria-label={`NIC ${nic + 1}`}
-            value={nicNets[nic] ?? ''}
+            value={current}
             disabled={changing}
             onChange={(e) =>
               network.send({ type: 'console.netChangeRequested', nic, net: e.target.value })
@@ -50,6 +53,11 @@ function NetworkSwitcher({ network }: { network: ConsoleNetworkActorRef }) {
             <option value="" disabled>
               network…
             </option>
+            {current !== '' && !nets.includes(current) && (
+              <option value={current} disabled>
+                {current}
+              </option>
+            )}
             {nets.map((net) => (
               <option key={net} value={net}>
                 {net}
@@ -186,8 +194,10 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const fullbleed = useSelector(session, selectIsFullbleed);
   const label = useSelector(session, selectConsoleStatusLabel);
   const live = useSelector(session, selectIsLive);
+  const screenShown = useSelector(session, selectIsScreenShown);
   const canReconnect = useSelector(session, selectCanReconnect);
   const network = useSelector(session, selectNetworkActor);
+  useTitle(name);
   // noVNC draws into this element; the machine is told once it exists.
   const attachScreen = useCallback(
     (screen: HTMLDivElement | null) => {
@@ -198,7 +208,6 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
 
   return (
     <div className={`tp-console${fullbleed ? ' tp-console-fullbleed' : ''}`}>
-      <title>{name}</title>
       <header className="tp-console-toolbar" aria-label="Console toolbar">
         <h1 className="tp-console-name">{name}</h1>
         <span
@@ -229,7 +238,12 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         {network ? <NetworkSwitcher network={network} /> : null}
       </header>
       <main className="tp-console-main">
-        <div ref={attachScreen} className="tp-console-screen" data-live={live} />
+        <div
+          ref={attachScreen}
+          className="tp-console-screen"
+          data-live={live}
+          data-shown={screenShown}
+        />
         <Notice session={session} />
       </main>
     </div>

@@ -167,7 +167,11 @@ describe('WorkspaceActions', () => {
             throw { status: 400, message: 'WorkspaceLimitReached' };
           }),
         },
-        actions: { navigateToWorkspace: () => undefined, navigateHome: () => undefined },
+        actions: {
+          navigateToWorkspace: () => undefined,
+          navigateHome: () => undefined,
+          announceWorkspacesChanged: () => undefined,
+        },
       }),
       { input: { workspaceId: 'ws-1' } },
     ).start();
@@ -178,7 +182,7 @@ describe('WorkspaceActions', () => {
     await view.click('Confirm');
     await act(flush);
     expect(view.el.querySelector('.tp-error-box[role="alert"]')?.textContent).toContain(
-      'Workspace Limit Reached',
+      'You have as many workspaces as you are allowed: delete one before creating another.',
     );
   });
 });
