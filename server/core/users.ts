@@ -1,3 +1,4 @@
+import { mayCreateWorkspaces } from '../../src/domain/workspaceAccess';
 import { isUniqueViolation, type Store } from '../store/db';
 import { createApiKeyRepository } from '../store/repositories/apiKeys';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
@@ -389,7 +390,7 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
           ? null
           : roleName(row.lastIdpAssignedRole);
       const user = actorFrom(row, { id, name: '' }, idpRole, defaults);
-      if (user.isCreator || user.workspaceLimit > 0) return true;
+      if (mayCreateWorkspaces(user)) return true;
       return (await repos.workspaces.workedOnBy(id)).length > 0;
     },
 

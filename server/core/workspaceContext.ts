@@ -1,3 +1,8 @@
+import {
+  canCreateWorkspace,
+  mayCreateWorkspaces,
+  USER_TOPO_ACTIONS,
+} from '../../src/domain/workspaceAccess';
 import type { Db } from '../store/db';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { TemplateTable, WorkspaceTable } from '../store/schema';
@@ -6,7 +11,7 @@ import { actorRef, silentPublisher, unknownArgument, type Publisher } from './fi
 import { NO_REVOKER, type ListenerRevoker } from './membership';
 import { templateDto } from './templateViews';
 import type { Actor } from './users';
-import { PERMISSION, workspaceDto, type WorkspaceDto } from './workspaceViews';
+import { PERMISSION, workspaceDto, workspaceSummaryDto, type WorkspaceDto } from './workspaceViews';
 
 // What every job of the workspace service shares: its dependencies, the rows it reads, the
 // workspace it answers, authorization by the reference's predicates (ws.CanEdit, ws.CanManage,
@@ -98,9 +103,8 @@ export function createWorkspaceContext(db: Db, options: WorkspaceServiceOptions)
   /** Creators may always create; others while they manage fewer workspaces than their limit. */
   async function canCreate(actor: Actor): Promise<boolean> {
     if (actor.isCreator) return true;
-    if (actor.isAgent || actor.workspaceLimit <= 0) return false;
-    const managed = await repo.countWorkedOnWith(actor.id, PERMISSION.manager);
-    return managed < actor.workspaceLimit;
+    if (!mayCreateWorkspaces(actor)) return false;
+    return canCreateWorkspace(actor, await repo.countWorkedOnWith(actor.id, PERMISSION.manager));
   }
 
   /** The workspace or 400 ResourceNotFound, then ws.CanEdit or 403. */
@@ -121,6 +125,25 @@ export function createWorkspaceContext(db: Db, options: WorkspaceServiceOptions)
     publisher.publish(model.id, 'TopoEvent', { action, actor: actorRef(actor), model });
   }
 
+  /**
+   * Tells each user on their own channel that their list of workspaces changed. Only the users
+   * named get it, and each of them can reach the workspace (added) or could until now (deleted,
+   * removed), so it shows them no more than the summary their list showed; a removed worker
+   * gets only its id and name.
+   */
+  function publishToUsers(
+    userIds: Iterable<string>,
+    actor: Actor,
+    action: (typeof USER_TOPO_ACTIONS)[keyof typeof USER_TOPO_ACTIONS],
+    ws: WorkspaceTable,
+  ) {
+    const model =
+      action === USER_TOPO_ACTIONS.removed ? { id: ws.id, name: ws.name } : workspaceSummaryDto(ws);
+    for (const userId of new Set(userIds)) {
+      publisher.publish(userId, 'TopoEvent', { action, actor: actorRef(actor), model });
+    }
+  }
+
   return {
     repo,
     publisher,
@@ -138,6 +161,7 @@ export function createWorkspaceContext(db: Db, options: WorkspaceServiceOptions)
     editable,
     manageable,
     publishTopo,
+    publishToUsers,
   };
 }
 

@@ -1,4 +1,5 @@
-import type { TemplateTable } from '../store/schema';
+import { USER_TOPO_ACTIONS } from '../../src/domain/workspaceAccess';
+import type { TemplateTable, WorkspaceTable } from '../store/schema';
 import { forbidden } from './errors';
 import { newId } from './ids';
 import { clonedTemplateName, cloneName } from './naming';
@@ -11,7 +12,16 @@ import type { WorkspaceDto } from './workspaceViews';
 // templates, and deleting it with everything that is its.
 
 export function createWorkspaceLifecycle(context: WorkspaceContext) {
-  const { repo, existing, manageable, loadOrThrow, canCreate, canEdit, publishTopo } = context;
+  const {
+    repo,
+    existing,
+    manageable,
+    loadOrThrow,
+    canCreate,
+    canEdit,
+    publishTopo,
+    publishToUsers,
+  } = context;
 
   return {
     /**
@@ -25,10 +35,17 @@ export function createWorkspaceLifecycle(context: WorkspaceContext) {
     async remove(actor: Actor, id: unknown): Promise<WorkspaceDto> {
       const ws = await manageable(actor, id);
       const dto = await loadOrThrow(ws.id);
+      const workers = await repo.workersOf(ws.id);
       await context.machines.workspaceDeleted(ws.id, await repo.templatesOf(ws.id));
       for (const kept of context.files) await kept.workspaceDeleted(ws.id);
       await repo.remove(ws.id);
       publishTopo(actor, 'TOPO.DELETED', dto);
+      publishToUsers(
+        [actor.id, ...workers.map((w) => w.subjectId)],
+        actor,
+        USER_TOPO_ACTIONS.deleted,
+        ws,
+      );
       context.listeners.revoke({ group: ws.id });
       return dto;
     },
@@ -70,19 +87,27 @@ export function createWorkspaceLifecycle(context: WorkspaceContext) {
         }
         return { ...copy, parentId: t.id, isPublished: 0, detail };
       });
+      const copy: WorkspaceTable = {
+        ...source,
+        id: wsId,
+        name: cloneName(source.name),
+        // The invitation belongs to the original; a copied code would join two workspaces.
+        shareCode: '',
+        launchCount: 0,
+        lastActivity: now,
+        whenCreated: now,
+      };
       await repo.createCopy(
-        {
-          ...source,
-          id: wsId,
-          name: cloneName(source.name),
-          // The invitation belongs to the original; a copied code would join two workspaces.
-          shareCode: '',
-          launchCount: 0,
-          lastActivity: now,
-          whenCreated: now,
-        },
+        copy,
         workers.map((w) => ({ ...w, workspaceId: wsId })),
         copies,
+      );
+      // The copy keeps the original's workers: each of them can reach it now.
+      publishToUsers(
+        [actor.id, ...workers.map((w) => w.subjectId)],
+        actor,
+        USER_TOPO_ACTIONS.added,
+        copy,
       );
       return loadOrThrow(wsId);
     },

@@ -1,3 +1,4 @@
+import { USER_TOPO_ACTIONS } from '../../src/domain/workspaceAccess';
 import type { WorkerTable } from '../store/schema';
 import { DomainError, forbidden } from './errors';
 import { newId } from './ids';
@@ -7,12 +8,13 @@ import { PERMISSION, workspaceSummaryDto, type WorkspaceSummaryDto } from './wor
 
 // A workspace's workers (wire reference §4.7): the invitation code that lets someone join, joining
 // by it, and removing a worker. Each change reaches the collaborators on the editor (TOPO.UPDATED);
-// a removed worker stops receiving the workspace's hub events.
+// a removed worker stops receiving the workspace's hub events. The user who joined or was removed
+// hears of it on their own channel (TOPO.ADDED, TOPO.REMOVED), for their workspace list.
 
 const isManager = (w: WorkerTable) => (w.permission & PERMISSION.manager) === PERMISSION.manager;
 
 export function createWorkspaceWorkers(context: WorkspaceContext) {
-  const { repo, manageable, loadOrThrow, publishTopo, listeners } = context;
+  const { repo, manageable, loadOrThrow, publishTopo, publishToUsers, listeners } = context;
 
   return {
     /** PUT /api/workspace/{id}/invite (ws.CanManage): a new code; the previous one stops working. */
@@ -42,6 +44,7 @@ export function createWorkspaceWorkers(context: WorkspaceContext) {
         });
         // Collaborators on the editor see the newcomer in their list at once.
         publishTopo(actor, 'TOPO.UPDATED', await loadOrThrow(ws.id));
+        publishToUsers([actor.id], actor, USER_TOPO_ACTIONS.added, ws);
       }
       return workspaceSummaryDto(ws);
     },
@@ -61,6 +64,7 @@ export function createWorkspaceWorkers(context: WorkspaceContext) {
       }
       await repo.removeWorker(ws.id, subjectId);
       publishTopo(actor, 'TOPO.UPDATED', await loadOrThrow(ws.id));
+      publishToUsers([subjectId], actor, USER_TOPO_ACTIONS.removed, ws);
       listeners.revoke({ group: ws.id, subjectId });
     },
   };

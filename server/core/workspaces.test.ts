@@ -56,6 +56,10 @@ describe('workspace service events and seams', () => {
   beforeEach(() => {
     hub.events.length = 0;
   });
+  /** What went to workspace and gamespace groups; users' own channels are asserted apart. */
+  const USERS = new Set(['creator', 'guest']);
+  const groupEvents = () => hub.events.filter((e) => !USERS.has(e.group));
+  const userEvents = () => hub.events.filter((e) => USERS.has(e.group));
 
   const gamespace = async (workspaceId: string, endTime = 0) => {
     const id = newId();
@@ -86,7 +90,7 @@ describe('workspace service events and seams', () => {
   it('publishes TOPO.UPDATED with the Workspace to the workspace group', async () => {
     const ws = await workspaces.create(creator, { name: 'Lab' });
     await workspaces.update(creator, { id: ws.id, name: 'Lab 2', audience: 'everyone' });
-    expect(hub.events).toMatchObject([
+    expect(groupEvents()).toMatchObject([
       {
         group: ws.id,
         event: 'TopoEvent',
@@ -107,7 +111,7 @@ describe('workspace service events and seams', () => {
     const { code } = await workspaces.invite(creator, ws.id);
     const guest = actorFrom(null, { id: 'guest', name: 'Guest' }, null, defaults);
     await workspaces.enlist(guest, code);
-    expect(hub.events).toMatchObject([
+    expect(groupEvents()).toMatchObject([
       {
         group: ws.id,
         action: 'TOPO.UPDATED',
@@ -118,12 +122,20 @@ describe('workspace service events and seams', () => {
       },
     ]);
     await workspaces.enlist(guest, code);
-    expect(hub.events).toHaveLength(1);
+    expect(groupEvents()).toHaveLength(1);
     await workspaces.removeWorker(creator, ws.id, 'guest');
-    expect(hub.events[1]).toMatchObject({
+    expect(groupEvents()[1]).toMatchObject({
       action: 'TOPO.UPDATED',
       model: { workers: [{ subjectId: 'creator' }] },
     });
+    // The guest's own channel hears that they joined, then that they were removed (no more).
+    expect(userEvents().filter((e) => e.group === 'guest')).toEqual([
+      expect.objectContaining({
+        action: 'TOPO.ADDED',
+        model: expect.objectContaining({ id: ws.id }),
+      }),
+      expect.objectContaining({ action: 'TOPO.REMOVED', model: { id: ws.id, name: 'Shared' } }),
+    ]);
   });
 
   it('ends active gamespaces, removes their machines and publishes GAME.OVER {id} to each', async () => {
@@ -140,7 +152,7 @@ describe('workspace service events and seams', () => {
         [b, 'GameEvent', 'GAME.OVER', { id: b }],
       ]),
     );
-    expect(hub.events).toHaveLength(2);
+    expect(groupEvents()).toHaveLength(2);
     const ended = await store.db
       .selectFrom('gamespaces')
       .select(['id', 'endTime'])
@@ -158,8 +170,12 @@ describe('workspace service events and seams', () => {
     await workspaces.remove(creator, ws.id);
     expect(machines.deleted.at(-1)?.[0]).toBe(ws.id);
     expect(machines.deleted.at(-1)).toHaveLength(2);
-    expect(hub.events).toMatchObject([
+    expect(groupEvents()).toMatchObject([
       { group: ws.id, event: 'TopoEvent', action: 'TOPO.DELETED', model: { id: ws.id } },
+    ]);
+    expect(userEvents()).toMatchObject([
+      { group: 'creator', action: 'TOPO.ADDED', model: { id: ws.id } },
+      { group: 'creator', action: 'TOPO.DELETED', model: { id: ws.id } },
     ]);
     const row = await store.db
       .selectFrom('gamespaces')

@@ -1,3 +1,4 @@
+import { USER_TOPO_ACTIONS } from '../../src/domain/workspaceAccess';
 import { WORKSPACE_LIMITS } from '../../src/domain/workspaceSettings';
 import type { Db } from '../store/db';
 import type { WorkspaceTable } from '../store/schema';
@@ -117,6 +118,8 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
         subjectName: actor.name.slice(0, 64),
         permission: PERMISSION.manager,
       });
+      // The creator's other tabs list it too.
+      context.publishToUsers([actor.id], actor, USER_TOPO_ACTIONS.added, row);
       return loadOrThrow(row.id);
     },
 

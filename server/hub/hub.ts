@@ -301,8 +301,13 @@ export function createHub(options: HubOptions): Hub {
     conn.socket.close(1000);
   }
 
-  const presence = (conn: Connection, room: string, action: string) =>
+  // A user's own channel (their id) carries news of their workspaces to their tabs: another tab
+  // of theirs is nobody arriving. (A gamespace agent's id is its gamespace's channel, where it
+  // is announced as in the reference.)
+  const presence = (conn: Connection, room: string, action: string) => {
+    if (room === conn.actor.id && !conn.actor.isAgent) return;
     publisher.toGroupExcept(room, conn.id).send('PresenceEvent', { action, actor: conn.user });
+  };
 
   function leaveGroup(conn: Connection, room: string): Promise<void> {
     conn.groups.delete(room);

@@ -21,6 +21,10 @@ export const User = t.intersection([
     /** Effective role, lower camel case: 'administrator', 'creator', 'observer', ... */
     role: nullable(t.string),
     appRole: nullable(t.string),
+    /** The longest game this user may launch, in minutes; 0: the workspace's duration decides. */
+    gamespaceMaxMinutes: nullable(t.number),
+    /** How many workspaces the user may manage (creators are not limited). */
+    workspaceLimit: nullable(t.number),
   }),
 ]);
 export type User = t.TypeOf<typeof User>;

@@ -141,6 +141,8 @@ describe('authToken effects', () => {
       isObserver: true,
       isCreator: true,
       isBuilder: true,
+      gamespaceMaxMinutes: 0,
+      workspaceLimit: 0,
     });
   });
 

@@ -65,6 +65,8 @@ export const toProfile = (user: User): Profile => ({
   isObserver: user.isObserver,
   isCreator: user.isCreator,
   isBuilder: user.isBuilder,
+  gamespaceMaxMinutes: user.gamespaceMaxMinutes ?? 0,
+  workspaceLimit: user.workspaceLimit ?? 0,
 });
 
 export interface AuthDependencies {

@@ -176,6 +176,8 @@ export function gamespaceInvitationLogic(
     actions: {
       navigateToWorkspace: () =>
         navigate(`/mojo/${encodeURIComponent(target.id)}/${encodeURIComponent(target.slug)}`),
+      // The joined game is one more of the user's: the sidebar's lists refresh.
+      announceWorkspacesChanged: deps.announceWorkspacesChanged,
     },
   });
 }

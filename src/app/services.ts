@@ -80,10 +80,12 @@ export interface ImplementationDependencies {
   hubEvents: HubEventSource;
   local: LocalSettingsStore;
   navigate: (to: string) => void;
+  /** The user created or joined a workspace: the sidebar's workspace lists refresh. */
+  announceWorkspacesChanged: () => void;
 }
 
 export function machineImplementations(deps: ImplementationDependencies): MachineImplementations {
-  const { http, userManager, auth, navigate } = deps;
+  const { http, userManager, auth, navigate, announceWorkspacesChanged } = deps;
 
   // The callback URL's code can be exchanged once; a second run of the actor (React's strict
   // effects, or returning to the page) shares the first exchange instead of failing on it.
@@ -149,6 +151,7 @@ export function machineImplementations(deps: ImplementationDependencies): Machin
       actions: {
         navigateToWorkspace: (_, { workspace }) =>
           navigate(`/topo/${encodeURIComponent(workspace.id)}/settings`),
+        announceWorkspacesChanged,
       },
     },
     workspaceInvitation: {
@@ -160,6 +163,7 @@ export function machineImplementations(deps: ImplementationDependencies): Machin
       actions: {
         navigateToWorkspace: (_, { workspace }) =>
           navigate(`/topo/${encodeURIComponent(workspace.id)}/settings`),
+        announceWorkspacesChanged,
       },
     },
   };

@@ -97,6 +97,8 @@ export interface WorkspaceDependencies {
   hubInvoke: HubAdapter['invoke'];
   /** Sends an ISO file with its progress (src/api/files.ts). */
   uploadIso: IsoUploader;
+  /** The user cloned or deleted a workspace: the sidebar's workspace lists refresh. */
+  announceWorkspacesChanged: () => void;
 }
 
 /** A hub model decoded as a DTO; one that does not match is dropped, with a warning. */
@@ -120,7 +122,12 @@ export const workspaceTopoEvents$ = (
   workspaceId: string,
 ): Observable<WorkspaceTopoEvent> =>
   topoEvents$(source).pipe(
-    filter((event) => event.model.id === workspaceId),
+    // The user channel's own actions (added, removed) are for the workspace list, not the editor.
+    filter(
+      (event) =>
+        event.model.id === workspaceId &&
+        (event.type === 'topo.updated' || event.type === 'topo.deleted'),
+    ),
     mergeMap((event) =>
       event.type === 'topo.deleted'
         ? of<WorkspaceTopoEvent>({ type: 'topo.deleted', by: event.actor.name })
@@ -258,6 +265,7 @@ export function workspaceEditorImplementations(
         actions: {
           navigateToWorkspace: (_, { workspaceId }) => navigate(toWorkspace(workspaceId)),
           navigateHome: () => navigate('/'),
+          announceWorkspacesChanged: deps.announceWorkspacesChanged,
         },
       }),
       templates: templateListMachine.provide({

@@ -1,3 +1,4 @@
+import { mayCreateWorkspaces } from '../domain/workspaceAccess';
 import type { AuthTokenSnapshot, AuthUser, Profile, TokenState } from './authTokenMachine';
 
 export const selectTokenState = (snapshot: AuthTokenSnapshot): TokenState => {
@@ -27,6 +28,24 @@ export const selectProfile = (snapshot: AuthTokenSnapshot): Profile | null =>
 
 export const selectIsAdmin = (snapshot: AuthTokenSnapshot): boolean =>
   snapshot.context.profile?.isAdmin ?? false;
+
+/** Whether New Workspace is offered: the server's rule (src/domain/workspaceAccess.ts). */
+export const selectMayCreateWorkspaces = (snapshot: AuthTokenSnapshot): boolean => {
+  const profile = snapshot.context.profile;
+  return (
+    profile !== null &&
+    mayCreateWorkspaces({
+      isCreator: profile.isCreator,
+      workspaceLimit: profile.workspaceLimit ?? 0,
+    })
+  );
+};
+
+/** The number of workspaces the user may manage, for those who are limited; null for creators. */
+export const selectWorkspaceLimit = (snapshot: AuthTokenSnapshot): number | null => {
+  const profile = snapshot.context.profile;
+  return profile === null || profile.isCreator ? null : (profile.workspaceLimit ?? 0);
+};
 
 export const selectIsObserver = (snapshot: AuthTokenSnapshot): boolean =>
   snapshot.context.profile?.isObserver ?? false;

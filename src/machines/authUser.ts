@@ -18,4 +18,8 @@ export interface Profile {
   isObserver: boolean;
   isCreator: boolean;
   isBuilder: boolean;
+  /** The account's cap on a game's length in minutes (0 or missing: none of its own). */
+  gamespaceMaxMinutes?: number;
+  /** How many workspaces the account may manage (0 or missing: none, unless a creator). */
+  workspaceLimit?: number;
 }

@@ -16,6 +16,8 @@ const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 /** Each create call takes the next outcome: a workspace, or a rejection reason. */
 function startNewWorkspace(...outcomes: (CreatedWorkspace | { reject: unknown })[]) {
   const navigations: string[] = [];
+  /** Each time the machine told the app (the sidebar) that the user's workspaces changed. */
+  const announcements: string[] = [];
   let calls = 0;
   const actor = createActor(
     newWorkspaceMachine.provide({
@@ -27,7 +29,10 @@ function startNewWorkspace(...outcomes: (CreatedWorkspace | { reject: unknown })
           return outcome;
         }),
       },
-      actions: { navigateToWorkspace: (_, { workspace }) => navigations.push(workspace.id) },
+      actions: {
+        navigateToWorkspace: (_, { workspace }) => navigations.push(workspace.id),
+        announceWorkspacesChanged: () => announcements.push('changed'),
+      },
     }),
   ).start();
   const view = () => {
@@ -39,7 +44,7 @@ function startNewWorkspace(...outcomes: (CreatedWorkspace | { reject: unknown })
       errors: selectCreateErrors(snapshot),
     };
   };
-  return { actor, navigations, view, calls: () => calls };
+  return { actor, navigations, announcements, view, calls: () => calls };
 }
 
 const create = { type: 'workspace.createRequested' } as const;
@@ -55,6 +60,20 @@ describe('newWorkspaceMachine', () => {
     expect(view().state).toBe('created');
     expect(actor.getSnapshot().context.created).toEqual({ id: 'ws-1' });
     expect(navigations).toEqual(['ws-1']);
+  });
+
+  it('tells the sidebar once the workspace exists, and not when the creation fails', async () => {
+    const { actor, announcements } = startNewWorkspace(
+      { reject: { message: 'ActionForbidden' } },
+      { id: 'ws-1' },
+    );
+    actor.send(create);
+    await flush();
+    expect(announcements).toEqual([]);
+    actor.send(create);
+    expect(announcements).toEqual([]);
+    await flush();
+    expect(announcements).toEqual(['changed']);
   });
 
   it('does not start a second creation while one is in flight', async () => {
@@ -76,11 +95,16 @@ describe('newWorkspaceMachine', () => {
       state: 'failed',
       creating: false,
       canCreate: true,
-      errors: ['Workspace Limit Reached'],
+      errors: [
+        'You have as many workspaces as you are allowed: delete one before creating another.',
+      ],
     });
     actor.send(create);
     await flush();
-    expect(view().errors).toEqual(['Workspace Limit Reached', 'Action Forbidden']);
+    expect(view().errors).toEqual([
+      'You have as many workspaces as you are allowed: delete one before creating another.',
+      'You are not allowed to do this.',
+    ]);
     expect(navigations).toEqual([]);
   });
 
@@ -107,7 +131,10 @@ describe('newWorkspaceMachine', () => {
     actor.send(create);
     await flush();
     actor.send(create);
-    expect(view()).toMatchObject({ state: 'creating', errors: ['Resource Not Found'] });
+    expect(view()).toMatchObject({
+      state: 'creating',
+      errors: ['It was not found: it may have been deleted.'],
+    });
     actor.send(dismiss(0));
     expect(view()).toMatchObject({ state: 'creating', errors: [] });
     await flush();
@@ -197,7 +224,10 @@ describe('newWorkspaceMachine against its model', () => {
               return call.promise;
             }),
           },
-          actions: { navigateToWorkspace: (_, { workspace }) => navigations.push(workspace.id) },
+          actions: {
+            navigateToWorkspace: (_, { workspace }) => navigations.push(workspace.id),
+            announceWorkspacesChanged: () => undefined,
+          },
         }),
       ).start();
       let alerts: string[] = [];

@@ -35,6 +35,10 @@ export const newWorkspaceMachine = setup({
     navigateToWorkspace: (_, _params: { workspace: CreatedWorkspace }) => {
       throw new Error('newWorkspaceMachine: provide the navigateToWorkspace action');
     },
+    /** Tells the app the user's workspaces changed: the sidebar's lists refresh. */
+    announceWorkspacesChanged: () => {
+      throw new Error('newWorkspaceMachine: provide the announceWorkspacesChanged action');
+    },
     dismissError: assign({
       errors: ({ context, event }) =>
         event.type === 'workspace.errorDismissed'
@@ -48,7 +52,7 @@ export const newWorkspaceMachine = setup({
 }).createMachine({
   id: 'newWorkspace',
   description:
-    "The New Workspace button: creates a workspace titled 'Workspace Title' and opens its settings; failures are listed as dismissible alerts.",
+    "The New Workspace button: creates a workspace titled 'Workspace Title', tells the sidebar and opens its settings; failures are listed as dismissible alerts.",
   context: { errors: [], created: null },
   // Alerts can be closed whatever the machine is doing, including during a new attempt.
   on: { 'workspace.errorDismissed': { actions: 'dismissError' } },
@@ -66,6 +70,7 @@ export const newWorkspaceMachine = setup({
           target: 'created',
           actions: [
             assign({ created: ({ event }) => event.output }),
+            'announceWorkspacesChanged',
             { type: 'navigateToWorkspace', params: ({ event }) => ({ workspace: event.output }) },
           ],
         },

@@ -17,6 +17,8 @@ type Outcome = 'ok' | { reject: unknown };
 function startActions({ clone = 'ok', remove = 'ok' }: { clone?: Outcome; remove?: Outcome } = {}) {
   const calls: string[] = [];
   const navigations: string[] = [];
+  /** Each time the machine told the app (the sidebar) that the user's workspaces changed. */
+  const announcements: string[] = [];
   const settle = async (outcome: Outcome) => {
     if (outcome !== 'ok') throw outcome.reject;
   };
@@ -36,11 +38,12 @@ function startActions({ clone = 'ok', remove = 'ok' }: { clone?: Outcome; remove
       actions: {
         navigateToWorkspace: (_, { workspaceId }) => navigations.push(`/topo/${workspaceId}`),
         navigateHome: () => navigations.push('/'),
+        announceWorkspacesChanged: () => announcements.push('changed'),
       },
     }),
     { input: { workspaceId: 'ws-1' } },
   ).start();
-  return { actor, calls, navigations };
+  return { actor, calls, navigations, announcements };
 }
 
 const confirm = { type: 'workspace.actionConfirmed' } as const;
@@ -68,6 +71,29 @@ describe('workspaceActionsMachine', () => {
     expect(navigations).toEqual(['/']);
   });
 
+  it('tells the sidebar of a clone and of a delete once done, and of nothing that failed', async () => {
+    const cloned = startActions();
+    cloned.actor.send({ type: 'workspace.cloneRequested' });
+    cloned.actor.send(confirm);
+    expect(cloned.announcements).toEqual([]);
+    await flush();
+    expect(cloned.announcements).toEqual(['changed']);
+
+    const deleted = startActions();
+    deleted.actor.send({ type: 'workspace.deleteRequested' });
+    deleted.actor.send(confirm);
+    await flush();
+    expect(deleted.announcements).toEqual(['changed']);
+
+    const failed = startActions({
+      remove: { reject: { status: 403, message: 'ActionForbidden' } },
+    });
+    failed.actor.send({ type: 'workspace.deleteRequested' });
+    failed.actor.send(confirm);
+    await flush();
+    expect(failed.announcements).toEqual([]);
+  });
+
   it('does nothing when the confirmation is cancelled', () => {
     const { actor, calls } = startActions();
     actor.send({ type: 'workspace.deleteRequested' });
@@ -89,12 +115,14 @@ describe('workspaceActionsMachine', () => {
     actor.send(confirm);
     await flush();
     expect(selectWorkspaceActionErrors(actor.getSnapshot())).toEqual([
-      'Workspace Limit Reached',
-      'Action Forbidden',
+      'You have as many workspaces as you are allowed: delete one before creating another.',
+      'You are not allowed to do this.',
     ]);
     expect(navigations).toEqual([]);
     actor.send({ type: 'workspace.actionErrorDismissed', index: 0 });
-    expect(selectWorkspaceActionErrors(actor.getSnapshot())).toEqual(['Action Forbidden']);
+    expect(selectWorkspaceActionErrors(actor.getSnapshot())).toEqual([
+      'You are not allowed to do this.',
+    ]);
   });
 
   it('reaches every state', () => {
@@ -209,6 +237,7 @@ describe('workspaceActionsMachine against its model', () => {
           actions: {
             navigateToWorkspace: (_, { workspaceId }) => navigations.push(`/topo/${workspaceId}`),
             navigateHome: () => navigations.push('/'),
+            announceWorkspacesChanged: () => undefined,
           },
         }),
         { input: { workspaceId: 'ws-1' } },
@@ -254,7 +283,7 @@ describe('workspaceActionsMachine against its model', () => {
             await flush();
           },
           FAILED: async () => {
-            alerts = [...alerts, 'Action Forbidden'];
+            alerts = [...alerts, 'You are not allowed to do this.'];
             calls.at(-1)?.result.reject({ status: 403, message: 'ActionForbidden' });
             await flush();
           },

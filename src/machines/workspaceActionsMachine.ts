@@ -55,6 +55,10 @@ export const workspaceActionsMachine = setup({
     navigateHome: () => {
       throw notProvided('navigateHome');
     },
+    /** Tells the app the user's workspaces changed: the sidebar's lists refresh. */
+    announceWorkspacesChanged: () => {
+      throw notProvided('announceWorkspacesChanged');
+    },
     recordError: assign({
       errors: ({ context }, { error }: { error: unknown }) => [
         ...context.errors,
@@ -96,10 +100,13 @@ export const workspaceActionsMachine = setup({
         input: ({ context }) => ({ workspaceId: context.workspaceId }),
         onDone: {
           target: 'done',
-          actions: {
-            type: 'navigateToWorkspace',
-            params: ({ event }) => ({ workspaceId: event.output?.id ?? '' }),
-          },
+          actions: [
+            'announceWorkspacesChanged',
+            {
+              type: 'navigateToWorkspace',
+              params: ({ event }) => ({ workspaceId: event.output?.id ?? '' }),
+            },
+          ],
         },
         onError: {
           target: 'idle',
@@ -119,7 +126,7 @@ export const workspaceActionsMachine = setup({
         id: 'deleteWorkspace',
         src: 'deleteWorkspace',
         input: ({ context }) => ({ workspaceId: context.workspaceId }),
-        onDone: { target: 'done', actions: 'navigateHome' },
+        onDone: { target: 'done', actions: ['announceWorkspacesChanged', 'navigateHome'] },
         onError: {
           target: 'idle',
           actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },

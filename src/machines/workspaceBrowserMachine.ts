@@ -61,7 +61,11 @@ export type WorkspaceBrowserEvent =
   | { type: 'search.focusRequested' }
   /** The view focused the search box. */
   | { type: 'search.focused' }
-  /** A workspace the user can see changed or went away (hub TOPO.UPDATED / TOPO.DELETED). */
+  /**
+   * The user's workspaces changed: one of them was updated or deleted (hub TOPO.UPDATED /
+   * TOPO.DELETED), they gained or lost one (TOPO.ADDED / TOPO.REMOVED on their own channel), or
+   * they created, cloned, deleted or joined one in this tab.
+   */
   | { type: 'workspaces.changed' }
   /** A second passed; `now` in epoch ms, for the gamespace countdowns. */
   | { type: 'clock.ticked'; now: number };

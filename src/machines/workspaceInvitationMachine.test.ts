@@ -15,6 +15,8 @@ const flush = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 function startInvitation(code: string, outcome: JoinedWorkspace | { reject: unknown }) {
   const redeemed: string[] = [];
   const navigated: string[] = [];
+  /** Each time the machine told the app (the sidebar) that the user's workspaces changed. */
+  const announcements: string[] = [];
   const actor = createActor(
     workspaceInvitationMachine.provide({
       actors: {
@@ -24,11 +26,14 @@ function startInvitation(code: string, outcome: JoinedWorkspace | { reject: unkn
           return outcome;
         }),
       },
-      actions: { navigateToWorkspace: (_, { workspace }) => navigated.push(workspace.id) },
+      actions: {
+        navigateToWorkspace: (_, { workspace }) => navigated.push(workspace.id),
+        announceWorkspacesChanged: () => announcements.push('changed'),
+      },
     }),
     { input: { code } },
   ).start();
-  return { actor, redeemed, navigated };
+  return { actor, redeemed, navigated, announcements };
 }
 
 describe('workspaceInvitationMachine', () => {
@@ -40,6 +45,17 @@ describe('workspaceInvitationMachine', () => {
     expect(navigated).toEqual(['ws-1']);
     expect(actor.getSnapshot().status).toBe('done');
     expect(selectIsInvitationInvalid(actor.getSnapshot())).toBe(false);
+  });
+
+  it('tells the sidebar of the joined workspace, and of nothing when the code is refused', async () => {
+    const joined = startInvitation('c0de', { id: 'ws-1' });
+    await flush();
+    expect(joined.announcements).toEqual(['changed']);
+    const refused = startInvitation('bad', {
+      reject: { status: 400, message: 'InvalidInvitation' },
+    });
+    await flush();
+    expect(refused.announcements).toEqual([]);
   });
 
   it('shows the code as invalid when the server refuses it', async () => {
@@ -115,7 +131,10 @@ describe('workspaceInvitationMachine against its model', () => {
       const actor = createActor(
         workspaceInvitationMachine.provide({
           actors: { redeemInvitation: fromPromise(() => answer.promise) },
-          actions: { navigateToWorkspace: (_, { workspace }) => navigated.push(workspace.id) },
+          actions: {
+            navigateToWorkspace: (_, { workspace }) => navigated.push(workspace.id),
+            announceWorkspacesChanged: () => undefined,
+          },
         }),
         { input: { code: 'c0de' } },
       ).start();

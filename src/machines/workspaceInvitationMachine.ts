@@ -31,6 +31,10 @@ export const workspaceInvitationMachine = setup({
     navigateToWorkspace: (_, _params: { workspace: JoinedWorkspace }) => {
       throw new Error('workspaceInvitationMachine: provide the navigateToWorkspace action');
     },
+    /** Tells the app the user's workspaces changed: the sidebar's lists refresh. */
+    announceWorkspacesChanged: () => {
+      throw new Error('workspaceInvitationMachine: provide the announceWorkspacesChanged action');
+    },
   },
 }).createMachine({
   id: 'workspaceInvitation',
@@ -46,10 +50,10 @@ export const workspaceInvitationMachine = setup({
         input: ({ context }) => ({ code: context.code }),
         onDone: {
           target: 'redeemed',
-          actions: {
-            type: 'navigateToWorkspace',
-            params: ({ event }) => ({ workspace: event.output }),
-          },
+          actions: [
+            'announceWorkspacesChanged',
+            { type: 'navigateToWorkspace', params: ({ event }) => ({ workspace: event.output }) },
+          ],
         },
         onError: 'failed',
       },

@@ -1,7 +1,12 @@
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import type { HubEventHandler, HubEventSource } from './hub';
-import { sessionEvents$, visibilityEvents$, workspaceChanges$ } from './browser';
+import {
+  sessionEvents$,
+  userChannelRequests$,
+  visibilityEvents$,
+  workspaceChanges$,
+} from './browser';
 
 const scheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
@@ -50,5 +55,41 @@ describe('workspaceChanges$', () => {
     expect(invalid).toHaveLength(1);
     subscription.unsubscribe();
     expect(handlers.size).toBe(0);
+  });
+});
+
+describe('workspaceChanges$ on the user channel', () => {
+  it("reports a change for the user's own TOPO.ADDED and TOPO.REMOVED", () => {
+    const handlers = new Set<HubEventHandler>();
+    const source: HubEventSource = {
+      on: (_name, handler) => handlers.add(handler),
+      off: (_name, handler) => handlers.delete(handler),
+    };
+    const received: unknown[] = [];
+    const invalid: unknown[] = [];
+    workspaceChanges$(source, { onInvalid: (i) => invalid.push(i) }).subscribe((event) =>
+      received.push(event),
+    );
+    const actor = { id: 'u-1', name: 'Ada' };
+    const emit = (payload: unknown) => handlers.forEach((handler) => handler(payload));
+    emit({ action: 'TOPO.ADDED', actor, model: { id: 'ws-2', name: 'Copy' } });
+    emit({ action: 'TOPO.REMOVED', actor, model: { id: 'ws-1', name: 'Lab' } });
+    expect(received).toEqual([{ type: 'workspaces.changed' }, { type: 'workspaces.changed' }]);
+    expect(invalid).toEqual([]);
+  });
+});
+
+describe('userChannelRequests$', () => {
+  it("listens on the signed-in user's channel and leaves it when they sign out or change", () => {
+    scheduler().run(({ cold, expectObservable }) => {
+      const userIds = cold('n-a-a-n-b-c---|', { n: null, a: 'ada', b: 'bob', c: 'cy' });
+      expectObservable(userChannelRequests$(userIds)).toBe('--a---l-b-(mc)|', {
+        a: { type: 'hub.listenRequested', channelId: 'ada' },
+        l: { type: 'hub.leaveRequested', channelId: 'ada' },
+        b: { type: 'hub.listenRequested', channelId: 'bob' },
+        m: { type: 'hub.leaveRequested', channelId: 'bob' },
+        c: { type: 'hub.listenRequested', channelId: 'cy' },
+      });
+    });
   });
 });

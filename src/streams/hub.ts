@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import * as t from 'io-ts';
+import { USER_TOPO_ACTIONS } from '../domain/workspaceAccess';
 import {
   distinctUntilChanged,
   EMPTY,
@@ -245,11 +246,17 @@ export const documentEvents$ = (
 // ---------------------------------------------------------------------------------------------
 // Workspaces, templates, machines, gamespaces, dispatches, announcements
 
-const TOPO_ACTIONS = { 'TOPO.UPDATED': 'topo.updated', 'TOPO.DELETED': 'topo.deleted' } as const;
+const TOPO_ACTIONS = {
+  'TOPO.UPDATED': 'topo.updated',
+  'TOPO.DELETED': 'topo.deleted',
+  // Ours, sent on the user's own channel only: a workspace they gained or lost.
+  [USER_TOPO_ACTIONS.added]: 'topo.added',
+  [USER_TOPO_ACTIONS.removed]: 'topo.removed',
+} as const;
 export type TopoHubEvent = {
   type: (typeof TOPO_ACTIONS)[keyof typeof TOPO_ACTIONS];
   actor: HubActor;
-  /** The workspace. */
+  /** The workspace (on the user's channel, its summary; for topo.removed, its id and name). */
   model: IdentifiedModel;
 };
 

@@ -1,5 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { signIn, topBar } from './support';
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { apiOf, signIn, topBar } from './support';
 
 const workspaceBrowser = (page: Page) =>
   page.getByRole('navigation', { name: 'Workspace browser' });
@@ -157,6 +157,77 @@ test("a second user redeeming a workspace's invitation lands on its settings", a
         .locator(`[href="/topo/${id}/settings"]`)
         .first(),
     ).toBeVisible();
+  } finally {
+    await creatorContext.close();
+    await playerContext.close();
+  }
+});
+
+/** A workspace's card title in a list of the sidebar (its sections link to its settings too). */
+const card = (list: Locator, id: string) =>
+  list.locator(`.tp-browser-card-title[href="/topo/${id}/settings"]`);
+
+/** Pins the sidebar open and returns its list of the user's workspaces. */
+async function pinnedWorkspaces(page: Page) {
+  const sidebar = workspaceBrowser(page);
+  await sidebar.getByRole('button', { name: 'Pin sidebar' }).click();
+  await expect(sidebar).toHaveAttribute('data-pinned', 'true');
+  return sidebar.getByRole('list', { name: 'My Workspaces' });
+}
+
+test('the pinned sidebar lists a new workspace at once, and what another tab of the user creates or deletes without a reload', async ({
+  browser,
+}) => {
+  const firstContext = await browser.newContext();
+  const secondContext = await browser.newContext();
+  try {
+    const first = await firstContext.newPage();
+    await signIn(first, 'creator');
+    const mine = await pinnedWorkspaces(first);
+    const id = await newWorkspace(first);
+    await expect(card(mine, id)).toBeVisible();
+
+    const second = await secondContext.newPage();
+    await signIn(second, 'creator');
+    const other = await newWorkspace(second);
+    await expect(card(mine, other)).toBeVisible();
+    await (
+      await apiOf(second)
+    )('DELETE', `workspace/${other}`);
+    await expect(card(mine, other)).toHaveCount(0);
+    await expect(card(mine, id)).toBeVisible();
+  } finally {
+    await firstContext.close();
+    await secondContext.close();
+  }
+});
+
+test("a collaborator's clone and delete reach the invitee's pinned sidebar without a reload", async ({
+  browser,
+}) => {
+  const creatorContext = await browser.newContext();
+  const playerContext = await browser.newContext();
+  try {
+    const creator = await creatorContext.newPage();
+    await signIn(creator, 'creator');
+    const id = await newWorkspace(creator);
+    const code = await inviteCode(creator, id);
+
+    const player = await playerContext.newPage();
+    await signIn(player, 'player');
+    await player.goto(`/topo/${id}/invite/${code}`);
+    await player.waitForURL(new RegExp(`/topo/${id}/settings$`));
+    const mine = await pinnedWorkspaces(player);
+    await expect(card(mine, id)).toBeVisible();
+    await topBar(player).getByRole('link', { name: 'Home', exact: true }).click();
+
+    // The copy keeps the original's workers: it is the player's too.
+    const api = await apiOf(creator);
+    const copy = await api<{ id: string }>('POST', `workspace/${id}/clone`);
+    await expect(card(mine, copy.id)).toBeVisible();
+    await api('DELETE', `workspace/${copy.id}`);
+    await expect(card(mine, copy.id)).toHaveCount(0);
+    await expect(card(mine, id)).toBeVisible();
   } finally {
     await creatorContext.close();
     await playerContext.close();

@@ -82,3 +82,46 @@ test("an author initializes an unlinked template's disks, deploys its machine, p
   await expect(template.getByText(DEPLOYED_MESSAGE)).toHaveCount(0);
   await expect(template.getByLabel('Name', { exact: true })).toBeEnabled();
 });
+
+test('the confirmation of a machine delete appears beside the button, takes the focus, and Escape cancels it', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'creator');
+  await page.getByRole('button', { name: 'New Workspace' }).click();
+  await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  await page.getByRole('link', { name: 'Templates' }).click();
+  await page.getByRole('searchbox', { name: 'Search templates' }).fill('linux');
+  await page
+    .getByRole('list', { name: 'Templates to add' })
+    .getByRole('listitem')
+    .filter({ hasText: 'linux-server' })
+    .getByRole('button', { name: 'Add' })
+    .click();
+  const template = page.getByRole('group', { name: /^Template linux-server-\d+$/ });
+  const templateName = ((await template.getAttribute('aria-label')) ?? '').replace('Template ', '');
+  const machine = template.getByRole('group', { name: `Machine ${templateName}` });
+  await machine.getByRole('button', { name: 'Deploy' }).click();
+  const remove = machine.getByRole('button', { name: 'Delete machine' });
+  await expect(remove).toBeEnabled();
+
+  await remove.click();
+  const prompt = machine.getByRole('group', { name: `Delete machine ${templateName}?` });
+  await expect(prompt).toBeVisible();
+  await expect(prompt.getByRole('button', { name: 'Cancel' })).toBeFocused();
+  // Beside the button that asked: on its row, starting right after it.
+  const button = (await remove.boundingBox())!;
+  const box = (await prompt.boundingBox())!;
+  expect(box.x - (button.x + button.width)).toBeGreaterThanOrEqual(0);
+  expect(box.x - (button.x + button.width)).toBeLessThan(24);
+  expect(Math.abs(box.y + box.height / 2 - (button.y + button.height / 2))).toBeLessThan(8);
+  await page.screenshot({ path: test.info().outputPath('vm-delete-confirmation.png') });
+
+  await page.keyboard.press('Escape');
+  await expect(prompt).toHaveCount(0);
+  await expect(remove).toBeFocused();
+
+  await remove.click();
+  await prompt.getByRole('button', { name: 'Confirm' }).click();
+  await expect(machine.getByRole('button', { name: 'Deploy' })).toBeVisible();
+});

@@ -82,11 +82,11 @@ test('New Workspace lands on /topo/{id}/settings', async ({ page }) => {
   await expect(page.getByText('Inactive workspaces may be deleted by the janitor.')).toBeVisible();
 });
 
-test('a player without a workspace allowance sees why New Workspace failed', async ({ page }) => {
+test('a player without a workspace allowance is not offered New Workspace', async ({ page }) => {
   await signIn(page, 'player');
-  await page.getByRole('button', { name: 'New Workspace' }).click();
-  await expect(page.getByRole('alert')).toContainText('Action Forbidden');
-  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('heading', { name: 'Getting Started' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Find A Space' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'New Workspace' })).toHaveCount(0);
 });
 
 test('Logout signs out at the identity provider and a new sign-in asks for the password', async ({

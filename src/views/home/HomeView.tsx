@@ -1,7 +1,12 @@
 import { useSelector } from '@xstate/react';
 import type { ReactNode } from 'react';
 import type { AuthTokenActorRef } from '../../machines/authTokenMachine';
-import { selectIsAuthenticated, selectIsResolved } from '../../machines/authTokenMachine.selectors';
+import {
+  selectIsAuthenticated,
+  selectIsResolved,
+  selectMayCreateWorkspaces,
+  selectWorkspaceLimit,
+} from '../../machines/authTokenMachine.selectors';
 import type { NewWorkspaceActorRef } from '../../machines/newWorkspaceMachine';
 import {
   selectCanCreate,
@@ -11,14 +16,20 @@ import {
 import type { SidebarActorRef } from '../../machines/sidebarMachine';
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { Spinner } from '../common/Spinner';
+import { useTitle } from '../common/useTitle';
 
 function GettingStarted({
+  auth,
   sidebar,
   newWorkspace,
 }: {
+  auth: AuthTokenActorRef;
   sidebar: SidebarActorRef;
   newWorkspace: NewWorkspaceActorRef;
 }) {
+  // New Workspace is offered only to those the server lets create (players are not, by default).
+  const mayCreate = useSelector(auth, selectMayCreateWorkspaces);
+  const limit = useSelector(auth, selectWorkspaceLimit);
   const creating = useSelector(newWorkspace, selectIsCreating);
   const canCreate = useSelector(newWorkspace, selectCanCreate);
   const errors = useSelector(newWorkspace, selectCreateErrors);
@@ -36,17 +47,24 @@ function GettingStarted({
           <i className="pi pi-angle-double-left" aria-hidden="true" />
           <span>Find A Space</span>
         </button>
-        <button
-          type="button"
-          className="p-button p-component"
-          disabled={!canCreate}
-          aria-busy={creating}
-          onClick={() => newWorkspace.send({ type: 'workspace.createRequested' })}
-        >
-          <i className={creating ? 'pi pi-spin pi-spinner' : 'pi pi-plus'} aria-hidden="true" />
-          <span>New Workspace</span>
-        </button>
+        {mayCreate && (
+          <button
+            type="button"
+            className="p-button p-component"
+            disabled={!canCreate}
+            aria-busy={creating}
+            onClick={() => newWorkspace.send({ type: 'workspace.createRequested' })}
+          >
+            <i className={creating ? 'pi pi-spin pi-spinner' : 'pi pi-plus'} aria-hidden="true" />
+            <span>New Workspace</span>
+          </button>
+        )}
       </div>
+      {mayCreate && limit !== null && (
+        <p className="tp-muted tp-small">
+          You may manage up to {limit} {limit === 1 ? 'workspace' : 'workspaces'}.
+        </p>
+      )}
       <DismissibleAlerts
         messages={errors}
         onDismiss={(index) => newWorkspace.send({ type: 'workspace.errorDismissed', index })}
@@ -72,6 +90,7 @@ export function HomeView({
 }) {
   const resolved = useSelector(auth, selectIsResolved);
   const signedIn = useSelector(auth, selectIsAuthenticated);
+  useTitle('Home');
 
   return (
     <div className="tp-page tp-home">
@@ -82,7 +101,7 @@ export function HomeView({
       {!resolved ? (
         <Spinner label="Checking your session" />
       ) : signedIn ? (
-        <GettingStarted sidebar={sidebar} newWorkspace={newWorkspace} />
+        <GettingStarted auth={auth} sidebar={sidebar} newWorkspace={newWorkspace} />
       ) : (
         loginPrompt
       )}

@@ -26,7 +26,7 @@ async function renderRedemption(redeem: () => Promise<JoinedWorkspace>) {
   const invitation = createActor(
     workspaceInvitationMachine.provide({
       actors: { redeemInvitation: fromPromise<JoinedWorkspace, { code: string }>(redeem) },
-      actions: { navigateToWorkspace: () => undefined },
+      actions: { navigateToWorkspace: () => undefined, announceWorkspacesChanged: () => undefined },
     }),
     { input: { code: 'c0de' } },
   ).start();

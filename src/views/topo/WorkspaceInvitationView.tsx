@@ -3,6 +3,7 @@ import { useNavigate } from 'react-router';
 import type { WorkspaceInvitationActorRef } from '../../machines/workspaceInvitationMachine';
 import { selectIsInvitationInvalid } from '../../machines/workspaceInvitationMachine.selectors';
 import { Spinner } from '../common/Spinner';
+import { useTitle } from '../common/useTitle';
 
 /**
  * /topo/{id}/invite/{code}: 'Redeeming invitation' while the code is redeemed; the page then
@@ -10,10 +11,14 @@ import { Spinner } from '../common/Spinner';
  */
 export function WorkspaceInvitationView({
   invitation,
+  title = 'Workspace invitation',
 }: {
   invitation: WorkspaceInvitationActorRef;
+  /** The browser tab's title: what the invitation is to. */
+  title?: string;
 }) {
   const invalid = useSelector(invitation, selectIsInvitationInvalid);
+  useTitle(title);
   const navigate = useNavigate();
 
   return (

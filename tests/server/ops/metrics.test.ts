@@ -145,14 +145,17 @@ describe.each(testEngines())('metrics with METRICS_TOKEN on %s', (engine) => {
   });
 
   it('counts hub connections and the messages they receive and are sent', async () => {
+    // Two editors of one workspace: presence is announced on the workspace's channel.
+    const ws = (await (await api(creator, 'POST', '/workspace', { name: 'Counted' })).json()) as {
+      id: string;
+    };
     const before = await metrics();
-    const playerId = await server.userId('player');
-    const first = await connect(server.url, player);
+    const first = await connect(server.url, creator);
     clients.push(first);
-    await first.connection.invoke('Listen', playerId);
-    const second = await connect(server.url, player);
+    await first.connection.invoke('Listen', ws.id);
+    const second = await connect(server.url, creator);
     clients.push(second);
-    await second.connection.invoke('Listen', playerId);
+    await second.connection.invoke('Listen', ws.id);
     // The second one's arrival is announced to the first.
     await first.next((e) => e.name === 'PresenceEvent');
     const text = await metrics();

@@ -76,7 +76,8 @@ function controllerOf(loaded: Vm, options: ControllerOptions = {}) {
               changeVmState: fromPromise(async ({ input }: { input: VmOperation }) => {
                 requests.push(input);
                 await options.hold;
-                if (options.changeFails) throw { status: 400, message: 'WorkspaceNotIsolated' };
+                if (options.changeFails)
+                  throw { status: 400, message: 'WorkspaceNotIsolated', gamespaces: 2 };
                 return machine({ state: input.type === 'stop' ? 'off' : 'running' });
               }),
             },
@@ -203,6 +204,26 @@ describe('VmController', () => {
     expect(view.requests).toEqual([{ id: 'vm-1', type: 'delete' }]);
   });
 
+  it('asks right after the button that asked, with the focus in the question; Escape cancels and gives the focus back', async () => {
+    const view = await renderController(machine({ state: 'off' }));
+    const remove = view.button('Delete machine');
+    remove?.focus();
+    await view.click('Delete machine');
+    const prompt = view.el.querySelector('[role="group"][aria-label="Delete machine web-01?"]');
+    expect(prompt).not.toBeNull();
+    expect(remove?.nextElementSibling).toBe(prompt);
+    expect(prompt?.contains(document.activeElement)).toBe(true);
+    await act(async () => {
+      document.activeElement?.dispatchEvent(
+        new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }),
+      );
+    });
+    expect(view.el.querySelector('.tp-confirm')).toBeNull();
+    expect(document.activeElement).toBe(view.button('Delete machine'));
+    await view.settle();
+    expect(view.requests).toEqual([]);
+  });
+
   it('offers Revert where the machine supports it, hides Delete when asked and Save for a linked template', async () => {
     const vsphere = { hypervisorType: 'vsphere', operations: ['start', 'stop', 'revert'] };
     const view = await renderController(machine(vsphere), {
@@ -221,7 +242,9 @@ describe('VmController', () => {
     await view.click('Save');
     await view.settle();
     const alert = view.el.querySelector('[role="alert"]');
-    expect(alert?.textContent).toContain('Workspace Not Isolated');
+    expect(alert?.textContent).toContain(
+      'Cannot save this machine while 2 gamespaces of this workspace are running.',
+    );
     expect(alert?.classList.contains('tp-alert-danger')).toBe(true);
     await view.click('Dismiss');
     expect(view.el.querySelector('[role="alert"]')).toBeNull();

@@ -76,8 +76,30 @@ interface ControllerProps {
   actions: VmActionsActorRef;
 }
 
-/** The deployed machine's buttons: console, power, save, revert and delete (spec §2). */
-function DeployedButtons({ controller, actions }: ControllerProps) {
+/** Revert or Delete, confirmed right where it was asked (the prompt takes the focus). */
+function VmConfirmation({
+  controller,
+  name,
+  request,
+}: ControllerProps & { name: string; request: 'revert' | 'delete' }) {
+  return (
+    <ConfirmPrompt
+      question={
+        request === 'delete'
+          ? `Delete machine ${name}?`
+          : `Revert machine ${name} to its last saved state?`
+      }
+      onConfirm={() => controller.send({ type: 'vm.requestConfirmed' })}
+      onCancel={() => controller.send({ type: 'vm.requestCancelled' })}
+    />
+  );
+}
+
+/**
+ * The deployed machine's buttons: console, power, save, revert and delete (spec §2); the
+ * confirmation of revert or delete follows the button that asked for it.
+ */
+function DeployedButtons({ controller, actions, name }: ControllerProps & { name: string }) {
   const running = useSelector(controller, selectIsVmRunning);
   const canConsole = useSelector(controller, selectCanOpenConsole);
   const canStart = useSelector(actions, selectCanStart);
@@ -88,6 +110,7 @@ function DeployedButtons({ controller, actions }: ControllerProps) {
   const canRevert = useSelector(actions, selectCanRevert);
   const hasDelete = useSelector(controller, selectVmHasDelete);
   const canDelete = useSelector(actions, selectCanDeleteVm);
+  const confirmation = useSelector(actions, selectVmConfirmation);
   const send = (type: VmControllerEvent['type']) => () =>
     controller.send({ type } as VmControllerEvent);
   return (
@@ -129,6 +152,9 @@ function DeployedButtons({ controller, actions }: ControllerProps) {
           onClick={send('vm.revertRequested')}
         />
       )}
+      {confirmation === 'revert' && (
+        <VmConfirmation controller={controller} actions={actions} name={name} request="revert" />
+      )}
       {hasDelete && (
         <IconButton
           label="Delete machine"
@@ -137,6 +163,9 @@ function DeployedButtons({ controller, actions }: ControllerProps) {
           enabled={canDelete}
           onClick={send('vm.deleteRequested')}
         />
+      )}
+      {confirmation === 'delete' && (
+        <VmConfirmation controller={controller} actions={actions} name={name} request="delete" />
       )}
     </>
   );
@@ -165,8 +194,8 @@ function TaskProgress({ name, progress }: { name: string; progress: number }) {
 
 /**
  * A template's machine controller (spec §2 Machine controller): its name and state, Initialize or
- * Deploy or the deployed machine's buttons, the running task's progress, the confirmation of
- * revert and delete, and the failed requests as dismissible alerts.
+ * Deploy or the deployed machine's buttons (with the confirmation of revert and delete beside
+ * them), the running task's progress, and the failed requests as dismissible alerts.
  */
 export function VmController({ controller }: { controller: VmControllerActorRef }) {
   const actions = useSelector(controller, selectVmActions);
@@ -184,7 +213,6 @@ function Controller({ controller, actions }: ControllerProps) {
   const canDeploy = useSelector(actions, selectCanDeploy);
   const taskName = useSelector(controller, selectVmTaskName);
   const progress = useSelector(controller, selectVmTaskProgress);
-  const confirmation = useSelector(actions, selectVmConfirmation);
   const errors = useSelector(actions, selectVmErrors);
   const stateText = status === 'deployed' ? capitalized(power || 'deployed') : STATUS_TEXT[status];
   return (
@@ -226,21 +254,12 @@ function Controller({ controller, actions }: ControllerProps) {
               Deploy
             </button>
           )}
-          {status === 'deployed' && <DeployedButtons controller={controller} actions={actions} />}
+          {status === 'deployed' && (
+            <DeployedButtons controller={controller} actions={actions} name={name} />
+          )}
         </div>
       </div>
       {progress !== null && <TaskProgress name={taskName ?? ''} progress={progress} />}
-      {confirmation && (
-        <ConfirmPrompt
-          question={
-            confirmation === 'delete'
-              ? `Delete machine ${name}?`
-              : `Revert machine ${name} to its last saved state?`
-          }
-          onConfirm={() => controller.send({ type: 'vm.requestConfirmed' })}
-          onCancel={() => controller.send({ type: 'vm.requestCancelled' })}
-        />
-      )}
       <DismissibleAlerts
         messages={errors}
         onDismiss={(index) => controller.send({ type: 'vm.errorDismissed', index })}
