@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { forAll } from './testing/property';
-import { isOver, session, sessionClock, sessionCountdown, sessionWindow } from './session';
+import {
+  endReason,
+  isOver,
+  session,
+  sessionClock,
+  sessionCountdown,
+  sessionWindow,
+} from './session';
 import { UNSET_DATE } from './time';
 
 const T0 = Date.parse('2030-01-01T10:00:00Z');
@@ -59,6 +66,53 @@ describe('session window', () => {
   it('formats the clock as HH:MM:SS', () => {
     expect(sessionClock(0)).toBe('00:00:00');
     expect(sessionClock(61 * MINUTE + 5_400)).toBe('01:01:05');
+  });
+});
+
+describe('end reason', () => {
+  const challenge = { score: 40, maxPoints: 100, attempts: 1, maxAttempts: 3 };
+  const playing = { ...game, challenge };
+  const endedAt = (ms: number) => ({ ...playing, endTime: iso(ms) });
+
+  it('is none while the game is not over', () => {
+    expect(endReason(playing, T0 + MINUTE)).toBeNull();
+    expect(endReason(playing, T0 - MINUTE)).toBeNull();
+  });
+
+  it('is all answered when the game ended at full score', () => {
+    const full = { ...endedAt(T0 + MINUTE), challenge: { ...challenge, score: 100 } };
+    expect(endReason(full, T0 + 2 * MINUTE)).toBe('allAnswered');
+    // The last attempt that reaches full score is a full score first.
+    const lastAttempt = { ...full, challenge: { ...full.challenge, attempts: 3 } };
+    expect(endReason(lastAttempt, T0 + 2 * MINUTE)).toBe('allAnswered');
+  });
+
+  it('is attempts used up when the submissions reached the limit', () => {
+    const used = { ...endedAt(T0 + MINUTE), challenge: { ...challenge, attempts: 3 } };
+    expect(endReason(used, T0 + 2 * MINUTE)).toBe('attemptsUsedUp');
+  });
+
+  it('never counts attempts used up when they are unlimited', () => {
+    const unlimited = { ...endedAt(T0 + MINUTE), challenge: { ...challenge, maxAttempts: 0 } };
+    expect(endReason(unlimited, T0 + 2 * MINUTE)).toBe('ended');
+  });
+
+  it('is time up once the expiry passed, or when the game was ended at or after its expiry', () => {
+    expect(endReason(playing, T0 + 60 * MINUTE)).toBe('timeUp');
+    expect(endReason(endedAt(T0 + 60 * MINUTE), T0 + 61 * MINUTE)).toBe('timeUp');
+    expect(endReason(endedAt(T0 + 65 * MINUTE), T0 + 66 * MINUTE)).toBe('timeUp');
+  });
+
+  it('is ended when a person ended the game before its expiry', () => {
+    expect(endReason(endedAt(T0 + 10 * MINUTE), T0 + 11 * MINUTE)).toBe('ended');
+    // Still ended once the expiry passed too: the end came first.
+    expect(endReason(endedAt(T0 + 10 * MINUTE), T0 + 90 * MINUTE)).toBe('ended');
+    expect(endReason({ ...game, endTime: iso(T0 + MINUTE) }, T0 + 2 * MINUTE)).toBe('ended');
+  });
+
+  it('does not read a game without points as all answered', () => {
+    const none = { ...endedAt(T0 + MINUTE), challenge: { score: 0, maxPoints: 0 } };
+    expect(endReason(none, T0 + 2 * MINUTE)).toBe('ended');
   });
 });
 

@@ -62,5 +62,36 @@ export function session(times: SessionTimes, now: number): Session {
   };
 }
 
+/** The challenge's tally as GameState shows it: points scored of the maximum, grades of the limit. */
+export interface ChallengeTally {
+  score?: number | null;
+  maxPoints?: number | null;
+  attempts?: number | null;
+  /** 0 (or unset): unlimited. */
+  maxAttempts?: number | null;
+}
+
+/** Why a game is over; the server ends it at full score or when the attempts are used up. */
+export type EndReason = 'allAnswered' | 'attemptsUsedUp' | 'timeUp' | 'ended';
+
+/**
+ * Why the game is over, or null while it is not (wire reference §4.4 Completion: a grade ends the
+ * game at full score, or once the submissions reach maxAttempts). Otherwise its time ran out:
+ * the expiry passed, or the janitor ended it at or after the expiry; else a person ended it (the
+ * player with End, or the manager).
+ */
+export function endReason(
+  game: SessionTimes & { challenge?: ChallengeTally | null },
+  now: number,
+): EndReason | null {
+  if (!isOver(game, now)) return null;
+  const { score, maxPoints, attempts, maxAttempts } = game.challenge ?? {};
+  if ((maxPoints ?? 0) > 0 && (score ?? 0) >= (maxPoints ?? 0)) return 'allAnswered';
+  if ((maxAttempts ?? 0) > 0 && (attempts ?? 0) >= (maxAttempts ?? 0)) return 'attemptsUsedUp';
+  if (!isEnded(game.endTime)) return 'timeUp';
+  const expiry = timeOf(game.expirationTime);
+  return expiry !== null && Date.parse(game.endTime as string) >= expiry ? 'timeUp' : 'ended';
+}
+
 /** The play page's clock: HH:MM:SS from milliseconds (spec §9). */
 export const sessionClock = (countdownMs: number): string => clockText(countdownMs);

@@ -25,10 +25,14 @@ export type GamespaceLaunchEvent =
 
 export interface GamespaceLaunchInput {
   workspaceId: string;
+  /** The signed-in account's cap on a game's length (gamespaceMaxMinutes); 0 or missing: none. */
+  accountMaxMinutes?: number;
 }
 
 export interface GamespaceLaunchContext {
   workspaceId: string;
+  /** With the workspace's duration, what the server lowers Max minutes to (domain/gameLength). */
+  accountMaxMinutes: number;
   options: LaunchOptions;
   error: string | null;
 }
@@ -68,6 +72,7 @@ export const gamespaceLaunchMachine = setup({
     'The Play tab: edits the launch settings (variant 0, 3 attempts, 60 minutes, 100 points, reset allowed, no preview, started); Launch registers and opens the play page, a failure is shown.',
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
+    accountMaxMinutes: input.accountMaxMinutes ?? 0,
     options: PLAY_TAB_LAUNCH,
     error: null,
   }),

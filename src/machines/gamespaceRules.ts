@@ -27,6 +27,15 @@ export const isStarted = (game: GameState | null): boolean =>
 
 export const hasMachines = (game: GameState | null): boolean => (game?.vms ?? []).length > 0;
 
+/**
+ * The load's answer for an id that names neither a gamespace nor a workspace: 400
+ * ResourceNotFound from the reference's validation (404 from a proxy or a later server).
+ */
+export const isNotFoundError = (error: unknown): boolean => {
+  const { status, message } = (error ?? {}) as { status?: unknown; message?: unknown };
+  return status === 404 || message === 'ResourceNotFound';
+};
+
 /** The link to share: /mojo/{id}/{slug}/{code}. */
 export const invitationLink = (origin: string, game: GameState, code: string): string =>
   `${origin}/mojo/${encodeURIComponent(game.id ?? '')}/${encodeURIComponent(game.slug ?? 'game')}/${encodeURIComponent(code)}`;

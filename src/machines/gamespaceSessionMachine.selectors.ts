@@ -1,7 +1,7 @@
-import type { SessionWindow } from '../domain/session';
-import { sessionClock } from '../domain/session';
+import type { EndReason, SessionWindow } from '../domain/session';
+import { endReason, sessionClock } from '../domain/session';
 import type { GamespacePlayActorRef, GamespacePlaySnapshot } from './gamespacePlayMachine';
-import { hasMachines, isPlayable, sessionOf } from './gamespaceRules';
+import { hasGamespace, hasMachines, isPlayable, sessionOf } from './gamespaceRules';
 import type { GameState, GamespaceSessionSnapshot, SessionAction } from './gamespaceSessionMachine';
 import type { GameVmsActorRef } from './gameVmsMachine';
 import type { QuestionSetActorRef } from './questionSetMachine';
@@ -28,6 +28,29 @@ export const selectIsOver = (snapshot: GamespaceSessionSnapshot): boolean =>
 
 export const selectIsLoading = (snapshot: GamespaceSessionSnapshot): boolean =>
   snapshot.matches({ activity: 'loading' });
+
+/** The id names neither a gamespace nor a workspace: nothing to show or start. */
+export const selectIsNotFound = (snapshot: GamespaceSessionSnapshot): boolean =>
+  snapshot.matches({ activity: 'notFound' });
+
+/** Why the game is over, once it is (the state and the page's time decide). */
+export const selectEndReason = (snapshot: GamespaceSessionSnapshot): EndReason | null =>
+  snapshot.context.game === null ? null : endReason(snapshot.context.game, snapshot.context.now);
+
+/** 'Score 30 / 100' once the gamespace has a challenge with points; each new state updates it. */
+export const selectScoreText = (snapshot: GamespaceSessionSnapshot): string | null => {
+  const challenge = snapshot.context.game?.challenge;
+  if (!hasGamespace(snapshot.context.game) || !challenge || !challenge.maxPoints) return null;
+  return `Score ${challenge.score ?? 0} / ${challenge.maxPoints}`;
+};
+
+/** 'Attempts 2 / 3', or 'Attempts 2' when they are unlimited (maxAttempts 0). */
+export const selectAttemptsText = (snapshot: GamespaceSessionSnapshot): string | null => {
+  const challenge = snapshot.context.game?.challenge;
+  if (!hasGamespace(snapshot.context.game) || !challenge) return null;
+  const used = `Attempts ${challenge.attempts ?? 0}`;
+  return challenge.maxAttempts ? `${used} / ${challenge.maxAttempts}` : used;
+};
 
 /** The spinner while launching (a confirmed start runs). */
 export const selectIsLaunching = (snapshot: GamespaceSessionSnapshot): boolean =>

@@ -26,14 +26,19 @@ import {
   selectCanReset,
   selectCanStart,
   selectClock,
+  selectAttemptsText,
   selectConfirmation,
+  selectEndReason,
   selectErrors,
   selectGamespacePlay,
   selectGameVms,
   selectInviteLink,
   selectIsLaunching,
+  selectIsLoading,
+  selectIsNotFound,
   selectIsOver,
   selectQuiz,
+  selectScoreText,
   selectShowCopied,
   selectWindow,
 } from './gamespaceSessionMachine.selectors';
@@ -186,6 +191,68 @@ describe('gamespaceSessionMachine', () => {
     expect(selectCanReset(sut.snapshot())).toBe(true);
   });
 
+  it('shows not found at once for an id that names no gamespace nor workspace, with no Start', async () => {
+    const sut = startSession({ load: () => new Error('ResourceNotFound') });
+    await flush();
+    expect(selectIsLoading(sut.snapshot())).toBe(false);
+    expect(selectIsNotFound(sut.snapshot())).toBe(true);
+    expect(selectCanStart(sut.snapshot())).toBe(false);
+    sut.actor.send({ type: 'session.startRequested' });
+    expect(selectConfirmation(sut.snapshot())).toBeNull();
+    expect(sut.calls.registered).toEqual([]);
+  });
+
+  it('still offers a launch when the load fails for another reason', async () => {
+    const sut = startSession({ load: () => new Error('Error') });
+    await flush();
+    expect(selectIsNotFound(sut.snapshot())).toBe(false);
+    expect(selectCanStart(sut.snapshot())).toBe(true);
+  });
+
+  it('shows the score and the attempts, updated by each grade and GameEvent', async () => {
+    const challenge = { score: 0, maxPoints: 100, attempts: 0, maxAttempts: 3 };
+    const sut = startSession({ load: () => active({ challenge }) });
+    await flush();
+    sut.tick(T0 + MINUTE);
+    expect(selectScoreText(sut.snapshot())).toBe('Score 0 / 100');
+    expect(selectAttemptsText(sut.snapshot())).toBe('Attempts 0 / 3');
+    sut.actor.send({
+      type: 'quiz.graded',
+      state: active({ challenge: { ...challenge, score: 30, attempts: 1 } }),
+    });
+    expect(selectScoreText(sut.snapshot())).toBe('Score 30 / 100');
+    expect(selectAttemptsText(sut.snapshot())).toBe('Attempts 1 / 3');
+    sut.hub.next({
+      type: 'game.updated',
+      state: active({ challenge: { ...challenge, score: 60, attempts: 2, maxAttempts: 0 } }),
+    });
+    expect(selectScoreText(sut.snapshot())).toBe('Score 60 / 100');
+    // Unlimited attempts have no maximum to show.
+    expect(selectAttemptsText(sut.snapshot())).toBe('Attempts 2');
+    expect(selectEndReason(sut.snapshot())).toBeNull();
+  });
+
+  it('says why the game ended: full score, attempts used up, time up, or ended', async () => {
+    const challenge = { score: 40, maxPoints: 100, attempts: 1, maxAttempts: 3 };
+    const sut = startSession({ load: () => active({ challenge }) });
+    await flush();
+    sut.tick(T0 + 10 * MINUTE);
+    const endedWith = (extra: Partial<typeof challenge>) => {
+      sut.actor.send({
+        type: 'quiz.graded',
+        state: active({ challenge: { ...challenge, ...extra }, endTime: iso(T0 + 9 * MINUTE) }),
+      });
+      return selectEndReason(sut.snapshot());
+    };
+    expect(endedWith({ score: 100 })).toBe('allAnswered');
+    expect(endedWith({ attempts: 3 })).toBe('attemptsUsedUp');
+    expect(endedWith({})).toBe('ended');
+    sut.hub.next({ type: 'game.updated', state: active({ challenge }) });
+    expect(selectEndReason(sut.snapshot())).toBeNull();
+    sut.tick(T0 + 60 * MINUTE);
+    expect(selectEndReason(sut.snapshot())).toBe('timeUp');
+  });
+
   it('does not launch when the start is cancelled', async () => {
     const sut = startSession({ load: () => preview });
     await flush();
@@ -253,7 +320,7 @@ describe('gamespaceSessionMachine', () => {
     sut.actor.send({ type: 'session.actionConfirmed' });
     await flush();
     expect(sut.calls.changed).toEqual(['complete gs1']);
-    expect(selectErrors(sut.snapshot())).toEqual(['Action Forbidden']);
+    expect(selectErrors(sut.snapshot())).toEqual(['You are not allowed to do this.']);
     fail = false;
     sut.actor.send({ type: 'session.endRequested' });
     sut.actor.send({ type: 'session.actionConfirmed' });
@@ -325,7 +392,7 @@ describe('gamespaceSessionMachine', () => {
     sut.tick(T0 + MINUTE);
     sut.actor.send({ type: 'session.inviteRequested' });
     await flush();
-    expect(selectErrors(sut.snapshot())).toEqual(['Action Forbidden']);
+    expect(selectErrors(sut.snapshot())).toEqual(['You are not allowed to do this.']);
     expect(selectInviteLink(sut.play())).toBeNull();
     expect(selectCanInvite(sut.play())).toBe(true);
   });
@@ -525,6 +592,10 @@ describe('gamespaceSessionMachine reachability', () => {
         ],
         payloads: [
           { type: 'xstate.done.actor.loadGamespace', output: active() },
+          {
+            type: 'xstate.error.actor.loadGamespace',
+            error: { status: 400, message: 'ResourceNotFound' },
+          },
           {
             type: 'xstate.done.actor.gamespaceAction',
             output: { type: 'changed', game: active() },

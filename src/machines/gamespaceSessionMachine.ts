@@ -16,7 +16,14 @@ import type { GameState } from '../api/play';
 import { errorMessage } from '../domain/text';
 import { gamespaceActionMachine, type GamespaceActionOutcome } from './gamespaceActionMachine';
 import { gamespacePlayMachine } from './gamespacePlayMachine';
-import { hasGamespace, hasMachines, isActive, isPlayable, sessionOf } from './gamespaceRules';
+import {
+  hasGamespace,
+  hasMachines,
+  isActive,
+  isNotFoundError,
+  isPlayable,
+  sessionOf,
+} from './gamespaceRules';
 import type {
   GamespaceSessionContext,
   GamespaceSessionEvent,
@@ -38,7 +45,7 @@ const asks = <G extends string>(guard: G, action: SessionAction) =>
 /**
  * The gamespace play page (spec §2, §4). Regions:
  * - `window`: before, during or after, recomputed from the stored state on every tick.
- * - `activity`: loading, then idle; each action (start = launch, end = complete, reset = delete,
+ * - `activity`: loading, then idle (or notFound for an id the server does not know); each action (start = launch, end = complete, reset = delete,
  *   deploy = start, destroy = stop) is confirmed, then runs as a `gamespaceAction` child whose
  *   outcome replaces the state and whose failure is listed.
  * - `gamespace`: while there is one, its hub channel is listened to while it is active (each
@@ -92,6 +99,7 @@ export const gamespaceSessionMachine = setup({
     hasGamespace: ({ context }) => hasGamespace(context.game),
     isAnotherGamespace: ({ context }) => context.shownId !== (context.game?.id ?? null),
     isReset: (_, outcome: GamespaceActionOutcome) => outcome.type === 'reset',
+    isNotFound: (_, { error }: { error: unknown }) => isNotFoundError(error),
   },
   actions: {
     chooseAction: assign((_, params: { action: SessionAction }) => ({ action: params.action })),
@@ -186,10 +194,18 @@ export const gamespaceSessionMachine = setup({
             src: 'loadGamespace',
             input: ({ context }) => ({ id: context.loadId }),
             onDone: { target: 'idle', actions: assign({ game: ({ event }) => event.output }) },
-            // A load failure falls back to nothing known (spec §8): a launch is still offered.
-            onError: { target: 'idle', actions: assign({ game: null }) },
+            onError: [
+              // No gamespace nor workspace has the id: there is nothing to start.
+              {
+                guard: { type: 'isNotFound', params: ({ event }) => ({ error: event.error }) },
+                target: 'notFound',
+              },
+              // Another failure falls back to nothing known (spec §8): a launch is still offered.
+              { target: 'idle', actions: assign({ game: null }) },
+            ],
           },
         },
+        notFound: {},
         idle: {
           on: {
             'session.startRequested': asks('canStart', 'start'),

@@ -24,6 +24,21 @@ export const selectLockedSectionCount = (snapshot: QuestionSetSnapshot): number 
   return Math.max(0, total - selectSectionCount(snapshot));
 };
 
+/**
+ * What the page says of the sets still locked: they unlock as the player scores while the game
+ * is playable; once it is over they stayed locked; at full score nothing more is to be scored,
+ * so nothing is said.
+ */
+export const selectLockedSectionNote = (snapshot: QuestionSetSnapshot): string | null => {
+  const locked = selectLockedSectionCount(snapshot);
+  const { progress, playable } = snapshot.context;
+  const maxPoints = progress?.maxPoints ?? 0;
+  if (locked === 0 || (maxPoints > 0 && (progress?.score ?? 0) >= maxPoints)) return null;
+  const sets = locked === 1 ? '1 more question set' : `${locked} more question sets`;
+  if (!playable) return `${sets} stayed locked.`;
+  return `${sets} ${locked === 1 ? 'unlocks' : 'unlock'} as you score.`;
+};
+
 export const selectIsSectionCompleted =
   (index: number) =>
   (snapshot: QuestionSetSnapshot): boolean =>

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise } from 'xstate';
 import type { ChallengeProgress, GameState, SectionSubmission } from '../api/play';
 import {
+  isSectionUnlocked,
   PROGRESS_UNRESOLVED,
   questionSetMachine,
   type QuestionSetReport,
@@ -13,6 +14,7 @@ import {
   selectIsAnswerReadOnly,
   selectIsSectionCompleted,
   selectLockedSectionCount,
+  selectLockedSectionNote,
   selectSectionCount,
   selectSectionError,
   selectShowSubmit,
@@ -156,6 +158,29 @@ describe('questionSetMachine', () => {
     over.actor.send({ type: 'quiz.playabilityChanged', playable: true });
     expect(selectShowSubmit(0)(over.actor.getSnapshot())).toBe(true);
     expect(selectIsAnswerReadOnly(0, 0)(over.actor.getSnapshot())).toBe(false);
+  });
+
+  it('says that locked sets unlock as the player scores only while there is still something to score', async () => {
+    const playing = startQuiz({ progress: [firstSet([false, false])] });
+    await flush();
+    expect(selectLockedSectionNote(playing.actor.getSnapshot())).toBe(
+      '1 more question set unlocks as you score.',
+    );
+    // The game is over (time up, attempts used up, ended): the set stayed locked.
+    playing.actor.send({ type: 'quiz.playabilityChanged', playable: false });
+    expect(selectLockedSectionNote(playing.actor.getSnapshot())).toBe(
+      '1 more question set stayed locked.',
+    );
+
+    // A full score with a set still locked (a set of no weight whose prerequisite stayed out of
+    // reach): nothing more unlocks, and nothing is said.
+    const full = { ...firstSet([true, true]), score: 100 };
+    const done = startQuiz({ progress: [full], playable: false });
+    await flush();
+    expect(selectLockedSectionCount(done.actor.getSnapshot())).toBe(1);
+    expect(selectLockedSectionNote(done.actor.getSnapshot())).toBeNull();
+    done.actor.send({ type: 'quiz.playabilityChanged', playable: true });
+    expect(selectLockedSectionNote(done.actor.getSnapshot())).toBeNull();
   });
 
   it("says 'Challenge progress unresolved' when grading without progress", async () => {
@@ -378,4 +403,34 @@ describe('questionSetMachine against its model', () => {
       });
     });
   }
+});
+
+describe('isSectionUnlocked', () => {
+  // The progress of a challenge whose second set needs 0.3 of weight scored in the first; the
+  // first set's only correct question weighs 0.3 with a penalty of 0.1.
+  const progress = (isCorrect: boolean): ChallengeProgress => ({
+    id: 'gs1',
+    score: isCorrect ? 20 : 0,
+    maxPoints: 100,
+    variant: {
+      totalSectionCount: 2,
+      sections: [
+        {
+          score: isCorrect ? 0.2 : 0,
+          questions: [
+            { weight: 0.3, penalty: 0.1, isCorrect, isGraded: isCorrect },
+            { weight: 0.2, isCorrect: false, isGraded: false },
+          ],
+        },
+        { preReqPrevSection: 0.3, questions: [{ weight: 0.5 }] },
+      ],
+    },
+  });
+
+  it('opens a set by the weight scored, penalties ignored, as the server grades it', () => {
+    expect(isSectionUnlocked(progress(true), 1)).toBe(true);
+    expect(isSectionUnlocked(progress(false), 1)).toBe(false);
+    expect(isSectionUnlocked(progress(false), 0)).toBe(true);
+    expect(isSectionUnlocked(progress(false), 2)).toBe(false);
+  });
 });

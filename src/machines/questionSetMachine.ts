@@ -10,6 +10,7 @@ import {
 } from 'xstate';
 import type { ChallengeProgress, GameState, ProgressSection, SectionSubmission } from '../api/play';
 import { errorMessage } from '../domain/text';
+import { isSectionEligible } from '../domain/graders';
 
 export type { ChallengeProgress, ProgressSection };
 
@@ -59,18 +60,20 @@ export const isSectionCompleted = (section: ProgressSection | undefined): boolea
 };
 
 /**
- * A set opens when the previous set's score (a fraction of its weight) reaches its
- * preReqPrevSection and the challenge's score (a fraction of its points) reaches its preReqTotal.
+ * A set opens by the grading rule the server applies (wire reference §4.4): the weight scored in
+ * all sets and in the previous set reach its prerequisites. The progress carries raw fractions.
  */
 export function isSectionUnlocked(progress: ChallengeProgress | null, index: number): boolean {
-  const sections = sectionsOf(progress);
-  const section = sections[index];
-  if (section === undefined) return false;
-  if (index === 0) return true;
-  const previousScore = sections[index - 1]?.score ?? 0;
-  const maxPoints = progress?.maxPoints ?? 0;
-  const total = maxPoints > 0 ? (progress?.score ?? 0) / maxPoints : 0;
-  return previousScore >= (section.preReqPrevSection ?? 0) && total >= (section.preReqTotal ?? 0);
+  const sections = sectionsOf(progress).map((s) => ({
+    preReqTotal: s.preReqTotal ?? 0,
+    preReqPrevSection: s.preReqPrevSection ?? 0,
+    questions: (s.questions ?? []).map((q) => ({
+      weight: q.weight ?? 0,
+      isCorrect: q.isCorrect === true,
+      isGraded: q.isGraded === true,
+    })),
+  }));
+  return index === 0 ? sections.length > 0 : isSectionEligible({ sections }, index);
 }
 
 /** What is submitted for a set: the correct answers as graded, the others as typed. */

@@ -82,14 +82,27 @@ test('a player launches a workspace, deploys, answers both question sets and end
   const clock = player.getByRole('timer', { name: 'Countdown' });
   await expect(clock).toHaveText(/^00:5\d:\d\d$/);
   await expect(player.getByRole('heading', { name: 'Game Over' })).toHaveCount(0);
+  const score = player.getByRole('status', { name: 'Score' });
+  const attempts = player.getByRole('status', { name: 'Attempts' });
+  await expect(score).toHaveText('Score 0 / 100');
+  await expect(attempts).toHaveText('Attempts 0 / 3');
 
   // A started game comes with its machines; destroy them, then deploy them again.
   const resources = player.getByRole('region', { name: 'Resources' });
   await expect(resources.getByText(/^linux-server/)).toBeVisible({ timeout: 30_000 });
-  await resources.getByRole('button', { name: 'Destroy' }).click();
+  const destroy = resources.getByRole('button', { name: 'Destroy' });
+  await destroy.click();
+  // The question stands beside the button that asked, not in the page's header.
+  const destroyPrompt = resources.getByRole('group', { name: 'Destroy the machines?' });
+  await expect(destroyPrompt).toBeVisible();
+  const asked = (await destroy.boundingBox())!;
+  const question = (await destroyPrompt.boundingBox())!;
+  expect(question.x).toBeGreaterThanOrEqual(asked.x + asked.width);
+  expect(Math.abs(question.y + question.height / 2 - (asked.y + asked.height / 2))).toBeLessThan(8);
   await confirm(player, 'Destroy the machines?');
   await expect(resources.getByText(/^linux-server/)).toHaveCount(0, { timeout: 30_000 });
   await resources.getByRole('button', { name: 'Deploy' }).click();
+  await expect(resources.getByRole('group', { name: 'Deploy the machines?' })).toBeVisible();
   await confirm(player, 'Deploy the machines?');
   await expect(resources.getByRole('button', { name: 'Destroy' })).toBeVisible({
     timeout: 30_000,
@@ -114,12 +127,18 @@ test('a player launches a workspace, deploys, answers both question sets and end
   await expect(recon.getByText('✗ incorrect')).toBeVisible();
   await expect(recon.getByText('✓ correct')).toHaveCount(1);
   await expect(quiz.getByRole('region', { name: 'Exploit' })).toHaveCount(0);
+  // The right answer scored its quarter (the weightless questions share the other half).
+  await expect(score).toHaveText('Score 25 / 100');
+  await expect(attempts).toHaveText('Attempts 1 / 3');
+  await expect(quiz.getByText('1 more question set unlocks as you score.')).toBeVisible();
   await player.screenshot({ path: test.info().outputPath('play-during.png') });
 
   await recon.getByLabel('Answer 1.1').fill('22');
   await recon.getByRole('button', { name: 'Submit' }).click();
   await confirm(player, 'Submit Recon?');
   await expect(recon.getByText('✓ correct')).toHaveCount(2);
+  await expect(score).toHaveText('Score 75 / 100');
+  await expect(attempts).toHaveText('Attempts 2 / 3');
   await expect(recon.getByLabel('Answer 1.1')).toHaveAttribute('readonly', '');
   await expect(recon.getByRole('button', { name: 'Submit' })).toHaveCount(0);
 
@@ -153,9 +172,108 @@ test('a player launches a workspace, deploys, answers both question sets and end
     timeout: 15_000,
   });
   await expect(clock).toHaveText('00:00:00');
+  await expect(player.getByText('Every question is answered: full score.')).toBeVisible();
+  await expect(score).toHaveText('Score 100 / 100');
+  await expect(attempts).toHaveText('Attempts 3 / 3');
+  await expect(quiz.getByText(/unlocks? as you score/)).toHaveCount(0);
   await expect(quiz.getByRole('button', { name: 'Submit' })).toHaveCount(0);
   await expect(actions.getByRole('button', { name: 'Start' })).toBeVisible();
   await expect(actions.getByLabel('Invitation link')).toHaveCount(0);
   await player.screenshot({ path: test.info().outputPath('play-over.png') });
   await playerContext.close();
+});
+
+test('a player who uses up their attempts sees why the game ended, and the answers stay read-only', async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const authorContext = await browser.newContext();
+  const authorPage = await authorContext.newPage();
+  await signIn(authorPage, 'creator');
+  await authorPage.getByRole('button', { name: 'New Workspace' }).click();
+  await authorPage.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(authorPage.url())?.[1] ?? '';
+  const author = await apiOf(authorPage);
+  // One question to answer, and a second set that opens only once it is answered.
+  await author('PUT', `challenge/${workspaceId}`, {
+    text: 'Guess.',
+    transforms: [],
+    variants: [
+      {
+        text: 'One try in three.',
+        sections: [
+          {
+            name: 'Guess',
+            preReqPrevSection: 0,
+            preReqTotal: 0,
+            questions: [{ text: 'Which number?', answer: '7', grader: 'match' }],
+          },
+          {
+            name: 'Bonus',
+            preReqPrevSection: 0,
+            preReqTotal: 0.5,
+            questions: [{ text: 'Which colour?', answer: 'red', grader: 'match' }],
+          },
+        ],
+      },
+    ],
+  });
+  const workspace = await author<Record<string, unknown>>('GET', `workspace/${workspaceId}`);
+  await author('PUT', 'workspace', { ...workspace, name: 'Guess Lab', audience: 'everyone' });
+  await authorContext.close();
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1100 } });
+  const player = await context.newPage();
+  await signIn(player, 'player');
+  await player.goto(`/mojo/${workspaceId}`);
+  const actions = player.getByRole('toolbar', { name: 'Game actions' });
+  await actions.getByRole('button', { name: 'Start' }).click();
+  await confirm(player, 'Start the game?');
+  await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 20_000 });
+  const score = player.getByRole('status', { name: 'Score' });
+  const attempts = player.getByRole('status', { name: 'Attempts' });
+  await expect(score).toHaveText('Score 0 / 100');
+  await expect(attempts).toHaveText('Attempts 0 / 3');
+  const quiz = player.getByRole('region', { name: 'Challenge' });
+  const guess = quiz.getByRole('region', { name: 'Guess' });
+  await expect(quiz.getByText('1 more question set unlocks as you score.')).toBeVisible();
+
+  const game = await (await apiOf(player))<{ id: string }>('GET', `gamespace/${workspaceId}`);
+
+  // Three wrong guesses use up the attempts: the server ends the game.
+  for (const [i, wrong] of ['1', '2', '3'].entries()) {
+    await guess.getByLabel('Answer 1.1').fill(wrong);
+    await guess.getByRole('button', { name: 'Submit' }).click();
+    await confirm(player, 'Submit Guess?');
+    await expect(attempts).toHaveText(`Attempts ${i + 1} / 3`);
+    await expect(score).toHaveText('Score 0 / 100');
+  }
+  await expect(player.getByRole('heading', { name: 'Game Over' })).toBeVisible();
+  await expect(player.getByText('All attempts are used up.')).toBeVisible();
+  await expect(guess.getByLabel('Answer 1.1')).toHaveAttribute('readonly', '');
+  await expect(guess.getByLabel('Answer 1.1')).toHaveValue('3');
+  await expect(guess.getByRole('button', { name: 'Submit' })).toHaveCount(0);
+  await expect(quiz.getByText(/unlocks? as you score/)).toHaveCount(0);
+  await expect(quiz.getByText('1 more question set stayed locked.')).toBeVisible();
+  // The game's own page shows the same later: the reason comes from the game's state.
+  await player.goto(`/mojo/${game.id}`);
+  await expect(player.getByText('All attempts are used up.')).toBeVisible();
+  await expect(score).toHaveText('Score 0 / 100');
+  await expect(attempts).toHaveText('Attempts 3 / 3');
+  await expect(guess.getByLabel('Answer 1.1')).toHaveAttribute('readonly', '');
+  await player.screenshot({ path: test.info().outputPath('play-attempts-used-up.png') });
+  await context.close();
+});
+
+test('an address that names no gamespace shows at once that it was not found, with the way home', async ({
+  page,
+}) => {
+  await signIn(page, 'player');
+  await page.goto('/mojo/0123456789abcdef0123456789abcdef/x');
+  await expect(page.getByRole('heading', { name: 'Gamespace not found', level: 1 })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Start' })).toHaveCount(0);
+  await expect(page.getByRole('timer', { name: 'Countdown' })).toHaveCount(0);
+  await page.screenshot({ path: test.info().outputPath('play-not-found.png') });
+  await page.getByRole('main').getByRole('link', { name: 'Home' }).click();
+  await expect(page).toHaveURL(/\/$/);
 });

@@ -198,6 +198,7 @@ test('an author launches their workspace from the Play tab with their own settin
   await actions.getByRole('button', { name: 'End' }).click();
   await confirm(page, 'End the game?');
   await expect(page.getByRole('heading', { name: 'Game Over' })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText('The game was ended.')).toBeVisible();
   await expect(clock).toHaveText('00:00:00');
   await expect(actions.getByRole('button', { name: 'Start' })).toBeVisible();
   await expect(actions.getByRole('button', { name: 'End' })).toHaveCount(0);
@@ -210,4 +211,40 @@ test('an author launches their workspace from the Play tab with their own settin
   await page.screenshot({ path: test.info().outputPath('playtab-over.png') });
   await adminContext.close();
   await context.close();
+});
+
+test("the Play tab shows that Max minutes is capped by the workspace's duration, and when it lowers a value", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'creator');
+  await page.getByRole('button', { name: 'New Workspace' }).click();
+  await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? '';
+  const author = await apiOf(page);
+  const workspace = await author<Record<string, unknown>>('GET', `workspace/${workspaceId}`);
+  await author('PUT', 'workspace', { ...workspace, name: 'Short Lab', durationMinutes: 30 });
+
+  await page.goto(`/topo/${workspaceId}/play`);
+  const launch = page.getByRole('form', { name: 'Launch settings' });
+  const minutes = launch.getByLabel('Max minutes');
+  await expect(minutes).toHaveValue('60');
+  await expect(minutes).toHaveAccessibleDescription(
+    /At most 30 minutes: the workspace's duration\./,
+  );
+  const lowered = launch.getByRole('status');
+  await expect(lowered).toHaveText('60 minutes is lowered to 30 at launch.');
+  await page.screenshot({ path: test.info().outputPath('playtab-cap.png') });
+  await minutes.fill('20');
+  await expect(lowered).toHaveCount(0);
+  await minutes.fill('45');
+  await expect(lowered).toHaveText('45 minutes is lowered to 30 at launch.');
+
+  // The game gets the 30 minutes the note announced.
+  await launch.getByRole('button', { name: 'Launch' }).click();
+  await page.waitForURL(/\/mojo\/[0-9a-f]{32}\/[^/]+$/, { timeout: 30_000 });
+  await expect(page.getByRole('timer', { name: 'Countdown' })).toHaveText(
+    /^00:(29:[0-5]\d|30:00)$/,
+    { timeout: 20_000 },
+  );
 });

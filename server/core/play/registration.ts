@@ -1,6 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { parseChallengeText } from '../../../src/domain/challenge';
 import { setQuestionWeights } from '../../../src/domain/graders';
+import { gamespaceMinutesCap, launchMinutes } from '../../../src/domain/gameLength';
 import {
   resolveTransforms,
   substitute,
@@ -12,8 +13,8 @@ import {
 // it plays, and the challenge copy it keeps (transforms resolved, weights as fractions of 1,
 // `##key##` replaced everywhere).
 
-/** Core.DefaultGamespaceMinutes of the reference. */
-export const DEFAULT_GAMESPACE_MINUTES = 120;
+// The cap on a game's length is the Play tab's too: one rule, in src/domain/gameLength.ts.
+export { DEFAULT_GAMESPACE_MINUTES } from '../../../src/domain/gameLength';
 /** Attempts per question set when the registration does not say (GamespaceRegistration). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_POINTS = 100;
@@ -30,11 +31,8 @@ export const cryptoRandom: Random = {
  * The longest a gamespace may last, in minutes: the actor's own cap, else the workspace's
  * duration, else the default.
  */
-export function maxDuration(actorMaxMinutes: number, workspaceMinutes: number): number {
-  if (actorMaxMinutes > 0) return actorMaxMinutes;
-  if (workspaceMinutes > 0) return workspaceMinutes;
-  return DEFAULT_GAMESPACE_MINUTES;
-}
+export const maxDuration = (actorMaxMinutes: number, workspaceMinutes: number): number =>
+  gamespaceMinutesCap(actorMaxMinutes, workspaceMinutes).minutes;
 
 /**
  * The expiration time (ms): the requested one, else now + the requested minutes (capped by the
@@ -45,8 +43,7 @@ export function expirationOf(
   maxMinutes: number,
   requested: { maxMinutes: number; expirationTime: number },
 ): number {
-  const minutes =
-    requested.maxMinutes > 0 ? Math.min(requested.maxMinutes, maxMinutes) : maxMinutes;
+  const minutes = launchMinutes(requested.maxMinutes, maxMinutes);
   let expiration = requested.expirationTime > 0 ? requested.expirationTime : now + minutes * 60_000;
   if (expiration - now > maxMinutes * 60_000) expiration = now + maxMinutes * 60_000;
   return expiration;

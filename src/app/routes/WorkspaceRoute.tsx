@@ -15,11 +15,14 @@ import { useAppServices } from '../services';
 import { workspaceEditorImplementations } from '../workspaceImplementations';
 
 const selectUserId = (snapshot: AuthTokenSnapshot) => selectProfile(snapshot)?.id ?? null;
+const selectMaxMinutes = (snapshot: AuthTokenSnapshot) =>
+  selectProfile(snapshot)?.gamespaceMaxMinutes ?? 0;
 
 function WorkspaceEditor({ id, section }: { id: string; section: WorkspaceSection }) {
   const { settings, auth, workspace, inspect } = useAppServices();
   // Read once, when the editor actor is created: it only marks the user's other tabs.
   const userId = useSelector(auth, selectUserId);
+  const accountMaxMinutes = useSelector(auth, selectMaxMinutes);
   // The editor's effects, built when the workspace route first loads (it is loaded on demand).
   const machine = useMemo(
     () => workspaceEditorMachine.provide(workspaceEditorImplementations(workspace)),
@@ -31,7 +34,10 @@ function WorkspaceEditor({ id, section }: { id: string; section: WorkspaceSectio
   });
   // The Play tab's launcher, run like the editor's sections: its settings outlive a tab switch.
   const launchLogic = useMemo(() => gamespaceLaunchLogic(workspace), [workspace]);
-  const launcher = useActorRef(launchLogic, { input: { workspaceId: id }, inspect });
+  const launcher = useActorRef(launchLogic, {
+    input: { workspaceId: id, accountMaxMinutes },
+    inspect,
+  });
   return (
     <PlayLaunchContext.Provider value={launcher}>
       <WorkspaceEditorView

@@ -7,7 +7,6 @@ import {
   selectCanEnd,
   selectCanStart,
   selectClock,
-  selectConfirmation,
   selectErrors,
   selectGame,
   selectGamespacePlay,
@@ -20,9 +19,10 @@ import {
 } from '../../machines/gamespaceSessionMachine.selectors';
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { Spinner } from '../common/Spinner';
+import { useTitle } from '../common/useTitle';
+import { GameOver, Tally } from '../mojo/GameStatus';
 import { QuestionSets } from '../mojo/QuestionSets';
-import { ACTION_QUESTIONS, ActionButton, MachineActions } from '../mojo/sessionActions';
-import { ConfirmPrompt } from '../topo/ConfirmPrompt';
+import { ActionButton, MachineActions, SessionConfirm } from '../mojo/sessionActions';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 
 // The launch page (/lp): the play page of one gamespace for a browser signed in by the console
@@ -84,10 +84,10 @@ export function LaunchGameView({ session }: { session: GamespaceSessionActorRef 
   const canLaunch = useSelector(session, selectCanLaunch);
   const canEnd = useSelector(session, selectCanEnd);
   const inPlay = useSelector(session, selectIsInPlay);
-  const confirmation = useSelector(session, selectConfirmation);
   const errors = useSelector(session, selectErrors);
   const play = useSelector(session, selectGamespacePlay);
   const quiz = useSelector(play, selectQuiz);
+  useTitle(game?.name || 'Gamespace');
 
   if (loading) return <Spinner label="Loading gamespace" />;
   if (!game?.id) {
@@ -118,16 +118,11 @@ export function LaunchGameView({ session }: { session: GamespaceSessionActorRef 
           <span className="tp-game-clock" role="timer" aria-label="Countdown">
             {clock}
           </span>
+          <Tally session={session} />
           {launching && <Spinner label="Launching" />}
         </div>
-        {confirmation && confirmation !== 'reset' && (
-          <ConfirmPrompt
-            question={ACTION_QUESTIONS[confirmation]}
-            onConfirm={() => session.send({ type: 'session.actionConfirmed' })}
-            onCancel={() => session.send({ type: 'session.actionCancelled' })}
-          />
-        )}
-        {over && <h2 className="tp-game-over">Game Over</h2>}
+        <SessionConfirm session={session} actions={['start', 'end']} />
+        {over && <GameOver session={session} />}
         <DismissibleAlerts
           messages={errors}
           onDismiss={(index) => session.send({ type: 'session.errorDismissed', index })}

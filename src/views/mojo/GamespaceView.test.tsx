@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
 import { act } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
+import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise } from 'xstate';
 import { gamespacePlayMachine } from '../../machines/gamespacePlayMachine';
@@ -69,11 +70,14 @@ const runningVm = vmControllerMachine.provide({
   },
 });
 
-async function renderPage(state: GameState, now: number) {
+async function renderPage(state: GameState | { reject: unknown }, now: number) {
   const session = createActor(
     gamespaceSessionMachine.provide({
       actors: {
-        loadGamespace: fromPromise(async () => state),
+        loadGamespace: fromPromise(async () => {
+          if ('reject' in state) throw state.reject;
+          return state;
+        }),
         listenToChannel: fromCallback(() => undefined),
         // No hub events and no ticks: the page stays at the time it opened.
         gameEvents: fromCallback(() => undefined) as never,
@@ -95,7 +99,13 @@ async function renderPage(state: GameState, now: number) {
   container = document.createElement('div');
   document.body.append(container);
   root = createRoot(container);
-  await act(async () => root?.render(<GamespaceView session={session} />));
+  await act(async () =>
+    root?.render(
+      <MemoryRouter>
+        <GamespaceView session={session} />
+      </MemoryRouter>,
+    ),
+  );
   await act(async () => new Promise((resolve) => setTimeout(resolve, 0)));
   return { session, text: () => container?.textContent ?? '' };
 }
@@ -122,10 +132,67 @@ describe('GamespaceView', () => {
   it("shows 'Game Over' and Start once the game is over, without Submit", async () => {
     const { text } = await renderPage(game, T0 + 91 * MINUTE);
     expect(text()).toContain('Game Over');
+    expect(text()).toContain('Time is up.');
     expect(container?.querySelector('[role="timer"]')?.textContent).toBe('00:00:00');
     expect(button('Start')).toBeDefined();
     expect(button('End')).toBeUndefined();
     expect(button('Submit')).toBeUndefined();
+  });
+
+  it('shows the score and the attempts, and updates them with each new state', async () => {
+    const challenge = { text: 'Go.', score: 0, maxPoints: 100, attempts: 0, maxAttempts: 3 };
+    const { session, text } = await renderPage({ ...game, challenge }, T0 + MINUTE);
+    expect(text()).toContain('Score 0 / 100');
+    expect(text()).toContain('Attempts 0 / 3');
+    await act(async () =>
+      session.send({
+        type: 'quiz.graded',
+        state: { ...game, challenge: { ...challenge, score: 30, attempts: 1 } },
+      }),
+    );
+    expect(text()).toContain('Score 30 / 100');
+    expect(text()).toContain('Attempts 1 / 3');
+    await act(async () =>
+      session.send({
+        type: 'game.updated',
+        state: { ...game, challenge: { ...challenge, score: 30, attempts: 2, maxAttempts: 0 } },
+      }),
+    );
+    expect(text()).toContain('Attempts 2');
+    expect(text()).not.toContain('Attempts 2 /');
+  });
+
+  it('says why the game is over under Game Over', async () => {
+    const ended = { ...game, endTime: new Date(T0 + MINUTE).toISOString() };
+    const challenge = { score: 100, maxPoints: 100, attempts: 2, maxAttempts: 3 };
+    const full = await renderPage({ ...ended, challenge }, T0 + 2 * MINUTE);
+    expect(full.text()).toContain('Game Over');
+    expect(full.text()).toContain('Every question is answered: full score.');
+    await act(async () =>
+      full.session.send({
+        type: 'game.updated',
+        state: { ...ended, challenge: { ...challenge, score: 40, attempts: 3 } },
+      }),
+    );
+    expect(full.text()).toContain('All attempts are used up.');
+    await act(async () =>
+      full.session.send({
+        type: 'game.updated',
+        state: { ...ended, challenge: { ...challenge, score: 40 } },
+      }),
+    );
+    expect(full.text()).toContain('The game was ended.');
+  });
+
+  it('shows at once that the gamespace was not found, with the way home and no Start', async () => {
+    const { text } = await renderPage(
+      { reject: { status: 400, message: 'ResourceNotFound' } },
+      T0 + MINUTE,
+    );
+    expect(text()).toContain('Gamespace not found');
+    expect(container?.querySelector('a[href="/"]')?.textContent).toBe('Home');
+    expect(button('Start')).toBeUndefined();
+    expect(container?.querySelector('[role="timer"]')).toBeNull();
   });
 
   it('asks before ending the game', async () => {

@@ -1,4 +1,5 @@
 import { useSelector } from '@xstate/react';
+import { Link } from 'react-router';
 import type { GamespaceSessionActorRef } from '../../machines/gamespaceSessionMachine';
 import {
   selectCanEnd,
@@ -6,7 +7,6 @@ import {
   selectCanReset,
   selectCanStart,
   selectClock,
-  selectConfirmation,
   selectErrors,
   selectGame,
   selectGamespacePlay,
@@ -15,6 +15,7 @@ import {
   selectIsInPlay,
   selectIsLaunching,
   selectIsLoading,
+  selectIsNotFound,
   selectIsOver,
   selectQuiz,
   selectShowCopied,
@@ -23,11 +24,27 @@ import type { GameVmsActorRef } from '../../machines/gameVmsMachine';
 import { selectVmControllers } from '../../machines/gameVmsMachine.selectors';
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { Spinner } from '../common/Spinner';
-import { ConfirmPrompt } from '../topo/ConfirmPrompt';
+import { useTitle } from '../common/useTitle';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 import { VmController } from '../topo/templates/VmController';
+import { GameOver, Tally } from './GameStatus';
 import { QuestionSets } from './QuestionSets';
-import { ACTION_QUESTIONS, ActionButton, MachineActions } from './sessionActions';
+import { ActionButton, MachineActions, SessionConfirm } from './sessionActions';
+
+/** The route's id names no gamespace nor workspace (deleted, or a wrong link). */
+function NotFound() {
+  return (
+    <div className="tp-page tp-center">
+      <h1 className="tp-error-title">Gamespace not found</h1>
+      <p className="tp-muted">
+        No gamespace or workspace has this address: it may have been deleted, or the link is wrong.
+      </p>
+      <Link to="/" className="p-button p-component">
+        Home
+      </Link>
+    </div>
+  );
+}
 
 /** A controller for each machine the game lists, in its order (the session runs them). */
 function GameVms({ gameVms, vms }: { gameVms: GameVmsActorRef; vms: readonly { id: string }[] }) {
@@ -86,6 +103,7 @@ function Invite({ session }: { session: GamespaceSessionActorRef }) {
 /** /mojo/{id}/**: the gamespace play page (spec §2 Gamespace play page). */
 export function GamespaceView({ session }: { session: GamespaceSessionActorRef }) {
   const loading = useSelector(session, selectIsLoading);
+  const notFound = useSelector(session, selectIsNotFound);
   const game = useSelector(session, selectGame);
   const clock = useSelector(session, selectClock);
   const over = useSelector(session, selectIsOver);
@@ -94,12 +112,13 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
   const canEnd = useSelector(session, selectCanEnd);
   const canReset = useSelector(session, selectCanReset);
   const inPlay = useSelector(session, selectIsInPlay);
-  const confirmation = useSelector(session, selectConfirmation);
   const errors = useSelector(session, selectErrors);
   const play = useSelector(session, selectGamespacePlay);
   const quiz = useSelector(play, selectQuiz);
+  useTitle(game?.name || 'Gamespace');
 
   if (loading) return <Spinner label="Loading gamespace" />;
+  if (notFound) return <NotFound />;
 
   return (
     <div className="tp-page tp-game">
@@ -129,16 +148,11 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
           <span className="tp-game-clock" role="timer" aria-label="Countdown">
             {clock}
           </span>
+          <Tally session={session} />
           {launching && <Spinner label="Launching" />}
         </div>
-        {confirmation && (
-          <ConfirmPrompt
-            question={ACTION_QUESTIONS[confirmation]}
-            onConfirm={() => session.send({ type: 'session.actionConfirmed' })}
-            onCancel={() => session.send({ type: 'session.actionCancelled' })}
-          />
-        )}
-        {over && <h2 className="tp-game-over">Game Over</h2>}
+        <SessionConfirm session={session} actions={['start', 'end', 'reset']} />
+        {over && <GameOver session={session} />}
         <DismissibleAlerts
           messages={errors}
           onDismiss={(index) => session.send({ type: 'session.errorDismissed', index })}

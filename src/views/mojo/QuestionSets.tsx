@@ -7,7 +7,7 @@ import {
   selectIsAnswerReadOnly,
   selectIsGrading,
   selectIsSectionCompleted,
-  selectLockedSectionCount,
+  selectLockedSectionNote,
   selectProgress,
   selectSectionCount,
   selectSectionError,
@@ -104,19 +104,14 @@ function QuestionSet({ quiz, index }: { quiz: QuestionSetActorRef; index: number
 /** The quiz: each unlocked question set with its Submit, then the sets still locked (spec §4). */
 export function QuestionSets({ quiz }: { quiz: QuestionSetActorRef }) {
   const count = useSelector(quiz, selectSectionCount);
-  const locked = useSelector(quiz, selectLockedSectionCount);
+  const lockedNote = useSelector(quiz, selectLockedSectionNote);
   const grading = useSelector(quiz, selectIsGrading);
   return (
     <div className="tp-quiz" aria-busy={grading}>
       {Array.from({ length: count }, (_, i) => (
         <QuestionSet key={i} quiz={quiz} index={i} />
       ))}
-      {locked > 0 && (
-        <p className="tp-muted">
-          {locked === 1 ? '1 more question set unlocks' : `${locked} more question sets unlock`} as
-          you score.
-        </p>
-      )}
+      {lockedNote && <p className="tp-muted">{lockedNote}</p>}
     </div>
   );
 }

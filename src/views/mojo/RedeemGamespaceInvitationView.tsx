@@ -11,5 +11,5 @@ export function RedeemGamespaceInvitationView({
 }: {
   invitation: WorkspaceInvitationActorRef;
 }) {
-  return <WorkspaceInvitationView invitation={invitation} />;
+  return <WorkspaceInvitationView invitation={invitation} title="Gamespace invitation" />;
 }

@@ -7,9 +7,11 @@ import {
   selectCanDeploy,
   selectCanDestroy,
   selectHasMachines,
+  selectConfirmation,
   selectIsChangingMachines,
 } from '../../machines/gamespaceSessionMachine.selectors';
 import { Spinner } from '../common/Spinner';
+import { ConfirmPrompt } from '../topo/ConfirmPrompt';
 
 // The session's action buttons, shared by the play page (/mojo) and the launch page (/lp): each
 // sends its request to the session machine, which asks for confirmation with these questions.
@@ -55,6 +57,28 @@ export function ActionButton({
   );
 }
 
+/**
+ * The session's pending confirmation, when it was asked by one of `actions`: each group of buttons
+ * renders this beside itself, so that the question stands next to the button that asked.
+ */
+export function SessionConfirm({
+  session,
+  actions,
+}: {
+  session: GamespaceSessionActorRef;
+  actions: readonly SessionAction[];
+}) {
+  const confirmation = useSelector(session, selectConfirmation);
+  if (!confirmation || !actions.includes(confirmation)) return null;
+  return (
+    <ConfirmPrompt
+      question={ACTION_QUESTIONS[confirmation]}
+      onConfirm={() => session.send({ type: 'session.actionConfirmed' })}
+      onCancel={() => session.send({ type: 'session.actionCancelled' })}
+    />
+  );
+}
+
 /** Deploy or Destroy the game's machines, with a spinner while they change. */
 export function MachineActions({ session }: { session: GamespaceSessionActorRef }) {
   const hasMachines = useSelector(session, selectHasMachines);
@@ -75,6 +99,7 @@ export function MachineActions({ session }: { session: GamespaceSessionActorRef 
         <ActionButton session={session} action="deploy" label="Deploy" enabled={canDeploy} />
       )}
       {changing && <Spinner label={hasMachines ? 'Destroying' : 'Deploying'} />}
+      <SessionConfirm session={session} actions={['deploy', 'destroy']} />
     </div>
   );
 }

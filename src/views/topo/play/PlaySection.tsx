@@ -1,12 +1,20 @@
 import { useSelector } from '@xstate/react';
-import { useContext } from 'react';
+import { Fragment, useContext } from 'react';
+import {
+  gamespaceMinutesCap,
+  type MinutesCap,
+  type MinutesCapSource,
+} from '../../../domain/gameLength';
 import type {
   FlagLaunchOption,
   GamespaceLaunchActorRef,
   GamespaceLaunchSnapshot,
   NumericLaunchOption,
 } from '../../../machines/gamespaceLaunchMachine';
-import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
+import type {
+  WorkspaceEditorActorRef,
+  WorkspaceEditorSnapshot,
+} from '../../../machines/workspaceEditorMachine';
 import { selectWorkspaceHeader } from '../../../machines/workspaceEditorMachine.selectors';
 import { Spinner } from '../../common/Spinner';
 import { PlayLaunchContext } from './playLaunchContext';
@@ -27,8 +35,39 @@ const FLAGS: readonly [FlagLaunchOption, string][] = [
 const selectOptions = (snapshot: GamespaceLaunchSnapshot) => snapshot.context.options;
 const selectError = (snapshot: GamespaceLaunchSnapshot) => snapshot.context.error;
 const selectIsLaunching = (snapshot: GamespaceLaunchSnapshot) => snapshot.matches('launching');
+const selectAccountMaxMinutes = (snapshot: GamespaceLaunchSnapshot) =>
+  snapshot.context.accountMaxMinutes;
+const selectWorkspaceMinutes = (snapshot: WorkspaceEditorSnapshot) =>
+  snapshot.context.workspace?.durationMinutes ?? 0;
 
-function LaunchForm({ launcher }: { launcher: GamespaceLaunchActorRef }) {
+const CAP_SOURCES: Record<MinutesCapSource, string> = {
+  account: "your account's limit",
+  workspace: "the workspace's duration",
+  default: 'the default, as the workspace sets no duration',
+};
+
+const CAP_NOTE_ID = 'tp-launch-minutes-cap';
+
+/**
+ * The server lowers Max minutes to the cap at launch: the author learns of it here rather than
+ * from a shorter clock.
+ */
+function MinutesCapNote({ cap, requested }: { cap: MinutesCap; requested: number }) {
+  return (
+    <div id={CAP_NOTE_ID} className="tp-launch-note">
+      <span className="tp-muted">
+        At most {cap.minutes} minutes: {CAP_SOURCES[cap.source]}.
+      </span>
+      {requested > cap.minutes && (
+        <span className="tp-launch-lowered" role="status">
+          {requested} minutes is lowered to {cap.minutes} at launch.
+        </span>
+      )}
+    </div>
+  );
+}
+
+function LaunchForm({ launcher, cap }: { launcher: GamespaceLaunchActorRef; cap: MinutesCap }) {
   const options = useSelector(launcher, selectOptions);
   const error = useSelector(launcher, selectError);
   const launching = useSelector(launcher, selectIsLaunching);
@@ -42,18 +81,26 @@ function LaunchForm({ launcher }: { launcher: GamespaceLaunchActorRef }) {
       }}
     >
       {NUMBERS.map(([option, label]) => (
-        <label key={option} className="tp-launch-field">
-          <span>{label}</span>
-          <input
-            className="p-inputtext p-component"
-            type="number"
-            min={0}
-            value={options[option]}
-            onChange={(e) =>
-              launcher.send({ type: 'launch.numberChanged', option, value: Number(e.target.value) })
-            }
-          />
-        </label>
+        <Fragment key={option}>
+          <label className="tp-launch-field">
+            <span>{label}</span>
+            <input
+              className="p-inputtext p-component"
+              type="number"
+              min={0}
+              value={options[option]}
+              aria-describedby={option === 'maxMinutes' ? CAP_NOTE_ID : undefined}
+              onChange={(e) =>
+                launcher.send({
+                  type: 'launch.numberChanged',
+                  option,
+                  value: Number(e.target.value),
+                })
+              }
+            />
+          </label>
+          {option === 'maxMinutes' && <MinutesCapNote cap={cap} requested={options.maxMinutes} />}
+        </Fragment>
       ))}
       {FLAGS.map(([option, label]) => (
         <label key={option} className="tp-launch-flag">
@@ -82,10 +129,24 @@ function LaunchForm({ launcher }: { launcher: GamespaceLaunchActorRef }) {
   );
 }
 
+function Launcher({
+  launcher,
+  workspaceMinutes,
+}: {
+  launcher: GamespaceLaunchActorRef;
+  workspaceMinutes: number;
+}) {
+  const accountMinutes = useSelector(launcher, selectAccountMaxMinutes);
+  return (
+    <LaunchForm launcher={launcher} cap={gamespaceMinutesCap(accountMinutes, workspaceMinutes)} />
+  );
+}
+
 /** The Play tab: launch settings and Launch (spec §2 Workspace editor, §3 Launch settings). */
 export default function PlaySection({ editor }: { editor: WorkspaceEditorActorRef }) {
   const workspace = useSelector(editor, selectWorkspaceHeader);
+  const workspaceMinutes = useSelector(editor, selectWorkspaceMinutes);
   const launcher = useContext(PlayLaunchContext);
   if (!workspace || !launcher) return null;
-  return <LaunchForm launcher={launcher} />;
+  return <Launcher launcher={launcher} workspaceMinutes={workspaceMinutes} />;
 }
