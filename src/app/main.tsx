@@ -2,6 +2,7 @@ import 'primereact/resources/themes/lara-light-blue/theme.css';
 import 'primereact/resources/primereact.min.css';
 import 'primeicons/primeicons.css';
 import './app.css';
+import './accessibility.css';
 
 import { Log } from 'oidc-client-ts';
 import { StrictMode } from 'react';
@@ -14,12 +15,18 @@ import { apiBaseUrl, createHttpClient } from '../api/http';
 import { createIsoUploader } from '../api/isoUpload';
 import { getTicket } from '../api/user';
 import { authTokenMachine } from '../machines/authTokenMachine';
-import { selectTokenState, selectUser } from '../machines/authTokenMachine.selectors';
+import {
+  selectProfile,
+  selectTokenState,
+  selectUser,
+} from '../machines/authTokenMachine.selectors';
 import { hubConnectionMachine } from '../machines/hubConnectionMachine';
 import { sidebarMachine } from '../machines/sidebarMachine';
 import { workspaceBrowserMachine } from '../machines/workspaceBrowserMachine';
+import { userChannelRequests$ } from '../streams/browser';
 import { snapshots$, tokenTransitions$ } from '../streams/hub';
 import { hotkeys$ } from '../streams/keyboard';
+import { AppNameContext } from '../views/common/useTitle';
 import { authorizationOf, authTokenImplementations, createUserManager } from './auth';
 import { createEventLog } from './eventLog';
 import { createHubAdapter, hubUrl } from './hub';
@@ -93,6 +100,9 @@ async function start(container: HTMLElement): Promise<void> {
     ),
     { systemId: 'workspaceBrowser', input: rememberedBrowseMode(local), inspect: eventLog.inspect },
   );
+  // What the user creates, clones, deletes or joins in this tab shows in the sidebar at once,
+  // hub or no hub; other tabs and other people's changes come through the user's channel.
+  const announceWorkspacesChanged = () => browser.send({ type: 'workspaces.changed' });
 
   const services: AppServices = {
     settings,
@@ -111,6 +121,7 @@ async function start(container: HTMLElement): Promise<void> {
       hubEvents: hubAdapter.events,
       local,
       navigate,
+      announceWorkspacesChanged,
     }),
     workspace: {
       http,
@@ -121,6 +132,7 @@ async function start(container: HTMLElement): Promise<void> {
       navigate,
       clipboard: navigator.clipboard,
       hubInvoke: hubAdapter.invoke,
+      announceWorkspacesChanged,
       uploadIso: createIsoUploader({
         baseUrl: apiBaseUrl(settings.apphost),
         authorization: () => {
@@ -165,13 +177,18 @@ async function start(container: HTMLElement): Promise<void> {
     tokenTransitions$(snapshots$(auth).pipe(map(selectTokenState))).subscribe((event) =>
       hub.send(event),
     );
+    userChannelRequests$(
+      snapshots$(auth).pipe(map((snapshot) => selectProfile(snapshot)?.id ?? null)),
+    ).subscribe((event) => hub.send(event));
     auth.start();
   }
 
   createRoot(container).render(
     <StrictMode>
       <AppServicesContext value={services}>
-        <RouterProvider router={router} />
+        <AppNameContext value={settings.appname}>
+          <RouterProvider router={router} />
+        </AppNameContext>
       </AppServicesContext>
     </StrictMode>,
   );

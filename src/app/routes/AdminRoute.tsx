@@ -53,7 +53,7 @@ export default function AdminRoute() {
   const { section = '' } = useParams();
   if (!isAdminSection(section)) return <NotFoundView />;
   return (
-    <AdminView>
+    <AdminView section={section}>
       <Section section={section} />
     </AdminView>
   );

@@ -1,3 +1,5 @@
+import { useTitle } from '../common/useTitle';
+
 const HOTKEYS: readonly (readonly [string, string])[] = [
   ['Ctrl-O', 'open workspace'],
   ['Ctrl-L', 'toggle left panel'],
@@ -12,6 +14,7 @@ const HOTKEYS: readonly (readonly [string, string])[] = [
 
 /** What the product's words mean, and the keyboard shortcuts (spec §2 route about). */
 export default function AboutView() {
+  useTitle('About');
   return (
     <div className="tp-page">
       <h1>About</h1>

@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { NavLink } from 'react-router';
+import { useTitle } from '../common/useTitle';
 
 /** The admin area's sections, in menu order; the first one is /admin itself. */
 export const ADMIN_SECTIONS = [
@@ -17,7 +18,8 @@ const tabClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? 'tp-tab tp-tab-active' : 'tp-tab';
 
 /** The admin area: its menu and the section in view. */
-export function AdminView({ children }: { children: ReactNode }) {
+export function AdminView({ section, children }: { section: AdminSection; children: ReactNode }) {
+  useTitle('Admin', ADMIN_SECTIONS.find((s) => s.path === section)?.label);
   return (
     <div className="tp-page">
       <h1>Admin</h1>

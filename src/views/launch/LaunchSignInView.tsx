@@ -7,6 +7,7 @@ import {
   selectLaunchSignInStatus,
 } from '../../machines/launchSignInMachine.selectors';
 import { Spinner } from '../common/Spinner';
+import { useTitle } from '../common/useTitle';
 
 /** The message of a launch link that signs in no more (its ticket was used or has expired). */
 export const LINK_REFUSED = 'This launch link has already been used or has expired.';
@@ -21,6 +22,7 @@ export function LaunchSignInView({ signIn }: { signIn: LaunchSignInActorRef }) {
   const status = useSelector(signIn, selectLaunchSignInStatus);
   const error = useSelector(signIn, selectLaunchSignInError);
   const canRetry = useSelector(signIn, selectCanRetryLaunch);
+  useTitle(status === 'busy' || status === 'signedIn' ? 'Signing in' : 'Launch link');
 
   if (status === 'signedIn') return null;
   if (status === 'busy') return <Spinner label="Signing in" />;

@@ -4,10 +4,12 @@ import type { OidcCallbackActorRef } from '../../machines/oidcCallbackMachine';
 import { selectCallbackError } from '../../machines/oidcCallbackMachine.selectors';
 import { Spinner } from '../common/Spinner';
 import type { LoginRedirectState } from '../guard/RouteGuard';
+import { useTitle } from '../common/useTitle';
 
 /** The sign-in callback pages (/oidc, /oidc-silent). */
 export function OidcCallbackView({ callback }: { callback: OidcCallbackActorRef }) {
   const error = useSelector(callback, selectCallbackError);
+  useTitle(error === null ? 'Signing in' : 'Sign-in failed');
 
   if (error !== null) {
     // The error travels to the login page, which shows it and does not auto-start again.

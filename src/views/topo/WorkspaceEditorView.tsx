@@ -13,6 +13,7 @@ import {
   selectWorkspaceLoadError,
 } from '../../machines/workspaceEditorMachine.selectors';
 import { Spinner } from '../common/Spinner';
+import { useTitle } from '../common/useTitle';
 import { PresenceBar } from './PresenceBar';
 
 // Each section loads when it is first shown.
@@ -86,6 +87,7 @@ export default function WorkspaceEditorView({
   const error = useSelector(editor, selectWorkspaceLoadError);
   const deletedBy = useSelector(editor, selectDeletedBy);
   const presence = useSelector(editor, selectPresence);
+  useTitle(workspace?.name || 'Workspace', SECTION_LABELS[section]);
 
   if (error !== null) return <Stopped title={error} />;
 

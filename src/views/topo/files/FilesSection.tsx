@@ -185,7 +185,7 @@ function IsoList({ files }: { files: IsoFilesActorRef }) {
   const deleteError = useSelector(files, selectDeleteError);
   return (
     <section className="tp-files-list" aria-label="ISO files">
-      <h3>
+      <h2>
         ISO files{' '}
         <button
           type="button"
@@ -195,7 +195,7 @@ function IsoList({ files }: { files: IsoFilesActorRef }) {
         >
           Refresh
         </button>
-      </h3>
+      </h2>
       {error && <p className="tp-alert tp-alert-danger">{error}</p>}
       {deleteError && (
         <p className="tp-alert tp-alert-danger" role="alert">
