@@ -318,8 +318,11 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     /** GET /api/vm/{id}/nets: non-builders get only isolated nets. */
     async nets(actor: Actor, id: string): Promise<VmOptions> {
       const options = await driver.netOptions(await authorize(actor, id));
-      if (actor.isBuilder) return options;
-      return { ...options, net: options.net?.filter((net) => net.includes('#')) ?? null };
+      // The machine's NICs come with its choices: a console signed in by the launch cookie may
+      // not read the machine itself (GET vm/{id}), yet shows each NIC on its network.
+      const nics = (await driver.load(id))?.nics ?? [];
+      if (actor.isBuilder) return { ...options, nics };
+      return { ...options, net: options.net?.filter((net) => net.includes('#')) ?? null, nics };
     },
 
     /**

@@ -114,10 +114,25 @@ export const bodyErrorResponses = {
 export const doneResponses = { 200: emptySchema, ...errorResponses } as const;
 
 /** VmOptions (wire reference: the isos and nets routes): the ISO files and networks to choose from. */
+/** A machine's NICs in order and each one's network ('' when disconnected); ours. */
+export const vmNicsSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: { index: { type: 'integer' }, network: { type: 'string' } },
+  },
+} as const;
+
 export const vmOptionsSchema = {
   type: 'object',
   properties: {
     iso: { type: ['array', 'null'], items: { type: 'string' } },
     net: { type: ['array', 'null'], items: { type: 'string' } },
+    nics: {
+      ...vmNicsSchema,
+      description:
+        "Topoplay's own, not in the reference (its clients ignore it): with GET " +
+        "/api/vm/{id}/nets, the machine's NICs in order and each one's network now.",
+    },
   },
 } as const;

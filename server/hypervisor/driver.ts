@@ -102,6 +102,8 @@ export interface VmAnswer {
 export interface VmOptions {
   iso: string[] | null;
   net: string[] | null;
+  /** Ours, with the nets of one machine: its NICs and their networks now. */
+  nics?: VmNic[];
 }
 
 export interface VmConsole {

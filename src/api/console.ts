@@ -2,7 +2,7 @@ import type * as TE from 'fp-ts/TaskEither';
 import * as t from 'io-ts';
 import { NoContent, nullable } from './codecs';
 import type { ApiError, HttpClient } from './http';
-import { Vm } from './vm';
+import { Vm, VmNic } from './vm';
 
 // The console page's calls (wire reference §4.10, §7 Console page). The page lives in its own
 // tab: it signs in once with POST user/login, which sets the `topomojo.mks` cookie that
@@ -26,6 +26,8 @@ export type VmConsole = t.TypeOf<typeof VmConsole>;
 export const VmOptions = t.partial({
   iso: nullable(t.array(t.string)),
   net: nullable(t.array(t.string)),
+  /** Ours, with a machine's nets: its NICs and their networks now. */
+  nics: nullable(t.array(VmNic)),
 });
 export type VmOptions = t.TypeOf<typeof VmOptions>;
 

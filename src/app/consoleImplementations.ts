@@ -103,23 +103,19 @@ export function consoleImplementations(http: HttpClient): Implementations {
           loadNets: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
             pipe(
               TE.Do,
-              TE.apS(
-                'nets',
-                pipe(
-                  getVmNets(http)(vmId, signal),
-                  TE.map((options) => options.net ?? []),
-                ),
+              TE.bind('options', () => getVmNets(http)(vmId, signal)),
+              TE.bind('nics', ({ options }) =>
+                options.nics
+                  ? TE.right(nicNetworks(options))
+                  : // An older answer without NICs: the machine's own, when this sign-in may read
+                    // it (the launch cookie may not: then NIC 1..3 without their networks).
+                    pipe(
+                      loadVm(http)(vmId, signal),
+                      TE.map(nicNetworks),
+                      TE.orElseW(() => TE.right(null)),
+                    ),
               ),
-              // The console cookie may not read the machine (the reference's rule for GET
-              // vm/{id}): the switcher then offers NIC 1..3 without their networks.
-              TE.apS(
-                'nics',
-                pipe(
-                  loadVm(http)(vmId, signal),
-                  TE.map(nicNetworks),
-                  TE.orElseW(() => TE.right(null)),
-                ),
-              ),
+              TE.map(({ options, nics }) => ({ nets: options.net ?? [], nics })),
             ),
           ),
           changeNet: fromTaskEither((change: NetChange, signal) =>

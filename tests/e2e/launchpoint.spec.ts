@@ -92,6 +92,12 @@ test('a registered student opens the launch link without signing in, plays, open
   const tabToolbar = tab.getByRole('banner', { name: 'Console toolbar' });
   await expect(tabToolbar.getByRole('status')).toHaveText('connected', { timeout: 30_000 });
   await expect(tab).toHaveURL(/\/mks\/\?f=1&s=[0-9a-f]{32}&v=linux-server/);
+  // The cookie may not read the machine (GET vm/{id}), yet its one NIC shows the network it is
+  // on: the nets answer carries the NICs.
+  await expect(tabToolbar.getByRole('combobox', { name: 'NIC 1' })).toHaveValue(
+    /^lan#[0-9a-f]{32}$/,
+  );
+  await expect(tabToolbar.getByRole('combobox', { name: 'NIC 2' })).toHaveCount(0);
 
   // The question, answered on the cookie (POST gamespace/grade takes it now); all answered, the
   // game is complete.

@@ -271,6 +271,7 @@ test('an address that names no gamespace shows at once that it was not found, wi
   await signIn(page, 'player');
   await page.goto('/mojo/0123456789abcdef0123456789abcdef/x');
   await expect(page.getByRole('heading', { name: 'Gamespace not found', level: 1 })).toBeVisible();
+  await expect(page).toHaveTitle('Gamespace not found — Topoplay');
   await expect(page.getByRole('button', { name: 'Start' })).toHaveCount(0);
   await expect(page.getByRole('timer', { name: 'Countdown' })).toHaveCount(0);
   await page.screenshot({ path: test.info().outputPath('play-not-found.png') });

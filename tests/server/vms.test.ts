@@ -322,6 +322,8 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
       const moved = [nics[0], { index: 1, network: `lan#${ws.id}` }];
       expect(changed.nics).toEqual(moved);
       expect((await ok(call('creator', 'GET', `/vm/${deployed.id}`))).nics).toEqual(moved);
+      // The nets come with the NICs too, for a console that may not read the machine.
+      expect((await ok(call('creator', 'GET', `/vm/${deployed.id}/nets`))).nics).toEqual(moved);
       await ok(
         call('creator', 'PUT', `/vm/${deployed.id}/change`, { key: 'net', value: '_none_:0' }),
       );
@@ -600,7 +602,12 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
         type: 'stop',
       });
       expect(operated.status).toBe(200);
-      expect((await request(server.url, cookie, 'GET', `/vm/${gameVm.id}/nets`)).status).toBe(200);
+      const nets = await request(server.url, cookie, 'GET', `/vm/${gameVm.id}/nets`);
+      expect(nets.status).toBe(200);
+      // Each NIC on its network, which GET vm/{id} would not tell this cookie.
+      expect((nets.body as { nics: unknown[] }).nics).toEqual([
+        { index: 0, network: expect.stringMatching(/#/) as unknown },
+      ]);
       expect((await request(server.url, cookie, 'GET', `/vm/${gameVm.id}`)).status).toBe(401);
     });
 

@@ -3,6 +3,7 @@
 // WMKS rather than noVNC, so it must never be left out).
 
 import type { HypervisorType, VmOperationType } from '../../hypervisor/driver';
+import { vmNicsSchema } from '../schemas';
 
 const text = { type: ['string', 'null'] } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -112,11 +113,7 @@ const vmProperties = {
       "snapshot). Whether one applies now still depends on the machine's status and state.",
   },
   nics: {
-    type: 'array',
-    items: {
-      type: 'object',
-      properties: { index: { type: 'integer' }, network: { type: 'string' } },
-    },
+    ...vmNicsSchema,
     description:
       "Topoplay's own, not in the reference (its clients ignore it): the machine's NICs in " +
       "order and each one's network ('' when disconnected). PUT /api/vm/{id}/change with key " +

@@ -115,7 +115,7 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
   const errors = useSelector(session, selectErrors);
   const play = useSelector(session, selectGamespacePlay);
   const quiz = useSelector(play, selectQuiz);
-  useTitle(game?.name || 'Gamespace');
+  useTitle(notFound ? 'Gamespace not found' : game?.name || 'Gamespace');
 
   if (loading) return <Spinner label="Loading gamespace" />;
   if (notFound) return <NotFound />;
