@@ -14,6 +14,8 @@ export type GamespaceOf = (request: FastifyRequest) => Promise<string | null> | 
 export interface GrantLookups {
   /** The isolation tag (gamespace id) of a machine named by id, `name#tag` or a bare tag. */
   tagOfVm(id: string): Promise<string>;
+  /** The gamespace a dispatch is for; null when there is no such dispatch. */
+  groupOfDispatch(id: string): Promise<string | null>;
 }
 
 const param = (request: FastifyRequest): string | null => {
@@ -37,6 +39,18 @@ export function grantRoutes(lookups: GrantLookups): ReadonlyMap<string, Gamespac
     const id = bodyId(request);
     return id ? lookups.tagOfVm(id) : null;
   };
+  // A dispatch that does not exist is the service's to answer (400 ResourceNotFound).
+  const dispatchOf = async (request: FastifyRequest, id: string | null) =>
+    (id && (await lookups.groupOfDispatch(id))) ?? own(request);
+  const query = (request: FastifyRequest, key: string): string | null => {
+    const value = (request.query as Record<string, unknown> | undefined)?.[key];
+    return typeof value === 'string' ? value : null;
+  };
+  const bodyField = (request: FastifyRequest, key: string): string | null => {
+    const body = request.body as Record<string, unknown> | null | undefined;
+    const value = body && typeof body === 'object' ? body[key] : undefined;
+    return typeof value === 'string' ? value : null;
+  };
   return new Map<string, GamespaceOf>([
     // Playing the gamespace.
     ['GET /api/gamespace/:id', param],
@@ -56,6 +70,12 @@ export function grantRoutes(lookups: GrantLookups): ReadonlyMap<string, Gamespac
     ['GET /api/vm/:id/isos', vmParam],
     ['GET /api/vm/:id/nets', vmParam],
     ['GET /api/vm-console/:id', vmParam],
+    // The dispatcher: its in-lab agent reads, answers and sends its gamespace's commands.
+    ['POST /api/dispatch', (request) => bodyField(request, 'targetGroup')],
+    ['PUT /api/dispatch', (request) => dispatchOf(request, bodyId(request))],
+    ['GET /api/dispatch/:id', (request) => dispatchOf(request, param(request))],
+    ['DELETE /api/dispatch/:id', (request) => dispatchOf(request, param(request))],
+    ['GET /api/dispatches', (request) => query(request, 'gs')],
     // The credential itself: who it is, the console cookie and the hub ticket made from it
     // (both held to the same gamespace), the console's heartbeat and sign-out.
     ['GET /api/user', own],

@@ -38,7 +38,14 @@ export const authPlugin = fp(
       cookieMinutes: config.mksCookieMinutes,
     });
     fastify.decorate('authenticator', authenticator);
-    registerAuth(fastify, authenticator, grantRoutes({ tagOfVm: services.vms.tagFor }));
+    registerAuth(
+      fastify,
+      authenticator,
+      grantRoutes({
+        tagOfVm: services.vms.tagFor,
+        groupOfDispatch: services.dispatches.groupOf,
+      }),
+    );
     registerRequestGuards(fastify);
   },
   { name: 'auth', dependencies: ['settings', 'store', 'cache', 'services', 'identity'] },
