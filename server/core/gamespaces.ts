@@ -225,6 +225,9 @@ export function createGamespaceService(db: Db, now: () => number = () => Date.no
       const all = search.filter.includes('all') && actor.isObserver;
       let rows = await gamespaces.search({
         active: search.filter.includes('active'),
+        // 'inactive' is the gamespace browser's other toggle; the reference ignores it (and so
+        // lists both), we list what it asks for: the ended or expired ones.
+        inactive: search.filter.includes('inactive'),
         now: t,
         ...(all ? { term: normalizeTerm(search.term) } : { memberId: actor.id }),
       });

@@ -322,11 +322,14 @@ export function createGradingService(deps: GradingDeps) {
     },
 
     /** GET api/gamespace/{id}/challenge: the whole spec, answers included (admins, observers). */
-    async challenge(actor: Actor, id: unknown): Promise<ChallengeSpec> {
+    async challenge(actor: Actor, id: unknown): Promise<ChallengeSpec & { variant: number }> {
       const row = await load(id);
       if (!(await canObserve(actor, row))) throw forbidden();
       const spec = parseChallengeText(row.challenge);
-      return actor.isAdmin ? spec : withoutGraderKey(spec, row.graderKey);
+      // The variant played (0-based), which the spec's own copy of it does not name: the
+      // gamespace browser's summary shows it.
+      const shown = actor.isAdmin ? spec : withoutGraderKey(spec, row.graderKey);
+      return { ...shown, variant: row.variant };
     },
 
     /**

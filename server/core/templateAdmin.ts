@@ -1,3 +1,4 @@
+import { templateDetailProblem } from '../../src/domain/templateDetail';
 import { TEMPLATE_LIMITS } from '../../src/domain/templateFields';
 import type { TemplateRepository } from '../store/repositories/templates';
 import type { TemplateTable } from '../store/schema';
@@ -48,6 +49,18 @@ export function templateLookup(templates: TemplateRepository) {
   };
 }
 
+/**
+ * The detail text of a request, refused with a 400 naming what the deploy could not read (the
+ * same rule the admin form checks as it is typed).
+ */
+function checkedDetail(value: unknown): string {
+  const text = optionalText(value, DETAIL_MAX, 'detail');
+  // Names the deploy does not read are ignored here, as TopoMojo ignores them; the form flags them.
+  const problem = templateDetailProblem(text, 'ignored');
+  if (problem) throw new ValidationFailed('detail', problem);
+  return text;
+}
+
 export function createTemplateAdmin(templates: TemplateRepository) {
   const { find, existing } = templateLookup(templates);
 
@@ -81,7 +94,7 @@ export function createTemplateAdmin(templates: TemplateRepository) {
         isHidden: 0,
         isPublished: flag(model.isPublished, 'isPublished'),
         isLinked: 0,
-        detail: normalizeDetail(optionalText(model.detail, DETAIL_MAX, 'detail'), name),
+        detail: normalizeDetail(checkedDetail(model.detail), name),
         parentId: null,
         replicas: 0,
         variant: 0,
@@ -111,7 +124,7 @@ export function createTemplateAdmin(templates: TemplateRepository) {
         changes.isPublished = flag(model.isPublished, 'isPublished');
       }
       if (model.detail !== undefined) {
-        const text = optionalText(model.detail, DETAIL_MAX, 'detail');
+        const text = checkedDetail(model.detail);
         if (text.trim()) changes.detail = normalizeDetail(text, name);
         else changes.detail = template.isLinked ? null : normalizeDetail(null, name);
       }

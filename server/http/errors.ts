@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Forbidden, ValidationFailed } from '../core/errors';
+import type { ErrorLog } from '../core/errorLog';
 import { isInvalidValue } from '../store/db';
 
 // How every error is answered (wire reference §0): domain errors 400 {"message": name};
@@ -19,7 +20,8 @@ function problem(reply: FastifyReply, request: FastifyRequest, errors: Record<st
   });
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** `errorLog` keeps the unexpected ones (the 500s) for GET /api/admin/log. */
+export function registerErrorHandling(app: FastifyInstance, errorLog?: ErrorLog): void {
   app.setErrorHandler((error: FastifyError | Error, request, reply) => {
     if (error instanceof Forbidden) return reply.code(403).send('');
     if (error instanceof DomainError) {
@@ -68,6 +70,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return reply.code(fe.statusCode).send({ message });
     }
     request.log.error({ err: error, url: request.url, method: request.method }, 'unhandled error');
+    errorLog?.record(error, request.id);
     return reply.code(500).send({ message: 'Error' });
   });
 }

@@ -123,7 +123,7 @@ export async function verifyCredentials(
 ): Promise<Account | null> {
   const row = await db
     .selectFrom('identityAccounts')
-    .select(['id', 'name', 'username', 'passwordHash'])
+    .select(['id', 'name', 'username', 'passwordHash', 'disabled'])
     .where('username', '=', normalizeUsername(username))
     .executeTakeFirst();
   if (!row) {
@@ -131,14 +131,59 @@ export async function verifyCredentials(
     await passwordMatches(password, await decoyHash);
     return null;
   }
-  if (!(await passwordMatches(password, row.passwordHash))) return null;
+  // A disabled account is checked like any other, so the time taken tells nothing either.
+  if (!(await passwordMatches(password, row.passwordHash)) || row.disabled) return null;
   return { id: row.id, name: row.name, username: row.username };
 }
 
+/** An enabled account by its subject: the provider's view (tokens, refresh, userinfo). */
 export async function findAccount(db: Kysely<Database>, id: string): Promise<Account | undefined> {
   return db
     .selectFrom('identityAccounts')
     .select(['id', 'name', 'username'])
     .where('id', '=', id)
+    .where('disabled', '=', 0)
     .executeTakeFirst();
+}
+
+/** What an administrator sees of a user's local account; `username` null when it has none. */
+export async function accountStatus(
+  db: Kysely<Database>,
+  id: string,
+): Promise<{ username: string | null; disabled: boolean }> {
+  const row = await db
+    .selectFrom('identityAccounts')
+    .select(['username', 'disabled'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return { username: row?.username ?? null, disabled: !!row?.disabled };
+}
+
+/** Sets the password of the account `id` (its subject, not its username). */
+export async function setPasswordById(
+  db: Kysely<Database>,
+  id: string,
+  password: string,
+): Promise<void> {
+  if (!password) throw new AccountError('InvalidAccount');
+  const passwordHash = await hashPassword(password);
+  const result = await db
+    .updateTable('identityAccounts')
+    .set({ passwordHash })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new AccountError('AccountNotFound');
+}
+
+export async function setDisabled(
+  db: Kysely<Database>,
+  id: string,
+  disabled: boolean,
+): Promise<void> {
+  const result = await db
+    .updateTable('identityAccounts')
+    .set({ disabled: disabled ? 1 : 0 })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw new AccountError('AccountNotFound');
 }

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import { authority } from '../config';
 import { registerBodyHandling } from '../http/body';
+import { createErrorLog, type ErrorLog } from '../core/errorLog';
 import { registerErrorHandling } from '../http/errors';
 import { registerRateLimits } from '../http/rateLimit';
 import { registerSecurityHeaders } from '../http/security';
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Delays password guessing at the embedded identity provider's sign-in. */
     signInThrottle: SignInThrottle;
+    /** This process's recent unexpected errors (GET /api/admin/log). */
+    errorLog: ErrorLog;
   }
 }
 
@@ -29,7 +32,9 @@ export const httpPlugin = fp(
       bodyTimeoutMs: config.http.bodyTimeoutMs,
       idleTimeoutMs: config.http.idleBodyTimeoutMs,
     });
-    registerErrorHandling(fastify);
+    const errorLog = createErrorLog({ now: () => fastify.clock.now() });
+    fastify.decorate('errorLog', errorLog);
+    registerErrorHandling(fastify, errorLog);
     await registerSecurityHeaders(fastify, {
       authority: authority(config),
       appHost: config.appHost,

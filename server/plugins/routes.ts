@@ -2,11 +2,13 @@ import fp from 'fastify-plugin';
 import { consoleRoutes } from '../console/routes';
 import { adminRoutes } from '../http/admin/routes';
 import { challengeRoutes } from '../http/challenge/routes';
+import { dispatchRoutes } from '../http/dispatch/routes';
 import { documentRoutes } from '../http/document/routes';
 import { fileRoutes } from '../http/file/routes';
 import { gradingRoutes } from '../http/gamespace/gradingRoutes';
 import { gamespaceRoutes } from '../http/gamespace/routes';
 import { templateRoutes } from '../http/template/routes';
+import { accountRoutes } from '../http/user/accountRoutes';
 import { userRoutes } from '../http/user/routes';
 import { vmRoutes } from '../http/vm/routes';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
@@ -29,6 +31,7 @@ export const routesPlugin = fp<{ version: string }>(
       commit: config.commit,
       version,
     });
+    await fastify.register(accountRoutes, { db: fastify.store.db, users: services.users });
     await fastify.register(workspaceRoutes, { workspaces: services.workspaces });
     await fastify.register(challengeRoutes, { challenges: services.challenges });
     await fastify.register(templateRoutes, { templates: services.templates });
@@ -38,7 +41,12 @@ export const routesPlugin = fp<{ version: string }>(
     });
     await fastify.register(hubRoutes, { hub, authenticator, cache });
     await fastify.register(gradingRoutes, { grading: services.grading });
-    await fastify.register(adminRoutes, { hub, janitor: fastify.janitor });
+    await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
+    await fastify.register(adminRoutes, {
+      hub,
+      janitor: fastify.janitor,
+      errorLog: fastify.errorLog,
+    });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
     await fastify.register(consoleRoutes, {
       driver,

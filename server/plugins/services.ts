@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config';
 import { createChallengeService } from '../core/challenges';
+import { createDispatchService } from '../core/dispatches';
 import { createDocumentService, type DocumentAccess } from '../core/documents';
 import type { Publisher } from '../core/fields';
 import { createGamespaceService, gameState } from '../core/gamespaces';
@@ -92,6 +93,13 @@ function createServices(fastify: FastifyInstance) {
     publisher,
     gameState: (row) => gameState(row, { db, driver, docsDir, now: Date.now() }),
   });
+  // The dispatcher (wire reference §4.12): commands to in-lab agents, told to the gamespace.
+  const dispatches = createDispatchService(db, {
+    publisher: {
+      publish: (group, event, payload) => fastify.hub.toGroup(group).send(event, payload),
+    },
+    now: () => fastify.clock.now(),
+  });
   // ISO files: uploads into the data folder's isos/, listed for templates to mount.
   const isos = createIsoStore(db, {
     dataDir: config.dataDir,
@@ -116,6 +124,7 @@ function createServices(fastify: FastifyInstance) {
     gamespaces: createGamespaceService(db),
     play,
     grading,
+    dispatches,
     isos,
   };
 }

@@ -28,6 +28,7 @@ import * as m002 from './migrations/002_machines';
 import * as m003 from './migrations/003_documents';
 import * as m004 from './migrations/004_play_indexes';
 import * as m005 from './migrations/005_registrar';
+import * as m006 from './migrations/006_account_disabled';
 
 export type Db = Kysely<Database>;
 export type Dialect = 'sqlite' | 'postgres';
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   '003_documents': m003,
   '004_play_indexes': m004,
   '005_registrar': m005,
+  '006_account_disabled': m006,
 };
 
 class StaticMigrations implements MigrationProvider {

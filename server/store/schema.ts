@@ -129,6 +129,8 @@ export interface IdentityAccountTable {
   name: string;
   passwordHash: string;
   whenCreated: number;
+  /** 1 when an administrator disabled the account: no sign-in, no token refresh. */
+  disabled: Generated<number>;
 }
 
 /** Storage of the embedded identity provider (sessions, grants, codes, interactions). */

@@ -124,6 +124,14 @@ describe.each(testEngines())('gamespace list on %s', (engine) => {
     expect(names).toEqual(['player-open']);
   });
 
+  it('lists only ended or expired gamespaces with inactive, within the observer audience', async () => {
+    const names = async (who: string) =>
+      (await list(who, { filter: ['all', 'inactive'] })).map((g) => g.name);
+    expect(await names('observer')).toEqual(['player-ended']);
+    expect(await names('admin')).toEqual(['player-ended']);
+    expect(await names('player')).toEqual(['player-ended']);
+  });
+
   it('gives admins everything with all, and applies the term only then', async () => {
     expect((await list('admin', { filter: ['all'] })).map((g) => g.name)).toEqual([
       'player-ended',

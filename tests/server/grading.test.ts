@@ -181,6 +181,8 @@ describe.each(testEngines())('grading on %s', (engine) => {
     const admin = await call('GET', path(secret.id), keys.admin!);
     expect(admin.status).toBe(200);
     expect(admin.body!.challenge.sections[0].questions[0].answer).toBe('alpha');
+    // The variant played, 0-based (a field of our own, for the gamespace browser's summary).
+    expect(admin.body!.variant).toBe(0);
     expect((await call('GET', path(open.id), keys.observer!)).status).toBe(200);
     expect(await call('GET', path(secret.id), keys.observer!)).toMatchObject({ status: 403 });
     expect((await call('GET', path(secret.id), keys.player!)).status).toBe(403);

@@ -683,6 +683,37 @@ describe.each(testEngines())('template routes on %s', (engine) => {
       });
       expectNotFound(await call('admin', 'PUT', '/template-detail', { id: newId(), name: 'x' }));
     });
+
+    it('refuses a detail the deploy could not read with a 400 naming what is wrong', async () => {
+      const created = await newStock({ name: `${tag}-checked` });
+      const save = (detail: unknown) =>
+        call('admin', 'PUT', '/template-detail', { id: created.id, name: created.name, detail });
+      // A name the deploy does not read is ignored, as TopoMojo ignores it (the form flags it).
+      const unknownName = await save(
+        JSON.stringify({ Ram: 2, Dsks: [], Disks: [{ Path: '[ds] x/a.vmdk' }] }),
+      );
+      expect(unknownName.status).toBe(200);
+      const wrongType = await save(JSON.stringify({ Ram: '2GB', Disks: [] }));
+      expect(wrongType.status).toBe(400);
+      expect(wrongType.body.errors.detail[0]).toBe('Ram must be a whole number, not "2GB"');
+      const badCpu = await save(JSON.stringify({ Ram: 2, Cpu: 'two', Disks: [{ Path: 'p' }] }));
+      expect(badCpu.body.errors).toEqual({
+        detail: ['Cpu must be sockets x cores, such as "1x2", not "two"'],
+      });
+      const created2 = await call('admin', 'POST', '/template-detail', {
+        name: `${tag}-nodisk`,
+        detail: JSON.stringify({ Ram: 2, Disks: [{ Size: 10 }] }),
+      });
+      expect(created2.status).toBe(400);
+      expect(created2.body.errors.detail[0]).toMatch(/^Disks\[0\]\.Path is required/);
+      // Nothing was saved; a corrected detail is.
+      const kept = await ok(call('admin', 'GET', `/template-detail/${created.id}`));
+      expect(JSON.parse(kept.detail)).toMatchObject({ Ram: 2, Disks: [{ Path: '[ds] x/a.vmdk' }] });
+      const fixed = { Ram: 2, Cpu: '1x1', Disks: [{ Path: '[ds] x/fixed.vmdk', Size: 5 }] };
+      expect((await save(JSON.stringify(fixed))).status).toBe(200);
+      const saved = await ok(call('admin', 'GET', `/template-detail/${created.id}`));
+      expect(JSON.parse(saved.detail)).toMatchObject(fixed);
+    });
   });
 
   describe('POST /api/template/clone (administrators)', () => {

@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { Hub } from '../../hub/hub';
+import type { ErrorLog } from '../../core/errorLog';
+import { invalid } from '../../core/fields';
 import { janitorOptions, type Janitor, type JanitorOptions } from '../../core/janitor';
 import { actorOf } from '../auth';
 import { bodyErrorResponses, errorResponses } from '../schemas';
 import { typed } from '../typed';
+import { caseInsensitiveQuery } from '../workspace/query';
 
 const liveSchema = {
   type: 'array',
@@ -50,12 +53,57 @@ const janitorReportSchema = {
   },
 } as const;
 
+/** GET /api/admin/log: `since` is a date (ISO 8601) or epoch milliseconds. */
+const logQuery = {
+  type: 'object',
+  properties: { since: { type: 'string', maxLength: 64 } },
+} as const;
+
+const logSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      timestamp: { type: 'string' },
+      message: { type: 'string' },
+      stackTrace: { type: 'string' },
+      level: { type: 'string', description: "Topoplay's own: 'error'." },
+      requestId: {
+        type: ['string', 'null'],
+        description: "Topoplay's own: the failed request's id (x-request-id) in the server's log.",
+      },
+    },
+  },
+} as const;
+
+/** `since` as epoch milliseconds; none (or empty) means every entry. */
+function sinceOf(since: string | undefined): number | null {
+  if (since === undefined || since.trim() === '') return null;
+  const value = /^\d+$/.test(since.trim()) ? Number(since) : Date.parse(since);
+  if (Number.isNaN(value)) throw invalid('since');
+  return value;
+}
+
 export async function adminRoutes(
   fastify: FastifyInstance,
-  options: { hub: Hub; janitor: Janitor },
+  options: { hub: Hub; janitor: Janitor; errorLog: ErrorLog },
 ): Promise<void> {
   const app = typed(fastify);
-  const { hub, janitor } = options;
+  const { hub, janitor, errorLog } = options;
+  caseInsensitiveQuery(app);
+
+  // This process's recent unexpected errors (wire reference §1.8), oldest first.
+  app.get(
+    '/api/admin/log',
+    {
+      config: { auth: 'admin' },
+      schema: {
+        querystring: logQuery,
+        response: { 200: logSchema, ...errorResponses },
+      },
+    },
+    async (request) => errorLog.since(sinceOf(request.query.since)),
+  );
 
   // The janitor on demand (wire reference §1.8, §4.6), with optional JanitorOptions; an empty
   // body (or none) takes the defaults, a dry run among them.

@@ -6,6 +6,12 @@ import { bodyErrorResponses, errorResponses } from '../schemas';
 import { gameStateSchema, questionViewSchema } from './schemas';
 import { typed } from '../typed';
 
+/** The gamespace's spec, with the 0-based index of its variant: a field of our own. */
+const gamespaceChallengeSchema = {
+  ...challengeSchema,
+  properties: { ...challengeSchema.properties, variant: { type: 'integer' } },
+} as const;
+
 // Grading and challenge progress (wire reference §1.2, §4.4). An unknown gamespace id is 400
 // ResourceNotFound; an actor who may not see or play it gets 403 with an empty body. The grader
 // key of a gamespace authenticates as that gamespace (actor id = gamespace id), which is how an
@@ -94,7 +100,9 @@ export async function gradingRoutes(
 
   app.get(
     '/api/gamespace/:id/challenge',
-    { schema: { params: idParams, response: { 200: challengeSchema, ...errorResponses } } },
+    {
+      schema: { params: idParams, response: { 200: gamespaceChallengeSchema, ...errorResponses } },
+    },
     async (request) => grading.challenge(actorOf(request), request.params.id),
   );
 

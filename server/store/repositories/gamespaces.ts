@@ -11,6 +11,8 @@ import { contains, startsWith } from './search';
 export interface GamespaceQuery {
   /** Only those not ended nor expired at `now`. */
   active: boolean;
+  /** Only those ended or expired at `now` (a filter of our own; ignored with `active`). */
+  inactive?: boolean;
   now: number;
   /** Only those this subject manages or plays in. */
   memberId?: string;
@@ -138,6 +140,10 @@ export function createGamespaceRepository(db: Db) {
       let q = db.selectFrom('gamespaces as g').selectAll('g');
       if (query.active) {
         q = q.where('g.endTime', '<=', 0).where('g.expirationTime', '>', query.now);
+      } else if (query.inactive) {
+        q = q.where((eb) =>
+          eb.or([eb('g.endTime', '>', 0), eb('g.expirationTime', '<=', query.now)]),
+        );
       }
       const { term, memberId } = query;
       if (term) {

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newId } from '../../../server/core/ids';
+import { createAccount } from '../../../server/identity';
+import { DISPATCH_POLICY } from './dispatchPolicy';
 import {
   ACTORS,
   freshGame,
@@ -174,6 +176,8 @@ const playerGame = async (w: World): Promise<Target> => {
 /** A stored user nobody of the matrix is, with an API key: what refused deletions try. */
 const KEEPER_USER = newId();
 const KEEPER_KEY = newId();
+/** A local account of nobody in the matrix (not the keeper user's: that one has none). */
+const KEEPER_ACCOUNT = newId();
 
 function userRow(id: string) {
   return {
@@ -210,6 +214,30 @@ async function ensureKeeper(w: World): Promise<void> {
     .execute();
 }
 
+/** The keeper local account, enabled (the disabled route sets what it has already). */
+async function ensureKeeperAccount(w: World): Promise<void> {
+  const db = w.server.app.store.db;
+  const row = await db
+    .selectFrom('identityAccounts')
+    .select('id')
+    .where('id', '=', KEEPER_ACCOUNT)
+    .executeTakeFirst();
+  if (!row) {
+    const username = `keeper-${KEEPER_ACCOUNT}`;
+    await createAccount(db, { id: KEEPER_ACCOUNT, username, name: 'keeper', password: username });
+  }
+}
+
+/** Null while the keeper user still has no local account. */
+async function keeperHasNoAccount(w: World): Promise<string | null> {
+  const row = await w.server.app.store.db
+    .selectFrom('identityAccounts')
+    .select('id')
+    .where('id', '=', KEEPER_USER)
+    .executeTakeFirst();
+  return row ? 'the keeper user was given a local account' : null;
+}
+
 async function throwawayUser(w: World): Promise<string> {
   const id = newId();
   await w.server.app.store.db.insertInto('users').values(userRow(id)).execute();
@@ -244,6 +272,8 @@ async function keyExists(w: World, id: string): Promise<string | null> {
 // --- The table.
 
 export const POLICY: PolicyRow[] = [
+  // The dispatcher (wire reference §1.5).
+  ...DISPATCH_POLICY,
   // The embedded identity provider (OpenID Connect): anonymous by nature; the provider answers
   // its own errors whoever calls, and its userinfo takes the provider's access tokens only.
   {
@@ -466,6 +496,46 @@ export const POLICY: PolicyRow[] = [
         request: async (w, t) => {
           await ensureKeeper(w);
           return { method: 'DELETE', url: `/api/apikey/${t.id}` };
+        },
+      },
+    ],
+  },
+  // Our own (issue 17): an administrator manages local accounts of the embedded provider.
+  {
+    method: 'GET',
+    url: '/api/user/:id/account',
+    cases: [{ allow: ADMIN, request: (w) => ({ url: `/api/user/${w.ids.player}/account` }) }],
+  },
+  {
+    method: 'PUT',
+    url: '/api/user/:id/password',
+    cases: [
+      {
+        // Gives a user without one a local account: refused callers must not give the keeper one.
+        allow: ADMIN,
+        shared: (w) => ({ game: w.G, id: KEEPER_USER }),
+        fresh: async (w) => ({ game: w.G, id: await throwawayUser(w) }),
+        intact: keeperHasNoAccount,
+        request: async (w, t) => {
+          await ensureKeeper(w);
+          return json('PUT', `/api/user/${t.id}/password`, {
+            password: 'a new password',
+            username: `u-${t.id}`,
+          });
+        },
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/user/:id/disabled',
+    cases: [
+      {
+        // Leaves the keeper's account enabled: allowed calls change nothing either.
+        allow: ADMIN,
+        request: async (w) => {
+          await ensureKeeperAccount(w);
+          return json('PUT', `/api/user/${KEEPER_ACCOUNT}/disabled`, { disabled: false });
         },
       },
     ],
@@ -1200,6 +1270,11 @@ export const POLICY: PolicyRow[] = [
     method: 'POST',
     url: '/api/admin/announce',
     cases: [{ allow: ADMIN, request: () => text('POST', '/api/admin/announce', 'hello') }],
+  },
+  {
+    method: 'GET',
+    url: '/api/admin/log',
+    cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/log?since=0' }) }],
   },
 
   // Machines (§1.4): CanManageVm = admin, the gamespace's agent, an observer of the audience, a
