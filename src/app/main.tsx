@@ -9,13 +9,15 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import * as E from 'fp-ts/Either';
-import { map } from 'rxjs';
+import { distinctUntilChanged, filter, map } from 'rxjs';
 import { createActor } from 'xstate';
 import { apiBaseUrl, createHttpClient } from '../api/http';
 import { createIsoUploader } from '../api/isoUpload';
 import { getTicket } from '../api/user';
+import { announcementsMachine } from '../machines/announcementsMachine';
 import { authTokenMachine } from '../machines/authTokenMachine';
 import {
+  selectIsAuthenticated,
   selectProfile,
   selectTokenState,
   selectUser,
@@ -27,6 +29,7 @@ import { userChannelRequests$ } from '../streams/browser';
 import { snapshots$, tokenTransitions$ } from '../streams/hub';
 import { hotkeys$ } from '../streams/keyboard';
 import { AppNameContext } from '../views/common/useTitle';
+import { announcementsImplementations } from './announcements';
 import { authorizationOf, authTokenImplementations, createUserManager } from './auth';
 import { createEventLog } from './eventLog';
 import { createHubAdapter, hubUrl } from './hub';
@@ -94,6 +97,10 @@ async function start(container: HTMLElement): Promise<void> {
     systemId: 'hubConnection',
     inspect: eventLog.inspect,
   });
+  const announcements = createActor(
+    announcementsMachine.provide(announcementsImplementations(hubAdapter.events)),
+    { systemId: 'announcements', inspect: eventLog.inspect },
+  );
   const browser = createActor(
     workspaceBrowserMachine.provide(
       workspaceBrowserImplementations({ http, auth, sidebar, hubEvents: hubAdapter.events, local }),
@@ -110,6 +117,7 @@ async function start(container: HTMLElement): Promise<void> {
     hub,
     sidebar,
     browser,
+    announcements,
     local,
     eventLog,
     inspect: eventLog.inspect,
@@ -168,6 +176,7 @@ async function start(container: HTMLElement): Promise<void> {
 
   sidebar.start();
   browser.start();
+  announcements.start();
   hub.start();
   // In the silent-renew iframe the session belongs to the parent page: starting a second
   // authToken actor there would register the user again and race the parent over the store,
@@ -177,6 +186,14 @@ async function start(container: HTMLElement): Promise<void> {
     tokenTransitions$(snapshots$(auth).pipe(map(selectTokenState))).subscribe((event) =>
       hub.send(event),
     );
+    // Announcements were for the session that heard them.
+    snapshots$(auth)
+      .pipe(
+        map(selectIsAuthenticated),
+        distinctUntilChanged(),
+        filter((signedIn) => !signedIn),
+      )
+      .subscribe(() => announcements.send({ type: 'session.ended' }));
     userChannelRequests$(
       snapshots$(auth).pipe(map((snapshot) => selectProfile(snapshot)?.id ?? null)),
     ).subscribe((event) => hub.send(event));

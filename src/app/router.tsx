@@ -16,7 +16,7 @@ import { useAppServices } from './services';
 // first page stays within its size budget; the admin area above all.
 const AboutView = lazy(() => import('../views/about/AboutView'));
 const NotFoundView = lazy(() => import('../views/notFound/NotFoundView'));
-const ObserveView = lazy(() => import('../views/observe/ObserveView'));
+const ObserveRoute = lazy(() => import('./routes/GamespaceBrowserRoute'));
 const GamespaceRoute = lazy(() => import('./routes/GamespaceRoute'));
 const GamespaceInvitationRoute = lazy(() => import('./routes/GamespaceInvitationRoute'));
 const WorkspaceInvitationRoute = lazy(() => import('./routes/WorkspaceInvitationRoute'));
@@ -130,7 +130,7 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
           path: 'topo/:id',
           loader: ({ params }) => redirect(`/topo/${encodeURIComponent(params.id ?? '')}/settings`),
         },
-        { path: 'observe', element: guarded(ObserveView, 'observer') },
+        { path: 'observe', element: guarded(ObserveRoute, 'observer') },
         { path: 'admin', element: guarded(AdminRoute, 'admin') },
         { path: 'admin/:section', element: guarded(AdminRoute, 'admin') },
         { path: '*', element: framed(NotFoundView) },

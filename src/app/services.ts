@@ -8,6 +8,7 @@ import { fromTaskEither } from '../api/actor';
 import type { HttpClient } from '../api/http';
 import { createWorkspace, NEW_WORKSPACE_NAME } from '../api/workspace';
 import { redeemWorkspaceInvitation } from '../api/workspaces';
+import type { AnnouncementsActorRef } from '../machines/announcementsMachine';
 import type { AuthTokenActorRef } from '../machines/authTokenMachine';
 import { selectIsAuthenticated } from '../machines/authTokenMachine.selectors';
 import type { HubConnectionActorRef } from '../machines/hubConnectionMachine';
@@ -48,6 +49,8 @@ export interface AppServices {
   sidebar: SidebarActorRef;
   /** The workspace browser in the sidebar (systemId `workspaceBrowser`). */
   browser: WorkspaceBrowserActorRef;
+  /** Administrators' announcements heard on the hub (systemId `announcements`). */
+  announcements: AnnouncementsActorRef;
   local: LocalSettingsStore;
   eventLog: EventLog;
   /** Records every event of the actors it is given to in the event log. */

@@ -1,4 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
+import { adminDashboardMachine } from './adminDashboardMachine';
+import { adminVmsMachine } from './adminVmsMachine';
+import { announcementsMachine } from './announcementsMachine';
 import { authTokenMachine } from './authTokenMachine';
 import { autosaveFormMachine } from './autosaveFormMachine';
 import { challengeFormMachine } from './challengeFormMachine';
@@ -10,7 +13,9 @@ import { documentCursorsMachine } from './documentCursorsMachine';
 import { documentEditorMachine } from './documentEditorMachine';
 import { documentLogMachine } from './documentLogMachine';
 import { documentOutboxMachine } from './documentOutboxMachine';
+import { gamespaceBrowserMachine } from './gamespaceBrowserMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
+import { gamespaceDetailMachine } from './gamespaceDetailMachine';
 import { gamespaceActionMachine } from './gamespaceActionMachine';
 import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
 import { gamespacePlayMachine } from './gamespacePlayMachine';
@@ -32,15 +37,19 @@ import { oidcCallbackMachine } from './oidcCallbackMachine';
 import { pagedSearchMachine } from './pagedSearchMachine';
 import { presenceMachine } from './presenceMachine';
 import { questionSetMachine } from './questionSetMachine';
+import { serverLogMachine } from './serverLogMachine';
 import { sidebarMachine } from './sidebarMachine';
 import { silentRenewMachine } from './silentRenewMachine';
 import { templateActionsMachine } from './templateActionsMachine';
 import { templateEditorMachine } from './templateEditorMachine';
 import { templateListMachine } from './templateListMachine';
+import { templateDetailMachine } from './templateDetailMachine';
+import { templateManagerMachine } from './templateManagerMachine';
 import { templateSelectorMachine } from './templateSelectorMachine';
 import { tokenChangeMachine } from './tokenChangeMachine';
 import { uploadMachine } from './uploadMachine';
 import { uploadQueueMachine } from './uploadQueueMachine';
+import { userAdminMachine } from './userAdminMachine';
 import { userRegistrationMachine } from './userRegistrationMachine';
 import { vmActionsMachine } from './vmActionsMachine';
 import { vmControllerMachine } from './vmControllerMachine';
@@ -72,6 +81,7 @@ export const machines = {
   sidebar: sidebarMachine,
   pagedSearch: pagedSearchMachine,
   workspaceBrowser: workspaceBrowserMachine,
+  userAdmin: userAdminMachine,
   workspaceInvitation: workspaceInvitationMachine,
   workspaceEditor: workspaceEditorMachine,
   workspaceSettings: workspaceSettingsMachine,
@@ -84,6 +94,8 @@ export const machines = {
   templateActions: templateActionsMachine,
   isoChooser: isoChooserMachine,
   templateSelector: templateSelectorMachine,
+  templateManager: templateManagerMachine,
+  templateDetail: templateDetailMachine,
   gamespaceCleanup: gamespaceCleanupMachine,
   console: consoleMachine,
   consoleNetwork: consoleNetworkMachine,
@@ -105,8 +117,14 @@ export const machines = {
   gamespaceAction: gamespaceActionMachine,
   gamespacePlay: gamespacePlayMachine,
   gameVms: gameVmsMachine,
+  gamespaceBrowser: gamespaceBrowserMachine,
+  gamespaceDetail: gamespaceDetailMachine,
   questionSet: questionSetMachine,
   gamespaceLaunch: gamespaceLaunchMachine,
   launchSignIn: launchSignInMachine,
   gameStatePoll: gameStatePollMachine,
+  announcements: announcementsMachine,
+  adminDashboard: adminDashboardMachine,
+  adminVms: adminVmsMachine,
+  serverLog: serverLogMachine,
 } satisfies Record<string, AnyStateMachine>;

@@ -252,6 +252,26 @@ test('the admin, observer and launch-link screens have their titles and no serio
   await checkScreen(page, 'admin dashboard', `Admin · Dashboard — ${APP}`, menu);
   await menu.getByRole('link', { name: 'Templates' }).click();
   await checkScreen(page, 'admin templates', `Admin · Templates — ${APP}`, menu);
+  await menu.getByRole('link', { name: 'Gamespaces' }).click();
+  await checkScreen(
+    page,
+    'admin gamespaces',
+    `Admin · Gamespaces — ${APP}`,
+    page.getByRole('heading', { name: 'Gamespaces' }),
+  );
+  await menu.getByRole('link', { name: 'Users' }).click();
+  // One user opened, with its keys and local account.
+  await page.getByRole('list', { name: 'Users' }).getByRole('button', { name: 'Player' }).click();
+  await checkScreen(
+    page,
+    'admin users',
+    `Admin · Users — ${APP}`,
+    page.getByRole('region', { name: 'Local account' }),
+  );
+  await menu.getByRole('link', { name: 'Machines' }).click();
+  await checkScreen(page, 'admin machines', `Admin · Machines — ${APP}`, menu);
+  await menu.getByRole('link', { name: 'Log', exact: true }).click();
+  await checkScreen(page, 'admin log', `Admin · Log — ${APP}`, menu);
   await menu.getByRole('link', { name: 'Event log' }).click();
   const events = page.getByRole('table', { name: 'Events' });
   await expect(events.locator('tbody tr').first()).toBeVisible();

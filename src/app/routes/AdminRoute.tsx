@@ -1,14 +1,13 @@
 import { useParams } from 'react-router';
-import {
-  AdminPlaceholder,
-  AdminView,
-  isAdminSection,
-  type AdminSection,
-} from '../../views/admin/AdminView';
+import { AdminView, isAdminSection, type AdminSection } from '../../views/admin/AdminView';
 import { EventLogView } from '../../views/admin/EventLogView';
 import NotFoundView from '../../views/notFound/NotFoundView';
 import type { EventLog } from '../eventLog';
+import { DashboardSection, LogSection, MachinesSection } from './adminSections';
 import { useAppServices } from '../services';
+import { UsersSection } from './UsersSection';
+import { TemplatesSection } from './TemplatesSection';
+import { GamespaceBrowserSection } from './GamespaceBrowserRoute';
 
 /** Saves the whole event log as a JSON file. */
 function downloadEventLog(eventLog: EventLog): void {
@@ -26,17 +25,17 @@ function Section({ section }: { section: AdminSection }) {
   const { eventLog } = useAppServices();
   switch (section) {
     case '':
-      return (
-        <AdminPlaceholder title="Dashboard">
-          Announcements, live connections and the janitor arrive with the admin tools.
-        </AdminPlaceholder>
-      );
+      return <DashboardSection />;
+    case 'gamespaces':
+      return <GamespaceBrowserSection fullAdminView />;
+    case 'users':
+      return <UsersSection />;
     case 'templates':
-      return (
-        <AdminPlaceholder title="Templates">
-          The template manager arrives with templates.
-        </AdminPlaceholder>
-      );
+      return <TemplatesSection />;
+    case 'machines':
+      return <MachinesSection />;
+    case 'log':
+      return <LogSection />;
     case 'events':
       return (
         <EventLogView

@@ -3,7 +3,7 @@ import { Shell } from '../../views/shell/Shell';
 import { useAppServices } from '../services';
 
 export function ShellRoute() {
-  const { settings, auth, hub, sidebar, browser } = useAppServices();
+  const { settings, auth, hub, sidebar, browser, announcements } = useAppServices();
   return (
     <Shell
       appname={settings.appname}
@@ -11,6 +11,7 @@ export function ShellRoute() {
       hub={hub}
       sidebar={sidebar}
       browser={browser}
+      announcements={announcements}
       uploadEnabled={settings.enable_upload}
     >
       <Outlet />

@@ -5,7 +5,11 @@ import { useTitle } from '../common/useTitle';
 /** The admin area's sections, in menu order; the first one is /admin itself. */
 export const ADMIN_SECTIONS = [
   { path: '', label: 'Dashboard' },
+  { path: 'gamespaces', label: 'Gamespaces' },
+  { path: 'users', label: 'Users' },
   { path: 'templates', label: 'Templates' },
+  { path: 'machines', label: 'Machines' },
+  { path: 'log', label: 'Log' },
   { path: 'events', label: 'Event log' },
 ] as const;
 

@@ -1,12 +1,13 @@
+import type { ReactNode } from 'react';
 import { useTitle } from '../common/useTitle';
 
-/** The observe dashboard (observers); the gamespace browser arrives with gamespaces. */
-export default function ObserveView() {
+/** The Observe Dashboard (observers): it holds the gamespace browser in its view-only form. */
+export default function ObserveView({ children }: { children: ReactNode }) {
   useTitle('Observe');
   return (
     <div className="tp-page">
-      <h1>Gamespaces</h1>
-      <p className="tp-muted">The gamespace browser will list active gamespaces here.</p>
+      <h1>Observe Dashboard</h1>
+      {children}
     </div>
   );
 }

@@ -1,6 +1,7 @@
 import { useSelector } from '@xstate/react';
 import type { ReactNode } from 'react';
 import { Link, NavLink } from 'react-router';
+import type { AnnouncementsActorRef } from '../../machines/announcementsMachine';
 import type { AuthTokenActorRef } from '../../machines/authTokenMachine';
 import {
   selectIsAdmin,
@@ -12,6 +13,7 @@ import { selectShowReconnectBanner } from '../../machines/hubBanner.selectors';
 import type { HubConnectionActorRef } from '../../machines/hubConnectionMachine';
 import type { SidebarActorRef } from '../../machines/sidebarMachine';
 import type { WorkspaceBrowserActorRef } from '../../machines/workspaceBrowserMachine';
+import { AnnouncementBanner } from './AnnouncementBanner';
 import { Sidebar } from './Sidebar';
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
@@ -42,6 +44,7 @@ export function Shell({
   hub,
   sidebar,
   browser,
+  announcements,
   uploadEnabled,
   children,
 }: {
@@ -50,6 +53,8 @@ export function Shell({
   hub: HubConnectionActorRef;
   sidebar: SidebarActorRef;
   browser: WorkspaceBrowserActorRef;
+  /** Administrators' announcements; none shown without it (tests of the shell alone). */
+  announcements?: AnnouncementsActorRef;
   /** The Files section exists only when uploads are enabled (settings.enable_upload). */
   uploadEnabled: boolean;
   children: ReactNode;
@@ -95,7 +100,10 @@ export function Shell({
       </header>
       <div className="tp-body">
         <Sidebar sidebar={sidebar} browser={browser} uploadEnabled={uploadEnabled} />
-        <main className="tp-main">{children}</main>
+        <main className="tp-main">
+          {announcements && <AnnouncementBanner announcements={announcements} />}
+          {children}
+        </main>
       </div>
     </div>
   );

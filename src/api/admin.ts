@@ -1,0 +1,98 @@
+import type * as TE from 'fp-ts/TaskEither';
+import * as t from 'io-ts';
+import { withQuery } from '../domain/query';
+import { nullable } from './codecs';
+import type { ApiError, HttpClient } from './http';
+import { Vm, type VmOperationType } from './vm';
+
+/** A hub connection in a room (wire reference §2 CachedConnection, GET admin/live). */
+export const LiveConnection = t.intersection([
+  t.type({ id: t.string }),
+  t.partial({
+    room: nullable(t.string),
+    profileId: nullable(t.string),
+    profileName: nullable(t.string),
+  }),
+]);
+export type LiveConnection = t.TypeOf<typeof LiveConnection>;
+
+/** One finding of the janitor (wire reference §2 JanitorReport). */
+export const JanitorReport = t.intersection([
+  t.type({ id: t.string }),
+  t.partial({
+    name: nullable(t.string),
+    reason: nullable(t.string),
+    age: nullable(t.string),
+    ownerName: nullable(t.string),
+    vmCount: nullable(t.number),
+  }),
+]);
+export type JanitorReport = t.TypeOf<typeof JanitorReport>;
+
+/** One recent server error (GET admin/log); `level` and `requestId` are ours. */
+export const ServerLogEntry = t.intersection([
+  t.type({ timestamp: t.string, message: t.string }),
+  t.partial({
+    stackTrace: nullable(t.string),
+    level: nullable(t.string),
+    requestId: nullable(t.string),
+  }),
+]);
+export type ServerLogEntry = t.TypeOf<typeof ServerLogEntry>;
+
+export const AppVersion = t.partial({ commit: nullable(t.string) });
+export type AppVersion = t.TypeOf<typeof AppVersion>;
+
+/** POST admin/announce: the text (text/plain) to every connected client. */
+export const announce =
+  (http: HttpClient) =>
+  (message: string, signal: AbortSignal): TE.TaskEither<ApiError, unknown> =>
+    http.request(t.unknown, { method: 'POST', path: 'admin/announce', text: message, signal });
+
+export const listLiveConnections =
+  (http: HttpClient) =>
+  (signal: AbortSignal): TE.TaskEither<ApiError, LiveConnection[]> =>
+    http.request(t.array(LiveConnection), { method: 'GET', path: 'admin/live', signal });
+
+/** POST admin/janitor with `dryRun`: the report of what it found (and, unless dry, did). */
+export const runJanitor =
+  (http: HttpClient) =>
+  (options: { dryRun: boolean }, signal: AbortSignal): TE.TaskEither<ApiError, JanitorReport[]> =>
+    http.request(t.array(JanitorReport), {
+      method: 'POST',
+      path: 'admin/janitor',
+      body: options,
+      signal,
+    });
+
+export const getVersion =
+  (http: HttpClient) =>
+  (signal: AbortSignal): TE.TaskEither<ApiError, AppVersion> =>
+    http.request(AppVersion, { method: 'GET', path: 'version', signal });
+
+/** GET admin/log: the server's recent errors, oldest first. */
+export const getServerLog =
+  (http: HttpClient) =>
+  (signal: AbortSignal): TE.TaskEither<ApiError, ServerLogEntry[]> =>
+    http.request(t.array(ServerLogEntry), { method: 'GET', path: 'admin/log', signal });
+
+/** GET vms: every machine, with its group (`__orphaned#…` when it belongs to nothing). */
+export const listAllVms =
+  (http: HttpClient) =>
+  (term: string, signal: AbortSignal): TE.TaskEither<ApiError, Vm[]> =>
+    http.request(t.array(Vm), { method: 'GET', path: withQuery('vms', { filter: term }), signal });
+
+/** Start or stop (PUT vm), or delete (DELETE vm/{id}) a machine. */
+export const operateVm =
+  (http: HttpClient) =>
+  (
+    operation: { id: string; type: Extract<VmOperationType, 'start' | 'stop' | 'delete'> },
+    signal: AbortSignal,
+  ): TE.TaskEither<ApiError, Vm> =>
+    operation.type === 'delete'
+      ? http.request(Vm, {
+          method: 'DELETE',
+          path: `vm/${encodeURIComponent(operation.id)}`,
+          signal,
+        })
+      : http.request(Vm, { method: 'PUT', path: 'vm', body: operation, signal });

@@ -1,0 +1,59 @@
+import * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
+import { fromTaskEither } from '../api/actor';
+import {
+  announce,
+  getServerLog,
+  getVersion,
+  listAllVms,
+  listLiveConnections,
+  operateVm,
+  runJanitor,
+} from '../api/admin';
+import type { HttpClient } from '../api/http';
+import type { adminDashboardMachine } from '../machines/adminDashboardMachine';
+import type { adminVmsMachine } from '../machines/adminVmsMachine';
+import type { serverLogMachine } from '../machines/serverLogMachine';
+
+type Implementations<T extends { provide: (...args: never[]) => unknown }> = Parameters<
+  T['provide']
+>[0];
+
+/** The admin Dashboard's effects over the API. */
+export const adminDashboardImplementations = (
+  http: HttpClient,
+): Implementations<typeof adminDashboardMachine> => ({
+  actors: {
+    announce: fromTaskEither(({ message }: { message: string }, signal) =>
+      announce(http)(message, signal),
+    ),
+    loadLive: fromTaskEither((_: void, signal) => listLiveConnections(http)(signal)),
+    loadVersion: fromTaskEither((_: void, signal) => getVersion(http)(signal)),
+    runJanitor: fromTaskEither((options: { dryRun: boolean }, signal) =>
+      runJanitor(http)(options, signal),
+    ),
+  },
+});
+
+/** The admin Machines section's effects. */
+export const adminVmsImplementations = (
+  http: HttpClient,
+): Implementations<typeof adminVmsMachine> => ({
+  actors: {
+    loadVms: fromTaskEither((_: void, signal) => listAllVms(http)('', signal)),
+    operateVm: fromTaskEither(
+      ({ id, operation }: { id: string; operation: 'start' | 'stop' | 'delete' }, signal) =>
+        pipe(
+          operateVm(http)({ id, type: operation }, signal),
+          TE.map((): void => undefined),
+        ),
+    ),
+  },
+});
+
+/** The admin Log's effect. */
+export const serverLogImplementations = (
+  http: HttpClient,
+): Implementations<typeof serverLogMachine> => ({
+  actors: { loadLog: fromTaskEither((_: void, signal) => getServerLog(http)(signal)) },
+});

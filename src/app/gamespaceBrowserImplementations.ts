@@ -1,0 +1,106 @@
+import * as E from 'fp-ts/Either';
+import * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
+import { fromEventObservable, fromPromise } from 'xstate';
+import { fromTaskEither } from '../api/actor';
+import {
+  getGamespaceChallenge,
+  listGamespaces,
+  listGamespaceVms,
+  listPlayers,
+  type Gamespace,
+  type Player,
+} from '../api/gamespaces';
+import type { ApiError } from '../api/http';
+import { deleteGamespace } from '../api/play';
+import type { Vm } from '../api/vm';
+import { errorMessage } from '../domain/text';
+import {
+  gamespaceBrowserMachine,
+  gamespaceListSearchMachine,
+  type DeleteOutcome,
+  type GamespaceRow,
+} from '../machines/gamespaceBrowserMachine';
+import { gamespaceDetailMachine, type GamespaceDetail } from '../machines/gamespaceDetailMachine';
+import type { PageQuery } from '../machines/pagedSearchMachine';
+import { splitVmName } from '../machines/vmControllerRules';
+import { clockTicks$ } from '../streams/clock';
+import { gameVmLogic } from './playImplementations';
+import type { WorkspaceDependencies } from './workspaceImplementations';
+
+export const toGamespaceRow = (gamespace: Gamespace): GamespaceRow => ({
+  id: gamespace.id,
+  name: gamespace.name ?? '',
+  managerName: gamespace.managerName ?? '',
+  startTime: gamespace.startTime ?? null,
+  endTime: gamespace.endTime ?? null,
+  expirationTime: gamespace.expirationTime ?? null,
+});
+
+/** A listed machine as the controllers take it: its name without the '#tag' (spec §2). */
+const toGameVm = (vm: Vm) => ({ id: vm.id, name: splitVmName(vm.name ?? '').name });
+
+/**
+ * Players are read where the reference lets the viewer read them (managers, players, admins);
+ * an observer is refused, which is no failure of the detail: the summary says so instead.
+ */
+const playersIfReadable =
+  (deps: WorkspaceDependencies) =>
+  (id: string, signal: AbortSignal): TE.TaskEither<ApiError, Player[] | null> =>
+    pipe(
+      listPlayers(deps.http)(id, signal),
+      TE.map((players): Player[] | null => players),
+      TE.orElse((error) => (error.status === 403 ? TE.right(null) : TE.left(error))),
+    );
+
+const loadDetail = (deps: WorkspaceDependencies) =>
+  fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+    pipe(
+      TE.Do,
+      TE.apS('challenge', getGamespaceChallenge(deps.http)(gamespaceId, signal)),
+      TE.apS(
+        'vms',
+        pipe(
+          listGamespaceVms(deps.http)(gamespaceId, signal),
+          TE.map((vms) => vms.map(toGameVm)),
+        ),
+      ),
+      TE.apS('players', playersIfReadable(deps)(gamespaceId, signal)),
+      TE.map((detail): GamespaceDetail => detail),
+    ),
+  );
+
+/** The deletes run one after another; each failure is reported with the gamespace's id. */
+const deleteEach = (deps: WorkspaceDependencies) =>
+  fromPromise<DeleteOutcome, { ids: string[] }>(async ({ input, signal }) => {
+    const outcome: DeleteOutcome = { deleted: [], errors: [] };
+    for (const id of input.ids) {
+      const result = await deleteGamespace(deps.http)(id, signal)();
+      if (E.isRight(result)) outcome.deleted.push(id);
+      else outcome.errors.push(`${id.slice(0, 8)}: ${errorMessage(result.left)}`);
+    }
+    return outcome;
+  });
+
+/** The gamespace browser with its effects (observe page and admin Gamespaces). */
+export function gamespaceBrowserLogic(deps: WorkspaceDependencies) {
+  return gamespaceBrowserMachine.provide({
+    actors: {
+      gamespaceSearch: gamespaceListSearchMachine.provide({
+        actors: {
+          fetchPage: fromTaskEither((query: PageQuery, signal) =>
+            pipe(
+              listGamespaces(deps.http)(query, signal),
+              TE.map((gamespaces) => gamespaces.map(toGamespaceRow)),
+            ),
+          ),
+        },
+      }),
+      gamespaceDetail: gamespaceDetailMachine.provide({
+        actors: { loadDetail: loadDetail(deps), vmController: gameVmLogic(deps) },
+      }),
+      clock: fromEventObservable(() => clockTicks$()),
+      deleteGamespaces: deleteEach(deps),
+    },
+  });
+}

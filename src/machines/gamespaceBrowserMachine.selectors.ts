@@ -1,0 +1,113 @@
+import type { GamespaceChallenge } from '../api/gamespaces';
+import { session } from '../domain/session';
+import { clockText, isUnsetDate } from '../domain/time';
+import type {
+  BrowserFilter,
+  DeleteTarget,
+  GamespaceBrowserSnapshot,
+  GamespaceRow,
+} from './gamespaceBrowserMachine';
+import type { GamespaceDetail, GamespaceDetailSnapshot } from './gamespaceDetailMachine';
+import type { PagedSearchActorRef, PagedSearchSnapshot } from './pagedSearchMachine';
+import type { VmControllerActorRef } from './vmControllerMachine';
+
+/** The paged search of gamespaces (invoked with the browser, so always there). */
+export const selectGamespaceSearch = (
+  snapshot: GamespaceBrowserSnapshot,
+): PagedSearchActorRef<GamespaceRow> =>
+  snapshot.children.search as PagedSearchActorRef<GamespaceRow>;
+
+export const selectIsFullAdminView = (snapshot: GamespaceBrowserSnapshot): boolean =>
+  snapshot.context.fullAdminView;
+
+export const selectNow = (snapshot: GamespaceBrowserSnapshot): number => snapshot.context.now;
+
+export const selectViewedId = (snapshot: GamespaceBrowserSnapshot): string | null =>
+  snapshot.context.viewedId;
+
+export const selectViewed = (snapshot: GamespaceBrowserSnapshot) => snapshot.context.viewed;
+
+export const selectSelectedIds = (snapshot: GamespaceBrowserSnapshot): readonly string[] =>
+  snapshot.context.selected;
+
+export const selectCanDeleteSelected = (snapshot: GamespaceBrowserSnapshot): boolean =>
+  snapshot.can({ type: 'gamespace.deleteSelectedRequested' });
+
+/** What the open confirmation is about; null when none is open. */
+export const selectConfirming = (snapshot: GamespaceBrowserSnapshot): DeleteTarget | null =>
+  snapshot.matches('confirming') ? snapshot.context.pendingDelete : null;
+
+export const selectIsDeleting = (snapshot: GamespaceBrowserSnapshot): boolean =>
+  snapshot.hasTag('deleting');
+
+export const selectBrowserErrors = (snapshot: GamespaceBrowserSnapshot): readonly string[] =>
+  snapshot.context.errors;
+
+/** Which toggle is on: the search's filter holds it. */
+export const selectFilter = (snapshot: PagedSearchSnapshot<GamespaceRow>): BrowserFilter =>
+  snapshot.context.filter.includes('inactive') ? 'inactive' : 'active';
+
+export const selectTerm = (snapshot: PagedSearchSnapshot<GamespaceRow>): string =>
+  snapshot.context.term;
+
+export const selectSkip = (snapshot: PagedSearchSnapshot<GamespaceRow>): number =>
+  snapshot.context.skip;
+
+export const selectTake = (snapshot: PagedSearchSnapshot<GamespaceRow>): number =>
+  snapshot.context.take;
+
+/** A row's session line: its countdown as HH:MM:SS, and whether it is over (dark) or not (green). */
+export function rowSession(row: GamespaceRow, now: number): { countdown: string; over: boolean } {
+  const s = session(row, now);
+  return { countdown: clockText(s.countdown), over: s.isOver };
+}
+
+// The expanded row.
+
+export const selectDetailTab = (snapshot: GamespaceDetailSnapshot) => snapshot.context.tab;
+
+export const selectDetail = (snapshot: GamespaceDetailSnapshot): GamespaceDetail | null =>
+  snapshot.context.detail;
+
+export const selectDetailError = (snapshot: GamespaceDetailSnapshot): string | null =>
+  snapshot.context.error;
+
+export const selectIsDetailLoading = (snapshot: GamespaceDetailSnapshot): boolean =>
+  snapshot.hasTag('loading');
+
+export const selectDetailControllers = (
+  snapshot: GamespaceDetailSnapshot,
+): Readonly<Record<string, VmControllerActorRef>> => snapshot.context.controllers;
+
+export interface SetScore {
+  name: string;
+  points: number;
+}
+
+export interface DetailSummary {
+  /** 1-based, as launch settings number them; null when the server does not say. */
+  variant: number | null;
+  score: number;
+  maxPoints: number;
+  /** Points per question set: a set's score is its share of the whole challenge. */
+  sets: SetScore[];
+}
+
+/** The summary's challenge figures, from the spec the server keeps for the gamespace. */
+export function detailSummary(challenge: GamespaceChallenge): DetailSummary {
+  const maxPoints = challenge.maxPoints ?? 0;
+  const points = (fraction: number | null | undefined) => Math.round((fraction ?? 0) * maxPoints);
+  return {
+    variant: typeof challenge.variant === 'number' ? challenge.variant + 1 : null,
+    score: points(challenge.score),
+    maxPoints,
+    sets: (challenge.challenge?.sections ?? []).map((section, i) => ({
+      name: section.name || `Set ${i + 1}`,
+      points: points(section.score),
+    })),
+  };
+}
+
+/** A date of the row as the summary shows it; unset dates show as a dash. */
+export const dateText = (date: string | null): string =>
+  isUnsetDate(date) ? '—' : new Date(date as string).toLocaleString();

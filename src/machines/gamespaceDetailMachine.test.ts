@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, createMachine, fromPromise } from 'xstate';
+import type { GameVm } from '../api/play';
+import {
+  detailSummary,
+  selectDetailControllers,
+  selectDetailError,
+  selectDetailTab,
+} from './gamespaceBrowserMachine.selectors';
+import { gamespaceDetailMachine, type GamespaceDetail } from './gamespaceDetailMachine';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { unreachedStateIds } from './testing/reachability';
+
+const vms: GameVm[] = [
+  { id: 'vm-1', name: 'web' },
+  { id: 'vm-2', name: 'db' },
+];
+
+function startDetail(fullAdminView: boolean) {
+  const loads: Deferred<GamespaceDetail>[] = [];
+  const controllerInputs: unknown[] = [];
+  const logic = gamespaceDetailMachine.provide({
+    actors: {
+      loadDetail: fromPromise(() => {
+        const d = deferred<GamespaceDetail>();
+        loads.push(d);
+        return d.promise;
+      }),
+      // A stand-in controller that records what it was given.
+      vmController: createMachine({
+        context: ({ input }: { input: unknown }) => {
+          controllerInputs.push(input);
+          return {};
+        },
+      }) as never,
+    },
+  });
+  const actor = createActor(logic, { input: { gamespaceId: 'gs-1', fullAdminView } }).start();
+  return { actor, loads, controllerInputs, snapshot: () => actor.getSnapshot() };
+}
+
+describe('gamespaceDetailMachine', () => {
+  it('gives each machine a controller once the detail arrives, delete only in the full view', async () => {
+    const d = startDetail(false);
+    d.loads[0]?.resolve({ challenge: {}, vms, players: null });
+    await flush();
+    expect(Object.keys(selectDetailControllers(d.snapshot()))).toEqual(['vm-1', 'vm-2']);
+    expect(d.controllerInputs[0]).toMatchObject({
+      template: { id: 'vm-1', name: 'web', workspaceId: 'gs-1' },
+      hideDelete: true,
+      fullbleed: false,
+      sessionId: 'gs-1',
+    });
+    const admin = startDetail(true);
+    admin.loads[0]?.resolve({ challenge: {}, vms, players: [] });
+    await flush();
+    expect(admin.controllerInputs[0]).toMatchObject({ hideDelete: false });
+  });
+
+  it('shows why loading failed and loads again on retry', async () => {
+    const d = startDetail(false);
+    d.loads[0]?.reject({ status: 403, message: 'Forbidden' });
+    await flush();
+    expect(d.snapshot().value).toBe('failed');
+    expect(selectDetailError(d.snapshot())).not.toBeNull();
+    d.actor.send({ type: 'detail.retryRequested' });
+    expect(d.loads).toHaveLength(2);
+    expect(d.snapshot().value).toBe('loading');
+  });
+
+  it('switches between the Detail, Json and Dispatcher tabs', () => {
+    const d = startDetail(false);
+    expect(selectDetailTab(d.snapshot())).toBe('detail');
+    d.actor.send({ type: 'detail.tabSelected', tab: 'json' });
+    expect(selectDetailTab(d.snapshot())).toBe('json');
+  });
+
+  it('sums up the variant (1-based) and the points per question set', () => {
+    expect(
+      detailSummary({
+        maxPoints: 100,
+        score: 0.75,
+        variant: 1,
+        challenge: { sections: [{ name: 'First', score: 0.5 }, { score: 0.25 }] },
+      }),
+    ).toEqual({
+      variant: 2,
+      score: 75,
+      maxPoints: 100,
+      sets: [
+        { name: 'First', points: 50 },
+        { name: 'Set 2', points: 25 },
+      ],
+    });
+    expect(detailSummary({}).variant).toBeNull();
+  });
+
+  it('reaches every state', () => {
+    expect(
+      unreachedStateIds(gamespaceDetailMachine, {
+        serializeState: (s) => JSON.stringify(s.value),
+        inputs: [{ gamespaceId: 'gs-1', fullAdminView: true }],
+        payloads: [{ type: 'detail.tabSelected', tab: 'json' }],
+      }),
+    ).toEqual([]);
+  });
+});

@@ -1,0 +1,198 @@
+import { useSelector } from '@xstate/react';
+import {
+  MAX_ANNOUNCEMENT_CHARS,
+  type AdminDashboardActorRef,
+} from '../../machines/adminDashboardMachine';
+import {
+  selectAnnounceError,
+  selectCanAnnounce,
+  selectCommit,
+  selectDraft,
+  selectIsAnnouncing,
+  selectIsJanitorRunning,
+  selectIsLoadingLive,
+  selectJanitorError,
+  selectLive,
+  selectLiveError,
+  selectReport,
+  selectReportDryRun,
+  selectSent,
+} from '../../machines/adminDashboardMachine.selectors';
+
+function Announce({ dashboard }: { dashboard: AdminDashboardActorRef }) {
+  const draft = useSelector(dashboard, selectDraft);
+  const sent = useSelector(dashboard, selectSent);
+  const error = useSelector(dashboard, selectAnnounceError);
+  const canSend = useSelector(dashboard, selectCanAnnounce);
+  const sending = useSelector(dashboard, selectIsAnnouncing);
+  return (
+    <section aria-labelledby="tp-announce" className="tp-panel">
+      <h3 id="tp-announce">Announce</h3>
+      <form
+        className="tp-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          dashboard.send({ type: 'announce.submitted' });
+        }}
+      >
+        <label className="tp-field">
+          <span>Message to every connected user</span>
+          <textarea
+            className="p-inputtextarea p-inputtext p-component"
+            rows={3}
+            maxLength={MAX_ANNOUNCEMENT_CHARS}
+            value={draft}
+            onChange={(e) => dashboard.send({ type: 'announce.edited', text: e.target.value })}
+          />
+        </label>
+        <div className="tp-actions">
+          <button type="submit" className="p-button p-component p-button-sm" disabled={!canSend}>
+            <i className="pi pi-megaphone" aria-hidden="true" />
+            <span>{sending ? 'Sending...' : 'Announce'}</span>
+          </button>
+        </div>
+      </form>
+      {error && (
+        <p className="tp-alert tp-alert-danger" role="alert">
+          {error}
+        </p>
+      )}
+      {sent && !error && (
+        <p className="tp-muted" role="status">
+          Announced: {sent}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Live({ dashboard }: { dashboard: AdminDashboardActorRef }) {
+  const live = useSelector(dashboard, selectLive);
+  const loading = useSelector(dashboard, selectIsLoadingLive);
+  const error = useSelector(dashboard, selectLiveError);
+  return (
+    <section aria-labelledby="tp-live" className="tp-panel">
+      <div className="tp-section-header">
+        <h3 id="tp-live">Live connections ({live.length})</h3>
+        <button
+          type="button"
+          className="p-button p-component p-button-sm p-button-text"
+          disabled={loading}
+          onClick={() => dashboard.send({ type: 'live.refreshRequested' })}
+        >
+          <i className={`pi ${loading ? 'pi-spin pi-spinner' : 'pi-refresh'}`} aria-hidden="true" />
+          <span>Refresh</span>
+        </button>
+      </div>
+      {error && (
+        <p className="tp-alert tp-alert-danger" role="alert">
+          {error}
+        </p>
+      )}
+      <table className="tp-table" aria-label="Live connections">
+        <thead>
+          <tr>
+            <th scope="col">User</th>
+            <th scope="col">Room</th>
+            <th scope="col">Connection</th>
+          </tr>
+        </thead>
+        <tbody>
+          {live.map((c) => (
+            <tr key={`${c.id} ${c.room ?? ''}`}>
+              <td>{c.profileName || c.profileId}</td>
+              <td>{c.room}</td>
+              <td>
+                <code>{c.id.slice(0, 8)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Janitor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
+  const report = useSelector(dashboard, selectReport);
+  const dryRun = useSelector(dashboard, selectReportDryRun);
+  const running = useSelector(dashboard, selectIsJanitorRunning);
+  const error = useSelector(dashboard, selectJanitorError);
+  return (
+    <section aria-labelledby="tp-janitor" className="tp-panel">
+      <h3 id="tp-janitor">Janitor</h3>
+      <p className="tp-muted">
+        Ends expired gamespaces and removes their machines; reports idle and forgotten workspaces. A
+        dry run only reports.
+      </p>
+      <div className="tp-actions">
+        <button
+          type="button"
+          className="p-button p-component p-button-sm"
+          disabled={running}
+          onClick={() => dashboard.send({ type: 'janitor.runRequested', dryRun: true })}
+        >
+          <i className="pi pi-search" aria-hidden="true" />
+          <span>Dry run</span>
+        </button>
+        <button
+          type="button"
+          className="p-button p-component p-button-sm p-button-warning"
+          disabled={running}
+          onClick={() => dashboard.send({ type: 'janitor.runRequested', dryRun: false })}
+        >
+          <i className="pi pi-trash" aria-hidden="true" />
+          <span>Run janitor</span>
+        </button>
+        {running && <i className="pi pi-spin pi-spinner" aria-label="Running" />}
+      </div>
+      {error && (
+        <p className="tp-alert tp-alert-danger" role="alert">
+          {error}
+        </p>
+      )}
+      {report && (
+        <table className="tp-table" aria-label="Janitor report">
+          <caption className="tp-muted">
+            {report.length} finding{report.length === 1 ? '' : 's'}
+            {dryRun ? ' (dry run: nothing was deleted)' : ''}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Reason</th>
+              <th scope="col">Name</th>
+              <th scope="col">Owner</th>
+              <th scope="col">Last activity</th>
+              <th scope="col">Machines</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.map((r) => (
+              <tr key={`${r.reason ?? ''} ${r.id}`}>
+                <td>{r.reason}</td>
+                <td>{r.name}</td>
+                <td>{r.ownerName}</td>
+                <td>{r.age}</td>
+                <td>{r.vmCount}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** The admin Dashboard: announce, live connections, janitor and version (spec §2 admin). */
+export function AdminDashboardView({ dashboard }: { dashboard: AdminDashboardActorRef }) {
+  const commit = useSelector(dashboard, selectCommit);
+  return (
+    <section aria-labelledby="tp-dashboard" className="tp-admin-dashboard">
+      <h2 id="tp-dashboard">Dashboard</h2>
+      <Announce dashboard={dashboard} />
+      <Janitor dashboard={dashboard} />
+      <Live dashboard={dashboard} />
+      <p className="tp-muted tp-small">Server version: {commit || 'unknown'}</p>
+    </section>
+  );
+}

@@ -1,0 +1,94 @@
+import { expect, test } from '@playwright/test';
+import { apiOf, signIn } from './support';
+
+// The admin Dashboard and Machines sections (issue 17): an announcement reaches a player's page
+// live, the janitor's report shows, and a deployed machine is listed with its group.
+
+test('an admin announces a message that a signed-in player sees live and can dismiss', async ({
+  browser,
+}) => {
+  const playerContext = await browser.newContext();
+  const adminContext = await browser.newContext();
+  try {
+    const player = await playerContext.newPage();
+    await signIn(player, 'player');
+    // Connected: the player's page hears the hub (no reconnection banner).
+    await expect(player.getByRole('button', { name: 'Find A Space' })).toBeVisible();
+
+    const admin = await adminContext.newPage();
+    await signIn(admin, 'admin');
+    await admin.goto('/admin');
+    const message = `Maintenance at noon ${Date.now()}`;
+    await admin.getByLabel('Message to every connected user').fill(message);
+    await admin.getByRole('button', { name: 'Announce' }).click();
+    await expect(
+      admin.getByRole('status').filter({ hasText: `Announced: ${message}` }),
+    ).toBeVisible();
+    await expect(admin.getByLabel('Message to every connected user')).toHaveValue('');
+
+    const announcements = player.getByRole('region', { name: 'Announcements' });
+    await expect(announcements.getByText(message)).toBeVisible();
+    await announcements.getByRole('button', { name: 'Dismiss announcement' }).click();
+    await expect(player.getByText(message)).toHaveCount(0);
+
+    // The live connections list the player's connection.
+    await admin.getByRole('button', { name: 'Refresh' }).click();
+    await expect(
+      admin
+        .getByRole('table', { name: 'Live connections' })
+        .getByRole('cell', { name: 'Player' })
+        .first(),
+    ).toBeVisible();
+  } finally {
+    await playerContext.close();
+    await adminContext.close();
+  }
+});
+
+test('an admin runs the janitor and reads its report, and sees a deployed machine in Machines', async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'admin');
+
+  // A workspace with the stock linux-server's machine deployed, made through the API.
+  const api = await apiOf(page);
+  const workspace = await api<{ id: string }>('POST', 'workspace', { name: 'Janitor lab' });
+  const [stock] = await api<{ id: string }[]>('GET', 'templates?term=linux-server');
+  expect(stock).toBeDefined();
+  const linked = await api<{ id: string; name: string }>('POST', 'template', {
+    templateId: stock!.id,
+    workspaceId: workspace.id,
+  });
+  const vm = await api<{ id: string; name: string }>('POST', `vm-template/${linked.id}`, {});
+
+  await page.goto('/admin');
+  await page.getByRole('button', { name: 'Dry run' }).click();
+  const report = page.getByRole('table', { name: 'Janitor report' });
+  await expect(report).toBeVisible();
+  await expect(report.locator('caption')).toContainText('dry run: nothing was deleted');
+  for (const column of ['Reason', 'Name', 'Owner', 'Last activity', 'Machines']) {
+    await expect(report.getByRole('columnheader', { name: column })).toBeVisible();
+  }
+
+  await page
+    .getByRole('navigation', { name: 'Admin sections' })
+    .getByRole('link', { name: 'Machines' })
+    .click();
+  await expect(page).toHaveURL(/\/admin\/machines$/);
+  const row = page
+    .getByRole('table', { name: 'Machines' })
+    .getByRole('row')
+    .filter({ hasText: vm.name });
+  await expect(row).toBeVisible();
+  await expect(row).toContainText('workspace: Janitor lab');
+  await expect(row.getByRole('button', { name: `Stop ${vm.name}` })).toBeEnabled();
+
+  // Delete, asked beside the button: the machine leaves the list.
+  await row.getByRole('button', { name: `Delete ${vm.name}` }).click();
+  await row
+    .getByRole('group', { name: `Delete machine ${vm.name}?` })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
+  await expect(row).toHaveCount(0);
+});
