@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import { fromEventObservable, fromPromise } from 'xstate';
+import { fromCallback, fromEventObservable, fromPromise, type EventObject } from 'xstate';
 import { fromTaskEither } from '../api/actor';
 import {
   getGamespaceChallenge,
@@ -11,6 +11,7 @@ import {
   type Gamespace,
   type Player,
 } from '../api/gamespaces';
+import { createDispatch, listDispatches } from '../api/dispatch';
 import type { ApiError } from '../api/http';
 import { deleteGamespace } from '../api/play';
 import type { Vm } from '../api/vm';
@@ -21,10 +22,12 @@ import {
   type DeleteOutcome,
   type GamespaceRow,
 } from '../machines/gamespaceBrowserMachine';
+import { dispatcherConsoleMachine } from '../machines/dispatcherConsoleMachine';
 import { gamespaceDetailMachine, type GamespaceDetail } from '../machines/gamespaceDetailMachine';
 import type { PageQuery } from '../machines/pagedSearchMachine';
 import { splitVmName } from '../machines/vmControllerRules';
 import { clockTicks$ } from '../streams/clock';
+import { gamespaceDispatches$ } from '../streams/dispatches';
 import { gameVmLogic } from './playImplementations';
 import type { WorkspaceDependencies } from './workspaceImplementations';
 
@@ -101,6 +104,34 @@ export function gamespaceBrowserLogic(deps: WorkspaceDependencies) {
       }),
       clock: fromEventObservable(() => clockTicks$()),
       deleteGamespaces: deleteEach(deps),
+    },
+  });
+}
+
+/**
+ * The Dispatcher tab's console. `listen`: whether the viewer may Listen on the gamespace's
+ * channel; the reference lets admins listen on any gamespace but refuses observers (wire
+ * reference §3 Listen), whose console then shows what it loaded and what Refresh brings.
+ */
+export function dispatcherConsoleLogic(
+  deps: WorkspaceDependencies,
+  { listen }: { listen: boolean },
+) {
+  const { http, hub, hubEvents } = deps;
+  return dispatcherConsoleMachine.provide({
+    actors: {
+      loadDispatches: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+        listDispatches(http)(gamespaceId, signal),
+      ),
+      sendDispatch: fromTaskEither(createDispatch(http)),
+      listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
+        if (!listen) return undefined;
+        hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
+        return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
+      }),
+      dispatchEvents: fromEventObservable(({ input }: { input: { gamespaceId: string } }) =>
+        gamespaceDispatches$(hubEvents, input.gamespaceId),
+      ),
     },
   });
 }

@@ -12,6 +12,7 @@ import { consoleNetworkMachine } from './consoleNetworkMachine';
 import { documentCursorsMachine } from './documentCursorsMachine';
 import { documentEditorMachine } from './documentEditorMachine';
 import { documentLogMachine } from './documentLogMachine';
+import { dispatcherConsoleMachine } from './dispatcherConsoleMachine';
 import { documentOutboxMachine } from './documentOutboxMachine';
 import { gamespaceBrowserMachine } from './gamespaceBrowserMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
@@ -119,6 +120,7 @@ export const machines = {
   gameVms: gameVmsMachine,
   gamespaceBrowser: gamespaceBrowserMachine,
   gamespaceDetail: gamespaceDetailMachine,
+  dispatcherConsole: dispatcherConsoleMachine,
   questionSet: questionSetMachine,
   gamespaceLaunch: gamespaceLaunchMachine,
   launchSignIn: launchSignInMachine,
