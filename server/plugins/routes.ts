@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { consoleRoutes } from '../console/routes';
+import { adminExportRoutes } from '../http/admin/exportRoutes';
 import { adminRoutes } from '../http/admin/routes';
 import { challengeRoutes } from '../http/challenge/routes';
 import { dispatchRoutes } from '../http/dispatch/routes';
@@ -14,7 +15,7 @@ import { vmRoutes } from '../http/vm/routes';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
 import { workspaceRoutes } from '../http/workspace/routes';
 import { hubRoutes } from '../hub/routes';
-import { userDefaults } from './services';
+import { docsDirOf, userDefaults } from './services';
 
 // The API (wire reference §1–§5), one plugin per resource folder under server/http, each given
 // the services it calls; the hub's endpoint and the consoles this server serves with them.
@@ -46,6 +47,11 @@ export const routesPlugin = fp<{ version: string }>(
       hub,
       janitor: fastify.janitor,
       errorLog: fastify.errorLog,
+    });
+    await fastify.register(adminExportRoutes, {
+      db: fastify.store.db,
+      dataDir: config.dataDir,
+      docsDir: docsDirOf(config),
     });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
     await fastify.register(consoleRoutes, {

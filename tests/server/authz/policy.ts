@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { strToU8, zipSync } from 'fflate';
 import { newId } from '../../../server/core/ids';
 import { createAccount } from '../../../server/identity';
 import { DISPATCH_POLICY } from './dispatchPolicy';
@@ -124,6 +125,9 @@ const ADMIN: readonly ActorKind[] = ['admin'];
 const NOBODY: readonly ActorKind[] = [];
 
 const g = (w: World): Target => ({ game: w.G, id: w.G.id });
+/** A workspace archive with no workspace in it. */
+const EMPTY_ARCHIVE = Buffer.from(zipSync({ '_data.json': strToU8('[]') }));
+
 const json = (method: string, url: string, payload: object): Req => ({ method, url, payload });
 const text = (method: string, url: string, body: string): Req => ({
   method,
@@ -1275,6 +1279,31 @@ export const POLICY: PolicyRow[] = [
     method: 'GET',
     url: '/api/admin/log',
     cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/log?since=0' }) }],
+  },
+  // Workspace archives (issue 17).
+  ...(['/api/admin/export', '/api/admin/download'] as const).map((url): PolicyRow => ({
+    method: 'POST',
+    url,
+    cases: [{ allow: ADMIN, request: (w) => json('POST', url, [w.W]) }],
+  })),
+  {
+    method: 'GET',
+    url: '/api/admin/import',
+    cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/import' }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/admin/upload',
+    cases: [
+      {
+        allow: ADMIN,
+        request: () => ({
+          method: 'POST',
+          url: '/api/admin/upload',
+          ...multipart([{ name: 'files', filename: 'empty.zip', data: EMPTY_ARCHIVE }]),
+        }),
+      },
+    ],
   },
 
   // Machines (§1.4): CanManageVm = admin, the gamespace's agent, an observer of the audience, a
