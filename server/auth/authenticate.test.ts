@@ -45,7 +45,7 @@ describe('bearer tokens', () => {
     createAuthenticator({
       ...NO_KEYS,
       users: {
-        find: async () => row,
+        findCaller: async () => ({ row, signInDisabled: false }),
         findByServiceAccount: async () => null,
       } as unknown as UserService,
       cache: createMemoryCache(),
@@ -143,7 +143,10 @@ describe('tickets and cookies held to a gamespace', () => {
   const auth = createAuthenticator({
     ...NO_KEYS,
     users: {
-      find: async (id: string) => (id === admin.id ? admin : null),
+      findCaller: async (id: string) => ({
+        row: id === admin.id ? admin : null,
+        signInDisabled: false,
+      }),
       findByServiceAccount: async () => null,
     } as unknown as UserService,
     cache: createMemoryCache(),

@@ -5,6 +5,7 @@ import {
   actorFrom,
   agentActor,
   scopedTo,
+  signInDisabled,
   type Actor,
   type UserDefaults,
   type UserService,
@@ -201,8 +202,9 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     name: string,
     idpRole: RoleName | null,
   ): Promise<Actor> {
-    const row = await users.find(id);
-    return actorFrom(row, { id, name }, idpRole, defaults);
+    const { row, signInDisabled: disabled } = await users.findCaller(id);
+    const actor = actorFrom(row, { id, name }, idpRole, defaults);
+    return disabled ? signInDisabled(actor) : actor;
   }
 
   // Tokens whose signature, issuer and audience were verified, until they expire (at most

@@ -4,7 +4,7 @@ import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createPlayerRepository } from '../store/repositories/players';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { DispatchTable } from '../store/schema';
-import { hasAnyToken, isoDate, parseDate } from './dto';
+import { audienceReaches, isoDate, parseDate } from './dto';
 import { forbidden } from './errors';
 import { actorRef, invalid, unknownArgument, type EventPayload, type Paging } from './fields';
 import { asId, newId } from './ids';
@@ -81,7 +81,7 @@ export function createDispatchService(
     if ((await players.permissionOf(g.id, actor.id)) === PERMISSION.manager) return true;
     if (!actor.isObserver || !g.workspaceId) return false;
     const ws = await workspaces.find(g.workspaceId);
-    return hasAnyToken(ws?.audience, actor.scope);
+    return audienceReaches(ws?.audience, actor.scope);
   }
 
   async function authorize(actor: Actor, group: string): Promise<void> {

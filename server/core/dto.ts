@@ -38,3 +38,18 @@ export function hasAnyToken(a: string | null | undefined, b: string | null | und
   const right = new Set(split(b));
   return split(a).some((t) => right.has(t));
 }
+
+/** The scope every user has besides their own (the reference's Core.DefaultUserScope). */
+export const DEFAULT_USER_SCOPE = 'everyone';
+
+/**
+ * Whether a workspace's audience reaches a user of `scope`: a token of their scope or
+ * "everyone" (wire reference §6.6, HasValidUserScope in §1.2). The one rule for an observer's
+ * reach too: the gamespaces they list, the challenges, machines and dispatches they see.
+ */
+export function audienceReaches(
+  audience: string | null | undefined,
+  scope: string | null | undefined,
+): boolean {
+  return hasAnyToken(audience, `${scope ?? ''} ${DEFAULT_USER_SCOPE}`);
+}

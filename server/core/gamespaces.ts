@@ -8,7 +8,7 @@ import { createTemplateRepository } from '../store/repositories/templates';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { GamespaceTable, PlayerTable } from '../store/schema';
 import { readDocumentFile } from './documentFiles';
-import { hasAnyToken, isoDate, slug } from './dto';
+import { audienceReaches, isoDate, slug } from './dto';
 import { normalizeTerm, type Paging } from './fields';
 import { challengeView, type ChallengeView } from './gameViews';
 import type { Actor } from './users';
@@ -233,9 +233,7 @@ export function createGamespaceService(db: Db, now: () => number = () => Date.no
       });
       if (all && !actor.isAdmin) {
         const audiences = new Map((await workspaces.audiences()).map((w) => [w.id, w.audience]));
-        rows = rows.filter((g) =>
-          hasAnyToken(audiences.get(g.workspaceId ?? '') ?? '', `${actor.scope} everyone`),
-        );
+        rows = rows.filter((g) => audienceReaches(audiences.get(g.workspaceId ?? ''), actor.scope));
       }
       return rows.slice(search.skip, search.skip + search.take).map((g) => gamespaceDto(g, t));
     },

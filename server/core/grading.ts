@@ -12,7 +12,7 @@ import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createPlayerRepository } from '../store/repositories/players';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { GamespaceTable } from '../store/schema';
-import { hasAnyToken, isoDate } from './dto';
+import { audienceReaches, isoDate } from './dto';
 import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type Publisher } from './fields';
 import { sha256Hex } from './ids';
@@ -298,7 +298,7 @@ export function createGradingService(deps: GradingDeps) {
     if (actor.isAdmin) return true;
     if (!actor.isObserver || actor.isAgent || !row.workspaceId) return false;
     const ws = await repos.workspaces.find(row.workspaceId);
-    return !!ws && hasAnyToken(ws.audience, `${actor.scope} everyone`);
+    return !!ws && audienceReaches(ws.audience, actor.scope);
   }
 
   async function stateOf(row: GamespaceRow) {

@@ -118,6 +118,19 @@ export function actorFrom(
   };
 }
 
+/** The actor of a user whose local sign-in is disabled: refused like a disabled role. */
+export function signInDisabled(actor: Actor): Actor {
+  return {
+    ...actor,
+    role: 'disabled',
+    isAdmin: false,
+    isObserver: false,
+    isCreator: false,
+    isBuilder: false,
+    isRegistrar: false,
+  };
+}
+
 export function agentActor(gamespaceId: string): Actor {
   return {
     ...actorFrom(null, { id: gamespaceId, name: 'Gamespace Agent' }, null, {
@@ -225,6 +238,18 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
 
   return {
     find,
+
+    /**
+     * The stored user a credential's subject stands for, and whether its local sign-in is
+     * disabled (PUT /api/user/{id}/disabled): then none of its tokens, tickets or cookies work
+     * any more, at once. One query for a stored user; a second only for one not stored yet.
+     */
+    async findCaller(id: string): Promise<{ row: UserTable | null; signInDisabled: boolean }> {
+      const found = await repos.users.findWithAccount(id);
+      if (!found) return { row: null, signInDisabled: await repos.users.accountDisabled(id) };
+      const { accountDisabled, ...row } = found;
+      return { row, signInDisabled: !!accountDisabled };
+    },
 
     /** The user's API keys (GET /api/user/{id}/keys, POST and DELETE /api/apikey). */
     apiKeys: createApiKeys(repos),

@@ -18,7 +18,7 @@ import {
 import { toDeployable } from '../hypervisor/deployable';
 import type { TemplateMachines, VmTemplate } from './templates';
 import type { WorkspaceMachines } from './workspaces';
-import { hasAnyToken } from './dto';
+import { audienceReaches } from './dto';
 import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
 import { asId, EMPTY_GUID } from './ids';
@@ -118,7 +118,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
   async function canManage(actor: Actor, tag: string): Promise<boolean> {
     if (actor.isAdmin) return true;
     if (actor.id === tag) return true;
-    if (actor.isObserver && hasAnyToken(await audienceOf(tag), actor.scope)) return true;
+    if (actor.isObserver && audienceReaches(await audienceOf(tag), actor.scope)) return true;
     return canInteract(actor, tag);
   }
 

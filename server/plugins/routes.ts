@@ -32,7 +32,11 @@ export const routesPlugin = fp<{ version: string }>(
       commit: config.commit,
       version,
     });
-    await fastify.register(accountRoutes, { db: fastify.store.db, users: services.users });
+    await fastify.register(accountRoutes, {
+      db: fastify.store.db,
+      users: services.users,
+      listeners: services.listeners,
+    });
     await fastify.register(workspaceRoutes, { workspaces: services.workspaces });
     await fastify.register(challengeRoutes, { challenges: services.challenges });
     await fastify.register(templateRoutes, { templates: services.templates });

@@ -61,17 +61,29 @@ export interface Store {
   /**
    * One row by a key column, as `selectFrom(table).selectAll().where(key, '=', value)` reads it.
    * On SQLite it runs a prepared statement directly, without the query builder's compilation
-   * and promise chain: for lookups made on every request (the caller's user row).
+   * and promise chain: for lookups made on every request (the caller's user row). With `join`,
+   * one column of the row of another table with the same key comes along as `join.as` (null
+   * when that table has no such row), in the same query.
    */
-  rowLookup<T extends keyof Database & string>(
+  rowLookup<T extends keyof Database & string, A extends string = never>(
     table: T,
     key: keyof Database[T] & string,
-  ): (value: string) => Promise<Selectable<Database[T]> | undefined>;
+    join?: RowJoin<A>,
+  ): (
+    value: string,
+  ) => Promise<(Selectable<Database[T]> & Partial<Record<A, unknown>>) | undefined>;
   /** Migrations this build knows that the database has not applied; rejects when it is away. */
   pendingMigrations(): Promise<string[]>;
   /** The PostgreSQL pool's connections now; null on SQLite, which has one connection. */
   poolStats(): PoolStats | null;
   close(): Promise<void>;
+}
+
+/** A column of another table's row with the same key, for `Store.rowLookup`. */
+export interface RowJoin<A extends string> {
+  table: keyof Database & string;
+  column: string;
+  as: A;
 }
 
 export interface PoolStats {
@@ -205,18 +217,36 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return {
     db,
     dialect,
-    rowLookup(table, key) {
+    rowLookup(table, key, join) {
       if (!sqliteHandle) {
+        // The names are checked by the signature; Kysely cannot follow them generically.
+        if (join) {
+          return (value) =>
+            db
+              .selectFrom(`${table} as t` as 'users as t')
+              .leftJoin(
+                `${join.table} as j` as 'identityAccounts as j',
+                `j.${key}` as 'j.id',
+                `t.${key}` as 't.id',
+              )
+              .selectAll('t')
+              .select(`j.${join.column} as ${join.as}` as 'j.disabled as joined')
+              .where(`t.${key}` as 't.id', '=', value)
+              .executeTakeFirst() as never;
+        }
         return (value) =>
-          // The names are checked by the signature; Kysely cannot follow them generically.
           db
             .selectFrom(table as 'users')
             .selectAll()
             .where(key as 'id', '=', value)
             .executeTakeFirst() as never;
       }
+      const k = snake(key);
       const statement = sqliteHandle.prepare(
-        `select * from "${snake(table)}" where "${snake(key)}" = ?`,
+        join
+          ? `select t.*, j."${snake(join.column)}" as "${snake(join.as)}" from "${snake(table)}" t ` +
+              `left join "${snake(join.table)}" j on j."${k}" = t."${k}" where t."${k}" = ?`
+          : `select * from "${snake(table)}" where "${k}" = ?`,
       );
       const names = new Map<string, string>();
       return async (value) => {

@@ -234,6 +234,20 @@ describe.each(testEngines())('dispatch on %s', (engine) => {
     }
   });
 
+  it("lets any observer dispatch to a gamespace of an 'everyone' workspace, as it lists it", async () => {
+    const db = server.app.store.db;
+    const open = await insertWorkspace(db, 'everyone', gamespaceSpec());
+    const E = await insertGamespace(db, { workspaceId: open, managerId: newId() });
+    const listed = await as('observerOut', 'GET', '/gamespaces?filter=all');
+    expect(listed.body.map((g: { id: string }) => g.id)).toContain(E.id);
+    const made = await as('observerOut', 'POST', '/dispatch', { trigger: 'id', targetGroup: E.id });
+    expect(made.status, made.text).toBe(200);
+    expect((await as('observerOut', 'GET', `/dispatches?gs=${E.id}`)).status).toBe(200);
+    // 'everyone' widens an observer's reach, not a user's.
+    const user = await as('stranger', 'POST', '/dispatch', { trigger: 'id', targetGroup: E.id });
+    expect(user.status).toBe(403);
+  });
+
   describe('authorization', () => {
     const ALLOWED = ['admin', 'manager', 'observerIn', 'graderKey'];
     const REFUSED = ['player', 'observerOut', 'creator', 'stranger', 'otherGraderKey'];

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { ListenerRevoker } from '../../core/membership';
 import type { UserService } from '../../core/users';
 import { DomainError, notFound } from '../../core/errors';
 import {
@@ -20,6 +21,8 @@ import { typed } from '../typed';
 export interface AccountRoutesOptions {
   db: Kysely<Database>;
   users: UserService;
+  /** The hub: a user whose sign-in is disabled has its live connections closed at once. */
+  listeners: ListenerRevoker;
 }
 
 const accountSchema = {
@@ -59,7 +62,7 @@ export async function accountRoutes(
   options: AccountRoutesOptions,
 ): Promise<void> {
   const app = typed(fastify);
-  const { db, users } = options;
+  const { db, users, listeners } = options;
   const response = { 200: accountSchema, ...errorResponses };
 
   app.get(
@@ -113,6 +116,9 @@ export async function accountRoutes(
         if (error instanceof AccountError) throw notFound();
         throw error;
       }
+      // Tokens, tickets and cookies the user already holds are refused from now on (the
+      // authenticator reads the account with the user's row); its connections close too.
+      if (request.body.disabled) listeners.revoke({ subjectId: id });
       return accountStatus(db, id);
     },
   );

@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 
 // An administrator may disable a local account of the embedded identity provider: it can no
-// longer sign in, and its refresh tokens stop working (the provider no longer finds it).
+// longer sign in, its refresh tokens stop working (the provider no longer finds it), and the
+// tokens, tickets and cookies it already holds are refused from then on (the authenticator reads
+// the flag with the user's row).
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Db = Kysely<any>;

@@ -19,9 +19,30 @@ export interface UserQuery {
 export function createUserRepository(store: Pick<Store, 'db' | 'rowLookup'>) {
   const { db } = store;
   const byId = store.rowLookup('users', 'id');
+  const withAccount = store.rowLookup('users', 'id', {
+    table: 'identityAccounts',
+    column: 'disabled',
+    as: 'accountDisabled',
+  });
 
   return {
     find: byId,
+
+    /**
+     * The caller's row, read on every request, and in the same query whether an administrator
+     * disabled the user's local sign-in (`accountDisabled` 1; null when it has no local account).
+     */
+    findWithAccount: withAccount,
+
+    /** Whether the local account `id` is disabled: for a subject that has no user row yet. */
+    async accountDisabled(id: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('identityAccounts')
+        .select('disabled')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return !!row?.disabled;
+    },
 
     findByServiceAccount(clientId: string): Promise<UserTable | undefined> {
       return db

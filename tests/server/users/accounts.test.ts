@@ -3,6 +3,7 @@ import { testEngines } from '../databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from '../harness';
 import { signIn } from '../oidc';
 import { apiRequest, type Json, type Reply } from '../api';
+import { connect, ticketFor, until } from '../hubClients';
 
 // Local accounts managed by an administrator (issue 17; our own routes, not the reference's):
 // giving a user added through POST /api/user a sign-in, changing a password, disabling an
@@ -92,6 +93,35 @@ describe.each(testEngines())('local accounts on %s', (engine) => {
 
     await ok(call(admin, 'PUT', `/user/${user.id}/disabled`, { disabled: false }));
     expect(await signsIn('erin', 'erin password')).toBe(true);
+  });
+
+  it('refuses the tokens a disabled account already holds at once, until it is enabled', async () => {
+    const user = await ok(call(admin, 'POST', '/user', { name: 'Gale' }));
+    await ok(call(admin, 'PUT', `/user/${user.id}/password`, { password: 'gale password' }));
+    const gale = await bearer('gale', 'gale password');
+    await ok(call(gale, 'POST', '/user/register'));
+    const cookie = (await call(gale, 'POST', '/user/login')).headers.get('set-cookie');
+    const console = { cookie: String(cookie).split(';')[0]! };
+    // An API key is a credential of its own that administrators manage: it is not a sign-in.
+    const { value } = await ok(call(admin, 'POST', `/apikey/${user.id}`));
+    const key = { 'x-api-key': value as string };
+    const hub = await connect(server.url, gale);
+    const ticket = await ticketFor(server.url, gale);
+
+    await ok(call(admin, 'PUT', `/user/${user.id}/disabled`, { disabled: true }));
+    const refused = await call(gale, 'GET', '/user');
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe('UserDisabled');
+    expect((await call({ authorization: `Ticket ${ticket}` }, 'POST', '/user/login')).status).toBe(
+      400,
+    );
+    expect((await call(console, 'GET', '/user/ping')).status).toBe(400);
+    await until(() => hub.connection.state === 'Disconnected');
+    expect((await ok(call(key, 'GET', '/user'))).id).toBe(user.id);
+
+    await ok(call(admin, 'PUT', `/user/${user.id}/disabled`, { disabled: false }));
+    expect((await ok(call(gale, 'GET', '/user'))).id).toBe(user.id);
+    expect((await call(console, 'GET', '/user/ping')).status).toBe(200);
   });
 
   it('answers only administrators', async () => {
