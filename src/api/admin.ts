@@ -96,3 +96,49 @@ export const operateVm =
           signal,
         })
       : http.request(Vm, { method: 'PUT', path: 'vm', body: operation, signal });
+
+/** A binary answer, passed on as it came (the workspace archive). */
+const BlobCodec = new t.Type<Blob, Blob, unknown>(
+  'Blob',
+  (value): value is Blob => value instanceof Blob,
+  (value, context) => (value instanceof Blob ? t.success(value) : t.failure(value, context)),
+  (value) => value,
+);
+
+/** POST admin/export: the archive of `ids` (or `["all"]`) written to the server's data folder. */
+export const exportWorkspaces =
+  (http: HttpClient) =>
+  (ids: string[], signal: AbortSignal): TE.TaskEither<ApiError, unknown> =>
+    http.request(t.unknown, { method: 'POST', path: 'admin/export', body: ids, signal });
+
+/** POST admin/download: the archive of `ids` (or `["all"]`) as a zip. */
+export const downloadWorkspaces =
+  (http: HttpClient) =>
+  (ids: string[], signal: AbortSignal): TE.TaskEither<ApiError, Blob> =>
+    http.request(BlobCodec, {
+      method: 'POST',
+      path: 'admin/download',
+      body: ids,
+      blobResponse: true,
+      signal,
+    });
+
+/** GET admin/import: imports every `*export.zip` in the server's data folder; what it added. */
+export const importWorkspaces =
+  (http: HttpClient) =>
+  (signal: AbortSignal): TE.TaskEither<ApiError, string[]> =>
+    http.request(t.array(t.string), { method: 'GET', path: 'admin/import', signal });
+
+/** POST admin/upload (multipart `files`): the ids of the workspaces the archive added. */
+export const uploadWorkspaces =
+  (http: HttpClient) =>
+  (file: Blob, fileName: string, signal: AbortSignal): TE.TaskEither<ApiError, string[]> => {
+    const form = new FormData();
+    form.append('files', file, fileName);
+    return http.request(t.array(t.string), {
+      method: 'POST',
+      path: 'admin/upload',
+      body: form,
+      signal,
+    });
+  };

@@ -2,6 +2,7 @@ import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
 import { describe, expect, it } from 'vitest';
 import { fromTaskEither } from './actor';
+import { downloadWorkspaces } from './admin';
 import { apiBaseUrl, createHttpClient, type ApiError } from './http';
 import { createWorkspace, getWorkspace } from './workspace';
 import { registerUser } from './user';
@@ -188,6 +189,28 @@ describe('http client', () => {
     expect(
       await http.request(t.unknown, { method: 'POST', path: 'user/logout', signal: signal() })(),
     ).toEqual(E.right(undefined));
+  });
+});
+
+describe('a binary answer (the workspace archive)', () => {
+  it('passes the bytes on untouched as a Blob', async () => {
+    // Not valid UTF-8: read as text, these bytes would come back changed.
+    const bytes = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0xff, 0xfe, 0x80]);
+    const http = createHttpClient({
+      baseUrl: '/api',
+      authorization: () => undefined,
+      fetch: (async () => new Response(bytes, { status: 200 })) as unknown as typeof fetch,
+    });
+    const result = await downloadWorkspaces(http)(['w1'], signal())();
+    if (E.isLeft(result)) throw new Error(result.left.message);
+    expect(new Uint8Array(await result.right.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('still reads a refusal as the named error', async () => {
+    const { http } = client(400, { message: 'ResourceNotFound' });
+    expect(await downloadWorkspaces(http)(['w1'], signal())()).toEqual(
+      E.left({ status: 400, message: 'ResourceNotFound' }),
+    );
   });
 });
 

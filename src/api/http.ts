@@ -37,6 +37,8 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** The response is text to pass on as it is, never parsed as JSON (a document saying `42`). */
   textResponse?: boolean;
+  /** The response is binary (an archive): a successful body reaches the codec as a Blob. */
+  blobResponse?: boolean;
 }
 
 export interface HttpClient {
@@ -133,8 +135,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
                 : JSON.stringify(request.body)),
             signal: request.signal,
           });
-          const text = await response.text();
-          body = request.textResponse && response.ok ? text : parseBody(text);
+          if (request.blobResponse && response.ok) body = await response.blob();
+          else {
+            const text = await response.text();
+            body = request.textResponse && response.ok ? text : parseBody(text);
+          }
         } catch (error) {
           return E.left(errorFromException(error));
         }

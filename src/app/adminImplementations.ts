@@ -3,17 +3,23 @@ import { pipe } from 'fp-ts/function';
 import { fromTaskEither } from '../api/actor';
 import {
   announce,
+  downloadWorkspaces,
+  exportWorkspaces,
   getServerLog,
   getVersion,
+  importWorkspaces,
   listAllVms,
   listLiveConnections,
   operateVm,
   runJanitor,
+  uploadWorkspaces,
 } from '../api/admin';
 import type { HttpClient } from '../api/http';
 import type { adminDashboardMachine } from '../machines/adminDashboardMachine';
 import type { adminVmsMachine } from '../machines/adminVmsMachine';
 import type { serverLogMachine } from '../machines/serverLogMachine';
+import type { workspaceArchiveMachine } from '../machines/workspaceArchiveMachine';
+import { saveBlob } from './saveBlob';
 
 type Implementations<T extends { provide: (...args: never[]) => unknown }> = Parameters<
   T['provide']
@@ -56,4 +62,25 @@ export const serverLogImplementations = (
   http: HttpClient,
 ): Implementations<typeof serverLogMachine> => ({
   actors: { loadLog: fromTaskEither((_: void, signal) => getServerLog(http)(signal)) },
+});
+
+/** The Dashboard's export and import panel; a download is saved through the browser. */
+export const workspaceArchiveImplementations = (
+  http: HttpClient,
+): Implementations<typeof workspaceArchiveMachine> => ({
+  actors: {
+    exportWorkspaces: fromTaskEither(({ ids }: { ids: string[] }, signal) =>
+      exportWorkspaces(http)(ids, signal),
+    ),
+    downloadArchive: fromTaskEither(({ ids }: { ids: string[] }, signal) =>
+      pipe(
+        downloadWorkspaces(http)(ids, signal),
+        TE.map((zip): unknown => saveBlob(zip, 'topomojo-export.zip')),
+      ),
+    ),
+    importWorkspaces: fromTaskEither((_: void, signal) => importWorkspaces(http)(signal)),
+    uploadArchive: fromTaskEither(({ file, fileName }: { file: Blob; fileName: string }, signal) =>
+      uploadWorkspaces(http)(file, fileName, signal),
+    ),
+  },
 });

@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { adminDashboardMachine } from './adminDashboardMachine';
 import { adminVmsMachine } from './adminVmsMachine';
+import { workspaceArchiveMachine } from './workspaceArchiveMachine';
 import { announcementsMachine } from './announcementsMachine';
 import { authTokenMachine } from './authTokenMachine';
 import { autosaveFormMachine } from './autosaveFormMachine';
@@ -129,4 +130,5 @@ export const machines = {
   adminDashboard: adminDashboardMachine,
   adminVms: adminVmsMachine,
   serverLog: serverLogMachine,
+  workspaceArchive: workspaceArchiveMachine,
 } satisfies Record<string, AnyStateMachine>;

@@ -1,3 +1,4 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { expect, type Page } from '@playwright/test';
 import { E2E_PASSWORD } from '../../playwright.config';
 
@@ -48,5 +49,42 @@ export async function apiOf(page: Page) {
     expect(response.ok(), `${method} ${path}: ${response.status()}`).toBe(true);
     const text = await response.text();
     return (text ? JSON.parse(text) : null) as T;
+  };
+}
+
+/**
+ * One more server of the test's own (scripts/e2e-server.mjs on `port`, a fresh data folder and an
+ * empty database), for tests that need two servers at once. Stop it at the end of the test.
+ */
+export function extraServer(port: number) {
+  const baseURL = `http://127.0.0.1:${port}`;
+  let server: ChildProcess | null = null;
+  return {
+    baseURL,
+    async start() {
+      server = spawn('node', ['scripts/e2e-server.mjs'], {
+        stdio: 'inherit',
+        env: { ...process.env, E2E_PORT: String(port), E2E_PASSWORD, E2E_DATA_DIR: '' },
+      });
+      await expect
+        .poll(
+          () =>
+            fetch(`${baseURL}/assets/settings.json`).then(
+              (response) => response.ok,
+              // Not listening yet.
+              () => false,
+            ),
+          { message: `the extra server starts on ${baseURL}`, timeout: 60_000, intervals: [250] },
+        )
+        .toBe(true);
+    },
+    async stop() {
+      const running = server;
+      server = null;
+      if (running === null || running.exitCode !== null) return;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGTERM');
+      await exited;
+    },
   };
 }

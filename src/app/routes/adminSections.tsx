@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { adminDashboardMachine } from '../../machines/adminDashboardMachine';
 import { adminVmsMachine } from '../../machines/adminVmsMachine';
 import { serverLogMachine } from '../../machines/serverLogMachine';
+import { workspaceArchiveMachine } from '../../machines/workspaceArchiveMachine';
 import { AdminDashboardView } from '../../views/admin/AdminDashboardView';
 import { AdminMachinesView } from '../../views/admin/AdminMachinesView';
 import { ServerLogView } from '../../views/admin/ServerLogView';
@@ -10,6 +11,7 @@ import {
   adminDashboardImplementations,
   adminVmsImplementations,
   serverLogImplementations,
+  workspaceArchiveImplementations,
 } from '../adminImplementations';
 import { useAppServices } from '../services';
 
@@ -23,7 +25,12 @@ export function DashboardSection() {
     [workspace.http],
   );
   const dashboard = useActorRef(machine, { inspect });
-  return <AdminDashboardView dashboard={dashboard} />;
+  const archiveMachine = useMemo(
+    () => workspaceArchiveMachine.provide(workspaceArchiveImplementations(workspace.http)),
+    [workspace.http],
+  );
+  const archive = useActorRef(archiveMachine, { inspect });
+  return <AdminDashboardView dashboard={dashboard} archive={archive} />;
 }
 
 export function MachinesSection() {

@@ -18,6 +18,8 @@ import {
   selectReportDryRun,
   selectSent,
 } from '../../machines/adminDashboardMachine.selectors';
+import type { WorkspaceArchiveActorRef } from '../../machines/workspaceArchiveMachine';
+import { WorkspaceArchivePanel } from './WorkspaceArchivePanel';
 
 function Announce({ dashboard }: { dashboard: AdminDashboardActorRef }) {
   const draft = useSelector(dashboard, selectDraft);
@@ -183,14 +185,24 @@ function Janitor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
   );
 }
 
-/** The admin Dashboard: announce, live connections, janitor and version (spec §2 admin). */
-export function AdminDashboardView({ dashboard }: { dashboard: AdminDashboardActorRef }) {
+/**
+ * The admin Dashboard: announce, live connections, janitor, export and import of workspaces, and
+ * version (spec §2 admin).
+ */
+export function AdminDashboardView({
+  dashboard,
+  archive,
+}: {
+  dashboard: AdminDashboardActorRef;
+  archive?: WorkspaceArchiveActorRef;
+}) {
   const commit = useSelector(dashboard, selectCommit);
   return (
     <section aria-labelledby="tp-dashboard" className="tp-admin-dashboard">
       <h2 id="tp-dashboard">Dashboard</h2>
       <Announce dashboard={dashboard} />
       <Janitor dashboard={dashboard} />
+      {archive && <WorkspaceArchivePanel archive={archive} />}
       <Live dashboard={dashboard} />
       <p className="tp-muted tp-small">Server version: {commit || 'unknown'}</p>
     </section>

@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { createActor, fromPromise } from 'xstate';
+import {
+  parseWorkspaceIds,
+  workspaceArchiveMachine,
+  type WorkspaceArchiveSnapshot,
+} from './workspaceArchiveMachine';
+import {
+  selectArchiveDone,
+  selectArchiveError,
+  selectArchiveResults,
+  selectCanExport,
+  selectIsArchiveBusy,
+} from './workspaceArchiveMachine.selectors';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { unreachedStateIds } from './testing/reachability';
+
+type Kind = 'exportWorkspaces' | 'downloadArchive' | 'importWorkspaces' | 'uploadArchive';
+interface Call {
+  kind: Kind;
+  input: unknown;
+  answer: Deferred<unknown>;
+}
+
+function start() {
+  const calls: Call[] = [];
+  const call = <T, I>(kind: Kind) =>
+    fromPromise<T, I>(({ input }) => {
+      const answer = deferred<unknown>();
+      calls.push({ kind, input, answer });
+      return answer.promise as Promise<T>;
+    });
+  const actor = createActor(
+    workspaceArchiveMachine.provide({
+      actors: {
+        exportWorkspaces: call<unknown, { ids: string[] }>('exportWorkspaces'),
+        downloadArchive: call<unknown, { ids: string[] }>('downloadArchive'),
+        importWorkspaces: call<string[], void>('importWorkspaces'),
+        uploadArchive: call<string[], { file: Blob; fileName: string }>('uploadArchive'),
+      },
+    }),
+  ).start();
+  const last = (kind: Kind) => calls.filter((c) => c.kind === kind).at(-1)!;
+  const answer = async (kind: Kind, value: unknown) => {
+    last(kind).answer.resolve(value);
+    await flush();
+  };
+  const fail = async (kind: Kind, message: string) => {
+    last(kind).answer.reject({ status: 400, message });
+    await flush();
+  };
+  return { actor, calls, last, answer, fail, snap: () => actor.getSnapshot() };
+}
+
+describe('parseWorkspaceIds', () => {
+  it('splits on spaces, commas and lines, once each; "all" alone means every workspace', () => {
+    expect(parseWorkspaceIds('  ')).toEqual([]);
+    expect(parseWorkspaceIds('a1, b2\nc3 a1')).toEqual(['a1', 'b2', 'c3']);
+    expect(parseWorkspaceIds('a1 ALL')).toEqual(['all']);
+  });
+});
+
+describe('workspaceArchiveMachine', () => {
+  it('downloads the ids typed, one operation at a time, and confirms it', async () => {
+    const d = start();
+    expect(selectCanExport(d.snap())).toBe(false);
+    d.actor.send({ type: 'archive.downloadRequested' });
+    expect(d.calls).toHaveLength(0);
+    d.actor.send({ type: 'archive.idsEdited', text: 'w1 w2' });
+    d.actor.send({ type: 'archive.downloadRequested' });
+    expect(d.last('downloadArchive').input).toEqual({ ids: ['w1', 'w2'] });
+    expect(selectIsArchiveBusy(d.snap())).toBe(true);
+    d.actor.send({ type: 'archive.importRequested' });
+    expect(d.calls).toHaveLength(1);
+    await d.answer('downloadArchive', undefined);
+    expect(selectIsArchiveBusy(d.snap())).toBe(false);
+    expect(selectArchiveDone(d.snap())).toMatch(/Downloaded/);
+  });
+
+  it('exports "all" to the server folder', async () => {
+    const d = start();
+    d.actor.send({ type: 'archive.idsEdited', text: 'all' });
+    d.actor.send({ type: 'archive.exportRequested' });
+    expect(d.last('exportWorkspaces').input).toEqual({ ids: ['all'] });
+    await d.answer('exportWorkspaces', '');
+    expect(selectArchiveDone(d.snap())).toMatch(/Exported/);
+  });
+
+  it('shows what an import from the server folder added', async () => {
+    const d = start();
+    d.actor.send({ type: 'archive.importRequested' });
+    await d.answer('importWorkspaces', ['w9', 'old_export.zip: The archive was refused']);
+    expect(selectArchiveResults(d.snap())).toEqual({
+      kind: 'imported',
+      items: ['w9', 'old_export.zip: The archive was refused'],
+    });
+  });
+
+  it('uploads the chosen file and lists the workspaces added', async () => {
+    const d = start();
+    const file = new Blob(['zip']);
+    d.actor.send({ type: 'archive.uploadRequested', file, fileName: 'lab.zip' });
+    expect(d.last('uploadArchive').input).toEqual({ file, fileName: 'lab.zip' });
+    await d.answer('uploadArchive', ['w1']);
+    expect(selectArchiveResults(d.snap())).toEqual({ kind: 'uploaded', items: ['w1'] });
+  });
+
+  it('says why a refused archive was refused, and forgets the last results', async () => {
+    const d = start();
+    d.actor.send({ type: 'archive.importRequested' });
+    await d.answer('importWorkspaces', ['w9']);
+    d.actor.send({ type: 'archive.uploadRequested', file: new Blob(['x']), fileName: 'a.txt' });
+    await d.fail('uploadArchive', 'InvalidOperation The archive was refused: it is not a zip');
+    expect(selectArchiveError(d.snap())).toBe(
+      'This cannot be done: the archive was refused: it is not a zip.',
+    );
+    expect(selectArchiveResults(d.snap())).toBeNull();
+    // A new attempt clears the refusal.
+    d.actor.send({ type: 'archive.importRequested' });
+    expect(selectArchiveError(d.snap())).toBeNull();
+  });
+
+  it('reaches every state', () => {
+    expect(
+      unreachedStateIds(workspaceArchiveMachine, {
+        serializeState: (snapshot) =>
+          JSON.stringify([
+            snapshot.value,
+            (snapshot as unknown as WorkspaceArchiveSnapshot).context.ids !== '',
+          ]),
+        payloads: [
+          { type: 'archive.idsEdited', text: 'w1' },
+          { type: 'archive.uploadRequested', file: new Blob(['x']), fileName: 'a.zip' },
+        ],
+      }),
+    ).toEqual([]);
+  });
+});
