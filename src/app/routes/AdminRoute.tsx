@@ -3,6 +3,7 @@ import { AdminView, isAdminSection, type AdminSection } from '../../views/admin/
 import { EventLogView } from '../../views/admin/EventLogView';
 import NotFoundView from '../../views/notFound/NotFoundView';
 import type { EventLog } from '../eventLog';
+import { saveBlob } from '../saveBlob';
 import { DashboardSection, LogSection, MachinesSection } from './adminSections';
 import { useAppServices } from '../services';
 import { UsersSection } from './UsersSection';
@@ -12,13 +13,7 @@ import { GamespaceBrowserSection } from './GamespaceBrowserRoute';
 /** Saves the whole event log as a JSON file. */
 function downloadEventLog(eventLog: EventLog): void {
   const blob = new Blob([eventLog.toJSON()], { type: 'application/json' });
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = `topoplay-events-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-  link.click();
-  // Revoked once the browser has started the download.
-  setTimeout(() => URL.revokeObjectURL(url), 1_000);
+  saveBlob(blob, `topoplay-events-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 }
 
 function Section({ section }: { section: AdminSection }) {

@@ -43,13 +43,3 @@ export function AdminView({ section, children }: { section: AdminSection; childr
     </div>
   );
 }
-
-/** A section whose tools arrive in a later issue. */
-export function AdminPlaceholder({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <section aria-label={title}>
-      <h2>{title}</h2>
-      <p className="tp-muted">{children}</p>
-    </section>
-  );
-}
