@@ -71,7 +71,7 @@ export function TemplateManagerView({ manager }: { manager: TemplateManagerActor
   const canClone = useSelector(manager, selectCanClone);
   const error = useSelector(manager, selectManagerError);
   return (
-    <section aria-label="Templates">
+    <section className="tp-admin-plain" aria-label="Templates">
       <h2>Templates</h2>
       <div className="tp-template-tools">
         <button
