@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise } from 'xstate';
 import { createPagedSearchMachine, type PageQuery } from './pagedSearchMachine';
 import {
   userAdminMachine,
@@ -7,6 +7,9 @@ import {
   type AdminUser,
   type LocalAccount,
 } from './userAdminMachine';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const DANA: AdminUser = {
@@ -192,4 +195,307 @@ describe('userAdminMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: opening and adding users, and every effect on the open user (save, delete
+ * after confirmation, keys, password, disabled) answered or refused, checking what the view
+ * reads in each state.
+ */
+describe('userAdminMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'SELECTED' }
+    | { type: 'ADD' }
+    | { type: 'DONE' }
+    | { type: 'FAILED' }
+    | { type: 'CLOSED' }
+    | { type: 'EDITED' }
+    | { type: 'KEY_DISMISSED' }
+    | { type: 'SAVE' }
+    | { type: 'DELETE' }
+    | { type: 'CONFIRMED' }
+    | { type: 'CANCELLED' }
+    | { type: 'CREATE_KEY' }
+    | { type: 'DELETE_KEY' }
+    | { type: 'SET_PASSWORD' }
+    | { type: 'TOGGLE_DISABLED' };
+
+  // Opening a user and adding one work from anywhere; an effect answered (DONE) or refused
+  // (FAILED) goes back to the open user, except an add (refused: the list) and a delete (done).
+  const anywhere = { SELECTED: 'loading', ADD: 'adding' } as const;
+  const open = { ...anywhere, CLOSED: 'browsing' } as const;
+  const effect = (done = 'ready') => ({ on: { ...open, DONE: done, FAILED: 'ready' } });
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'userAdminModel',
+    initial: 'browsing',
+    states: {
+      browsing: { on: anywhere },
+      adding: { on: { ...anywhere, DONE: 'loading', FAILED: 'browsing' } },
+      loading: effect(),
+      ready: {
+        on: {
+          ...open,
+          EDITED: 'ready',
+          KEY_DISMISSED: 'ready',
+          SAVE: 'saving',
+          DELETE: 'confirmingDelete',
+          CREATE_KEY: 'creatingKey',
+          DELETE_KEY: 'deletingKey',
+          SET_PASSWORD: 'settingPassword',
+          TOGGLE_DISABLED: 'settingDisabled',
+        },
+      },
+      confirmingDelete: { on: { ...open, CONFIRMED: 'deleting', CANCELLED: 'ready' } },
+      saving: effect(),
+      deleting: effect('browsing'),
+      creatingKey: effect(),
+      deletingKey: effect(),
+      settingPassword: effect(),
+      settingDisabled: effect(),
+    },
+  });
+
+  const EDITING = [
+    'loading',
+    'ready',
+    'confirmingDelete',
+    'saving',
+    'deleting',
+    'creatingKey',
+    'deletingKey',
+    'settingPassword',
+    'settingDisabled',
+  ];
+  const machineState = (state: string) => (EDITING.includes(state) ? `editing.${state}` : state);
+  const effects = ['adding', ...EDITING.filter((s) => !['ready', 'confirmingDelete'].includes(s))];
+  const outcome = (kind: 'done' | 'error') =>
+    effects.map((state) =>
+      state === 'loading'
+        ? `xstate.${kind}.actor.loadUserDetails`
+        : `xstate.${kind}.actor.0.userAdmin.${machineState(state)}`,
+    );
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, userAdminMachine, {
+        states: Object.fromEntries(
+          Object.keys(model.root.states).map((state) => [state, machineState(state)]),
+        ),
+        events: {
+          SELECTED: 'user.selected',
+          ADD: 'user.addRequested',
+          DONE: outcome('done'),
+          FAILED: outcome('error'),
+          CLOSED: 'user.closed',
+          EDITED: 'draft.changed',
+          KEY_DISMISSED: 'key.dismissed',
+          SAVE: 'save.requested',
+          DELETE: 'delete.requested',
+          CONFIRMED: 'delete.confirmed',
+          CANCELLED: 'delete.cancelled',
+          CREATE_KEY: 'key.createRequested',
+          DELETE_KEY: 'key.deleteRequested',
+          SET_PASSWORD: 'password.setRequested',
+          TOGGLE_DISABLED: 'account.disabledToggled',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const calls: { name: string; input: Record<string, unknown>; answer: Deferred<unknown> }[] =
+        [];
+      let searches = 0;
+      // Each effect waits for the test to answer it; `never` lets one double stand for each.
+      const effect = (name: string): never =>
+        fromPromise<unknown, Record<string, unknown>>(({ input }) => {
+          const answer = deferred<unknown>();
+          calls.push({ name, input, answer });
+          return answer.promise;
+        }) as never;
+      const actor = createActor(
+        userAdminMachine.provide({
+          actors: {
+            userSearch: createPagedSearchMachine<AdminUser>().provide({
+              actors: {
+                fetchPage: fromPromise(async () => {
+                  searches += 1;
+                  return [DANA];
+                }),
+              },
+            }),
+            addUser: effect('addUser'),
+            loadUserDetails: effect('loadUserDetails'),
+            saveUser: effect('saveUser'),
+            deleteUser: effect('deleteUser'),
+            createKey: effect('createKey'),
+            deleteKey: effect('deleteKey'),
+            setPassword: effect('setPassword'),
+            setDisabled: effect('setDisabled'),
+          },
+        }),
+      ).start();
+      await flush();
+      // What the view should show, as the model's steps change it.
+      let mode = 'browsing';
+      let userId: string | null = null;
+      let keys: string[] = [];
+      let account: LocalAccount | null = null;
+      let newKey: string | null = null;
+      let error: string | null = null;
+      let notice: string | null = null;
+      let listLoads = 1;
+      let next = 0;
+      const expectAdmin = (state: string) => () => {
+        mode = state;
+        const s = actor.getSnapshot();
+        expect(s.matches(machineState(state) as never)).toBe(true);
+        expect(s.hasTag('busy')).toBe(effects.includes(state));
+        expect(s.context.user?.id ?? null).toBe(userId);
+        expect(s.context.keys.map((k) => k.id)).toEqual(keys);
+        expect(s.context.account).toEqual(account);
+        expect(s.context.newKey).toBe(newKey);
+        expect(s.context.error).toBe(error);
+        expect(s.context.notice).toBe(notice);
+        expect(searches).toBe(listLoads);
+        if (effects.includes(state)) {
+          const name =
+            state === 'adding' ? 'addUser' : state === 'loading' ? 'loadUserDetails' : '';
+          if (name) expect(calls.at(-1)?.name).toBe(name);
+          if (state !== 'adding') expect(calls.at(-1)?.input.id).toBe(userId);
+        }
+      };
+      const opened = (id: string) => {
+        userId = id;
+        keys = [];
+        account = null;
+        newKey = null;
+        error = null;
+        notice = null;
+      };
+      const key = (id: string): AdminApiKey => ({ ...KEY, id });
+      /** What each effect answers, and what the view then shows. */
+      const answers: Record<string, () => unknown> = {
+        adding: () => {
+          opened(`u-new-${++next}`);
+          listLoads += 1;
+          return { ...DANA, id: userId };
+        },
+        loading: () => {
+          keys = ['k-1'];
+          account = { username: 'dana', disabled: false };
+          return { keys: [key('k-1')], account };
+        },
+        saving: () => {
+          notice = 'Saved';
+          listLoads += 1;
+          return { ...DANA, id: userId, role: 'builder' };
+        },
+        deleting: () => {
+          userId = null;
+          error = null;
+          listLoads += 1;
+          return undefined;
+        },
+        creatingKey: () => {
+          newKey = `secret-${++next}`;
+          keys = [...keys, `k-${next}`];
+          return { value: newKey, keys: keys.map(key) };
+        },
+        deletingKey: () => {
+          keys = keys.slice(1);
+          return keys.map(key);
+        },
+        settingPassword: () => {
+          account = { username: 'dana', disabled: false };
+          notice = 'Password set';
+          return account;
+        },
+        settingDisabled: () => {
+          account = { username: 'dana', disabled: !account?.disabled };
+          return account;
+        },
+      };
+      const select = () => {
+        opened(`u-${++next}`);
+        // Selecting a user leaves the search as it is: no new load of the list.
+        actor.send({ type: 'user.selected', user: { ...DANA, id: userId! } });
+      };
+      const setPassword = () => {
+        error = null;
+        notice = null;
+        actor.send({ type: 'password.setRequested', password: 'pw', username: 'dana' });
+      };
+      const events = {
+        SELECTED: select,
+        ADD: () => actor.send({ type: 'user.addRequested', name: 'Erin' }),
+        DONE: async () => {
+          const output = answers[mode]!();
+          calls.at(-1)!.answer.resolve(output);
+          await flush();
+        },
+        FAILED: async () => {
+          error = 'refused';
+          calls.at(-1)!.answer.reject(new Error('refused'));
+          await flush();
+        },
+        CLOSED: () => {
+          userId = null;
+          newKey = null;
+          actor.send({ type: 'user.closed' });
+        },
+        EDITED: () => {
+          notice = null;
+          actor.send({ type: 'draft.changed', draft: { role: 'creator' } });
+        },
+        KEY_DISMISSED: () => {
+          newKey = null;
+          actor.send({ type: 'key.dismissed' });
+        },
+        SAVE: () => {
+          error = null;
+          notice = null;
+          actor.send({ type: 'save.requested' });
+        },
+        DELETE: () => actor.send({ type: 'delete.requested' }),
+        CONFIRMED: () => actor.send({ type: 'delete.confirmed' }),
+        CANCELLED: () => actor.send({ type: 'delete.cancelled' }),
+        CREATE_KEY: () => {
+          error = null;
+          newKey = null;
+          actor.send({ type: 'key.createRequested' });
+        },
+        DELETE_KEY: () => {
+          error = null;
+          actor.send({ type: 'key.deleteRequested', keyId: keys[0] ?? 'k-1' });
+        },
+        SET_PASSWORD: setPassword,
+        TOGGLE_DISABLED: async () => {
+          if (account?.username == null) {
+            // No local account yet: the model's TOGGLE is then one given a password first.
+            setPassword();
+            mode = 'settingPassword';
+            await events.DONE();
+          }
+          error = null;
+          actor.send({ type: 'account.disabledToggled' });
+        },
+      };
+      await path.test({
+        states: Object.fromEntries(
+          Object.keys(model.root.states).map((state) => [state, expectAdmin(state)]),
+        ),
+        events,
+      });
+    });
+  }
 });

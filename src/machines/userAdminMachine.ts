@@ -149,9 +149,10 @@ export const userAdminMachine = setup({
   },
   initial: 'browsing',
   on: {
+    // Entering editing anew (another user's keys and account load) without leaving the root,
+    // whose search child keeps its term and list.
     'user.selected': {
       target: '.editing',
-      reenter: true,
       actions: assign(({ event }) => open(event.user)),
     },
     'user.addRequested': { guard: 'hasName', target: '.adding' },
