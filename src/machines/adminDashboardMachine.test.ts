@@ -1,17 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise, type AnyStateMachine } from 'xstate';
 import type { JanitorReport, LiveConnection } from '../api/admin';
 import { adminDashboardMachine, type AdminDashboardSnapshot } from './adminDashboardMachine';
 import {
   selectAnnounceError,
   selectCanAnnounce,
   selectCommit,
+  selectDraft,
+  selectIsAnnouncing,
   selectIsJanitorRunning,
+  selectIsLoadingLive,
+  selectJanitorError,
   selectLive,
+  selectLiveError,
   selectReport,
+  selectReportDryRun,
   selectSent,
 } from './adminDashboardMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 type Kind = 'announce' | 'loadLive' | 'loadVersion' | 'runJanitor';
@@ -125,3 +133,238 @@ describe('adminDashboardMachine', () => {
     ).toEqual([]);
   });
 });
+
+type Dashboard = ReturnType<typeof start>;
+const FORBIDDEN = 'You are not allowed to do this.';
+
+/** One parallel region of the dashboard: its flat model, and how a path drives and checks it. */
+interface RegionModel {
+  region: 'announce' | 'live' | 'janitor' | 'version';
+  model: AnyStateMachine;
+  /** Each model event: the machine's event (the invokes have no ids: named after their states). */
+  events: Record<string, string>;
+  /** Per path: what the view should read in each model state, and how each event is caused. */
+  drive: (d: Dashboard) => {
+    check: (state: string) => void;
+    events: Record<string, () => void | Promise<void>>;
+  };
+}
+
+const flat = (id: string, states: Record<string, Record<string, string>>) =>
+  createMachine({
+    id,
+    initial: Object.keys(states)[0]!,
+    states: Object.fromEntries(Object.entries(states).map(([name, on]) => [name, { on }])),
+  });
+
+const regionModels: RegionModel[] = [
+  {
+    region: 'announce',
+    model: flat('announceModel', {
+      editing: { TYPED: 'editing', SUBMIT: 'sending' },
+      sending: { SENT: 'editing', SEND_FAILED: 'editing' },
+    }),
+    events: {
+      TYPED: 'announce.edited',
+      SUBMIT: 'announce.submitted',
+      SENT: 'xstate.done.actor.0.adminDashboard.announce.sending',
+      SEND_FAILED: 'xstate.error.actor.0.adminDashboard.announce.sending',
+    },
+    drive: (d) => {
+      let draft = '';
+      let sent: string | null = null;
+      let error: string | null = null;
+      let next = 0;
+      const type = () => {
+        draft = `note ${++next}`;
+        d.actor.send({ type: 'announce.edited', text: `  ${draft} ` });
+      };
+      return {
+        check: (state) => {
+          const s = d.snap();
+          expect(selectIsAnnouncing(s)).toBe(state === 'sending');
+          expect(selectDraft(s).trim()).toBe(draft);
+          expect(selectSent(s)).toBe(sent);
+          expect(selectAnnounceError(s)).toBe(error);
+          expect(selectCanAnnounce(s)).toBe(state === 'editing' && draft !== '');
+          if (state === 'sending') expect(d.pending('announce').input).toEqual({ message: draft });
+        },
+        events: {
+          TYPED: type,
+          SUBMIT: () => {
+            // Nothing typed: the model's SUBMIT is then a typed announcement sent.
+            if (draft === '') type();
+            d.actor.send({ type: 'announce.submitted' });
+          },
+          SENT: async () => {
+            sent = draft;
+            draft = '';
+            error = null;
+            await d.answer('announce', true);
+          },
+          SEND_FAILED: async () => {
+            error = FORBIDDEN;
+            await d.fail('announce', 'ActionForbidden');
+          },
+        },
+      };
+    },
+  },
+  {
+    region: 'live',
+    model: flat('liveModel', {
+      loading: { LOADED: 'loaded', LOAD_FAILED: 'loaded' },
+      loaded: { REFRESH: 'loading' },
+    }),
+    events: {
+      LOADED: 'xstate.done.actor.0.adminDashboard.live.loading',
+      LOAD_FAILED: 'xstate.error.actor.0.adminDashboard.live.loading',
+      REFRESH: 'live.refreshRequested',
+    },
+    drive: (d) => {
+      let ids: string[] = [];
+      let error: string | null = null;
+      return {
+        check: (state) => {
+          expect(selectIsLoadingLive(d.snap())).toBe(state === 'loading');
+          expect(selectLive(d.snap()).map((c) => c.id)).toEqual(ids);
+          expect(selectLiveError(d.snap())).toBe(error);
+        },
+        events: {
+          LOADED: async () => {
+            ids = [`c${d.calls.length}`];
+            error = null;
+            await d.answer('loadLive', [{ id: ids[0] }]);
+          },
+          LOAD_FAILED: async () => {
+            error = FORBIDDEN;
+            await d.fail('loadLive', 'ActionForbidden');
+          },
+          REFRESH: () => d.actor.send({ type: 'live.refreshRequested' }),
+        },
+      };
+    },
+  },
+  {
+    region: 'janitor',
+    model: flat('janitorModel', {
+      idle: { RUN: 'running' },
+      running: { RAN: 'idle', RUN_FAILED: 'idle' },
+    }),
+    events: {
+      RUN: 'janitor.runRequested',
+      RAN: 'xstate.done.actor.0.adminDashboard.janitor.running',
+      RUN_FAILED: 'xstate.error.actor.0.adminDashboard.janitor.running',
+    },
+    drive: (d) => {
+      let report: JanitorReport[] | null = null;
+      let dryRun = true;
+      let error: string | null = null;
+      let runs = 0;
+      return {
+        check: (state) => {
+          expect(selectIsJanitorRunning(d.snap())).toBe(state === 'running');
+          expect(selectReport(d.snap())).toEqual(report);
+          expect(selectReportDryRun(d.snap())).toBe(dryRun);
+          expect(selectJanitorError(d.snap())).toBe(error);
+          if (state === 'running') expect(d.pending('runJanitor').input).toEqual({ dryRun });
+        },
+        events: {
+          RUN: () => {
+            // Real and dry runs take turns.
+            dryRun = ++runs % 2 === 0;
+            d.actor.send({ type: 'janitor.runRequested', dryRun });
+          },
+          RAN: async () => {
+            report = [{ id: `w${runs}`, name: 'Old lab', reason: 'IdleWorkspaceVms', vmCount: 1 }];
+            error = null;
+            await d.answer('runJanitor', report);
+          },
+          RUN_FAILED: async () => {
+            error = FORBIDDEN;
+            await d.fail('runJanitor', 'ActionForbidden');
+          },
+        },
+      };
+    },
+  },
+  {
+    region: 'version',
+    model: flat('versionModel', {
+      loading: { LOADED: 'loaded', LOAD_FAILED: 'loaded' },
+      loaded: {},
+    }),
+    events: {
+      LOADED: 'xstate.done.actor.0.adminDashboard.version.loading',
+      LOAD_FAILED: 'xstate.error.actor.0.adminDashboard.version.loading',
+    },
+    drive: (d) => {
+      let commit: string | null = null;
+      return {
+        check: () => expect(selectCommit(d.snap())).toBe(commit),
+        events: {
+          LOADED: async () => {
+            commit = 'abc123';
+            await d.answer('loadVersion', { commit });
+          },
+          // The version is a nicety: its failure shows nothing.
+          LOAD_FAILED: () => d.fail('loadVersion', 'ActionForbidden'),
+        },
+      };
+    },
+  },
+];
+
+const outsideEvents = [
+  'announce.edited',
+  'announce.submitted',
+  'live.refreshRequested',
+  'janitor.runRequested',
+];
+
+/**
+ * Model-based tests, one flat model per parallel region (the parts work on their own), each path
+ * driving the real dashboard and checking what the view reads of that part after every step.
+ */
+for (const { region, model, events, drive } of regionModels) {
+  describe(`adminDashboardMachine ${region} against its model`, () => {
+    it('agrees with the real machine', () => {
+      const states = Object.keys(model.root.states);
+      expect(
+        modelDisagreements(model, adminDashboardMachine, {
+          states: Object.fromEntries(states.map((state) => [state, `${region}.${state}`])),
+          events,
+          unmodelledStates: regionModels.map((r) => r.region).filter((r) => r !== region),
+          unmodelledEvents: outsideEvents.filter((type) => !Object.values(events).includes(type)),
+        }),
+      ).toEqual([]);
+    });
+
+    const paths = modelPaths(model);
+
+    it('walks every transition of the model', () => {
+      const { walked, transitions } = transitionCoverage(model, paths);
+      expect(walked).toEqual(transitions);
+    });
+
+    for (const path of paths) {
+      it(path.description, async () => {
+        const d = start();
+        const driver = drive(d);
+        const states = Object.keys(model.root.states);
+        await path.test({
+          states: Object.fromEntries(
+            states.map((state) => [
+              state,
+              () => {
+                expect(d.snap().matches({ [region]: state } as never)).toBe(true);
+                driver.check(state);
+              },
+            ]),
+          ),
+          events: driver.events,
+        });
+      });
+    }
+  });
+}

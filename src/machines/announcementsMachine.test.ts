@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback } from 'xstate';
+import { createActor, createMachine, fromCallback } from 'xstate';
 import {
   announcementsMachine,
   MAX_ANNOUNCEMENTS,
   type AnnouncementsEvent,
 } from './announcementsMachine';
 import { selectAnnouncements } from './announcementsMachine.selectors';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 /** The machine with a hub whose GlobalEvents the test sends. */
@@ -74,4 +76,90 @@ describe('announcementsMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: announcements heard, dismissed and forgotten at sign-out never change the
+ * mode; the banner's list is checked after every step.
+ */
+describe('announcementsMachine against its model', () => {
+  type ModelEvent =
+    { type: 'ANNOUNCED' } | { type: 'BLANK' } | { type: 'DISMISSED' } | { type: 'ENDED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'announcementsModel',
+    initial: 'listening',
+    states: {
+      listening: {
+        on: {
+          ANNOUNCED: 'listening',
+          BLANK: 'listening',
+          DISMISSED: 'listening',
+          ENDED: 'listening',
+        },
+      },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, announcementsMachine, {
+        states: { listening: 'listening' },
+        events: {
+          ANNOUNCED: 'global.announced',
+          BLANK: 'global.announced',
+          DISMISSED: 'announcement.dismissRequested',
+          ENDED: 'session.ended',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const a = start();
+      // What the banner should show, oldest first.
+      let shown: { id: number; message: string }[] = [];
+      let nextId = 1;
+      await path.test({
+        states: {
+          listening: () => {
+            expect(a.actor.getSnapshot().value).toBe('listening');
+            expect(
+              selectAnnouncements(a.actor.getSnapshot()).map(({ id, message }) => ({
+                id,
+                message,
+              })),
+            ).toEqual(shown);
+          },
+        },
+        events: {
+          ANNOUNCED: () => {
+            const id = nextId++;
+            shown = [...shown, { id, message: `m${id}` }].slice(-MAX_ANNOUNCEMENTS);
+            a.announce(`m${id}`);
+          },
+          BLANK: () => a.announce(' \n '),
+          DISMISSED: () => {
+            // The newest is dismissed; with none shown, an unknown id changes nothing.
+            const gone = shown.at(-1)?.id ?? 999;
+            shown = shown.filter((x) => x.id !== gone);
+            a.actor.send({ type: 'announcement.dismissRequested', id: gone });
+          },
+          ENDED: () => {
+            shown = [];
+            a.actor.send({ type: 'session.ended' });
+          },
+        },
+      });
+    });
+  }
 });

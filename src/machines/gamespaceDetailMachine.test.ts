@@ -6,9 +6,17 @@ import {
   selectDetailControllers,
   selectDetailError,
   selectDetailTab,
+  selectIsDetailLoading,
 } from './gamespaceBrowserMachine.selectors';
-import { gamespaceDetailMachine, type GamespaceDetail } from './gamespaceDetailMachine';
+import {
+  DETAIL_TABS,
+  gamespaceDetailMachine,
+  type DetailTab,
+  type GamespaceDetail,
+} from './gamespaceDetailMachine';
 import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const vms: GameVm[] = [
@@ -104,4 +112,93 @@ describe('gamespaceDetailMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: loading, failing, retrying and switching tabs in any mode, checking the
+ * spinner, the error, the tab and the machines' controllers after every step.
+ */
+describe('gamespaceDetailMachine against its model', () => {
+  type ModelEvent =
+    { type: 'LOADED' } | { type: 'LOAD_FAILED' } | { type: 'RETRY' } | { type: 'TAB' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'gamespaceDetailModel',
+    initial: 'loading',
+    states: {
+      loading: { on: { LOADED: 'loaded', LOAD_FAILED: 'failed', TAB: 'loading' } },
+      loaded: { on: { TAB: 'loaded' } },
+      failed: { on: { RETRY: 'loading', TAB: 'failed' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, gamespaceDetailMachine, {
+        states: { loading: 'loading', loaded: 'loaded', failed: 'failed' },
+        events: {
+          LOADED: 'xstate.done.actor.0.gamespaceDetail.loading',
+          LOAD_FAILED: 'xstate.error.actor.0.gamespaceDetail.loading',
+          RETRY: 'detail.retryRequested',
+          TAB: 'detail.tabSelected',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const d = startDetail(false);
+      let tab: DetailTab = 'detail';
+      let error: string | null = null;
+      let controllers: string[] = [];
+      let tabs = 0;
+      let retries = 0;
+      const expectDetail = (state: string) => () => {
+        const s = d.snapshot();
+        expect(s.value).toBe(state);
+        expect(selectIsDetailLoading(s)).toBe(state === 'loading');
+        expect(selectDetailTab(s)).toBe(tab);
+        expect(selectDetailError(s)).toBe(error);
+        expect(Object.keys(selectDetailControllers(s))).toEqual(controllers);
+        if (state === 'loading') expect(d.loads).toHaveLength(1 + retries);
+      };
+      await path.test({
+        states: {
+          loading: expectDetail('loading'),
+          loaded: expectDetail('loaded'),
+          failed: expectDetail('failed'),
+        },
+        events: {
+          LOADED: async () => {
+            error = null;
+            controllers = ['vm-1', 'vm-2'];
+            d.loads.at(-1)!.resolve({ challenge: {}, vms, players: null });
+            await flush();
+          },
+          LOAD_FAILED: async () => {
+            error = 'You are not allowed to do this.';
+            d.loads.at(-1)!.reject({ status: 403, message: 'ActionForbidden' });
+            await flush();
+          },
+          RETRY: () => {
+            retries++;
+            d.actor.send({ type: 'detail.retryRequested' });
+          },
+          TAB: () => {
+            tab = DETAIL_TABS[++tabs % DETAIL_TABS.length]!;
+            d.actor.send({ type: 'detail.tabSelected', tab });
+          },
+        },
+      });
+    });
+  }
 });

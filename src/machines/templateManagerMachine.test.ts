@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise, SimulatedClock } from 'xstate';
+import { createActor, createMachine, fromPromise, SimulatedClock } from 'xstate';
 import type { PageQuery } from './pagedSearchMachine';
 import { templateDetailMachine } from './templateDetailMachine';
 import {
@@ -9,8 +9,16 @@ import {
   type TemplateManagerSnapshot,
   type TemplateRow,
 } from './templateManagerMachine';
-import { selectCanClone, selectSelectedId } from './templateManagerMachine.selectors';
-import { flush } from './testing/deferred';
+import {
+  selectCanClone,
+  selectCreating,
+  selectDetail,
+  selectManagerError,
+  selectSelectedId,
+} from './templateManagerMachine.selectors';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 const row = (id: string): TemplateRow => ({
@@ -130,4 +138,173 @@ describe('templateManagerMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: selecting, creating and cloning (each opening the new template), saves that
+ * reload the list, and the error alert, checking what the view reads in each state.
+ */
+describe('templateManagerMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'SELECTED' }
+    | { type: 'CREATE' }
+    | { type: 'CREATED' }
+    | { type: 'CREATE_FAILED' }
+    | { type: 'CLONE' }
+    | { type: 'CLONED' }
+    | { type: 'CLONE_FAILED' }
+    | { type: 'SAVED' }
+    | { type: 'DISMISSED' };
+
+  // Selecting, a saved detail and dismissing the alert change the context, never the mode.
+  const anytime = (state: string) => ({ SELECTED: state, SAVED: state, DISMISSED: state });
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'templateManagerModel',
+    initial: 'browsing',
+    states: {
+      browsing: { on: { CREATE: 'creating', CLONE: 'cloning', ...anytime('browsing') } },
+      creating: { on: { CREATED: 'browsing', CREATE_FAILED: 'browsing', ...anytime('creating') } },
+      cloning: { on: { CLONED: 'browsing', CLONE_FAILED: 'browsing', ...anytime('cloning') } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, templateManagerMachine, {
+        states: { browsing: 'browsing', creating: 'creating', cloning: 'cloning' },
+        events: {
+          SELECTED: 'template.selected',
+          CREATE: 'template.createRequested',
+          CREATED: 'xstate.done.actor.0.templateManager.creating',
+          CREATE_FAILED: 'xstate.error.actor.0.templateManager.creating',
+          CLONE: 'template.cloneRequested',
+          CLONED: 'xstate.done.actor.0.templateManager.cloning',
+          CLONE_FAILED: 'xstate.error.actor.0.templateManager.cloning',
+          SAVED: 'template.saved',
+          DISMISSED: 'alert.dismissed',
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const queries: PageQuery[] = [];
+      const loads: string[] = [];
+      const creates: Deferred<string>[] = [];
+      const clones: { id: string; answer: Deferred<string> }[] = [];
+      const actor = createActor(
+        templateManagerMachine.provide({
+          actors: {
+            templateSearch: templateListSearchMachine.provide({
+              actors: {
+                fetchPage: fromPromise(async ({ input }) => {
+                  queries.push(input);
+                  return [row('a')];
+                }),
+              },
+            }),
+            templateDetail: templateDetailMachine.provide({
+              actors: {
+                // The detail stays loading: its own model test covers the rest.
+                loadDetail: fromPromise(({ input }) => {
+                  loads.push(input.id);
+                  return deferred<never>().promise;
+                }),
+              },
+            }),
+            createTemplate: fromPromise(() => {
+              const d = deferred<string>();
+              creates.push(d);
+              return d.promise;
+            }),
+            cloneTemplate: fromPromise(({ input }) => {
+              const answer = deferred<string>();
+              clones.push({ id: input.id, answer });
+              return answer.promise;
+            }),
+          },
+        }),
+        { input: { term: 'ws1' } },
+      ).start();
+      await flush();
+      // What the view should show: the open template, the alert, and how often the list loaded.
+      let selected: string | null = null;
+      let error: string | null = null;
+      let listLoads = 1;
+      let next = 0;
+      const expectManager = (state: string) => () => {
+        const s = actor.getSnapshot();
+        expect(s.value).toBe(state);
+        expect(selectCreating(s)).toBe(state !== 'browsing');
+        expect(selectSelectedId(s)).toBe(selected);
+        expect(selectDetail(s)?.id ?? null).toBe(selected && `detail-${selected}`);
+        expect(loads.at(-1) ?? null).toBe(selected);
+        expect(selectManagerError(s)).toBe(error);
+        expect(selectCanClone(s)).toBe(state === 'browsing' && selected !== null);
+        expect(queries).toHaveLength(listLoads);
+        expect(queries.every((q) => q.term === 'ws1')).toBe(true);
+      };
+      const select = () => {
+        selected = `t${++next}`;
+        actor.send({ type: 'template.selected', id: selected });
+      };
+      await path.test({
+        states: {
+          browsing: expectManager('browsing'),
+          creating: expectManager('creating'),
+          cloning: expectManager('cloning'),
+        },
+        events: {
+          SELECTED: select,
+          CREATE: () => actor.send({ type: 'template.createRequested' }),
+          CREATED: async () => {
+            selected = `new${++next}`;
+            listLoads += 1;
+            creates.at(-1)!.resolve(selected);
+            await flush();
+          },
+          CREATE_FAILED: async () => {
+            error = 'no room';
+            creates.at(-1)!.reject(new Error('no room'));
+            await flush();
+          },
+          CLONE: () => {
+            // Nothing selected: the model's CLONE is then a selected template cloned.
+            if (selected === null) select();
+            actor.send({ type: 'template.cloneRequested' });
+            expect(clones.at(-1)?.id).toBe(selected);
+          },
+          CLONED: async () => {
+            selected = `${clones.at(-1)!.id}-clone`;
+            listLoads += 1;
+            clones.at(-1)!.answer.resolve(selected);
+            await flush();
+          },
+          CLONE_FAILED: async () => {
+            error = 'name taken';
+            clones.at(-1)!.answer.reject(new Error('name taken'));
+            await flush();
+          },
+          SAVED: async () => {
+            listLoads += 1;
+            actor.send({ type: 'template.saved', id: selected ?? 'a' });
+            await flush();
+          },
+          DISMISSED: () => {
+            error = null;
+            actor.send({ type: 'alert.dismissed' });
+          },
+        },
+      });
+    });
+  }
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromPromise } from 'xstate';
+import { createActor, createMachine, fromPromise } from 'xstate';
 import {
   parseWorkspaceIds,
   workspaceArchiveMachine,
@@ -13,6 +13,8 @@ import {
   selectIsArchiveBusy,
 } from './workspaceArchiveMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
 type Kind = 'exportWorkspaces' | 'downloadArchive' | 'importWorkspaces' | 'uploadArchive';
@@ -135,4 +137,150 @@ describe('workspaceArchiveMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test: each operation from the idle panel, answered or refused, checking the
+ * confirmation, results and error the panel shows after every step.
+ */
+describe('workspaceArchiveMachine against its model', () => {
+  type ModelEvent =
+    | { type: 'EDITED' }
+    | { type: 'EXPORT' }
+    | { type: 'DOWNLOAD' }
+    | { type: 'IMPORT' }
+    | { type: 'UPLOAD' }
+    | { type: 'DONE' }
+    | { type: 'FAILED' };
+
+  const settles = { DONE: 'idle', FAILED: 'idle' } as const;
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'workspaceArchiveModel',
+    initial: 'idle',
+    states: {
+      idle: {
+        on: {
+          EDITED: 'idle',
+          EXPORT: 'exporting',
+          DOWNLOAD: 'downloading',
+          IMPORT: 'importing',
+          UPLOAD: 'uploading',
+        },
+      },
+      exporting: { on: settles },
+      downloading: { on: settles },
+      importing: { on: settles },
+      uploading: { on: settles },
+    },
+  });
+
+  const operations = ['exporting', 'downloading', 'importing', 'uploading'];
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, workspaceArchiveMachine, {
+        states: Object.fromEntries(['idle', ...operations].map((s) => [s, s])),
+        events: {
+          EDITED: 'archive.idsEdited',
+          EXPORT: 'archive.exportRequested',
+          DOWNLOAD: 'archive.downloadRequested',
+          IMPORT: 'archive.importRequested',
+          UPLOAD: 'archive.uploadRequested',
+          DONE: operations.map((s) => `xstate.done.actor.0.workspaceArchive.${s}`),
+          FAILED: operations.map((s) => `xstate.error.actor.0.workspaceArchive.${s}`),
+        },
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  const kindOf: Record<string, Kind> = {
+    exporting: 'exportWorkspaces',
+    downloading: 'downloadArchive',
+    importing: 'importWorkspaces',
+    uploading: 'uploadArchive',
+  };
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const d = start();
+      // What the panel should show.
+      let ids = '';
+      let done: string | null = null;
+      let error: string | null = null;
+      let results: { kind: 'imported' | 'uploaded'; items: string[] } | null = null;
+      let next = 0;
+      let pending: string = 'idle';
+      const expectPanel = (state: string) => () => {
+        const s = d.snap();
+        expect(s.value).toBe(state);
+        expect(selectIsArchiveBusy(s)).toBe(state !== 'idle');
+        expect(selectCanExport(s)).toBe(state === 'idle' && ids !== '');
+        expect(selectArchiveDone(s)).toBe(done);
+        expect(selectArchiveError(s)).toBe(error);
+        expect(selectArchiveResults(s)).toEqual(results);
+        if (state !== 'idle') expect(d.last(kindOf[state]!)).toBeDefined();
+      };
+      const begin = (state: string) => {
+        pending = state;
+        done = null;
+        error = null;
+        results = null;
+      };
+      const edit = () => {
+        ids = `w${++next}`;
+        d.actor.send({ type: 'archive.idsEdited', text: ids });
+      };
+      await path.test({
+        states: Object.fromEntries(['idle', ...operations].map((s) => [s, expectPanel(s)])),
+        events: {
+          EDITED: edit,
+          EXPORT: () => {
+            // Nothing typed: the model's EXPORT is then typed ids exported.
+            if (ids === '') edit();
+            begin('exporting');
+            d.actor.send({ type: 'archive.exportRequested' });
+            expect(d.last('exportWorkspaces').input).toEqual({ ids: [ids] });
+          },
+          DOWNLOAD: () => {
+            if (ids === '') edit();
+            begin('downloading');
+            d.actor.send({ type: 'archive.downloadRequested' });
+            expect(d.last('downloadArchive').input).toEqual({ ids: [ids] });
+          },
+          IMPORT: () => {
+            begin('importing');
+            d.actor.send({ type: 'archive.importRequested' });
+          },
+          UPLOAD: () => {
+            begin('uploading');
+            const file = new Blob(['zip']);
+            d.actor.send({ type: 'archive.uploadRequested', file, fileName: 'lab.zip' });
+            expect(d.last('uploadArchive').input).toEqual({ file, fileName: 'lab.zip' });
+          },
+          DONE: async () => {
+            const items = [`added-${++next}`];
+            if (pending === 'exporting') done = "Exported to the server's folder (_export).";
+            if (pending === 'downloading') done = 'Downloaded topomojo-export.zip.';
+            if (pending === 'importing') results = { kind: 'imported', items };
+            if (pending === 'uploading') results = { kind: 'uploaded', items };
+            await d.answer(kindOf[pending]!, items);
+          },
+          FAILED: async () => {
+            error = 'This cannot be done: the archive was refused: it is not a zip.';
+            await d.fail(
+              kindOf[pending]!,
+              'InvalidOperation The archive was refused: it is not a zip',
+            );
+          },
+        },
+      });
+    });
+  }
 });
