@@ -44,6 +44,25 @@ export default tseslint.config(
     },
   },
   {
+    // A hypervisor driver owns its vocabulary (server/hypervisor/types.ts) and persists through
+    // ports of its own: it never reaches the domain, the store or the HTTP layer (STYLE.md).
+    files: ['server/hypervisor/**/*.{ts,mjs}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/core', '**/core/**', '**/store', '**/store/**', '**/http', '**/http/**'],
+              message:
+                'server/hypervisor imports nothing from server/core, server/store or server/http.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/machines/**/*.ts'],
     rules: {
       // Machines may use the api's *types* (DTOs), never its calls.

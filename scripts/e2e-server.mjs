@@ -2,7 +2,7 @@
 // seed password, the built SPA. Playwright starts it and stops it. With E2E_DATA_DIR set, that
 // folder is used and kept, so that a test can stop the server and start it again on the same
 // data (the hub reconnection test).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,12 +43,17 @@ const server = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'ser
     DATABASE_URL: '',
     REDIS_URL: '',
     LOG_LEVEL: 'warn',
-    // Sim tasks at 4x: a disk copy takes about 2.5 s, long enough to see its progress.
-    HYPERVISOR: 'sim',
+    // Sim tasks at 4x: a disk copy takes about 2.5 s, long enough to see its progress. The
+    // qemu driver's tests ask for it with E2E_HYPERVISOR=qemu (and their own QEMU_IMAGES_DIR).
+    HYPERVISOR: process.env.E2E_HYPERVISOR || 'sim',
     SIM_SPEED: '4',
   },
 });
 const cleanup = () => {
+  if (process.env.E2E_HYPERVISOR === 'qemu') {
+    // Machines and the switch outlive a server by design; the test's own go with its data.
+    spawnSync('pkill', ['-KILL', '-f', process.env.QEMU_STATE_DIR || join(dataDir, 'qemu')]);
+  }
   if (!keepData) rmSync(dataDir, { recursive: true, force: true });
 };
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.kill(signal));

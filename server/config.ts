@@ -93,8 +93,22 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long a game state is kept for GET /api/gamespace/{id}; 0 keeps none. */
   stateCacheMs: number;
-  /** The hypervisor driver: 'sim' (simulated machines kept in the database). */
-  hypervisor: 'sim';
+  /**
+   * The hypervisor driver: 'sim' (simulated machines kept in the database) or 'qemu' (real
+   * machines on this Linux host, one QEMU process each).
+   */
+  hypervisor: 'sim' | 'qemu';
+  /** The qemu driver's folders and caps. */
+  qemu: {
+    /** Base images (QEMU_IMAGES_DIR, default `{data}/images`); templates' disk paths are in it. */
+    imagesDir: string;
+    /** Machine folders and the switch (QEMU_STATE_DIR, default `{data}/qemu`). */
+    stateDir: string;
+    /** QEMU_MAX_RUNNING: most machines running at once; null: no cap. */
+    maxRunning: number | null;
+    /** QEMU_MAX_MEMORY_MIB: most memory of running machines; null: 3/4 of the host's. */
+    maxMemoryMiB: number | null;
+  };
   /**
    * How much faster than real time the sim driver's tasks run: 1 is realistic (a deploy takes a
    * few seconds), 10 is ten times faster, 0 completes every task at once (tests).
@@ -311,7 +325,11 @@ export const VARIABLES = {
   // stop_grace_period): a longer grace needs those raised too.
   SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: TIMER_MAX_MS, default: 10000 },
   STATE_CACHE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 1000 },
-  HYPERVISOR: { type: 'string', enum: ['sim'], default: 'sim' },
+  HYPERVISOR: { type: 'string', enum: ['sim', 'qemu'], default: 'sim' },
+  QEMU_IMAGES_DIR: { type: 'string' },
+  QEMU_STATE_DIR: { type: 'string' },
+  QEMU_MAX_RUNNING: { type: 'integer', minimum: 0, maximum: ANY },
+  QEMU_MAX_MEMORY_MIB: { type: 'integer', minimum: 0, maximum: ANY },
   SIM_SPEED: { type: 'number', minimum: 0, default: 1 },
   JANITOR_ENABLED: { type: 'string', form: 'boolean', default: 'true' },
   JANITOR_START_SECONDS: { type: 'string', form: 'startSeconds', default: '30-60' },
@@ -475,6 +493,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     stateCacheMs: v.STATE_CACHE_MS,
     hypervisor: v.HYPERVISOR,
+    qemu: {
+      imagesDir: v.QEMU_IMAGES_DIR ? resolve(v.QEMU_IMAGES_DIR) : resolve(dataDir, 'images'),
+      stateDir: v.QEMU_STATE_DIR ? resolve(v.QEMU_STATE_DIR) : resolve(dataDir, 'qemu'),
+      maxRunning: v.QEMU_MAX_RUNNING ?? null,
+      maxMemoryMiB: v.QEMU_MAX_MEMORY_MIB ?? null,
+    },
     simSpeed: v.SIM_SPEED,
     janitor: {
       enabled: v.JANITOR_ENABLED,

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { HubMetrics } from './hub/hub';
 import { withTimeout } from './http/health';
+import type { DriverStatus } from './hypervisor';
 import type { PoolStats } from './store/db';
 
 // Prometheus metrics at GET /metrics, only when METRICS_TOKEN is set, and then only to
@@ -19,8 +20,8 @@ export const UNMATCHED = 'unmatched';
 export const COLLECT_TIMEOUT_MS = 2_000;
 
 export interface MetricsSources {
-  /** HYPERVISOR, and how many of its machines are running. */
-  driver: { name: string; runningCount(): Promise<number> };
+  /** HYPERVISOR, and what its driver reports (how many of its machines are running). */
+  driver: { name: string; status(): Promise<Pick<DriverStatus, 'running'>> };
   activeGamespaces(): Promise<number>;
   /** The database pool now; null on SQLite. */
   poolStats(): PoolStats | null;
@@ -130,7 +131,8 @@ export function createMetrics(app: FastifyInstance, sources: MetricsSources): Me
     labelNames: ['driver'],
     registers,
     async collect() {
-      this.set({ driver: sources.driver.name }, await current(sources.driver.runningCount));
+      const running = await current(async () => (await sources.driver.status()).running);
+      this.set({ driver: sources.driver.name }, running);
     },
   });
 

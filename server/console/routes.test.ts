@@ -4,23 +4,24 @@ import fastifyWebsocket from '@fastify/websocket';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createMemoryCache, type Cache } from '../core/cache';
-import type { HypervisorDriver, Vm, VmChangeEvent } from '../hypervisor/driver';
-import { applyInput, newTerminal } from './terminal';
-import { renderScreen, SCREEN_HEIGHT, SCREEN_WIDTH } from './screen';
-import { CLOSE_POLICY_VIOLATION, consoleRoutes, MACHINE_CHECK_MS } from './routes';
+import type { DriverEvent, HypervisorDriver, Machine } from '../hypervisor';
+import { createSimConsoles, MACHINE_CHECK_MS } from '../hypervisor/sim/console/consoles';
+import { applyInput, newTerminal } from '../hypervisor/sim/console/terminal';
+import { renderScreen, SCREEN_HEIGHT, SCREEN_WIDTH } from '../hypervisor/sim/console/screen';
+import { CLOSE_POLICY_VIOLATION, consoleRoutes } from './routes';
 import { createConsoleTickets, type ConsoleTicketStore } from './tickets';
-import { KEY } from './keys';
-import { MACHINE_OFF_REASON } from './rfb';
+import { KEY } from '../hypervisor/sim/console/keys';
+import { MACHINE_OFF_REASON } from '../hypervisor/sim/console/rfb';
 import { createManualClock, type ManualClock } from '../../tests/server/manualClock';
 
 // The console endpoint over a real port with the `ws` client, as noVNC uses it: the ticket from
 // `issue`, the `binary` subprotocol, the RFB 3.8 handshake and Raw updates. The hypervisor is a
-// fake at the driver boundary: a map of machines and a way to announce changes; the machine
-// checks run on a manual clock.
+// fake at the driver boundary (a map of machines and a way to announce changes) whose consoles
+// are the sim's drawn ones; their machine checks run on a manual clock.
 
 const VM_ID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
-function machine(over: Partial<Vm> = {}): Vm {
+function machine(over: Partial<Machine> = {}): Machine {
   return {
     id: VM_ID,
     name: 'kali#5f0c1d',
@@ -30,25 +31,37 @@ function machine(over: Partial<Vm> = {}): Vm {
     diskPath: '',
     stats: '',
     status: 'deployed',
-    groupName: '',
     tags: null,
     state: 'running',
     question: null,
     task: null,
-    hypervisorType: 'proxmox',
     isTemplate: false,
-    operations: ['start', 'stop'],
     nics: [],
     ...over,
   };
 }
 
-function fakeDriver(machines: Map<string, Vm>) {
-  const listeners = new Set<(event: VmChangeEvent) => void>();
+function fakeDriver(machines: Map<string, Machine>, clock: ManualClock) {
+  const listeners = new Set<(event: DriverEvent) => void>();
   const unused = () => Promise.reject(new Error('not used by the console'));
+  const load = async (id: string) => machines.get(id) ?? null;
+  const subscribe = (listener: (event: DriverEvent) => void) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  };
+  const consoles = createSimConsoles({ load, subscribe, clock });
   const driver: HypervisorDriver = {
-    type: 'proxmox',
-    load: async (id) => machines.get(id) ?? null,
+    capabilities: {
+      kind: 'sim',
+      operations: ['start', 'stop'],
+      liveIsoChange: false,
+      liveNicChange: false,
+      guestChange: false,
+      serverConsoles: true,
+      simulated: true,
+      acceleration: 'simulated',
+    },
+    load,
     start: unused,
     stop: unused,
     save: unused,
@@ -69,17 +82,15 @@ function fakeDriver(machines: Map<string, Vm>) {
     verifyDisks: unused,
     deleteDisks: unused,
     display: unused,
+    openConsole: (id, viewer) => consoles.open(id, viewer),
     isoOptions: unused,
     netOptions: unused,
     ready: unused,
-    runningCount: unused,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    close: async () => undefined,
+    status: unused,
+    subscribe,
+    close: async () => consoles.close(),
   };
-  const announce = (event: VmChangeEvent) => listeners.forEach((l) => l(event));
+  const announce = (event: DriverEvent) => listeners.forEach((l) => l(event));
   return { driver, announce, listeners };
 }
 
@@ -204,7 +215,7 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
   let app: FastifyInstance;
   let cache: Cache;
   let tickets: ConsoleTicketStore;
-  let machines: Map<string, Vm>;
+  let machines: Map<string, Machine>;
   let fake: ReturnType<typeof fakeDriver>;
   let clock: ManualClock;
   let base: string;
@@ -212,13 +223,13 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
 
   beforeEach(async () => {
     machines = new Map([[VM_ID, machine()]]);
-    fake = fakeDriver(machines);
+    clock = createManualClock();
+    fake = fakeDriver(machines, clock);
     cache = createMemoryCache();
     tickets = createConsoleTickets(cache);
-    clock = createManualClock();
     app = Fastify();
     await app.register(fastifyWebsocket);
-    await app.register(consoleRoutes, { driver: fake.driver, tickets, clock });
+    await app.register(consoleRoutes, { driver: fake.driver, tickets });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     if (!address || typeof address === 'string') throw new Error('no port');
@@ -228,6 +239,7 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
   afterEach(async () => {
     for (const v of viewers.splice(0)) v.socket.terminate();
     await app.close();
+    await fake.driver.close();
     await cache.close();
   });
 
@@ -353,7 +365,7 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
     viewer.request(false);
     await viewer.update();
     viewer.request(true);
-    fake.announce({ action: 'VM.UPDATE', vm: machine({ state: 'off' }) });
+    fake.announce({ type: 'updated', machine: machine({ state: 'off' }) });
     await viewer.update();
     const closed = await viewer.closed;
     expect(closed).toEqual({ code: 1000, reason: MACHINE_OFF_REASON });

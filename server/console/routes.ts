@@ -1,97 +1,24 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
-import { every, realClock, type Clock } from '../clock';
-import type { HypervisorDriver, Vm } from '../hypervisor/driver';
-import { untagged } from '../hypervisor/driver';
-import { createMachineDisplay, type MachineDisplay } from './display';
-import { startRfbSession } from './rfb';
+import { isDriverError, type ConsoleSession, type HypervisorDriver } from '../hypervisor';
+import type { Actor } from '../core/users';
 import type { ConsoleTicketStore } from './tickets';
 import { anonymousErrorResponses } from '../http/schemas';
 
 // GET /api/console/vnc/:id?ticket=…: the VNC-over-WebSocket console of a machine whose console
-// this server draws itself (the sim driver's). The one-time ticket from GET /api/vm-console/{id}
-// is the only credential, since a browser cannot put headers on a WebSocket; the route is
-// anonymous to the HTTP auth hook for that reason. A refused viewer is closed with 1008 before
-// any RFB byte, so noVNC reports a failed connection rather than a protocol error.
+// this server serves (capabilities.serverConsoles). The one-time ticket from GET
+// /api/vm-console/{id} is the only credential, since a browser cannot put headers on a
+// WebSocket; the route is anonymous to the HTTP auth hook for that reason. A refused viewer is
+// closed with 1008 before any RFB byte, so noVNC reports a failed connection rather than a
+// protocol error. Past the ticket, the route only carries bytes: the driver's console session
+// speaks RFB.
 
-/** How often a machine with open consoles is checked for having stopped or gone. */
-export const MACHINE_CHECK_MS = 2_000;
 export const CLOSE_POLICY_VIOLATION = 1008;
+/** The reason a viewer of a machine that is not running is refused with. */
+export const MACHINE_NOT_RUNNING = 'The machine is not running.';
 
-interface Watched {
-  display: MachineDisplay;
-  viewers: number;
-  stop(): void;
-}
-
-/** Why an open console ends, by what became of its machine; null while it runs. */
-export function endOf(vm: Vm | null): { state: string; message: string } | null {
-  if (!vm || vm.status !== 'deployed') return { state: 'deleted', message: '[machine deleted]' };
-  if (vm.state === 'running') return null;
-  const state = vm.state === 'suspended' ? 'suspended' : 'stopped';
-  return { state, message: `[machine ${state}]` };
-}
-
-function createDisplays(driver: HypervisorDriver, log: FastifyInstance['log'], clock: Clock) {
-  const watched = new Map<string, Watched>();
-
-  const watch = (vm: Vm): Watched => {
-    const display = createMachineDisplay(untagged(vm.name));
-    const check = (current: Vm | null) => {
-      const end = endOf(current);
-      if (end) display.powerOff(end.state, end.message);
-    };
-    // The driver announces changes it makes on its own (tasks ending); a stop or delete through
-    // the API is not announced, so the machine is also looked at now and then.
-    const unsubscribe = driver.subscribe((event) => {
-      if (event.vm.id !== vm.id) return;
-      check(event.action === 'VM.DELETE' ? null : event.vm);
-    });
-    const stopChecks = every(clock, MACHINE_CHECK_MS, () => {
-      driver.load(vm.id).then(check, (err: unknown) => log.warn({ err }, 'console machine check'));
-    });
-    return {
-      display,
-      viewers: 0,
-      stop() {
-        unsubscribe();
-        stopChecks();
-      },
-    };
-  };
-
-  return {
-    /** The machine's display and the viewer's release; the screen goes with its last viewer. */
-    acquire(vm: Vm): { display: MachineDisplay; release(): void } {
-      const existing = watched.get(vm.id);
-      // A machine that stopped and started again while its last viewers were closing gets a
-      // fresh screen rather than the one that says it stopped.
-      const entry = existing?.display.isRunning() ? existing : watch(vm);
-      if (existing && existing !== entry) existing.stop();
-      watched.set(vm.id, entry);
-      entry.viewers += 1;
-      let released = false;
-      return {
-        display: entry.display,
-        release() {
-          if (released) return;
-          released = true;
-          entry.viewers -= 1;
-          if (entry.viewers > 0) return;
-          entry.stop();
-          if (watched.get(vm.id) === entry) watched.delete(vm.id);
-        },
-      };
-    },
-    close(): void {
-      for (const entry of watched.values()) entry.stop();
-      watched.clear();
-    },
-  };
-}
-
-type Admission = { vm: Vm } | { refused: string };
+type Admission = { machineId: string } | { refused: string };
 
 const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
   Array.isArray(data)
@@ -100,21 +27,78 @@ const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
       ? data
       : Buffer.from(new Uint8Array(data));
 
+/**
+ * Who is opening a console, when the upgrade request says (the console tab's `topomojo.mks`
+ * cookie), and whether that viewer may open this machine's console now.
+ */
+export interface ConsoleViewers {
+  viewerOf(request: FastifyRequest): Promise<Actor | null>;
+  mayOpen(viewer: Actor, machineId: string): Promise<boolean>;
+}
+
 export async function consoleRoutes(
   app: FastifyInstance,
-  options: { driver: HypervisorDriver; tickets: ConsoleTicketStore; clock?: Clock },
+  options: { driver: HypervisorDriver; tickets: ConsoleTicketStore; viewers?: ConsoleViewers },
 ): Promise<void> {
-  const { driver, tickets } = options;
-  const displays = createDisplays(driver, app.log, options.clock ?? realClock);
+  const { driver, tickets, viewers } = options;
   const admissions = new WeakMap<FastifyRequest, Admission>();
-  app.addHook('onClose', async () => displays.close());
 
-  const admit = async (vmId: string, ticket: string | undefined): Promise<Admission> => {
-    if (!ticket || !(await tickets.redeem(ticket, vmId))) return { refused: 'Invalid ticket' };
-    const vm = await driver.load(vmId);
-    if (!vm || endOf(vm) || vm.id !== vmId) return { refused: 'The machine is not running.' };
-    return { vm };
+  const admit = async (
+    request: FastifyRequest,
+    machineId: string,
+    ticket: string | undefined,
+  ): Promise<Admission> => {
+    const redeemed = ticket ? await tickets.take(ticket, machineId) : null;
+    if (!redeemed) return { refused: 'Invalid ticket' };
+    // A viewer who says who they are must be the one the ticket was handed to, and still have
+    // the right to this machine: a ticket never opens a console for someone else.
+    const viewer = viewers ? await viewers.viewerOf(request) : null;
+    if (viewer && redeemed.subject && viewer.id !== redeemed.subject) {
+      return { refused: 'Invalid ticket' };
+    }
+    if (viewer && viewers && !(await viewers.mayOpen(viewer, machineId))) {
+      return { refused: 'Invalid ticket' };
+    }
+    const machine = await driver.load(machineId);
+    const running = machine?.status === 'deployed' && machine.state === 'running';
+    if (!running || machine.id !== machineId) return { refused: MACHINE_NOT_RUNNING };
+    return { machineId };
   };
+
+  /** Bridges the socket to the machine's console; what the viewer sends early waits for it. */
+  async function bridge(socket: WebSocket, machineId: string): Promise<void> {
+    const early: Buffer[] = [];
+    let session: ConsoleSession | null = null;
+    let gone = false;
+    socket.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
+      if (session) session.receive(asBuffer(data));
+      else early.push(asBuffer(data));
+    });
+    socket.on('close', () => {
+      gone = true;
+      session?.end();
+    });
+    if (!driver.openConsole) {
+      socket.close(CLOSE_POLICY_VIOLATION, 'This machine has no console here.');
+      return;
+    }
+    try {
+      const opened = await driver.openConsole(machineId, {
+        send: (bytes) => socket.send(bytes),
+        close: (code, reason) => socket.close(code, reason),
+      });
+      if (gone) {
+        opened.end();
+        return;
+      }
+      session = opened;
+      for (const data of early.splice(0)) opened.receive(data);
+    } catch (error) {
+      // The machine stopped or went between the ticket and now: refused like an off machine.
+      if (!isDriverError(error)) app.log.warn({ err: error }, 'console failed to open');
+      socket.close(CLOSE_POLICY_VIOLATION, MACHINE_NOT_RUNNING);
+    }
+  }
 
   app.get<{ Params: { id: string }; Querystring: { ticket?: string } }>(
     '/api/console/vnc/:id',
@@ -133,7 +117,7 @@ export async function consoleRoutes(
       },
       async preValidation(request) {
         if (!request.ws) return;
-        admissions.set(request, await admit(request.params.id, request.query.ticket));
+        admissions.set(request, await admit(request, request.params.id, request.query.ticket));
       },
     },
     (socket: WebSocket, request) => {
@@ -143,21 +127,7 @@ export async function consoleRoutes(
         socket.close(CLOSE_POLICY_VIOLATION, admission?.refused ?? 'Invalid ticket');
         return;
       }
-      const { display, release } = displays.acquire(admission.vm);
-      const session = startRfbSession(
-        {
-          send: (data) => socket.send(data),
-          close: (code, reason) => socket.close(code, reason),
-        },
-        display,
-      );
-      socket.on('message', (data: Buffer | ArrayBuffer | Buffer[]) =>
-        session.receive(asBuffer(data)),
-      );
-      socket.on('close', () => {
-        session.end();
-        release();
-      });
+      void bridge(socket, admission.machineId);
     },
   );
 }

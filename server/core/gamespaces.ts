@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { parseChallengeText } from '../../src/domain/challenge';
-import { untagged, type HypervisorDriver } from '../hypervisor/driver';
+import { untagged, type HypervisorDriver } from '../hypervisor';
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createPlayerRepository } from '../store/repositories/players';

@@ -2,7 +2,7 @@ import { realClock, type Clock, type Timer } from '../clock';
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
-import type { HypervisorDriver } from '../hypervisor/driver';
+import type { HypervisorDriver } from '../hypervisor';
 import type { Cache } from './cache';
 import { isoDate } from './dto';
 import { invalid } from './fields';

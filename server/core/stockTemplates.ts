@@ -24,6 +24,30 @@ const disk = (file: string, size: number) => ({
   Size: size,
 });
 
+/**
+ * The tiny Linux machine every driver can run: with the qemu driver, the stock image that
+ * `npm run images` (or the first start) builds, booting to a shell prompt within seconds.
+ */
+export const TINY_TEMPLATE: StockTemplate = {
+  name: 'tiny-linux',
+  description:
+    'A tiny Linux machine that boots to a root shell in seconds: 1 CPU, 512 MB of memory, one ' +
+    'network card. It prints its guest settings at boot. Good for trying a lab out.',
+  networks: 'lan',
+  detail: {
+    Cpu: '1x1',
+    Ram: 0,
+    Guest: 'otherLinux64Guest',
+    Adapters: 1,
+    Eth: [{ Net: 'lan', Type: 'virtio' }],
+    // The image's own name: the qemu driver finds it in its images folder.
+    Disks: [{ Path: 'topoplay-tiny.qcow2', Source: '', Controller: 'virtio', Size: 1 }],
+  },
+};
+
+/** Marks a database that got the tiny template (seeded apart: databases seeded before it). */
+export const TINY_SEEDED_KEY = 'templates.stockSeeded.tiny';
+
 export const STOCK_TEMPLATES: readonly StockTemplate[] = [
   {
     name: 'linux-server',
@@ -98,11 +122,18 @@ export function stockTemplateRow(stock: StockTemplate, now = Date.now()): Templa
  */
 export async function seedStockTemplates(db: Db): Promise<number> {
   const stock = createStockTemplateRepository(db);
-  if (await stock.isMarked(STOCK_SEEDED_KEY)) return 0;
   const now = Date.now();
-  const seeded = await stock.seed(
-    { key: STOCK_SEEDED_KEY, value: String(now) },
-    STOCK_TEMPLATES.map((s) => stockTemplateRow(s, now)),
-  );
-  return seeded ? STOCK_TEMPLATES.length : 0;
+  let added = 0;
+  for (const [key, templates] of [
+    [STOCK_SEEDED_KEY, STOCK_TEMPLATES],
+    [TINY_SEEDED_KEY, [TINY_TEMPLATE]],
+  ] as const) {
+    if (await stock.isMarked(key)) continue;
+    const seeded = await stock.seed(
+      { key, value: String(now) },
+      templates.map((s) => stockTemplateRow(s, now)),
+    );
+    if (seeded) added += templates.length;
+  }
+  return added;
 }

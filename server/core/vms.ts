@@ -4,22 +4,25 @@ import { createMembershipRepository } from '../store/repositories/membership';
 import { createTemplateRepository } from '../store/repositories/templates';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { TemplateTable } from '../store/schema';
+import { tagOf, untagged, type HypervisorDriver, type Machine } from '../hypervisor';
+import { toDeployable, toMachineSpec } from './machineSpecs';
+import type { TemplateMachines, VmTemplate } from './templates';
 import {
+  hubActionOf,
   isoPathOf,
-  tagOf,
-  type HypervisorDriver,
+  parseChange,
+  vmCapabilitiesOf,
+  vmDto,
   type Vm,
   type VmAnswer,
   type VmChange,
   type VmConsole,
   type VmOperation,
   type VmOptions,
-} from '../hypervisor/driver';
-import { toDeployable } from '../hypervisor/deployable';
-import type { TemplateMachines, VmTemplate } from './templates';
+} from './vmViews';
 import type { WorkspaceMachines } from './workspaces';
 import { audienceReaches } from './dto';
-import { DomainError, forbidden } from './errors';
+import { DomainError, Forbidden, forbidden, notFound } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
 import { asId, EMPTY_GUID } from './ids';
 import type { Actor } from './users';
@@ -72,6 +75,8 @@ export interface WorkspaceAccess {
 export interface VmServiceOptions {
   driver: HypervisorDriver;
   publisher: VmPublisher;
+  /** Binds each console ticket to the subject it is handed to (server/console/tickets.ts). */
+  consoleTickets?: { bind(ticket: string, subject: string): Promise<void> };
   now?: () => number;
 }
 
@@ -82,6 +87,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
   const templates = createTemplateRepository(db);
   const workspaces = createWorkspaceRepository(db);
   const membership = createMembershipRepository(db);
+  const dto = (machine: Machine): Vm => vmDto(machine, driver.capabilities);
 
   function publish(actor: { id: string; name: string }, action: string, vm: Vm, tag?: string) {
     publisher.publish(tag ?? tagOf(vm.name), 'VmEvent', {
@@ -142,7 +148,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
   async function usableIsos(tag: string): Promise<string[]> {
     const game = await gamespaces.find(tag);
     const workspaceId = game ? (game.workspaceId ?? EMPTY_GUID) : tag;
-    const listed = (await driver.isoOptions(workspaceId)).iso ?? [];
+    const listed = await driver.isoOptions(workspaceId);
     const named = await templates.isosOfWorkspace(workspaceId);
     const paths = named.map(isoPathOf).filter((p) => p !== '');
     return [...new Set([...listed, ...paths])].sort();
@@ -178,7 +184,9 @@ export function createVmService(db: Db, options: VmServiceOptions) {
   }
 
   async function deleteAll(tag: string): Promise<void> {
-    for (const vm of await driver.deleteAll(tag)) publish(SYSTEM_ACTOR, 'VM.DELETE', vm, tag);
+    for (const machine of await driver.deleteAll(tag)) {
+      publish(SYSTEM_ACTOR, 'VM.DELETE', dto(machine), tag);
+    }
   }
 
   /** The seams through which deleting workspaces and templates removes their machines. */
@@ -187,7 +195,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       await deleteAll(workspaceId);
       for (const template of templates) {
         if (template.isLinked) continue;
-        await driver.deleteDisks(await deployableOf(template, workspaceId));
+        await driver.deleteDisks(toMachineSpec(await deployableOf(template, workspaceId)));
       }
     },
     gamespaceEnded: deleteAll,
@@ -197,8 +205,10 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     async templateDeleted(template) {
       const tag = template.workspaceId ?? EMPTY_GUID;
       const vm = await driver.load(`${template.name}#${tag}`);
-      if (vm) publish(SYSTEM_ACTOR, 'VM.DELETE', await driver.delete(vm.id), tag);
-      if (!template.isLinked) await driver.deleteDisks(await deployableOf(template, tag));
+      if (vm) publish(SYSTEM_ACTOR, 'VM.DELETE', dto(await driver.delete(vm.id)), tag);
+      if (!template.isLinked) {
+        await driver.deleteDisks(toMachineSpec(await deployableOf(template, tag)));
+      }
     },
   };
 
@@ -211,7 +221,9 @@ export function createVmService(db: Db, options: VmServiceOptions) {
 
     /** Relays the driver's own changes (tasks ending) to the machines' groups. */
     relayDriverEvents(): () => void {
-      return driver.subscribe((event) => publish(SYSTEM_ACTOR, event.action, event.vm));
+      return driver.subscribe((event) =>
+        publish(SYSTEM_ACTOR, hubActionOf(event), dto(event.machine)),
+      );
     },
 
     /**
@@ -220,7 +232,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
      */
     async list(actor: Actor, filter: string): Promise<Vm[]> {
       if (!actor.isAdmin && !actor.isObserver) throw forbidden();
-      let vms = await driver.find(filter);
+      let vms = (await driver.find(filter)).map(dto);
       if (!actor.isAdmin) {
         const tags = [...new Set(vms.map((vm) => tagOf(vm.name)))];
         const allowed = new Set<string>();
@@ -241,7 +253,8 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     /** GET /api/vm/{id}: the machine, or null. */
     async load(actor: Actor, id: string): Promise<Vm | null> {
       await authorize(actor, id);
-      return driver.load(id);
+      const machine = await driver.load(id);
+      return machine && dto(machine);
     },
 
     /**
@@ -259,7 +272,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       if (running > 0) {
         throw new DomainError('WorkspaceNotIsolated', undefined, { gamespaces: running });
       }
-      const vm = await driver.changeState(operation);
+      const vm = dto(await driver.changeState(operation.id, operation.type));
       publish(actor, `VM.${operation.type.toUpperCase()}`, vm);
       return vm;
     },
@@ -267,7 +280,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     /** DELETE /api/vm/{id}. */
     async remove(actor: Actor, id: string): Promise<Vm> {
       await authorize(actor, id, 'delete');
-      const vm = await driver.delete(id);
+      const vm = dto(await driver.delete(id));
       publish(actor, 'VM.DELETE', vm);
       return vm;
     },
@@ -297,7 +310,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
           !path || (actor.isAdmin ? isStorePath(path) : (await usableIsos(tag)).includes(path));
         if (!allowed) throw new DomainError('ActionForbidden');
       }
-      const vm = await driver.changeConfiguration(id, change, actor.isBuilder);
+      const vm = dto(await driver.changeConfiguration(id, parseChange(change), actor.isBuilder));
       publish(actor, 'VM.CHANGE', vm);
       return vm;
     },
@@ -305,7 +318,11 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     /** PUT /api/vm/{id}/answer. */
     async answer(actor: Actor, id: string, answer: VmAnswer): Promise<Vm> {
       await authorize(actor, id);
-      const vm = await driver.answer(id, answer);
+      const machine = await driver.load(id);
+      if (!machine) throw notFound();
+      // Answering a question the machine does not ask changes nothing, as in the reference.
+      const asked = machine.question?.id === answer.questionId;
+      const vm = dto(asked ? await driver.answer(id, answer) : machine);
       publish(actor, 'VM.ANSWER', vm);
       return vm;
     },
@@ -317,12 +334,13 @@ export function createVmService(db: Db, options: VmServiceOptions) {
 
     /** GET /api/vm/{id}/nets: non-builders get only isolated nets. */
     async nets(actor: Actor, id: string): Promise<VmOptions> {
-      const options = await driver.netOptions(await authorize(actor, id));
+      const nets = await driver.netOptions(await authorize(actor, id));
       // The machine's NICs come with its choices: a console signed in by the launch cookie may
       // not read the machine itself (GET vm/{id}), yet shows each NIC on its network.
-      const nics = (await driver.load(id))?.nics ?? [];
-      if (actor.isBuilder) return { ...options, nics };
-      return { ...options, net: options.net?.filter((net) => net.includes('#')) ?? null, nics };
+      const nics = (await driver.load(id))?.nics.map((n) => ({ ...n })) ?? [];
+      const capabilities = vmCapabilitiesOf(driver.capabilities);
+      if (actor.isBuilder) return { iso: null, net: nets, nics, capabilities };
+      return { iso: null, net: nets.filter((net) => net.includes('#')), nics, capabilities };
     },
 
     /**
@@ -336,19 +354,41 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     ): Promise<VmOptions> {
       if (!(await workspaces.exists(workspaceId))) throw unknownArgument('id');
       if (!(await workspaces.canEdit(actor, workspaceId))) throw forbidden();
-      return { iso: null, net: (await driver.netOptions(workspaceId)).net ?? [] };
+      return { iso: null, net: await driver.netOptions(workspaceId) };
+    },
+
+    /** Whether the actor may open the machine's console now (the console socket asks). */
+    async mayOpenConsole(actor: Actor, id: string): Promise<boolean> {
+      try {
+        await authorize(actor, id);
+        return true;
+      } catch (error) {
+        if (error instanceof Forbidden) return false;
+        throw error;
+      }
     },
 
     /** GET /api/vm-console/{id}: the driver's console address and ticket. */
     async console(actor: Actor, id: string): Promise<VmConsole> {
       await authorize(actor, id);
-      return driver.display(id);
+      const machine = await driver.load(id);
+      if (!machine) throw notFound();
+      const display = await driver.display(machine.id);
+      if (display.ticket) await options.consoleTickets?.bind(display.ticket, actor.id);
+      return {
+        id: display.machineId,
+        isolationId: tagOf(machine.name),
+        name: untagged(machine.name),
+        url: display.url,
+        ticket: display.ticket,
+        isRunning: display.isRunning,
+      };
     },
 
     /** GET /api/vm-template/{id}: the builder machine, or where its template stands. */
     async refreshTemplate(actor: Actor, templateId: string): Promise<Vm> {
       const { deployable } = await builderTemplate(actor, templateId);
-      return driver.refresh(deployable);
+      return dto(await driver.refresh(toMachineSpec(deployable)));
     },
 
     /**
@@ -358,7 +398,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
      */
     async deployTemplate(actor: Actor, templateId: string): Promise<Vm> {
       const { deployable, tag } = await builderTemplate(actor, templateId);
-      const vm = await driver.deploy(deployable, actor.isBuilder);
+      const vm = dto(await driver.deploy(toMachineSpec(deployable), actor.isBuilder));
       publish(actor, 'VM.DEPLOY', { ...vm, id: templateId }, tag);
       return vm;
     },
@@ -366,7 +406,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     /** PUT /api/vm-template/{id}: starts copying the template's disks; the least progress. */
     async initializeTemplate(actor: Actor, templateId: string): Promise<number> {
       const { deployable } = await builderTemplate(actor, templateId);
-      return driver.createDisks(deployable);
+      return driver.createDisks(toMachineSpec(deployable));
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, Forbidden, ValidationFailed } from '../core/errors';
 import type { ErrorLog } from '../core/errorLog';
+import { isDriverError, type DriverError } from '../hypervisor';
 import { isInvalidValue } from '../store/db';
 
 // How every error is answered (wire reference §0): domain errors 400 {"message": name};
@@ -20,9 +21,26 @@ function problem(reply: FastifyReply, request: FastifyRequest, errors: Record<st
   });
 }
 
+/**
+ * A hypervisor driver's error as the domain error the wire has always carried for it: an unknown
+ * machine is ResourceNotFound, a launch beyond capacity HypervisorCapacity, and everything else
+ * InvalidOperation with the driver's words as its detail.
+ */
+export function domainErrorOf(error: DriverError): DomainError {
+  switch (error.code) {
+    case 'not-found':
+      return new DomainError('ResourceNotFound');
+    case 'capacity':
+      return new DomainError('HypervisorCapacity');
+    default:
+      return new DomainError('InvalidOperation', error.message);
+  }
+}
+
 /** `errorLog` keeps the unexpected ones (the 500s) for GET /api/admin/log. */
 export function registerErrorHandling(app: FastifyInstance, errorLog?: ErrorLog): void {
-  app.setErrorHandler((error: FastifyError | Error, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError | Error, request, reply) => {
+    const error = isDriverError(thrown) ? domainErrorOf(thrown) : thrown;
     if (error instanceof Forbidden) return reply.code(403).send('');
     if (error instanceof DomainError) {
       return reply.code(400).send({ message: error.message, ...error.facts });

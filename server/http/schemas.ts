@@ -123,6 +123,16 @@ export const vmNicsSchema = {
   },
 } as const;
 
+/** Ours: the changes of PUT /api/vm/{id}/change the machine's hypervisor makes while it runs. */
+export const vmCapabilitiesSchema = {
+  type: 'object',
+  properties: {
+    isoChange: { type: 'boolean' },
+    netChange: { type: 'boolean' },
+    guestChange: { type: 'boolean' },
+  },
+} as const;
+
 export const vmOptionsSchema = {
   type: 'object',
   properties: {
@@ -133,6 +143,13 @@ export const vmOptionsSchema = {
       description:
         "Topoplay's own, not in the reference (its clients ignore it): with GET " +
         "/api/vm/{id}/nets, the machine's NICs in order and each one's network now.",
+    },
+    capabilities: {
+      ...vmCapabilitiesSchema,
+      description:
+        "Topoplay's own, not in the reference (its clients ignore it): with GET " +
+        '/api/vm/{id}/nets, the changes (`iso`, `net`, `guest`) the hypervisor makes while ' +
+        'the machine runs.',
     },
   },
 } as const;

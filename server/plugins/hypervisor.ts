@@ -1,9 +1,18 @@
+import { join } from 'node:path';
 import fp from 'fastify-plugin';
+import type { Clock } from '../clock';
+import type { Config } from '../config';
 import { createConsoleTickets, type ConsoleTicketStore } from '../console/tickets';
-import { createDriver, type HypervisorDriver } from '../hypervisor';
+import { createSimDriver, type ConsoleTickets, type HypervisorDriver } from '../hypervisor';
+import { createQemuDriver } from '../hypervisor/qemu/qemuDriver';
+import { buildTinyImage } from '../hypervisor/qemu/tinyImage';
+import type { Db } from '../store/db';
+import { createSimMachineStore } from '../store/simMachineStore';
 
 // The hypervisor driver (HYPERVISOR), with the one-time tickets of the consoles this server
-// serves itself. Its tasks run on the settings' clock.
+// serves itself. Its tasks run on the settings' clock. The wiring is here, not in
+// server/hypervisor: a driver knows nothing of the store, so what it persists through is built
+// here and handed to it.
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,11 +21,45 @@ declare module 'fastify' {
   }
 }
 
+export interface DriverDeps {
+  db: Db;
+  /** The data folder: ISO files are under `{dataDir}/isos`. */
+  dataDir: string;
+  console?: ConsoleTickets;
+  log?: { warn(o: object, msg?: string): void; info(o: object, msg?: string): void };
+  /** The real one unless a test moves time on by hand. */
+  clock?: Clock;
+}
+
+/** The hypervisor driver the configuration names (HYPERVISOR). */
+export async function createDriver(config: Config, deps: DriverDeps): Promise<HypervisorDriver> {
+  const { db, ...rest } = deps;
+  switch (config.hypervisor) {
+    case 'sim':
+      return createSimDriver({ ...rest, store: createSimMachineStore(db), speed: config.simSpeed });
+    case 'qemu': {
+      const { imagesDir, stateDir, maxRunning, maxMemoryMiB } = config.qemu;
+      // The first start builds the tiny stock image (seconds, from Debian's packages), so that
+      // its stock template deploys a working machine out of the box.
+      await buildTinyImage(imagesDir, (line) => deps.log?.info({ imagesDir }, line));
+      return createQemuDriver({
+        imagesDir,
+        isosDir: join(deps.dataDir, 'isos'),
+        stateDir,
+        console: deps.console,
+        maxRunning,
+        maxMemoryMiB,
+        log: deps.log,
+      });
+    }
+  }
+}
+
 export const hypervisorPlugin = fp(
   async (fastify) => {
     const { config } = fastify;
     const consoleTickets = createConsoleTickets(fastify.cache);
-    const driver = createDriver(config, {
+    const driver = await createDriver(config, {
       db: fastify.store.db,
       dataDir: config.dataDir,
       console: consoleTickets,

@@ -17,7 +17,7 @@ export const metricsPlugin = fp(
     const { config, driver, store } = fastify;
     const metrics = config.metricsToken
       ? createMetrics(fastify, {
-          driver: { name: config.hypervisor, runningCount: () => driver.runningCount() },
+          driver: { name: config.hypervisor, status: () => driver.status() },
           activeGamespaces: () => countActive(store.db, Date.now()),
           poolStats: () => store.poolStats(),
         })

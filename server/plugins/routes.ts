@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin';
+import { readCredentials } from '../auth/authenticate';
 import { consoleRoutes } from '../console/routes';
 import { adminExportRoutes } from '../http/admin/exportRoutes';
 import { adminRoutes } from '../http/admin/routes';
@@ -61,7 +62,15 @@ export const routesPlugin = fp<{ version: string }>(
     await fastify.register(consoleRoutes, {
       driver,
       tickets: fastify.consoleTickets,
-      clock: fastify.clock,
+      viewers: {
+        async viewerOf(request) {
+          const creds = readCredentials(request.headers, {});
+          return creds.cookie
+            ? authenticator.authenticate({ cookie: creds.cookie }, ['cookie'])
+            : null;
+        },
+        mayOpen: (viewer, machineId) => services.vms.mayOpenConsole(viewer, machineId),
+      },
     });
     await fastify.register(fileRoutes, { isos: services.isos });
     await fastify.register(workspaceIsoRoutes, { isos: services.isos });

@@ -51,7 +51,11 @@ function createServices(fastify: FastifyInstance) {
   const listeners: ListenerRevoker = { revoke: (target) => fastify.hub.revoke(target) };
 
   const users = createUserService(store, userDefaults(config));
-  const vms = createVmService(db, { driver, publisher: vmPublisher });
+  const vms = createVmService(db, {
+    driver,
+    publisher: vmPublisher,
+    consoleTickets: fastify.consoleTickets,
+  });
   // Documents and images are the workspace service's to authorize, and go with a workspace.
   const documentAccess: DocumentAccess = {
     exists: (id) => workspaces.exists(id),

@@ -2,7 +2,7 @@ import type * as TE from 'fp-ts/TaskEither';
 import * as t from 'io-ts';
 import { NoContent, nullable } from './codecs';
 import type { ApiError, HttpClient } from './http';
-import { Vm, VmNic } from './vm';
+import { Vm, VmCapabilities, VmNic } from './vm';
 
 // The console page's calls (wire reference §4.10, §7 Console page). The page lives in its own
 // tab: it signs in once with POST user/login, which sets the `topomojo.mks` cookie that
@@ -28,6 +28,8 @@ export const VmOptions = t.partial({
   net: nullable(t.array(t.string)),
   /** Ours, with a machine's nets: its NICs and their networks now. */
   nics: nullable(t.array(VmNic)),
+  /** Ours too: which changes the machine's hypervisor makes while it runs. */
+  capabilities: nullable(VmCapabilities),
 });
 export type VmOptions = t.TypeOf<typeof VmOptions>;
 

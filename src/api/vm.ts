@@ -16,6 +16,17 @@ export const VmNic = t.type({ index: t.number, network: t.string });
 export type VmNic = t.TypeOf<typeof VmNic>;
 
 /**
+ * Ours, not the reference's: the changes of PUT vm/{id}/change that the machine's hypervisor
+ * makes while it runs; a TopoMojo server does not send it, and then every change is offered.
+ */
+export const VmCapabilities = t.partial({
+  isoChange: t.boolean,
+  netChange: t.boolean,
+  guestChange: t.boolean,
+});
+export type VmCapabilities = t.TypeOf<typeof VmCapabilities>;
+
+/**
  * A machine (wire reference §2.5 Vm): a deployed one, or the pseudo-machine of a template that is
  * not deployed (id '', status created or initialized). Unknown statuses and power states are kept
  * as text, so that a newer server is not a failure; the controller offers nothing for them.
@@ -40,6 +51,7 @@ export const Vm = t.intersection([
     operations: nullable(t.array(t.string)),
     /** Ours too: the machine's NICs in order; a TopoMojo server does not send it. */
     nics: nullable(t.array(VmNic)),
+    capabilities: nullable(VmCapabilities),
   }),
 ]);
 export type Vm = t.TypeOf<typeof Vm>;

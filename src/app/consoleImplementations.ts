@@ -115,7 +115,12 @@ export function consoleImplementations(http: HttpClient): Implementations {
                       TE.orElseW(() => TE.right(null)),
                     ),
               ),
-              TE.map(({ options, nics }) => ({ nets: options.net ?? [], nics })),
+              // A hypervisor that cannot move a NIC of a running machine gets no choices to
+              // offer, so the switcher offers no move.
+              TE.map(({ options, nics }) => ({
+                nets: options.capabilities?.netChange === false ? [] : (options.net ?? []),
+                nics,
+              })),
             ),
           ),
           changeNet: fromTaskEither((change: NetChange, signal) =>

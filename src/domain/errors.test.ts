@@ -24,6 +24,7 @@ const DOMAIN_ERROR_NAMES: Record<DomainErrorName, true> = {
   InvalidOperation: true,
   WorkspaceNotIsolated: true,
   ActorLacksAudienceScope: true,
+  HypervisorCapacity: true,
 };
 
 const isSentence = (text: string) => /^\p{Lu}.*[.!?]$/u.test(text) && /\s/.test(text);

@@ -24,7 +24,8 @@ export type DomainErrorName =
   | 'UserServiceAccountResolutionFailed'
   | 'InvalidOperation'
   | 'WorkspaceNotIsolated'
-  | 'ActorLacksAudienceScope';
+  | 'ActorLacksAudienceScope'
+  | 'HypervisorCapacity';
 
 /**
  * Facts of our own that the server adds beside `message` (TopoMojo clients ignore them), so that
@@ -100,6 +101,8 @@ const DOMAIN_SENTENCES: Record<DomainErrorName, string | ((facts: ErrorFacts) =>
   InvalidOperation: 'This cannot be done.',
   WorkspaceNotIsolated: notIsolated,
   ActorLacksAudienceScope: 'You are not in the audience these workspaces are published to.',
+  HypervisorCapacity:
+    'No room to start more machines right now. Try again in a few minutes, or ask an administrator.',
 };
 
 /**

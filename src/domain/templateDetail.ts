@@ -8,7 +8,7 @@
 
 type Kind = 'string' | 'integer' | 'boolean' | 'list';
 
-/** The properties of a VmTemplate, as the deploy reads them (server/hypervisor/deployable.ts). */
+/** The properties of a VmTemplate, as the deploy reads them (server/core/machineSpecs.ts). */
 const VM_TEMPLATE: Record<string, Kind> = {
   Id: 'string',
   Name: 'string',

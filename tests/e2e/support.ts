@@ -56,7 +56,7 @@ export async function apiOf(page: Page) {
  * One more server of the test's own (scripts/e2e-server.mjs on `port`, a fresh data folder and an
  * empty database), for tests that need two servers at once. Stop it at the end of the test.
  */
-export function extraServer(port: number) {
+export function extraServer(port: number, env: Record<string, string> = {}) {
   const baseURL = `http://127.0.0.1:${port}`;
   let server: ChildProcess | null = null;
   return {
@@ -64,7 +64,7 @@ export function extraServer(port: number) {
     async start() {
       server = spawn('node', ['scripts/e2e-server.mjs'], {
         stdio: 'inherit',
-        env: { ...process.env, E2E_PORT: String(port), E2E_PASSWORD, E2E_DATA_DIR: '' },
+        env: { ...process.env, E2E_PORT: String(port), E2E_PASSWORD, E2E_DATA_DIR: '', ...env },
       });
       await expect
         .poll(

@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from './harness';
 import { apiKey, connect } from './hubClients';
 import { gamespaceSpec, insertGamespace, insertWorkspace } from './gradingFixtures';
 import { createManualClock } from './manualClock';
+import { toMachineSpec } from '../../server/core/machineSpecs';
 
 // The janitor (wire reference §4.6, §1.8): expiry plus grace ends gamespaces, ended ones lose
 // their machines once, idle workspace machines and forgotten workspaces are reported.
@@ -38,13 +39,15 @@ describe.each(testEngines())('janitor on %s', (engine) => {
 
   const machine = (name: string, tag: string) =>
     server.app.driver.deploy(
-      toVmTemplate({
-        Name: name,
-        IsolationTag: tag,
-        AutoStart: false,
-        Eth: [{ Net: 'lan', Type: 'e1000' }],
-        Disks: [{ Path: `[ds] ${EMPTY_GUID}/${name}.vmdk`, Source: '' }],
-      }),
+      toMachineSpec(
+        toVmTemplate({
+          Name: name,
+          IsolationTag: tag,
+          AutoStart: false,
+          Eth: [{ Net: 'lan', Type: 'e1000' }],
+          Disks: [{ Path: `[ds] ${EMPTY_GUID}/${name}.vmdk`, Source: '' }],
+        }),
+      ),
       false,
     );
   const machines = async (tag: string) =>

@@ -3,7 +3,11 @@ import { MAX_REPLICAS, ONE_PER_PLAYER, TEMPLATE_LIMITS } from '../../src/domain/
 import { MAX_TAKE } from '../../server/core/fields';
 import { OPENAPI_PATH } from '../../server/http/openapi';
 import { EMPTY_GUID, newId } from '../../server/core/ids';
-import { seedStockTemplates, STOCK_TEMPLATES } from '../../server/core/stockTemplates';
+import {
+  seedStockTemplates,
+  STOCK_TEMPLATES,
+  TINY_TEMPLATE,
+} from '../../server/core/stockTemplates';
 import { createAccount } from '../../server/identity';
 import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
@@ -169,7 +173,7 @@ describe.each(testEngines())('template routes on %s', (engine) => {
 
   describe('stock templates', () => {
     it('are seeded on first start: published, in no workspace, ordered by name', async () => {
-      const names = STOCK_TEMPLATES.map((s) => s.name).sort();
+      const names = [...STOCK_TEMPLATES, TINY_TEMPLATE].map((s) => s.name).sort();
       expect(Object.keys(stock).sort()).toEqual(names);
       const list = (await call('player', 'GET', '/templates')).body as Json[];
       expect(list.map((t) => t.name)).toEqual(names);

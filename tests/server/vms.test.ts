@@ -12,6 +12,7 @@ import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';
 import { apiKey, connect, type Client } from './hubClients';
 import { createManualClock } from './manualClock';
 import { signIn } from './oidc';
+import { toMachineSpec } from '../../server/core/machineSpecs';
 
 // The VM routes (wire reference §1.4, §4.8, §4.10) through the real server and the sim driver:
 // builder machines deployed from templates, who may see and drive which machine, the console
@@ -49,6 +50,7 @@ const VM_KEYS = [
   'isTemplate',
   'operations',
   'nics',
+  'capabilities',
 ].sort();
 
 async function request(
@@ -138,13 +140,15 @@ async function insertGamespace(
 /** A machine for any tag, deployed straight through the driver (no template row needed). */
 const machineFor = (server: TestServer, name: string, tag: string) =>
   server.app.driver.deploy(
-    toVmTemplate({
-      Name: name,
-      IsolationTag: tag,
-      AutoStart: false,
-      Eth: [{ Net: 'lan', Type: 'e1000' }],
-      Disks: [{ Path: `[ds] ${EMPTY_GUID}/${name}.vmdk`, Source: '' }],
-    }),
+    toMachineSpec(
+      toVmTemplate({
+        Name: name,
+        IsolationTag: tag,
+        AutoStart: false,
+        Eth: [{ Net: 'lan', Type: 'e1000' }],
+        Disks: [{ Path: `[ds] ${EMPTY_GUID}/${name}.vmdk`, Source: '' }],
+      }),
+    ),
     false,
   );
 
@@ -356,6 +360,44 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
       });
       socket.close();
       expect(greeting).toBe('RFB 003.008\n');
+    });
+
+    it('opens a console only with a live ticket of that machine, handed to that viewer', async () => {
+      /** How the console socket ends or greets: the close code and reason, or the greeting. */
+      const outcome = (url: string, headers: Record<string, string> = {}) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = new WebSocket(url, { headers });
+          socket.once('message', (data) => {
+            resolve(data.toString());
+            socket.close();
+          });
+          socket.once('close', (code, reason) => resolve(`${code} ${reason.toString()}`));
+          socket.once('error', reject);
+        });
+      const consoleCookie = async (who: string) => {
+        const login = await fetch(`${server.url}/api/user/login`, {
+          method: 'POST',
+          headers: users[who]!.headers,
+        });
+        const cookie = login.headers.getSetCookie().find((c) => c.startsWith('topomojo.mks='));
+        return (cookie ?? '').split(';')[0]!;
+      };
+      const ticketed = async () =>
+        (await ok(call('creator', 'GET', `/vm-console/${vm.id}`))).url as string;
+
+      // No ticket, a ticket of the shape but never issued, and one used already.
+      const url = await ticketed();
+      const bare = url.replace(/\?ticket=.*$/, '');
+      expect(await outcome(bare)).toBe('1008 Invalid ticket');
+      expect(await outcome(`${bare}?ticket=${'0'.repeat(32)}`)).toBe('1008 Invalid ticket');
+      expect(await outcome(url)).toBe('RFB 003.008\n');
+      expect(await outcome(url)).toBe('1008 Invalid ticket');
+      // Another user's ticket, brought by that other user (their console cookie says who).
+      const rivalCookie = await consoleCookie('rival');
+      expect(await outcome(await ticketed(), { cookie: rivalCookie })).toBe('1008 Invalid ticket');
+      // The ticket's own user, with their cookie, gets the console.
+      const creatorCookie = await consoleCookie('creator');
+      expect(await outcome(await ticketed(), { cookie: creatorCookie })).toBe('RFB 003.008\n');
     });
 
     it('deletes on DELETE vm/{id}: VM.DELETE, status initialized, then GET answers null', async () => {

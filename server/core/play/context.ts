@@ -1,7 +1,7 @@
 import type { Random } from '../../../src/domain/transforms';
 import type { Clock } from '../../clock';
 import { ticketKey, ticketValue } from '../../auth/authenticate';
-import type { HypervisorDriver } from '../../hypervisor/driver';
+import type { HypervisorDriver } from '../../hypervisor';
 import type { Db } from '../../store/db';
 import { createGamespaceRepository } from '../../store/repositories/gamespaces';
 import { createPlayerRepository } from '../../store/repositories/players';

@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createManualClock } from '../../../tests/server/manualClock';
-import type { Vm } from '../../hypervisor/driver';
-import type { VmTemplate } from '../templates';
+import type { Machine, MachineSpec } from '../../hypervisor';
 import { deployAndWait } from './deploy';
 
 // A launch waits for its machines on the clock it is given: polls of the driver come
@@ -9,17 +8,17 @@ import { deployAndWait } from './deploy';
 
 const POLL = { attempts: 3, intervalMs: 5_000 };
 const CONTEXT = { gamespaceId: 'g1', hostAffinity: false, privileged: false };
-const TEMPLATES = [{ Name: 'kali' }, { Name: 'win' }] as VmTemplate[];
+const TEMPLATES = [{ name: 'kali' }, { name: 'win' }] as MachineSpec[];
 
 /** A driver whose machines all exist from its `appearAt`-th look on (never, when null). */
 function driver(appearAt: number | null) {
   let looks = 0;
   return {
     looks: () => looks,
-    deployBatch: vi.fn(async () => [] as Vm[]),
+    deployBatch: vi.fn(async () => [] as Machine[]),
     async machinesOf() {
       looks += 1;
-      return appearAt !== null && looks >= appearAt ? (TEMPLATES as unknown as Vm[]) : [];
+      return appearAt !== null && looks >= appearAt ? (TEMPLATES as unknown as Machine[]) : [];
     },
   };
 }

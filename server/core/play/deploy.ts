@@ -1,8 +1,8 @@
 import type { ChallengeSpec } from '../../../src/domain/challenge';
 import { substitute } from '../../../src/domain/transforms';
 import { realClock, type Clock } from '../../clock';
-import { toDeployable } from '../../hypervisor/deployable';
-import type { HypervisorDriver, Vm } from '../../hypervisor/driver';
+import type { HypervisorDriver, Machine, MachineSpec } from '../../hypervisor';
+import { toDeployable } from '../machineSpecs';
 import type { TemplateWithParentDetail } from '../../store/repositories/templates';
 import type { GamespaceTable, TemplateTable, WorkspaceTable } from '../../store/schema';
 import type { VmTemplate } from '../templates';
@@ -84,22 +84,22 @@ export function gamespaceTemplates(
 export async function deployAndWait(
   driver: Pick<HypervisorDriver, 'deployBatch' | 'machinesOf'>,
   context: { gamespaceId: string; hostAffinity: boolean; privileged: boolean },
-  templates: VmTemplate[],
+  specs: MachineSpec[],
   poll: { attempts: number; intervalMs: number } = DEPLOY_POLL,
   clock: Clock = realClock,
-): Promise<{ complete: boolean; deployed: Vm[] }> {
+): Promise<{ complete: boolean; deployed: Machine[] }> {
   const deployed = await driver.deployBatch(
     {
       isolationTag: context.gamespaceId,
       hostAffinity: context.hostAffinity,
       privileged: context.privileged,
-      templates,
+      specs,
     },
     true,
   );
   for (let attempt = 0; attempt < poll.attempts; attempt++) {
     const found = await driver.machinesOf(context.gamespaceId);
-    if (found.length >= templates.length) return { complete: true, deployed };
+    if (found.length >= specs.length) return { complete: true, deployed };
     await new Promise<void>((resolve) => clock.setTimeout(resolve, poll.intervalMs));
   }
   return { complete: false, deployed };

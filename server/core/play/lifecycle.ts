@@ -5,7 +5,9 @@ import { DomainError, forbidden } from '../errors';
 import { actorRef } from '../fields';
 import type { GameState } from '../gamespaces';
 import { EMPTY_GUID } from '../ids';
+import { toMachineSpec } from '../machineSpecs';
 import type { Actor } from '../users';
+import { vmDto } from '../vmViews';
 import type { PlayContext } from './context';
 import { deployAndWait, DEPLOY_POLL, gamespaceTemplates } from './deploy';
 
@@ -35,7 +37,7 @@ export function createLifecycle(context: PlayContext) {
     const { complete, deployed } = await deployAndWait(
       options.driver,
       { gamespaceId: g.id, hostAffinity: !!ws.hostAffinity, privileged: actor.isBuilder },
-      templates,
+      templates.map(toMachineSpec),
       options.deployPoll ?? DEPLOY_POLL,
       options.clock,
     );
@@ -49,7 +51,7 @@ export function createLifecycle(context: PlayContext) {
       options.vmPublisher.publish(g.id, 'VmEvent', {
         action: 'VM.DEPLOY',
         actor: actorRef(actor),
-        model: vm,
+        model: vmDto(vm, options.driver.capabilities),
       });
     }
     return (complete && g.startTime <= 0 ? await context.findGamespace(g.id) : g) ?? g;

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { VmAnswer, VmConsole } from '../../hypervisor/driver';
+import type { VmAnswer, VmConsole } from '../../core/vmViews';
 import type { VmService, WorkspaceAccess } from '../../core/vms';
 import { invalid } from '../../core/fields';
 import { actorOf } from '../auth';

@@ -2,8 +2,8 @@
 // that nulls are written out, as the reference does (`ticket: null` tells a console client to use
 // WMKS rather than noVNC, so it must never be left out).
 
-import type { HypervisorType, VmOperationType } from '../../hypervisor/driver';
-import { vmNicsSchema } from '../schemas';
+import type { HypervisorType, VmOperationType } from '../../core/vmViews';
+import { vmCapabilitiesSchema, vmNicsSchema } from '../schemas';
 
 const text = { type: ['string', 'null'] } as const;
 const nullableString = { type: ['string', 'null'] } as const;
@@ -118,6 +118,13 @@ const vmProperties = {
       "Topoplay's own, not in the reference (its clients ignore it): the machine's NICs in " +
       "order and each one's network ('' when disconnected). PUT /api/vm/{id}/change with key " +
       '`net` and value `{network}:{index}` moves one.',
+  },
+  capabilities: {
+    ...vmCapabilitiesSchema,
+    description:
+      "Topoplay's own, not in the reference (its clients ignore it): the changes of " +
+      "PUT /api/vm/{id}/change (keys `iso`, `net`, `guest`) that the machine's hypervisor can " +
+      'make while the machine runs.',
   },
 } as const;
 

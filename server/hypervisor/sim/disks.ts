@@ -1,10 +1,11 @@
-import type { VmDisk, VmTemplate } from '../../core/templates';
-import type { Db } from '../../store/db';
+import type { DiskSpec, MachineSpec } from '../types';
+import type { SimMachineStore } from './port';
 import { progressOf } from './tasks';
 
 // Template disks (wire reference §4.11 CreateDisks/VerifyDisks/DeleteDisks). A base disk (no
-// Source) and a blank disk exist already; any other disk is a copy of its Source, present only
-// once createDisks has copied it. A copy is a `vm_disks` row: its progress comes from the clock.
+// source) and a blank disk exist already; any other disk is a copy of its source, present only
+// once createDisks has copied it. A copy is kept through the port: its progress comes from the
+// clock.
 
 export const MISSING = -1;
 
@@ -15,20 +16,20 @@ export interface DiskState {
   started: number;
 }
 
-const pathOf = (disk: VmDisk): string => disk.Path ?? '';
-
 /** A disk that needs no copy. */
-export const isBuiltIn = (disk: VmDisk): boolean => !disk.Source || pathOf(disk).includes('blank-');
+export const isBuiltIn = (disk: DiskSpec): boolean => !disk.source || disk.path.includes('blank-');
 
-export async function diskStates(db: Db, template: VmTemplate, now: number): Promise<DiskState[]> {
-  const copied = template.Disks.filter((d) => !isBuiltIn(d)).map(pathOf);
-  const rows = copied.length
-    ? await db.selectFrom('vmDisks').selectAll().where('path', 'in', copied).execute()
-    : [];
+export async function diskStates(
+  store: SimMachineStore,
+  spec: MachineSpec,
+  now: number,
+): Promise<DiskState[]> {
+  const copied = spec.disks.filter((d) => !isBuiltIn(d)).map((d) => d.path);
+  const rows = await store.diskCopies(copied);
   const byPath = new Map(rows.map((r) => [r.path, r]));
-  return template.Disks.map((disk) => {
+  return spec.disks.map((disk) => {
     if (isBuiltIn(disk)) return { progress: 100, started: 0 };
-    const row = byPath.get(pathOf(disk));
+    const row = byPath.get(disk.path);
     if (!row) return { progress: MISSING, started: 0 };
     return { progress: progressOf(row.started, row.duration, now), started: row.started };
   });
@@ -40,35 +41,28 @@ export async function diskStates(db: Db, template: VmTemplate, now: number): Pro
  * copies it started.
  */
 export async function startCopies(
-  db: Db,
-  template: VmTemplate,
+  store: SimMachineStore,
+  spec: MachineSpec,
   perDisk: number,
   now: number,
 ): Promise<number> {
-  const states = await diskStates(db, template, now);
-  const missing = template.Disks.filter((_, i) => states[i]?.progress === MISSING).map(pathOf);
-  const rows = [...new Set(missing)].map((path, i) => ({
+  const states = await diskStates(store, spec, now);
+  const missing = spec.disks.filter((_, i) => states[i]?.progress === MISSING).map((d) => d.path);
+  const copies = [...new Set(missing)].map((path, i) => ({
     path,
     started: now + i * perDisk,
     duration: perDisk,
   }));
-  if (!rows.length) return 0;
-  await db
-    .insertInto('vmDisks')
-    .values(rows)
-    .onConflict((oc) => oc.column('path').doNothing())
-    .execute();
-  return rows.length;
+  await store.addDiskCopies(copies);
+  return copies.length;
 }
 
 /**
- * Removes the template's copied disks. Only paths containing its isolation tag are its own:
- * a linked template's disks are the stock template's and stay.
+ * Removes the spec's copied disks. Only paths containing its isolation tag are its own: a linked
+ * template's disks are the stock template's and stay.
  */
-export async function removeCopies(db: Db, template: VmTemplate): Promise<void> {
-  const tag = template.IsolationTag;
+export async function removeCopies(store: SimMachineStore, spec: MachineSpec): Promise<void> {
+  const tag = spec.isolationTag;
   if (!tag) return;
-  const own = template.Disks.map(pathOf).filter((p) => p.includes(tag));
-  if (!own.length) return;
-  await db.deleteFrom('vmDisks').where('path', 'in', own).execute();
+  await store.removeDiskCopies(spec.disks.map((d) => d.path).filter((p) => p.includes(tag)));
 }

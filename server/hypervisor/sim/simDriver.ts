@@ -1,52 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import { realClock, type Clock, type Timer } from '../../clock';
-import { isoDate } from '../../core/dto';
-import { DomainError, notFound } from '../../core/errors';
-import { newId } from '../../core/ids';
-import type { VmTemplate } from '../../core/templates';
-import { isUniqueViolation, type Db } from '../../store/db';
 import {
-  isoPathOf,
+  DriverError,
+  isolatedNet,
   tagOf,
-  untagged,
   vmName,
   type ConsoleTickets,
   type DeploymentContext,
+  type DriverCapabilities,
+  type DriverEvent,
   type HypervisorDriver,
-  type Vm,
-  type VmChangeEvent,
-  type VmOperation,
-  type VmPowerState,
-} from '../driver';
+  type Machine,
+  type MachineChange,
+  type MachineOperation,
+  type MachineSpec,
+  type PowerState,
+} from '../types';
+import { createSimConsoles } from './console/consoles';
 import { diskStates, removeCopies, startCopies } from './disks';
-import {
-  DEFAULT_RESERVED_NETS,
-  isolatedNet,
-  isoOptions,
-  netOptions,
-  parseNetChange,
-  withNet,
-} from './networks';
-import {
-  countRunning,
-  deleteRow,
-  finishTask,
-  HOST,
-  HYPERVISOR_TYPE,
-  OPERATIONS,
-  insertRow,
-  nicsOf,
-  NO_TASK,
-  probe,
-  rowById,
-  rowByIdOrName,
-  rowByName,
-  rowsMatching,
-  rowsOfTag,
-  rowsWithTask,
-  toVm,
-  updateRow,
-  type VmRow,
-} from './store';
+import { HOST, nicsOf, OPERATIONS, toMachine } from './machine';
+import { DEFAULT_RESERVED_NETS, isoOptions, netOptions, withNet } from './networks';
+import { NO_TASK, type SimMachineRow, type SimMachineStore } from './port';
 import { INITIALIZING, isDue, scaled, TASK_MS, TASK_NAMES, type TaskKind } from './tasks';
 
 // The default hypervisor: simulated machines kept in the database, with tasks that take time
@@ -54,8 +28,23 @@ import { INITIALIZING, isDue, scaled, TASK_MS, TASK_NAMES, type TaskKind } from 
 // machines; a task ends when it is due, either when someone reads the machine or when the timer
 // of a process that knows about it fires, and only the process whose UPDATE wins announces it.
 
+/** A machine id in the reference's "n" format: 32 lowercase hex characters. */
+const newId = (): string => randomUUID().replace(/-/g, '');
+
+export const SIM_CAPABILITIES: DriverCapabilities = {
+  kind: 'sim',
+  operations: OPERATIONS,
+  liveIsoChange: true,
+  liveNicChange: true,
+  guestChange: true,
+  serverConsoles: true,
+  simulated: true,
+  acceleration: 'simulated',
+};
+
 export interface SimDriverOptions {
-  db: Db;
+  /** Where the machines and disk copies are kept (server/store/simMachineStore.ts). */
+  store: SimMachineStore;
   /** Holds `isos/{tag}/*.iso`. */
   dataDir: string;
   /** How many times faster than real time tasks run; 0 finishes every task inside the call. */
@@ -69,10 +58,10 @@ export interface SimDriverOptions {
 }
 
 export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
-  const { db, speed } = options;
+  const { store, speed } = options;
   const clock = options.clock ?? realClock;
   const reserved = options.reservedNets ?? DEFAULT_RESERVED_NETS;
-  const listeners = new Set<(event: VmChangeEvent) => void>();
+  const listeners = new Set<(event: DriverEvent) => void>();
   // One timer per pending task this process knows about, keyed by task id.
   const timers = new Map<string, Timer>();
   // Work that outlives a call (timers' UPDATEs, batch deploys): close() waits for it.
@@ -88,10 +77,10 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     void settled.finally(() => background.delete(settled));
   }
 
-  function announce(vm: Vm): void {
+  function announce(machine: Machine): void {
     for (const listener of listeners) {
       try {
-        listener({ action: 'VM.UPDATE', vm });
+        listener({ type: 'updated', machine });
       } catch (error) {
         warn(error, 'sim hypervisor listener failed');
       }
@@ -108,15 +97,15 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
    * Ends a due task; the winner of the UPDATE announces the machine as the task left it (a
    * machine read now may already be running the next operation, which announces itself).
    */
-  async function finishDue(id: string, taskId: string): Promise<VmRow | undefined> {
+  async function finishDue(id: string, taskId: string): Promise<SimMachineRow | undefined> {
     cancelTimer(taskId);
-    const finished = await finishTask(db, id, taskId);
-    if (!finished) return rowById(db, id);
-    announce(toVm(finished, clock.now()));
+    const finished = await store.finishTask(id, taskId);
+    if (!finished) return store.byId(id);
+    announce(toMachine(finished, clock.now()));
     return finished;
   }
 
-  function schedule(row: VmRow): void {
+  function schedule(row: SimMachineRow): void {
     if (closed || !row.taskId || timers.has(row.taskId)) return;
     const delay = Math.max(0, row.taskStarted + row.taskDuration - clock.now());
     // The clock's timers do not keep a process alive that is otherwise done.
@@ -128,31 +117,33 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
   }
 
   /** The row as it is now: a due task is ended, a pending one has a timer here. */
-  async function settle(row: VmRow): Promise<VmRow | undefined> {
+  async function settle(row: SimMachineRow): Promise<SimMachineRow | undefined> {
     if (!row.taskId) return row;
     if (isDue(row.taskStarted, row.taskDuration, clock.now())) return finishDue(row.id, row.taskId);
     schedule(row);
     return row;
   }
 
-  async function settled(rows: VmRow[]): Promise<VmRow[]> {
+  async function settled(rows: SimMachineRow[]): Promise<SimMachineRow[]> {
     const now = await Promise.all(rows.map(settle));
-    return now.filter((r): r is VmRow => r !== undefined);
+    return now.filter((r): r is SimMachineRow => r !== undefined);
   }
 
-  async function current(id: string): Promise<VmRow | undefined> {
-    const row = await rowByIdOrName(db, id);
+  async function current(id: string): Promise<SimMachineRow | undefined> {
+    const row = await store.byIdOrName(id);
     return row && settle(row);
   }
 
-  async function required(id: string): Promise<VmRow> {
+  async function required(id: string): Promise<SimMachineRow> {
     const row = await current(id);
     if (!row) throw notFound();
     return row;
   }
 
+  const notFound = () => new DriverError('not-found', 'no such machine');
+
   /** The task fields of a new task; the row carries them until the task ends. */
-  function newTask(kind: TaskKind, outcome: VmPowerState) {
+  function newTask(kind: TaskKind, outcome: PowerState) {
     return {
       taskId: newId(),
       taskName: TASK_NAMES[kind],
@@ -163,14 +154,14 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
   }
 
   /** After a task was written: at speed 0 it ends inside the call, otherwise on its timer. */
-  async function launched(row: VmRow): Promise<Vm> {
+  async function launched(row: SimMachineRow): Promise<Machine> {
     if (row.taskDuration <= 0) {
       const ended = await finishDue(row.id, row.taskId);
       if (!ended) throw notFound();
-      return toVm(ended, clock.now());
+      return toMachine(ended, clock.now());
     }
     schedule(row);
-    return toVm(row, clock.now());
+    return toMachine(row, clock.now());
   }
 
   /**
@@ -180,124 +171,119 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
   async function operate(
     id: string,
     kind: TaskKind,
-    outcome: (row: VmRow) => VmPowerState,
-  ): Promise<Vm> {
+    outcome: (row: SimMachineRow) => PowerState,
+  ): Promise<Machine> {
     let row = await required(id);
     if (row.taskId) {
       cancelTimer(row.taskId);
-      await finishTask(db, row.id, row.taskId);
-      const fresh = await rowById(db, row.id);
+      await store.finishTask(row.id, row.taskId);
+      const fresh = await store.byId(row.id);
       if (!fresh) throw notFound();
       row = fresh;
     }
     const task = newTask(kind, outcome(row));
-    await updateRow(db, row.id, task);
+    await store.update(row.id, task);
     return launched({ ...row, ...task });
   }
 
   const start = (id: string) => operate(id, 'start', () => 'running');
   const stop = (id: string) => operate(id, 'stop', () => 'off');
   // The sim keeps no disk contents: saving changes nothing but takes its time.
-  const save = (id: string) => operate(id, 'save', (row) => row.state as VmPowerState);
+  const save = (id: string) => operate(id, 'save', (row) => row.state as PowerState);
   const revert = (id: string) =>
     operate(id, 'revert', (row) => (row.state === 'running' ? 'running' : 'off'));
 
-  async function remove(id: string): Promise<Vm> {
+  async function remove(id: string): Promise<Machine> {
     const row = await required(id);
     if (row.taskId) cancelTimer(row.taskId);
-    await deleteRow(db, row.id);
-    return { ...toVm({ ...row, ...NO_TASK }, clock.now()), status: 'initialized', state: 'off' };
+    await store.remove(row.id);
+    return {
+      ...toMachine({ ...row, ...NO_TASK }, clock.now()),
+      status: 'initialized',
+      state: 'off',
+    };
   }
 
-  async function changeState(operation: VmOperation): Promise<Vm> {
-    switch (operation.type) {
+  async function changeState(id: string, operation: MachineOperation): Promise<Machine> {
+    switch (operation) {
       case 'start':
-        return start(operation.id);
+        return start(id);
       case 'stop':
-        return stop(operation.id);
+        return stop(id);
       case 'save':
-        return save(operation.id);
+        return save(id);
       case 'revert':
-        return revert(operation.id);
+        return revert(id);
       case 'delete':
-        return remove(operation.id);
+        return remove(id);
       case 'reset':
-        await stop(operation.id);
-        return start(operation.id);
+        await stop(id);
+        return start(id);
       default:
-        throw new DomainError('InvalidOperation', `unknown operation ${String(operation.type)}`);
+        throw new DriverError('invalid-request', `unknown operation ${String(operation)}`);
     }
   }
 
-  const templateName = (template: VmTemplate) =>
-    vmName(template.Name ?? '', template.IsolationTag ?? '');
+  const specName = (spec: MachineSpec) => vmName(spec.name, spec.isolationTag);
 
-  async function deploy(template: VmTemplate, privileged: boolean): Promise<Vm> {
-    if (!template.Name) throw new DomainError('InvalidOperation', 'template has no name');
-    const name = templateName(template);
-    const existing = await rowByName(db, name);
-    if (existing) return toVm((await settle(existing)) ?? existing, clock.now());
+  async function deploy(spec: MachineSpec, privileged: boolean): Promise<Machine> {
+    if (!spec.name) throw new DriverError('invalid-request', 'template has no name');
+    const name = specName(spec);
+    const existing = await store.byName(name);
+    if (existing) return toMachine((await settle(existing)) ?? existing, clock.now());
 
-    const disks = await diskStates(db, template, clock.now());
+    const disks = await diskStates(store, spec, clock.now());
     if (disks.some((d) => d.progress < 100)) {
-      throw new DomainError('InvalidOperation', 'template disks are not initialized');
+      throw new DriverError('invalid-state', 'template disks are not initialized');
     }
     const tag = tagOf(name);
-    const row: VmRow = {
+    const row: SimMachineRow = {
       id: newId(),
       name,
       tag,
       status: 'deployed',
       state: 'off',
-      diskPath: template.Disks[0]?.Path ?? '',
-      nics: JSON.stringify(template.Eth.map((e) => isolatedNet(e.Net, tag, privileged, reserved))),
-      iso: template.Iso ?? '',
-      bootDelay: template.Delay,
-      guestSettings: (template.GuestSettings ?? [])
-        .filter((s) => s.Key)
-        .map((s) => `${s.Key}=${s.Value ?? ''}`)
-        .join('\n'),
+      diskPath: spec.disks[0]?.path ?? '',
+      nics: JSON.stringify(spec.nics.map((n) => isolatedNet(n.network, tag, privileged, reserved))),
+      iso: spec.iso ?? '',
+      bootDelay: spec.bootDelaySeconds,
+      guestSettings: spec.guestSettings.map((s) => `${s.key}=${s.value}`).join('\n'),
       question: '',
       whenCreated: clock.now(),
-      ...newTask('deploy', template.AutoStart ? 'running' : 'off'),
+      ...newTask('deploy', spec.autoStart ? 'running' : 'off'),
     };
-    try {
-      await insertRow(db, row);
-    } catch (error) {
+    if (!(await store.insert(row))) {
       // Another call (or process) deployed the same name at the same moment: that one stands.
-      if (!isUniqueViolation(error)) throw error;
-      const winner = await rowByName(db, name);
-      if (!winner) throw error;
-      return toVm(winner, clock.now());
+      const winner = await store.byName(name);
+      if (!winner) throw new DriverError('unavailable', `machine ${name} could not be kept`);
+      return toMachine(winner, clock.now());
     }
     return launched(row);
   }
 
-  async function deployBatch(context: DeploymentContext, wait: boolean): Promise<Vm[]> {
-    const templates = context.templates.map((t) => ({
-      ...t,
-      IsolationTag: t.IsolationTag || context.isolationTag,
+  async function deployBatch(context: DeploymentContext, wait: boolean): Promise<Machine[]> {
+    const specs = context.specs.map((s) => ({
+      ...s,
+      isolationTag: s.isolationTag || context.isolationTag,
     }));
-    const names = templates.map(templateName);
+    const names = specs.map(specName);
     const existing = new Set(
-      (await rowsOfTag(db, context.isolationTag))
-        .map((r) => r.name)
-        .filter((n) => names.includes(n)),
+      (await store.ofTag(context.isolationTag)).map((r) => r.name).filter((n) => names.includes(n)),
     );
-    const missing = templates.filter((t) => !existing.has(templateName(t)));
-    const deploys = Promise.all(missing.map((t) => deploy(t, context.privileged)));
+    const missing = specs.filter((s) => !existing.has(specName(s)));
+    const deploys = Promise.all(missing.map((s) => deploy(s, context.privileged)));
     if (wait) await deploys;
     else track(deploys);
-    const rows = await rowsOfTag(db, context.isolationTag);
+    const rows = await store.ofTag(context.isolationTag);
     const machines = await settled(rows.filter((r) => names.includes(r.name)));
-    return machines.map((r) => toVm(r, clock.now()));
+    return machines.map((r) => toMachine(r, clock.now()));
   }
 
-  async function refresh(template: VmTemplate): Promise<Vm> {
-    const name = templateName(template);
+  async function refresh(spec: MachineSpec): Promise<Machine> {
+    const name = specName(spec);
     const row = await current(name);
-    if (row) return toVm(row, clock.now());
-    const disks = await diskStates(db, template, clock.now());
+    if (row) return toMachine(row, clock.now());
+    const disks = await diskStates(store, spec, clock.now());
     const least = Math.min(100, ...disks.map((d) => d.progress));
     const copying = disks.filter((d) => d.progress >= 0 && d.progress < 100);
     const status = least === 100 ? 'initialized' : 'created';
@@ -307,10 +293,9 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       host: HOST,
       path: '',
       reference: '',
-      diskPath: template.Disks[0]?.Path ?? '',
+      diskPath: spec.disks[0]?.path ?? '',
       stats: `${status} | off`,
       status,
-      groupName: '',
       tags: null,
       state: 'off',
       question: null,
@@ -319,79 +304,90 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
             id: '',
             name: INITIALIZING,
             progress: Math.max(0, least),
-            whenCreated: isoDate(Math.min(...copying.map((d) => d.started))),
+            started: Math.min(...copying.map((d) => d.started)),
           }
         : null,
-      hypervisorType: HYPERVISOR_TYPE,
       isTemplate: false,
-      operations: [...OPERATIONS],
       // Not deployed: no machine, so no NICs yet.
       nics: [],
     };
   }
 
-  async function find(term: string): Promise<Vm[]> {
-    const rows = await settled(await rowsMatching(db, term));
-    return rows.map((r) => toVm(r, clock.now()));
+  async function find(term: string): Promise<Machine[]> {
+    const rows = await settled(await store.matching(term));
+    return rows.map((r) => toMachine(r, clock.now()));
   }
 
-  async function machinesOf(tag: string): Promise<Vm[]> {
-    const rows = (await settled(await rowsOfTag(db, tag))).sort((a, b) =>
+  async function machinesOf(tag: string): Promise<Machine[]> {
+    const rows = (await settled(await store.ofTag(tag))).sort((a, b) =>
       a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
     );
-    return rows.map((r) => toVm(r, clock.now()));
+    return rows.map((r) => toMachine(r, clock.now()));
   }
 
-  async function forEachFound(term: string, act: (id: string) => Promise<Vm>): Promise<Vm[]> {
-    const rows = await rowsMatching(db, term);
+  async function forEachFound(
+    term: string,
+    act: (id: string) => Promise<Machine>,
+  ): Promise<Machine[]> {
+    const rows = await store.matching(term);
     return Promise.all(rows.map((r) => act(r.id)));
   }
 
-  async function changeConfiguration(id: string, change: { key: string; value: string }) {
+  async function changeConfiguration(id: string, change: MachineChange): Promise<Machine> {
     const row = await required(id);
-    const value = change.value ?? '';
-    switch (change.key) {
+    switch (change.kind) {
       case 'iso':
-        await updateRow(db, row.id, { iso: isoPathOf(value) });
+        await store.update(row.id, { iso: change.path });
         break;
       case 'net':
-      case 'eth': {
-        const { net, index } = parseNetChange(value);
-        await updateRow(db, row.id, { nics: JSON.stringify(withNet(nicsOf(row), index, net)) });
+        await store.update(row.id, {
+          nics: JSON.stringify(withNet(nicsOf(row), change.nic, change.network)),
+        });
         break;
-      }
-      case 'boot': {
-        const delay = Number(value);
-        if (!Number.isInteger(delay) || delay < 0) {
-          throw new DomainError('InvalidOperation', 'boot delay is not a number');
+      case 'boot':
+        if (!Number.isInteger(change.delaySeconds) || change.delaySeconds < 0) {
+          throw new DriverError('invalid-request', 'boot delay is not a number');
         }
-        await updateRow(db, row.id, { bootDelay: delay });
+        await store.update(row.id, { bootDelay: change.delaySeconds });
         break;
-      }
       case 'guest': {
-        const lines = [row.guestSettings, value.trim()].filter(Boolean).join('\n');
-        await updateRow(db, row.id, { guestSettings: lines });
+        const setting = change.key ? `${change.key}=${change.value}` : '';
+        const lines = [row.guestSettings, setting].filter(Boolean).join('\n');
+        await store.update(row.id, { guestSettings: lines });
         break;
       }
       default:
-        throw new DomainError('InvalidOperation', `unknown configuration key ${change.key}`);
+        throw new DriverError('invalid-request', 'unknown configuration change');
     }
-    const fresh = await rowById(db, row.id);
+    const fresh = await store.byId(row.id);
     if (!fresh) throw notFound();
-    return toVm(fresh, clock.now());
+    return toMachine(fresh, clock.now());
   }
 
-  async function verifyDisks(template: VmTemplate): Promise<number[]> {
-    const states = await diskStates(db, template, clock.now());
+  async function verifyDisks(spec: MachineSpec): Promise<number[]> {
+    const states = await diskStates(store, spec, clock.now());
     return states.map((d) => d.progress);
   }
 
+  const consoles = createSimConsoles({
+    load: async (id) => {
+      const row = await current(id);
+      return row ? toMachine(row, clock.now()) : null;
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    clock,
+    log: options.log,
+  });
+
   const driver: HypervisorDriver = {
-    type: HYPERVISOR_TYPE,
+    capabilities: SIM_CAPABILITIES,
 
     async load(id) {
       const row = await current(id);
-      return row ? toVm(row, clock.now()) : null;
+      return row ? toMachine(row, clock.now()) : null;
     },
     start,
     stop,
@@ -404,12 +400,12 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
     async answer(id, answer) {
       const row = await required(id);
-      const question = toVm(row, clock.now()).question;
-      if (question && question.id === answer.questionId) {
-        await updateRow(db, row.id, { question: '' });
-        return toVm({ ...row, question: '' }, clock.now());
+      const question = toMachine(row, clock.now()).question;
+      if (!question || question.id !== answer.questionId) {
+        throw new DriverError('invalid-state', 'the machine asks no such question');
       }
-      return toVm(row, clock.now());
+      await store.update(row.id, { question: '' });
+      return toMachine({ ...row, question: '' }, clock.now());
     },
 
     deploy,
@@ -421,16 +417,16 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     stopAll: (term) => forEachFound(term, stop),
     deleteAll: (term) => forEachFound(term, remove),
 
-    async createDisks(template) {
+    async createDisks(spec) {
       const perDisk = scaled(TASK_MS.diskCopy, speed);
-      const started = await startCopies(db, template, perDisk, clock.now());
+      const started = await startCopies(store, spec, perDisk, clock.now());
       // As the reference: 0 when copies were just started (unless they complete at once), else
       // the least progress, 100 when every disk is present.
       if (started > 0 && perDisk > 0) return 0;
-      return Math.min(100, ...(await verifyDisks(template)));
+      return Math.min(100, ...(await verifyDisks(spec)));
     },
     verifyDisks,
-    deleteDisks: (template) => removeCopies(db, template),
+    deleteDisks: (spec) => removeCopies(store, spec),
 
     async display(id) {
       const row = await required(id);
@@ -445,15 +441,14 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
           warn(error, 'console ticket failed');
         }
       }
-      return { id: row.id, isolationId: row.tag, name: untagged(row.name), url, ticket, isRunning };
+      return { machineId: row.id, url, ticket, isRunning };
     },
+    openConsole: (id, viewer) => consoles.open(id, viewer),
 
-    async isoOptions(tag) {
-      return { iso: await isoOptions(options.dataDir, tag), net: null };
-    },
+    isoOptions: (tag) => isoOptions(options.dataDir, tag),
     async netOptions(tag) {
-      const nets = (await rowsOfTag(db, tag)).flatMap(nicsOf);
-      return { iso: null, net: netOptions(reserved, nets, tag) };
+      const nets = (await store.ofTag(tag)).flatMap(nicsOf);
+      return netOptions(reserved, nets, tag);
     },
 
     subscribe(listener) {
@@ -464,12 +459,26 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     // The sim's hypervisor is the database: ready while open and while its table answers.
     async ready() {
       if (closed) throw new Error('the sim driver is closed');
-      await probe(db);
+      await store.probe();
     },
-    runningCount: () => countRunning(db),
+
+    // Simulated machines take no memory and no process of their own: there is nothing to cap
+    // and nothing to orphan.
+    async status() {
+      return {
+        kind: SIM_CAPABILITIES.kind,
+        acceleration: SIM_CAPABILITIES.acceleration,
+        running: await store.countRunning(),
+        maxRunning: null,
+        memoryMiBInUse: 0,
+        maxMemoryMiB: null,
+        orphans: 0,
+      };
+    },
 
     async close() {
       closed = true;
+      consoles.close();
       for (const timer of timers.values()) clock.clearTimeout(timer);
       timers.clear();
       while (background.size) await Promise.all(background);
@@ -479,6 +488,6 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
   // Tasks pending from before this process started (or started by other processes) get timers
   // here; those already due end at once.
-  track(rowsWithTask(db).then(settled));
+  track(store.withTask().then(settled));
   return driver;
 }

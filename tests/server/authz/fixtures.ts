@@ -12,6 +12,7 @@ import { createAccount } from '../../../server/identity';
 import { gamespaceSpec, insertGamespace } from '../gradingFixtures';
 import { SEED_PASSWORD, type TestServer } from '../harness';
 import { signIn } from '../oidc';
+import { toMachineSpec } from '../../../server/core/machineSpecs';
 
 // The world the authorization matrix runs in: one workspace W with its workers, a gamespace G of
 // W launched by `player` with its machines deployed, the other gamespaces and workspaces the
@@ -570,13 +571,15 @@ export async function freshGame(
 export async function freshVm(server: TestServer, tag: string): Promise<string> {
   const name = `vm${newId().slice(0, 8)}`;
   const vm = await server.app.driver.deploy(
-    toVmTemplate({
-      Name: name,
-      IsolationTag: tag,
-      AutoStart: false,
-      Eth: [{ Net: 'lan', Type: 'e1000' }],
-      Disks: [{ Path: `[ds] ${EMPTY_GUID}/${name}.vmdk`, Source: '' }],
-    }),
+    toMachineSpec(
+      toVmTemplate({
+        Name: name,
+        IsolationTag: tag,
+        AutoStart: false,
+        Eth: [{ Net: 'lan', Type: 'e1000' }],
+        Disks: [{ Path: `[ds] ${EMPTY_GUID}/${name}.vmdk`, Source: '' }],
+      }),
+    ),
     false,
   );
   return vm.id;

@@ -1,71 +1,75 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../../server/core/ids';
-import { toVmTemplate, type VmTemplate } from '../../../server/core/templates';
-import type { HypervisorDriver, Vm } from '../../../server/hypervisor/driver';
+import {
+  EMPTY_TAG,
+  type DriverEvent,
+  type HypervisorDriver,
+  type Machine,
+  type MachineSpec,
+} from '../../../server/hypervisor';
 
 // The behaviour every hypervisor driver must have (wire reference §4.1, §4.11), whatever it runs
-// on. A driver's test file calls driverContract with a factory; the factory decides how fast its
-// tasks run, so the suite waits for tasks to end (vi.waitFor, with a deadline), not for a time.
+// on. A driver's test file calls driverContract with a factory; the factory supplies the specs
+// its machines deploy from (a real driver needs real base images) and how long its tasks may
+// take, so the suite waits for tasks to end (vi.waitFor, with that deadline), not for a time.
+// Every test works under tags of its own, so the tests may run at once on one driver, and
+// deploys as few machines as it can: a real driver boots each for seconds.
 
 export interface DriverUnderTest {
   driver: HypervisorDriver;
   close(): Promise<void>;
   /** The driver was given a console dependency: a running machine's display has a url. */
   consoles?: boolean;
+  /** A spec of `tag` whose disks are ready: it deploys at once. */
+  specFor(name: string, tag: string, fields?: Partial<MachineSpec>): MachineSpec;
+  /** A spec of `tag` whose disk is a copy of a stock disk, made under the tag by createDisks. */
+  copiedSpecFor(name: string, tag: string): MachineSpec;
+  /** A spec of `tag` whose disk is a stock disk (not under the tag), which deleteDisks keeps. */
+  stockSpecFor(name: string, tag: string): MachineSpec;
+  /** The longest a task (a deploy, a start, a disk copy) may take. */
+  taskDeadlineMs: number;
 }
 
-const TASK_DEADLINE_MS = 10_000;
 const POLL_MS = 10;
-const whileTasksRun = { timeout: TASK_DEADLINE_MS, interval: POLL_MS };
 
-/** A complete template for a tag; its disk is blank unless a Source is given. */
-export function template(name: string, tag: string, fields: Partial<VmTemplate> = {}): VmTemplate {
-  return toVmTemplate({
-    Id: newId(),
-    Name: name,
-    IsolationTag: tag,
-    Cpu: '1x2',
-    Ram: 4,
-    Eth: [{ Id: 0, Net: 'lan', Type: 'e1000' }],
-    Disks: [{ Id: 0, Path: `[ds] ${tag}/blank-${name}.vmdk`, Controller: 'lsilogic', Size: 10 }],
-    ...fields,
-  });
-}
+export const nic = (network: string, index = 0) => ({ index, network, adapter: null, mac: null });
 
-export const nic = (net: string, id = 0) => ({
-  Id: id,
-  Net: net,
-  Key: null,
-  Type: 'e1000',
-  Mac: null,
-  Ip: null,
-  Vlan: 0,
-});
-
-/** The machine once its task has ended. */
-export async function untilIdle(driver: HypervisorDriver, id: string): Promise<Vm> {
-  const vm = await vi.waitFor(async () => {
-    const vm = await driver.load(id);
-    if (vm?.task) throw new Error(`machine ${id} still has task ${vm.task.name}`);
-    return vm;
-  }, whileTasksRun);
-  if (!vm) throw new Error(`machine ${id} is gone`);
-  return vm;
-}
-
-async function untilDisksReady(driver: HypervisorDriver, t: VmTemplate): Promise<void> {
-  await vi.waitFor(
-    async () => expect((await driver.verifyDisks(t)).filter((p) => p < 100)).toEqual([]),
-    whileTasksRun,
-  );
-}
+/** Rejects with the driver's error of this code. */
+const driverError = (code: string) => expect.objectContaining({ name: 'DriverError', code });
 
 export function driverContract(name: string, make: () => Promise<DriverUnderTest>): void {
   describe(`hypervisor driver contract: ${name}`, () => {
     let subject: DriverUnderTest;
     let driver: HypervisorDriver;
-    // Every test works under its own tags, so tests sharing the driver cannot see each other.
     const tag = () => newId();
+    const spec = (n: string, t: string, fields?: Partial<MachineSpec>) =>
+      subject.specFor(n, t, fields);
+    const whileTasksRun = () => ({ timeout: subject.taskDeadlineMs, interval: POLL_MS });
+
+    /** The machine once its task has ended. */
+    async function untilIdle(id: string): Promise<Machine> {
+      const vm = await vi.waitFor(async () => {
+        const vm = await driver.load(id);
+        if (vm?.task) throw new Error(`machine ${id} still has task ${vm.task.name}`);
+        return vm;
+      }, whileTasksRun());
+      if (!vm) throw new Error(`machine ${id} is gone`);
+      return vm;
+    }
+
+    async function untilDisksReady(s: MachineSpec): Promise<void> {
+      await vi.waitFor(
+        async () => expect((await driver.verifyDisks(s)).filter((p) => p < 100)).toEqual([]),
+        whileTasksRun(),
+      );
+    }
+
+    /** A machine of a fresh tag, deployed and idle. */
+    async function idleMachine(n: string, fields?: Partial<MachineSpec>) {
+      const t = tag();
+      const vm = await driver.deploy(spec(n, t, fields), false);
+      return { t, vm: await untilIdle(vm.id) };
+    }
 
     beforeAll(async () => {
       subject = await make();
@@ -75,67 +79,97 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
       await subject?.close();
     });
 
-    it('deploys a template as {name}#{tag}, deployed, and it reaches running', async () => {
+    it('deploys a spec as {name}#{tag}, deployed, and it reaches running', async () => {
       const t = tag();
-      const vm = await driver.deploy(template('web', t), false);
-      expect(vm).toMatchObject({
-        name: `web#${t}`,
-        status: 'deployed',
-        hypervisorType: driver.type,
-        isTemplate: false,
-      });
+      const vm = await driver.deploy(spec('web', t), false);
+      expect(vm).toMatchObject({ name: `web#${t}`, status: 'deployed', isTemplate: false });
       expect(vm.id).toMatch(/\S/);
-      const idle = await untilIdle(driver, vm.id);
+      const idle = await untilIdle(vm.id);
       expect(idle).toMatchObject({ id: vm.id, state: 'running', task: null, status: 'deployed' });
     });
 
     it('returns the existing machine when the name is deployed again', async () => {
       const t = tag();
-      const first = await driver.deploy(template('web', t), false);
-      const again = await driver.deploy(template('web', t), false);
+      const first = await driver.deploy(spec('web', t), false);
+      const again = await driver.deploy(spec('web', t), false);
       expect(again.id).toBe(first.id);
       expect(await driver.find(t)).toHaveLength(1);
     });
 
     it('loads a machine by id and by name#tag, and null for an unknown one', async () => {
       const t = tag();
-      const vm = await driver.deploy(template('web', t), false);
+      const vm = await driver.deploy(spec('web', t), false);
       expect((await driver.load(vm.id))?.name).toBe(`web#${t}`);
       expect((await driver.load(`web#${t}`))?.id).toBe(vm.id);
       expect(await driver.load(newId())).toBeNull();
     });
 
-    it('starts and stops a machine', async () => {
-      const t = tag();
-      const vm = await driver.deploy(template('web', t, { AutoStart: false }), false);
-      expect((await untilIdle(driver, vm.id)).state).toBe('off');
+    it('starts, stops and resets a machine', async () => {
+      const { vm } = await idleMachine('web', { autoStart: false });
+      expect(vm.state).toBe('off');
       await driver.start(vm.id);
-      expect((await untilIdle(driver, vm.id)).state).toBe('running');
+      expect((await untilIdle(vm.id)).state).toBe('running');
       await driver.stop(vm.id);
-      expect((await untilIdle(driver, vm.id)).state).toBe('off');
-      await driver.changeState({ id: vm.id, type: 'reset' });
-      expect((await untilIdle(driver, vm.id)).state).toBe('running');
+      expect((await untilIdle(vm.id)).state).toBe('off');
+      await driver.changeState(vm.id, 'reset');
+      expect((await untilIdle(vm.id)).state).toBe('running');
     });
 
-    it('refuses operations on an unknown machine with ResourceNotFound', async () => {
-      await expect(driver.start(newId())).rejects.toMatchObject({ name: 'ResourceNotFound' });
-      await expect(driver.delete(newId())).rejects.toMatchObject({ name: 'ResourceNotFound' });
+    it('saves a machine, which keeps it as it was', async () => {
+      const { vm } = await idleMachine('web');
+      expect((await driver.save(vm.id)).id).toBe(vm.id);
+      expect(await untilIdle(vm.id)).toMatchObject({ state: 'running', status: 'deployed' });
+    });
+
+    it('reverts a machine to running when it was running, or says it cannot', async () => {
+      const { vm } = await idleMachine('web');
+      const reverting = driver.revert(vm.id);
+      if (driver.capabilities.operations.includes('revert')) {
+        expect((await reverting).id).toBe(vm.id);
+      } else {
+        // A driver whose machines have no snapshot may still go back to the saved disks.
+        const outcome = await reverting.catch((error: unknown) => error);
+        if (!('id' in (outcome as object))) expect(outcome).toEqual(driverError('unsupported'));
+      }
+      expect(await untilIdle(vm.id)).toMatchObject({ state: 'running' });
+    });
+
+    it("answers no question a machine does not ask, with the driver's error", async () => {
+      const t = tag();
+      const vm = await driver.deploy(spec('web', t), false);
+      const answer = { questionId: 'q', choiceKey: 'yes' };
+      await expect(driver.answer(vm.id, answer)).rejects.toEqual(driverError('invalid-state'));
+      await expect(driver.answer(newId(), answer)).rejects.toEqual(driverError('not-found'));
+    });
+
+    it('refuses operations on an unknown machine with not-found', async () => {
+      await expect(driver.start(newId())).rejects.toEqual(driverError('not-found'));
+      await expect(driver.delete(newId())).rejects.toEqual(driverError('not-found'));
     });
 
     it('deletes a machine: it comes back as initialized and is gone', async () => {
       const t = tag();
-      const vm = await driver.deploy(template('web', t), false);
+      const vm = await driver.deploy(spec('web', t), false);
       const deleted = await driver.delete(vm.id);
       expect(deleted).toMatchObject({ id: vm.id, name: `web#${t}`, status: 'initialized' });
       expect(await driver.load(vm.id)).toBeNull();
       expect(await driver.load(`web#${t}`)).toBeNull();
     });
 
-    it("deleteAll(tag) removes that tag's machines only", async () => {
+    it("starts and stops all of a tag's machines, and deletes them all", async () => {
       const [a, b] = [tag(), tag()];
-      await driver.deploy(template('web', a), false);
-      await driver.deploy(template('db', a), false);
-      const other = await driver.deploy(template('web', b), false);
+      const off = { autoStart: false };
+      await driver.deploy(spec('web', a, off), false);
+      await driver.deploy(spec('db', a, off), false);
+      const other = await driver.deploy(spec('web', b, off), false);
+      const started = await driver.startAll(a);
+      expect(started.map((v) => v.name).sort()).toEqual([`db#${a}`, `web#${a}`]);
+      for (const vm of started) expect((await untilIdle(vm.id)).state).toBe('running');
+      const stopped = await driver.stopAll(a);
+      expect(stopped).toHaveLength(2);
+      for (const vm of stopped) expect((await untilIdle(vm.id)).state).toBe('off');
+      expect((await untilIdle(other.id)).state).toBe('off');
+
       const deleted = await driver.deleteAll(a);
       expect(deleted.map((v) => v.name).sort()).toEqual([`db#${a}`, `web#${a}`]);
       expect(await driver.find(a)).toEqual([]);
@@ -144,9 +178,9 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
 
     it('finds machines whose id or name contains the term, ordered by name', async () => {
       const [a, b] = [tag(), tag()];
-      const web = await driver.deploy(template('web', a), false);
-      await driver.deploy(template('db', a), false);
-      await driver.deploy(template('web', b), false);
+      const web = await driver.deploy(spec('web', a), false);
+      await driver.deploy(spec('db', a), false);
+      await driver.deploy(spec('web', b), false);
       expect((await driver.find(a)).map((v) => v.name)).toEqual([`db#${a}`, `web#${a}`]);
       expect((await driver.find(web.id)).map((v) => v.id)).toEqual([web.id]);
       expect(await driver.find(newId())).toEqual([]);
@@ -154,9 +188,9 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
 
     it('lists the machines of one isolation tag, ordered by name', async () => {
       const [a, b] = [tag(), tag()];
-      await driver.deploy(template('web', a), false);
-      await driver.deploy(template('db', a), false);
-      const other = await driver.deploy(template('web', b), false);
+      await driver.deploy(spec('web', a), false);
+      await driver.deploy(spec('db', a), false);
+      const other = await driver.deploy(spec('web', b), false);
       expect((await driver.machinesOf(a)).map((v) => v.name)).toEqual([`db#${a}`, `web#${a}`]);
       expect((await driver.machinesOf(b)).map((v) => v.id)).toEqual([other.id]);
       // A tag is not a search term: a machine's id is no tag.
@@ -165,55 +199,53 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
       expect(await driver.machinesOf(a)).toEqual([]);
     });
 
-    it('copies a source disk before the template can deploy', async () => {
+    it('copies a source disk before the spec can deploy, and deletes the copy', async () => {
       const t = tag();
-      const copied = template('kali', t, {
-        Disks: [
-          {
-            Id: 0,
-            Path: `[ds] ${t}/kali_0.vmdk`,
-            Source: '[ds] stock/kali.vmdk',
-            Controller: 'lsilogic',
-            Size: 40,
-            Status: 0,
-          },
-        ],
-      });
+      const copied = subject.copiedSpecFor('kali', t);
       expect(await driver.refresh(copied)).toMatchObject({
         name: `kali#${t}`,
         status: 'created',
         state: 'off',
       });
       expect(await driver.verifyDisks(copied)).toEqual([-1]);
-      await expect(driver.deploy(copied, false)).rejects.toMatchObject({
-        name: 'InvalidOperation',
-      });
+      await expect(driver.deploy(copied, false)).rejects.toEqual(driverError('invalid-state'));
 
       const progress = await driver.createDisks(copied);
       expect(progress).toBeGreaterThanOrEqual(0);
       expect(progress).toBeLessThanOrEqual(100);
-      await untilDisksReady(driver, copied);
+      await untilDisksReady(copied);
       expect(await driver.createDisks(copied)).toBe(100);
       expect(await driver.refresh(copied)).toMatchObject({ status: 'initialized', task: null });
 
       const vm = await driver.deploy(copied, false);
       expect(vm.name).toBe(`kali#${t}`);
       expect((await driver.refresh(copied)).id).toBe(vm.id);
+      await driver.delete(vm.id);
+      await driver.deleteDisks(copied);
+      expect(await driver.verifyDisks(copied)).toEqual([-1]);
+    });
+
+    it('never deletes a stock disk', async () => {
+      const stock = subject.stockSpecFor('kali', tag());
+      await driver.createDisks(stock);
+      await untilDisksReady(stock);
+      await driver.deleteDisks(stock);
+      expect(await driver.verifyDisks(stock)).toEqual(stock.disks.map(() => 100));
     });
 
     it('reports 100 from createDisks when every disk is present', async () => {
-      const t = template('web', tag());
-      expect(await driver.verifyDisks(t)).toEqual([100]);
-      expect(await driver.createDisks(t)).toBe(100);
-      expect(await driver.refresh(t)).toMatchObject({ status: 'initialized', task: null });
+      const s = spec('web', tag());
+      expect(await driver.verifyDisks(s)).toEqual(s.disks.map(() => 100));
+      expect(await driver.createDisks(s)).toBe(100);
+      expect(await driver.refresh(s)).toMatchObject({ status: 'initialized', task: null });
     });
 
     it('gives every tag private copies of the nets', async () => {
       const [a, b] = [tag(), tag()];
-      await driver.deploy(template('web', a), false);
-      await driver.deploy(template('web', b), false);
-      const optionsA = (await driver.netOptions(a)).net ?? [];
-      const optionsB = (await driver.netOptions(b)).net ?? [];
+      await driver.deploy(spec('web', a), false);
+      await driver.deploy(spec('web', b), false);
+      const optionsA = await driver.netOptions(a);
+      const optionsB = await driver.netOptions(b);
       expect(optionsA).toContain(`lan#${a}`);
       expect(optionsB).toContain(`lan#${b}`);
       expect(optionsA.join()).not.toContain(b);
@@ -222,40 +254,72 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
 
     it('keeps a reserved net untagged only for a privileged deploy', async () => {
       const [builder, player] = [tag(), tag()];
-      const bridged = { Eth: [nic('bridge-net')] };
-      await driver.deploy(template('web', builder, bridged), true);
-      await driver.deploy(template('web', player, bridged), false);
-      expect((await driver.netOptions(builder)).net).not.toContain(`bridge-net#${builder}`);
-      expect((await driver.netOptions(player)).net).toContain(`bridge-net#${player}`);
+      const bridged = { nics: [nic('bridge-net')] };
+      await driver.deploy(spec('web', builder, bridged), true);
+      await driver.deploy(spec('web', player, bridged), false);
+      expect(await driver.netOptions(builder)).not.toContain(`bridge-net#${builder}`);
+      expect(await driver.netOptions(player)).toContain(`bridge-net#${player}`);
     });
 
-    it('moves a NIC to another net', async () => {
+    it('changes a running machine as its capabilities say, and refuses what it cannot', async () => {
+      const { t, vm } = await idleMachine('web');
+      const { liveNicChange, liveIsoChange, guestChange } = driver.capabilities;
+      const moving = driver.changeConfiguration(
+        vm.id,
+        { kind: 'net', nic: 0, network: `wan#${t}` },
+        true,
+      );
+      if (liveNicChange) {
+        expect((await moving).nics).toEqual([{ index: 0, network: `wan#${t}` }]);
+        expect(await driver.netOptions(t)).toContain(`wan#${t}`);
+        await expect(
+          driver.changeConfiguration(vm.id, { kind: 'net', nic: 3, network: `lan#${t}` }, true),
+        ).rejects.toEqual(driverError('invalid-request'));
+      } else {
+        await expect(moving).rejects.toEqual(driverError('unsupported'));
+      }
+
+      const isos = await driver.isoOptions(t);
+      const mounting = driver.changeConfiguration(
+        vm.id,
+        { kind: 'iso', path: isos[0] ?? `${t}/tools.iso` },
+        true,
+      );
+      if (liveIsoChange) expect((await mounting).id).toBe(vm.id);
+      else await expect(mounting).rejects.toEqual(driverError('unsupported'));
+
+      const setting = driver.changeConfiguration(
+        vm.id,
+        { kind: 'guest', key: 'guestinfo.flag', value: '1' },
+        true,
+      );
+      if (guestChange) expect((await setting).id).toBe(vm.id);
+      else await expect(setting).rejects.toEqual(driverError('unsupported'));
+
+      await expect(
+        driver.changeConfiguration(newId(), { kind: 'boot', delaySeconds: 5 }, true),
+      ).rejects.toEqual(driverError('not-found'));
+    });
+
+    it('lists ISOs of the tag and the public folder only', async () => {
       const t = tag();
-      const vm = await driver.deploy(template('web', t), false);
-      await driver.changeConfiguration(vm.id, { key: 'net', value: `wan#${t}:0` }, true);
-      const nets = (await driver.netOptions(t)).net;
-      expect(nets).toContain(`wan#${t}`);
-      expect(nets).not.toContain(`lan#${t}`);
-      await expect(
-        driver.changeConfiguration(vm.id, { key: 'colour', value: 'blue' }, true),
-      ).rejects.toMatchObject({ name: 'InvalidOperation' });
-      await expect(
-        driver.changeConfiguration(newId(), { key: 'net', value: `wan#${t}` }, true),
-      ).rejects.toMatchObject({ name: 'ResourceNotFound' });
+      const isos = await driver.isoOptions(t);
+      expect(Array.isArray(isos)).toBe(true);
+      for (const iso of isos) expect([t, EMPTY_TAG]).toContain(iso.split('/')[0]);
     });
 
     it('shows the console of a running machine, and none of an off one', async () => {
       const t = tag();
-      const on = await driver.deploy(template('web', t), false);
-      await untilIdle(driver, on.id);
+      const on = await driver.deploy(spec('web', t), false);
+      await untilIdle(on.id);
       const display = await driver.display(on.id);
-      expect(display).toMatchObject({ id: on.id, isolationId: t, name: 'web', isRunning: true });
+      expect(display).toMatchObject({ machineId: on.id, isRunning: true });
       if (subject.consoles) expect(display.url).toMatch(/\S/);
 
-      const off = await driver.deploy(template('db', t, { AutoStart: false }), false);
-      await untilIdle(driver, off.id);
+      const off = await driver.deploy(spec('db', t, { autoStart: false }), false);
+      await untilIdle(off.id);
       expect(await driver.display(off.id)).toMatchObject({
-        name: 'db',
+        machineId: off.id,
         isRunning: false,
         url: '',
         ticket: null,
@@ -264,13 +328,13 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
 
     it('deploys a batch: only missing machines, all present once it resolves', async () => {
       const t = tag();
-      const existing = await driver.deploy(template('web', t), false);
+      const existing = await driver.deploy(spec('web', t), false);
       const vms = await driver.deployBatch(
         {
           isolationTag: t,
           hostAffinity: false,
           privileged: false,
-          templates: [template('web', t), template('db', t)],
+          specs: [spec('web', t), spec('db', t)],
         },
         true,
       );
@@ -281,28 +345,47 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
 
     it('deploys a batch in the background when not asked to wait', async () => {
       const t = tag();
-      const templates = [template('web', t), template('db', t)];
+      const specs = [spec('web', t), spec('db', t)];
       await driver.deployBatch(
-        { isolationTag: t, hostAffinity: false, privileged: false, templates },
+        { isolationTag: t, hostAffinity: false, privileged: false, specs },
         false,
       );
       await vi.waitFor(
         async () =>
           expect((await driver.find(t)).map((v) => v.name)).toEqual([`db#${t}`, `web#${t}`]),
-        whileTasksRun,
+        whileTasksRun(),
       );
+    });
+
+    it('announces the tasks it ends on its own, until unsubscribed', async () => {
+      const events: DriverEvent[] = [];
+      const unsubscribe = driver.subscribe((event) => events.push(event));
+      const t = tag();
+      const vm = await driver.deploy(spec('web', t), false);
+      const ran = (e: DriverEvent) => e.machine.id === vm.id && e.machine.state === 'running';
+      await vi.waitFor(() => expect(events.some(ran)).toBe(true), whileTasksRun());
+      unsubscribe();
+      const seen = events.length;
+      await driver.stop(vm.id);
+      await untilIdle(vm.id);
+      expect(events.slice(seen).filter((e) => e.machine.id === vm.id)).toEqual([]);
     });
 
     it('says it is ready, and counts a machine it started among the running ones', async () => {
       await expect(driver.ready()).resolves.toBeUndefined();
-      const t = tag();
-      const vm = await driver.deploy(template('web', t, { AutoStart: false }), false);
-      await untilIdle(driver, vm.id);
-      const before = await driver.runningCount();
+      const { vm } = await idleMachine('web', { autoStart: false });
+      const before = await driver.status();
+      expect(before).toMatchObject({
+        kind: driver.capabilities.kind,
+        acceleration: driver.capabilities.acceleration,
+      });
+      expect(before.orphans).toBeGreaterThanOrEqual(0);
       await driver.start(vm.id);
-      await untilIdle(driver, vm.id);
+      await untilIdle(vm.id);
+      const after = await driver.status();
       // Other tests' machines may still be starting: at least this one more.
-      expect(await driver.runningCount()).toBeGreaterThan(before);
+      expect(after.running).toBeGreaterThan(before.running);
+      if (after.maxRunning !== null) expect(after.running).toBeLessThanOrEqual(after.maxRunning);
     });
   });
 }

@@ -3,13 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../../server/core/ids';
-import type { ConsoleTickets, VmChangeEvent } from '../../../server/hypervisor/driver';
+import type {
+  ConsoleTickets,
+  DiskSpec,
+  DriverEvent,
+  MachineSpec,
+} from '../../../server/hypervisor';
 import { createSimDriver } from '../../../server/hypervisor/sim/simDriver';
 import { TASK_MS } from '../../../server/hypervisor/sim/tasks';
 import { openStore, type Store } from '../../../server/store/db';
+import { createSimMachineStore } from '../../../server/store/simMachineStore';
 import { createTestDatabase, testEngines, type TestDatabase } from '../databases';
 import { createManualClock, type ManualClock } from '../manualClock';
-import { driverContract, template } from './contract';
+import { driverContract, nic } from './contract';
 
 // The sim driver: the contract on every database engine, then what only the sim promises:
 // progress from the clock, tasks that survive a restart, one announcement per task when several
@@ -21,6 +27,31 @@ const CONTRACT_SPEED = 50;
 
 /** Longer than any task: moving the clock on by it ends every task that is running. */
 const HOUR = 3_600_000;
+
+/** A spec of a tag; its disk is blank (present at once) unless disks are given. */
+function spec(name: string, tag: string, fields: Partial<MachineSpec> = {}): MachineSpec {
+  return {
+    templateId: newId(),
+    name,
+    isolationTag: tag,
+    cpu: { sockets: 1, coresPerSocket: 2 },
+    memoryMiB: 4096,
+    guestOs: null,
+    disks: [disk(`[ds] ${tag}/blank-${name}.vmdk`, null)],
+    nics: [{ ...nic('lan'), adapter: 'e1000' }],
+    guestSettings: [],
+    iso: null,
+    bootDelaySeconds: 0,
+    autoStart: true,
+    hostAffinity: false,
+    useUplink: false,
+    ...fields,
+  };
+}
+
+function disk(path: string, source: string | null, index = 0): DiskSpec {
+  return { index, path, source, controller: 'lsilogic', sizeGiB: 40 };
+}
 
 /** Console tickets as server/console issues them; the sim only passes them through. */
 const tickets: ConsoleTickets = {
@@ -34,7 +65,7 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     const database = await createTestDatabase(engine);
     const store = await openStore({ url: database.url, schema: database.schema });
     const driver = createSimDriver({
-      db: store.db,
+      store: createSimMachineStore(store.db),
       dataDir,
       speed: CONTRACT_SPEED,
       console: tickets,
@@ -42,6 +73,13 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     return {
       driver,
       consoles: true,
+      specFor: spec,
+      copiedSpecFor: (name, tag) =>
+        spec(name, tag, { disks: [disk(`[ds] ${tag}/${name}_0.vmdk`, `[ds] stock/${name}.vmdk`)] }),
+      stockSpecFor: (name, tag) =>
+        spec(name, tag, { disks: [disk(`[ds] stock/${name}_0.vmdk`, `[ds] base/${name}.vmdk`)] }),
+      // Ten seconds of disk copy at the contract's speed is well inside this.
+      taskDeadlineMs: 10_000,
       async close() {
         await driver.close();
         await store.close();
@@ -58,14 +96,19 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
 
     /** A driver at real speed on the test's clock (another process, when there are several). */
     const make = (speed = 1) => {
-      const driver = createSimDriver({ db: store.db, dataDir, speed, clock });
+      const driver = createSimDriver({
+        store: createSimMachineStore(store.db),
+        dataDir,
+        speed,
+        clock,
+      });
       drivers.push(driver);
       return driver;
     };
 
     /** Events collected from a driver. */
     const record = (driver: ReturnType<typeof make>) => {
-      const events: VmChangeEvent[] = [];
+      const events: DriverEvent[] = [];
       driver.subscribe((e) => events.push(e));
       return events;
     };
@@ -91,7 +134,7 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
 
     it('reports a task whose progress grows with time until it ends', async () => {
       const driver = make();
-      const vm = await driver.deploy(template('web', newId()), false);
+      const vm = await driver.deploy(spec('web', newId()), false);
       expect(vm).toMatchObject({ state: 'off', task: { name: 'deploying', progress: 0 } });
       clock.advance(TASK_MS.deploy / 10);
       expect((await driver.load(vm.id))?.task).toMatchObject({ name: 'deploying', progress: 10 });
@@ -103,7 +146,7 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
 
     it('finishes and announces a task begun before a restart', async () => {
       const before = make();
-      const vm = await before.deploy(template('web', newId()), false);
+      const vm = await before.deploy(spec('web', newId()), false);
       await before.close();
 
       const after = make();
@@ -112,19 +155,19 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
       // and wait for it with a timer of its own.
       await vi.waitFor(() => expect(clock.pending()).toBe(1));
       clock.advance(TASK_MS.deploy);
-      await vi.waitFor(() => expect(events.some((e) => e.vm.id === vm.id)).toBe(true));
+      await vi.waitFor(() => expect(events.some((e) => e.machine.id === vm.id)).toBe(true));
       expect((await after.load(vm.id))?.name).toBe(vm.name);
       expect(events).toEqual([
         {
-          action: 'VM.UPDATE',
-          vm: expect.objectContaining({ id: vm.id, state: 'running', task: null }),
+          type: 'updated',
+          machine: expect.objectContaining({ id: vm.id, state: 'running', task: null }),
         },
       ]);
     });
 
     it('announces the end of a task once when two processes share the database', async () => {
       const one = make();
-      const vm = await one.deploy(template('web', newId()), false);
+      const vm = await one.deploy(spec('web', newId()), false);
       const two = make();
       const events = [...[one, two].map(record)];
       // Both know the task: one started it, the other found it pending on start-up and on read;
@@ -135,24 +178,24 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
       // Both timers fired; closing waits for what each process did about it.
       await one.close();
       await two.close();
-      expect(events.flat().map((e) => e.vm.id)).toEqual([vm.id]);
+      expect(events.flat().map((e) => e.machine.id)).toEqual([vm.id]);
     });
 
     it('ends every task inside the call at speed 0, and still announces it', async () => {
       const driver = make(0);
       const events = record(driver);
-      const vm = await driver.deploy(template('web', newId()), false);
+      const vm = await driver.deploy(spec('web', newId()), false);
       expect(vm).toMatchObject({ state: 'running', task: null });
       expect(await driver.stop(vm.id)).toMatchObject({ state: 'off', task: null });
-      expect(events.map((e) => [e.action, e.vm.state])).toEqual([
-        ['VM.UPDATE', 'running'],
-        ['VM.UPDATE', 'off'],
+      expect(events.map((e) => [e.type, e.machine.state])).toEqual([
+        ['updated', 'running'],
+        ['updated', 'off'],
       ]);
     });
 
     it('applies a running task first when another operation comes', async () => {
       const driver = make();
-      const vm = await driver.deploy(template('web', newId()), false);
+      const vm = await driver.deploy(spec('web', newId()), false);
       const stopping = await driver.stop(vm.id);
       expect(stopping.task?.name).toBe('stopping');
       // The deploy's outcome (running) was applied, so stopping starts from a running machine.
@@ -162,15 +205,10 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     it('shows a template whose disks are copying as initializing', async () => {
       const driver = make();
       const tag = newId();
-      const t = template('kali', tag, {
-        Disks: [0, 1].map((i) => ({
-          Id: i,
-          Path: `[ds] ${tag}/kali_${i}.vmdk`,
-          Source: `[ds] stock/kali_${i}.vmdk`,
-          Controller: 'lsilogic',
-          Size: 40,
-          Status: 0,
-        })),
+      const t = spec('kali', tag, {
+        disks: [0, 1].map((i) =>
+          disk(`[ds] ${tag}/kali_${i}.vmdk`, `[ds] stock/kali_${i}.vmdk`, i),
+        ),
       });
       expect(await driver.createDisks(t)).toBe(0);
       expect(await driver.refresh(t)).toMatchObject({
@@ -186,17 +224,8 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
 
     it('never deletes stock disks, only those containing the tag', async () => {
       const driver = make(0);
-      const stock = template('kali', newId(), {
-        Disks: [
-          {
-            Id: 0,
-            Path: '[ds] stock/kali_0.vmdk',
-            Source: '[ds] base/kali.vmdk',
-            Controller: 'lsilogic',
-            Size: 40,
-            Status: 0,
-          },
-        ],
+      const stock = spec('kali', newId(), {
+        disks: [disk('[ds] stock/kali_0.vmdk', '[ds] base/kali.vmdk')],
       });
       expect(await driver.createDisks(stock)).toBe(100);
       await driver.deleteDisks(stock);
@@ -206,7 +235,7 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     it('keeps machines across a restart', async () => {
       const tag = newId();
       const first = make(0);
-      const vm = await first.deploy(template('web', tag), false);
+      const vm = await first.deploy(spec('web', tag), false);
       await first.close();
       const second = make(0);
       expect(await second.find(tag)).toEqual([vm]);
@@ -215,24 +244,24 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
     it('changes ISO, boot delay and guest settings, refusing a NIC it does not have', async () => {
       const driver = make(0);
       const tag = newId();
-      const vm = await driver.deploy(template('web', tag), false);
+      const vm = await driver.deploy(spec('web', tag), false);
       for (const change of [
-        { key: 'iso', value: `${tag}/tools.iso:Tools` },
-        { key: 'boot', value: '10' },
-        { key: 'guest', value: 'guestinfo.a=1' },
-        { key: 'net', value: '_none_' },
-      ]) {
+        { kind: 'iso', path: `${tag}/tools.iso` },
+        { kind: 'boot', delaySeconds: 10 },
+        { kind: 'guest', key: 'guestinfo.a', value: '1' },
+        { kind: 'net', nic: 0, network: '' },
+      ] as const) {
         await expect(driver.changeConfiguration(vm.id, change, true)).resolves.toMatchObject({
           id: vm.id,
         });
       }
-      expect((await driver.netOptions(tag)).net).toEqual(['bridge-net']);
+      expect(await driver.netOptions(tag)).toEqual(['bridge-net']);
       await expect(
-        driver.changeConfiguration(vm.id, { key: 'net', value: `lan#${tag}:3` }, true),
-      ).rejects.toMatchObject({ name: 'InvalidOperation' });
+        driver.changeConfiguration(vm.id, { kind: 'net', nic: 3, network: `lan#${tag}` }, true),
+      ).rejects.toMatchObject({ name: 'DriverError', code: 'invalid-request' });
       await expect(
-        driver.changeConfiguration(vm.id, { key: 'boot', value: 'soon' }, true),
-      ).rejects.toMatchObject({ name: 'InvalidOperation' });
+        driver.changeConfiguration(vm.id, { kind: 'boot', delaySeconds: -1 }, true),
+      ).rejects.toMatchObject({ name: 'DriverError', code: 'invalid-request' });
     });
 
     it('lists ISO files of the tag and the public folder', async () => {
@@ -245,11 +274,11 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
       writeFileSync(join(dataDir, 'isos', tag, 'notes.txt'), '');
       writeFileSync(join(publicDir, 'kali.iso'), '');
       const driver = make(0);
-      expect((await driver.isoOptions(tag)).iso).toEqual([
+      expect(await driver.isoOptions(tag)).toEqual([
         '00000000-0000-0000-0000-000000000000/kali.iso',
         `${tag}/tools.iso`,
       ]);
-      expect((await driver.isoOptions(newId())).iso).toEqual([
+      expect(await driver.isoOptions(newId())).toEqual([
         '00000000-0000-0000-0000-000000000000/kali.iso',
       ]);
     });

@@ -1,3 +1,4 @@
+import { untagged, type CpuSpec, type MachineSpec } from '../hypervisor';
 import type { TemplateTable, WorkspaceTable } from '../store/schema';
 import {
   defaultDetail,
@@ -5,12 +6,14 @@ import {
   type VmKeyValue,
   type VmNet,
   type VmTemplate,
-} from '../core/templates';
+} from './templateDetail';
+import { isoPathOf } from './vmViews';
 
-// A template row becomes the complete VmTemplate a driver deploys (wire reference §4.5 step 4):
-// the detail (inherited from the parent when linked), then what the author set on the template
+// A template row becomes the complete VmTemplate of the wire (wire reference §4.5 step 4): the
+// detail (inherited from the parent when linked), then what the author set on the template
 // (name, ISO, networks, guest settings) and on its workspace (uplink switch, host affinity).
-// Builder machines and gamespace launches share this, so both deploy the same machine.
+// Builder machines and gamespace launches share this, so both deploy the same machine. The
+// driver gets it as a MachineSpec, its own normalized form (toMachineSpec).
 
 export interface DeployableSource {
   template: Pick<
@@ -90,5 +93,50 @@ export function toDeployable(source: DeployableSource): VmTemplate {
     HostAffinity: hostAffinity,
     // Machines kept together on one host are started together once all of them exist.
     AutoStart: workspace?.hostAffinity ? false : detail.AutoStart,
+  };
+}
+
+/** Memory of a template that names none (Ram 0 or less): what a small Linux guest needs. */
+export const DEFAULT_MEMORY_MIB = 512;
+
+/** "{sockets}x{coresPerSocket}" (a bare number is that many sockets); one core when unreadable. */
+export function cpuOf(cpu: string | null): CpuSpec {
+  const match = /^\s*(\d+)\s*(?:x\s*(\d+))?\s*$/i.exec(cpu ?? '');
+  const sockets = Number(match?.[1] ?? 1);
+  const cores = Number(match?.[2] ?? 1);
+  return { sockets: Math.max(1, sockets), coresPerSocket: Math.max(1, cores) };
+}
+
+/** A complete VmTemplate as the driver's machine spec. */
+export function toMachineSpec(template: VmTemplate): MachineSpec {
+  const iso = template.Iso ? isoPathOf(template.Iso) : '';
+  return {
+    templateId: template.Id ?? '',
+    name: untagged(template.Name ?? ''),
+    isolationTag: template.IsolationTag ?? '',
+    cpu: cpuOf(template.Cpu),
+    memoryMiB: template.Ram > 0 ? template.Ram * 1024 : DEFAULT_MEMORY_MIB,
+    guestOs: template.Guest || null,
+    disks: template.Disks.map((d, index) => ({
+      index,
+      path: d.Path ?? '',
+      source: d.Source || null,
+      controller: d.Controller || null,
+      sizeGiB: d.Size,
+    })),
+    nics: template.Eth.map((e, index) => ({
+      index,
+      network: e.Net ?? '',
+      adapter: e.Type || null,
+      mac: e.Mac || null,
+    })),
+    guestSettings: (template.GuestSettings ?? [])
+      .filter((s) => s.Key)
+      .map((s) => ({ key: s.Key ?? '', value: s.Value ?? '' })),
+    iso: iso || null,
+    bootDelaySeconds: template.Delay,
+    autoStart: template.AutoStart,
+    hostAffinity: template.HostAffinity,
+    useUplink: template.UseUplinkSwitch,
   };
 }

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { serializeDetail, toVmTemplate } from '../core/templates';
-import { EMPTY_GUID } from '../core/ids';
+import { serializeDetail, toVmTemplate } from './templates';
+import { EMPTY_GUID } from './ids';
 import {
+  cpuOf,
+  DEFAULT_MEMORY_MIB,
   guestSettings,
   networkNames,
   toDeployable,
+  toMachineSpec,
   withNetworks,
   type DeployableSource,
-} from './deployable';
+} from './machineSpecs';
 
 const parentDetail = serializeDetail(
   toVmTemplate({
@@ -151,5 +154,78 @@ describe('the pieces', () => {
   it('parse no guest settings from an empty text', () => {
     expect(guestSettings('')).toEqual([]);
     expect(guestSettings('=value')).toEqual([]);
+  });
+});
+
+describe('toMachineSpec', () => {
+  const template = toVmTemplate({
+    Id: 't1',
+    Name: 'kali',
+    IsolationTag: 'gs1',
+    Cpu: '2x4',
+    Ram: 2,
+    Guest: 'debian10_64Guest',
+    Iso: 'ws1/tools.iso:Tools',
+    Delay: 30,
+    AutoStart: true,
+    HostAffinity: true,
+    UseUplinkSwitch: true,
+    Eth: [
+      { Id: 0, Net: 'lan', Type: 'e1000' },
+      { Id: 0, Net: 'wan', Mac: '00:50:56:00:00:01' },
+    ],
+    Disks: [{ Path: '[ds] ws1/kali.vmdk', Source: '[ds] stock/kali.vmdk', Size: 40 }],
+    GuestSettings: [
+      { Key: 'guestinfo.flag', Value: 'abc' },
+      { Key: '', Value: 'dropped' },
+      { Key: 'guestinfo.empty', Value: null },
+    ],
+  });
+
+  it('normalizes CPU, memory, disks, NICs, guest settings, ISO and flags', () => {
+    expect(toMachineSpec(template)).toEqual({
+      templateId: 't1',
+      name: 'kali',
+      isolationTag: 'gs1',
+      cpu: { sockets: 2, coresPerSocket: 4 },
+      memoryMiB: 2048,
+      guestOs: 'debian10_64Guest',
+      disks: [
+        {
+          index: 0,
+          path: '[ds] ws1/kali.vmdk',
+          source: '[ds] stock/kali.vmdk',
+          controller: null,
+          sizeGiB: 40,
+        },
+      ],
+      nics: [
+        { index: 0, network: 'lan', adapter: 'e1000', mac: null },
+        { index: 1, network: 'wan', adapter: null, mac: '00:50:56:00:00:01' },
+      ],
+      guestSettings: [
+        { key: 'guestinfo.flag', value: 'abc' },
+        { key: 'guestinfo.empty', value: '' },
+      ],
+      iso: 'ws1/tools.iso',
+      bootDelaySeconds: 30,
+      autoStart: true,
+      hostAffinity: true,
+      useUplink: true,
+    });
+  });
+
+  it('gives a template without memory the default, and without an ISO none', () => {
+    const spec = toMachineSpec({ ...template, Ram: 0, Iso: '' });
+    expect(spec.memoryMiB).toBe(DEFAULT_MEMORY_MIB);
+    expect(spec.iso).toBeNull();
+    expect(toMachineSpec({ ...template, Ram: -1, Iso: null }).memoryMiB).toBe(DEFAULT_MEMORY_MIB);
+  });
+
+  it('reads the CPU as sockets x cores, one core when it cannot', () => {
+    expect(cpuOf('1x2')).toEqual({ sockets: 1, coresPerSocket: 2 });
+    expect(cpuOf('4')).toEqual({ sockets: 4, coresPerSocket: 1 });
+    expect(cpuOf('many')).toEqual({ sockets: 1, coresPerSocket: 1 });
+    expect(cpuOf(null)).toEqual({ sockets: 1, coresPerSocket: 1 });
   });
 });

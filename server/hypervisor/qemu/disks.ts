@@ -1,0 +1,139 @@
+import { execFile, spawn } from 'node:child_process';
+import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { promisify } from 'node:util';
+import { DriverError } from '../types';
+
+// Disks through qemu-img: a deployed machine's disk is a copy-on-write overlay on the template's
+// disk (the linked clone); saving commits the overlay into that disk; unlinking a template copies
+// its parent's disk with progress. Kernel boot files (`{disk}.vmlinuz`, `{disk}.initrd`,
+// `{disk}.cmdline` beside a disk, as the tiny stock image has them) go wherever their disk goes.
+
+const run = promisify(execFile);
+
+export type DiskFormat = 'qcow2' | 'raw';
+
+export const BOOT_SIDECARS = ['vmlinuz', 'initrd', 'cmdline'] as const;
+
+/** `{disk without extension}.{kind}` */
+export const sidecarOf = (disk: string, kind: (typeof BOOT_SIDECARS)[number]): string =>
+  `${disk.replace(/\.(qcow2|raw|img)$/i, '')}.${kind}`;
+
+export async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function formatOf(path: string): Promise<DiskFormat> {
+  if (/\.qcow2$/i.test(path)) return 'qcow2';
+  if (/\.(raw|img)$/i.test(path)) return 'raw';
+  const { stdout } = await run('qemu-img', ['info', '--output=json', path]);
+  const format = (JSON.parse(stdout) as { format?: string }).format;
+  if (format !== 'qcow2' && format !== 'raw') {
+    throw new DriverError(
+      'invalid-request',
+      `disk ${path} is ${format ?? 'unknown'}, not qcow2 or raw`,
+    );
+  }
+  return format;
+}
+
+/** A fresh overlay over `base` (any existing overlay is replaced). */
+export async function createOverlay(base: string, overlay: string): Promise<void> {
+  const format = await formatOf(base);
+  await rm(overlay, { force: true });
+  try {
+    await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', format, '-b', base, overlay]);
+  } catch (error) {
+    throw new DriverError('unavailable', `qemu-img could not create a disk: ${messageOf(error)}`);
+  }
+}
+
+/** Writes the overlay's changes into its base; the overlay is left empty. */
+export async function commitOverlay(overlay: string): Promise<void> {
+  try {
+    await run('qemu-img', ['commit', '-q', overlay]);
+  } catch (error) {
+    throw new DriverError('unavailable', `qemu-img could not save the disk: ${messageOf(error)}`);
+  }
+}
+
+/** The boot files beside a disk, when it has them: the machine boots that kernel directly. */
+export async function bootFilesOf(
+  disk: string,
+): Promise<{ kernel: string; initrd: string | null; cmdline: string } | null> {
+  const kernel = sidecarOf(disk, 'vmlinuz');
+  if (!(await exists(kernel))) return null;
+  const initrd = sidecarOf(disk, 'initrd');
+  const cmdlinePath = sidecarOf(disk, 'cmdline');
+  const cmdline = (await exists(cmdlinePath)) ? (await readFile(cmdlinePath, 'utf8')).trim() : '';
+  return { kernel, initrd: (await exists(initrd)) ? initrd : null, cmdline };
+}
+
+export interface DiskCopy {
+  /** 0..99 while copying. */
+  progress: number;
+  started: number;
+  done: Promise<void>;
+}
+
+/**
+ * Copies `source` to `target` (a full, unlinked copy in qcow2), reporting progress; the copy is
+ * written beside the target and renamed when complete, so a copy cut short never looks present.
+ */
+export function copyDisk(source: string, target: string, now: number): DiskCopy {
+  const partial = `${target}.partial`;
+  const copy: DiskCopy = { progress: 0, started: now, done: Promise.resolve() };
+  copy.done = (async () => {
+    await mkdir(dirname(target), { recursive: true });
+    const format = await formatOf(source);
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(
+        'qemu-img',
+        ['convert', '-p', '-f', format, '-O', 'qcow2', source, partial],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let errors = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk: string) => {
+        const matches = [...chunk.matchAll(/\((\d+(?:\.\d+)?)\/100%\)/g)];
+        const last = matches.at(-1);
+        if (last) copy.progress = Math.min(99, Math.floor(Number(last[1])));
+      });
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (chunk: string) => (errors += chunk));
+      child.on('error', reject);
+      child.on('close', (code) =>
+        code === 0
+          ? resolve()
+          : reject(
+              new DriverError('unavailable', `qemu-img could not copy ${source}: ${errors.trim()}`),
+            ),
+      );
+    });
+    for (const kind of BOOT_SIDECARS) {
+      const from = sidecarOf(source, kind);
+      if (await exists(from)) await copyFile(from, sidecarOf(target, kind));
+    }
+    await rename(partial, target);
+  })();
+  copy.done.catch(() => rm(partial, { force: true }));
+  return copy;
+}
+
+/** Removes a disk and its boot files. */
+export async function removeDisk(path: string): Promise<void> {
+  await rm(path, { force: true });
+  await rm(`${path}.partial`, { force: true });
+  for (const kind of BOOT_SIDECARS) await rm(sidecarOf(path, kind), { force: true });
+}
+
+export function messageOf(error: unknown): string {
+  const stderr = (error as { stderr?: string }).stderr;
+  if (stderr?.trim()) return stderr.trim();
+  return error instanceof Error ? error.message : String(error);
+}

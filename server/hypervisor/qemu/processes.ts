@@ -1,0 +1,205 @@
+import { execFile } from 'node:child_process';
+import { constants, accessSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { DriverError } from '../types';
+import { messageOf } from './disks';
+import type { machineFiles } from './layout';
+
+// One QEMU process per machine. It is started daemonized (it outlives the server, which re-attaches
+// to it after a restart through its pid file and its monitor socket) and named
+// `topoplay-{machine id}` so that a process whose machine is gone can be found and removed. It has
+// no network but its NICs' sockets (which only the switch connects to), its VNC display only on a
+// unix socket (which only the console WebSocket bridges to, behind a one-time ticket), and its
+// monitor and serial port on unix sockets in the machine's folder.
+
+const run = promisify(execFile);
+
+export const QEMU_BINARY = 'qemu-system-x86_64';
+
+export type Acceleration = 'kvm' | 'tcg';
+
+/** KVM when /dev/kvm can be opened for reading and writing, software emulation otherwise. */
+export function detectAcceleration(): Acceleration {
+  try {
+    accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
+    return 'kvm';
+  } catch {
+    return 'tcg';
+  }
+}
+
+export const accelerationLabel = (a: Acceleration): string =>
+  a === 'kvm' ? 'KVM' : 'software emulation (no KVM)';
+
+export interface LaunchPlan {
+  id: string;
+  hostname: string;
+  files: ReturnType<typeof machineFiles>;
+  acceleration: Acceleration;
+  sockets: number;
+  coresPerSocket: number;
+  memoryMiB: number;
+  disks: Array<{ overlay: string; controller: string | null }>;
+  nics: Array<{ index: number; mac: string }>;
+  /** An absolute ISO path in the CD-ROM drive, or null for an empty drive. */
+  iso: string | null;
+  boot: { kernel: string; initrd: string | null; cmdline: string } | null;
+  /** fw_cfg entries: `opt/guestinfo.{key}` with its value written to a file. */
+  guestSettings: Array<{ name: string; file: string }>;
+}
+
+/** The process name that marks a machine's QEMU: `topoplay-{id}`. */
+export const processNameOf = (id: string): string => `topoplay-${id}`;
+
+/** The id of every machine's CD-ROM drive, which ISO changes name. */
+export const CDROM_DEVICE = 'cdrom0';
+
+/** fw_cfg names are at most 55 bytes. */
+export const FW_CFG_NAME_MAX = 55;
+
+/** QEMU's option values escape a comma by doubling it. */
+const escaped = (value: string): string => value.replace(/,/g, ',,');
+
+export function qemuArgs(plan: LaunchPlan): string[] {
+  const { files } = plan;
+  const args = [
+    '-name',
+    `${escaped(plan.hostname)},process=${processNameOf(plan.id)}`,
+    '-nodefaults',
+    '-machine',
+    `pc,accel=${plan.acceleration}`,
+    '-smp',
+    `sockets=${plan.sockets},cores=${plan.coresPerSocket}`,
+    '-m',
+    String(plan.memoryMiB),
+    '-vga',
+    'std',
+    '-vnc',
+    `unix:${files.vnc}`,
+    '-qmp',
+    `unix:${files.qmp},server=on,wait=off`,
+    '-serial',
+    `unix:${files.serial},server=on,wait=off`,
+    '-daemonize',
+    '-pidfile',
+    files.pid,
+    '-D',
+    files.log,
+  ];
+  if (plan.acceleration === 'kvm') args.push('-cpu', 'host');
+  plan.disks.forEach((disk, i) => {
+    const bus = disk.controller && /^(ide|sata|ata)$/i.test(disk.controller) ? 'ide' : 'virtio';
+    args.push('-drive', `file=${escaped(disk.overlay)},format=qcow2,if=${bus},index=${i}`);
+  });
+  // The CD-ROM drive is always there, so that an ISO can be inserted while the machine runs.
+  args.push(
+    '-drive',
+    `if=none,id=cd0,media=cdrom${plan.iso ? `,file=${escaped(plan.iso)},readonly=on` : ''}`,
+    '-device',
+    `ide-cd,drive=cd0,bus=ide.1,id=${CDROM_DEVICE}`,
+  );
+  for (const nic of plan.nics) {
+    args.push(
+      '-netdev',
+      `stream,id=n${nic.index},server=on,addr.type=unix,addr.path=${files.nic(nic.index)}`,
+      '-device',
+      // No option ROM: the machines boot from their disks or kernels, never from the network,
+      // and iPXE's ROM costs a second of boot under software emulation.
+      `virtio-net-pci,netdev=n${nic.index},mac=${nic.mac},romfile=`,
+    );
+  }
+  if (plan.boot) {
+    args.push('-kernel', plan.boot.kernel);
+    if (plan.boot.initrd) args.push('-initrd', plan.boot.initrd);
+    if (plan.boot.cmdline) args.push('-append', plan.boot.cmdline);
+  } else {
+    args.push('-boot', plan.iso ? 'order=cd' : 'order=c');
+  }
+  args.push('-fw_cfg', `name=opt/topoplay/hostname,string=${escaped(plan.hostname)}`);
+  for (const setting of plan.guestSettings) {
+    args.push('-fw_cfg', `name=${escaped(setting.name)},file=${escaped(setting.file)}`);
+  }
+  return args;
+}
+
+/** Starts the machine's QEMU; resolves with its pid once it daemonized, or says why it failed. */
+export async function launch(plan: LaunchPlan): Promise<number> {
+  try {
+    await run(QEMU_BINARY, qemuArgs(plan), { timeout: 30_000 });
+  } catch (error) {
+    throw new DriverError('unavailable', `QEMU could not start the machine: ${messageOf(error)}`);
+  }
+  const pid = await readPid(plan.files.pid);
+  if (!pid) throw new DriverError('unavailable', 'QEMU started but wrote no pid');
+  return pid;
+}
+
+export async function readPid(file: string): Promise<number | null> {
+  try {
+    const pid = Number((await readFile(file, 'utf8')).trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+async function cmdlineOf(pid: number): Promise<string | null> {
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replace(/\0/g, ' ');
+  } catch {
+    return null;
+  }
+}
+
+/** The machine's QEMU process is alive (and is that machine's, not a recycled pid). */
+export async function isRunning(pid: number | null, id: string): Promise<boolean> {
+  if (!pid) return false;
+  const cmdline = await cmdlineOf(pid);
+  return cmdline !== null && cmdline.includes(processNameOf(id)) && !(await isZombie(pid));
+}
+
+async function isZombie(pid: number): Promise<boolean> {
+  try {
+    const status = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return status.slice(status.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
+/** Every QEMU process of machines under this folder: pid and machine id. */
+export async function qemuProcessesUnder(
+  machinesDir: string,
+): Promise<Array<{ pid: number; id: string }>> {
+  const found: Array<{ pid: number; id: string }> = [];
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    const cmdline = await cmdlineOf(pid);
+    if (!cmdline || !cmdline.includes(`${machinesDir}/`)) continue;
+    const match = /process=topoplay-([0-9a-f-]{36})/.exec(cmdline);
+    if (match && !(await isZombie(pid))) found.push({ pid, id: match[1]! });
+  }
+  return found;
+}
+
+/** Waits until the process is gone (or the deadline passes), then kills it hard. */
+export async function ended(pid: number, id: string, deadlineMs = 5_000): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until) {
+    if (!(await isRunning(pid, id))) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone in the meantime.
+  }
+}

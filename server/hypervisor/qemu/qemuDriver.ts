@@ -1,0 +1,807 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { totalmem } from 'node:os';
+import { isoFilesOf } from '../isos';
+import {
+  DriverError,
+  EMPTY_TAG,
+  isolatedNet,
+  netOptions,
+  tagOf,
+  vmName,
+  type ConsoleTickets,
+  type DeploymentContext,
+  type DriverCapabilities,
+  type DriverEvent,
+  type DriverStatus,
+  type HypervisorDriver,
+  type Machine,
+  type MachineChange,
+  type MachineSpec,
+} from '../types';
+import {
+  bootFilesOf,
+  commitOverlay,
+  copyDisk,
+  createOverlay,
+  exists,
+  removeDisk,
+  type DiskCopy,
+} from './disks';
+import { inside, layoutOf, machineFiles, type QemuLayout } from './layout';
+import {
+  accelerationLabel,
+  CDROM_DEVICE,
+  detectAcceleration,
+  ended,
+  FW_CFG_NAME_MAX,
+  isRunning,
+  launch,
+  qemuProcessesUnder,
+  readPid,
+  type LaunchPlan,
+} from './processes';
+import { qmp } from './qmp';
+import { readAllRecords, writeRecord, type MachineRecord } from './records';
+import { ensureSwitch, type SwitchClient } from './switch';
+
+// The qemu driver: real machines on this one Linux host, one QEMU process each (processes.ts),
+// linked-clone disks (disks.ts), isolated layer-2 networks through the switch process (switch.ts),
+// consoles over VNC on unix sockets that the console WebSocket bridges to. Its machines live in
+// folders (records.ts), so machines and their processes outlive a server restart: at start the
+// driver reads the folders and finds the processes again.
+
+export interface QemuDriverOptions {
+  /** Base images; disk paths of specs are relative to it. */
+  imagesDir: string;
+  /** ISO files, `{tag}/*.iso` and the public `{zero GUID}/*.iso`. */
+  isosDir: string;
+  /** Machine folders and the switch's state; short enough for unix socket paths. */
+  stateDir: string;
+  console?: ConsoleTickets;
+  /** Most machines running at once; null: no cap. */
+  maxRunning?: number | null;
+  /** Most memory of running machines, MiB; default three quarters of the host's memory. */
+  maxMemoryMiB?: number | null;
+  /** Nets a privileged (builder) deploy leaves untagged. */
+  reservedNets?: string[];
+  /** How often running machines are checked for having stopped on their own. */
+  watchMs?: number;
+  log?: { warn(o: object, msg?: string): void };
+}
+
+const HOST = 'localhost';
+
+/** The lock key of capacity checks (machine ids and names never contain a NUL). */
+const CAPACITY_LOCK = '\0capacity';
+
+interface Reservation {
+  count: number;
+  memoryMiB: number;
+}
+const OPERATIONS = ['start', 'stop', 'save', 'revert', 'delete', 'reset'] as const;
+
+const withoutDatastore = (path: string): string => path.replace(/^\s*\[[^\]]*\]\s*/, '');
+
+const randomMac = (): string =>
+  `52:54:00:${[...randomBytes(3)].map((b) => b.toString(16).padStart(2, '0')).join(':')}`;
+
+/** The driver, with what only a qemu host has: sockets of a machine, and orphans to remove. */
+export interface QemuDriver extends HypervisorDriver {
+  /** Kills QEMU processes whose machine is gone; how many there were. */
+  removeOrphans(): Promise<number>;
+  /** The unix socket of a machine's serial port. */
+  serialSocket(id: string): string;
+  /** The unix socket of a machine's QEMU monitor. */
+  qmpSocket(id: string): string;
+  /** The MAC addresses of a machine's NICs, in order. */
+  macsOf(id: string): string[];
+}
+
+export async function createQemuDriver(options: QemuDriverOptions): Promise<QemuDriver> {
+  const layout: QemuLayout = layoutOf({
+    images: options.imagesDir,
+    isos: options.isosDir,
+    state: options.stateDir,
+  });
+  await mkdir(layout.machines, { recursive: true });
+  await mkdir(layout.images, { recursive: true });
+  await mkdir(layout.switchDir, { recursive: true });
+  const acceleration = detectAcceleration();
+  const reserved = options.reservedNets ?? ['bridge-net'];
+  const maxRunning = options.maxRunning ?? null;
+  const maxMemoryMiB =
+    options.maxMemoryMiB === undefined
+      ? Math.floor((totalmem() / 1024 / 1024) * 0.75)
+      : options.maxMemoryMiB;
+  const listeners = new Set<(event: DriverEvent) => void>();
+  const copies = new Map<string, DiskCopy>();
+  const locks = new Map<string, Promise<unknown>>();
+  let closed = false;
+
+  const records = new Map<string, MachineRecord>();
+  for (const record of await readAllRecords(layout)) records.set(record.id, record);
+  const switchClient: SwitchClient = await ensureSwitch(layout.switchDir);
+
+  const capabilities: DriverCapabilities = {
+    kind: 'qemu',
+    operations: OPERATIONS,
+    liveIsoChange: true,
+    liveNicChange: true,
+    guestChange: true,
+    serverConsoles: true,
+    simulated: false,
+    acceleration: accelerationLabel(acceleration),
+  };
+
+  function emit(event: DriverEvent): void {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        options.log?.warn({ err: error }, 'qemu driver listener failed');
+      }
+    }
+  }
+
+  /** One change at a time per machine (or name): deploys, starts and stops do not interleave. */
+  async function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = locks.get(key) ?? Promise.resolve();
+    const next = before.then(work, work);
+    const settled = next.catch(() => undefined);
+    locks.set(key, settled);
+    try {
+      return await next;
+    } finally {
+      if (locks.get(key) === settled) locks.delete(key);
+    }
+  }
+
+  async function pidOf(record: MachineRecord): Promise<number | null> {
+    const pid = await readPid(machineFiles(layout, record.id).pid);
+    return (await isRunning(pid, record.id)) ? pid : null;
+  }
+
+  async function toMachine(record: MachineRecord): Promise<Machine> {
+    const running = (await pidOf(record)) !== null;
+    const files = machineFiles(layout, record.id);
+    return {
+      id: record.id,
+      name: record.name,
+      host: HOST,
+      path: files.dir,
+      reference: record.id,
+      diskPath: record.disks[0]?.path ?? '',
+      stats: `deployed | ${running ? 'running' : 'off'}`,
+      status: 'deployed',
+      state: running ? 'running' : 'off',
+      question: null,
+      task: null,
+      tags: null,
+      isTemplate: false,
+      nics: record.nics.map((n) => ({ index: n.index, network: n.network })),
+    };
+  }
+
+  function byIdOrName(id: string): MachineRecord | undefined {
+    const direct = records.get(id);
+    if (direct) return direct;
+    for (const record of records.values()) if (record.name === id) return record;
+    return undefined;
+  }
+
+  function required(id: string): MachineRecord {
+    const record = byIdOrName(id);
+    if (!record) throw new DriverError('not-found', `no machine ${id}`);
+    return record;
+  }
+
+  const portOf = (record: MachineRecord, index: number) => `${record.id}/${index}`;
+
+  async function attachPorts(record: MachineRecord): Promise<void> {
+    const files = machineFiles(layout, record.id);
+    for (const nic of record.nics) {
+      await switchClient.attach(portOf(record, nic.index), files.nic(nic.index), nic.network);
+    }
+  }
+
+  // The switch keeps its own table across restarts; ports are attached again in case it lost it.
+  for (const record of records.values()) await attachPorts(record);
+
+  // -------------------------------------------------------------------------------------------
+  // Capacity.
+
+  async function runningRecords(): Promise<MachineRecord[]> {
+    const all = [...records.values()];
+    const alive = await Promise.all(all.map(async (r) => (await pidOf(r)) !== null));
+    return all.filter((_, i) => alive[i]);
+  }
+
+  /** Room promised to batches whose machines are still being built and started. */
+  const reservations = new Set<Reservation>();
+
+  /**
+   * Refuses, saying what is in use, when `extra` more machines would go beyond a cap; the room of
+   * running machines and of other batches' reservations counts. Checked and reserved one at a
+   * time, so two launches cannot both take the last room.
+   */
+  const admit = (extra: MachineSpec[], own?: Reservation): Promise<Reservation> =>
+    serialized(CAPACITY_LOCK, () => admitNow(extra, own));
+
+  async function admitNow(extra: MachineSpec[], own?: Reservation): Promise<Reservation> {
+    const running = await runningRecords();
+    const others = [...reservations].filter((r) => r !== own);
+    const count = running.length + others.reduce((n, r) => n + r.count, 0);
+    const memory =
+      running.reduce((sum, r) => sum + r.spec.memoryMiB, 0) +
+      others.reduce((sum, r) => sum + r.memoryMiB, 0);
+    const wanted = extra.reduce((sum, s) => sum + s.memoryMiB, 0);
+    if (maxRunning !== null && count + extra.length > maxRunning) {
+      throw new DriverError(
+        'capacity',
+        `${count} of at most ${maxRunning} machines are running; ${extra.length} more do not fit`,
+      );
+    }
+    if (maxMemoryMiB !== null && memory + wanted > maxMemoryMiB) {
+      throw new DriverError(
+        'capacity',
+        `${memory} of ${maxMemoryMiB} MiB of machine memory are in use; ${wanted} MiB more do not fit`,
+      );
+    }
+    const reservation = { count: extra.length, memoryMiB: wanted };
+    reservations.add(reservation);
+    return reservation;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Power.
+
+  async function plan(record: MachineRecord): Promise<LaunchPlan> {
+    const files = machineFiles(layout, record.id);
+    const guestSettings: LaunchPlan['guestSettings'] = [];
+    let i = 0;
+    for (const setting of record.guestSettings) {
+      const name = `opt/${setting.key}`;
+      if (!/^[\w.-]+$/.test(setting.key) || Buffer.byteLength(name) > FW_CFG_NAME_MAX) {
+        options.log?.warn(
+          { key: setting.key },
+          'guest setting skipped: its key cannot be a fw_cfg name',
+        );
+        continue;
+      }
+      const file = files.guestSetting(i++);
+      await writeFile(file, setting.value);
+      guestSettings.push({ name, file });
+    }
+    const base = record.disks[0]?.base;
+    return {
+      id: record.id,
+      hostname: record.spec.name.replace(/[^\w-]/g, '-').slice(0, 63) || 'machine',
+      files,
+      acceleration,
+      sockets: Math.max(1, record.spec.cpu.sockets),
+      coresPerSocket: Math.max(1, record.spec.cpu.coresPerSocket),
+      memoryMiB: record.spec.memoryMiB,
+      disks: record.disks.map((d) => ({
+        overlay: files.overlay(d.index),
+        controller: d.controller,
+      })),
+      nics: record.nics.map((n) => ({ index: n.index, mac: n.mac })),
+      iso: record.iso ? inside(layout.isos, record.iso, 'ISO') : null,
+      boot: base ? await bootFilesOf(base) : null,
+      guestSettings,
+    };
+  }
+
+  /** Starts a stopped machine; inside a batch, with the room the batch reserved for it. */
+  async function startRecord(record: MachineRecord, batch?: Reservation): Promise<Machine> {
+    if ((await pidOf(record)) === null) {
+      if (batch) {
+        batch.count = Math.max(0, batch.count - 1);
+        batch.memoryMiB = Math.max(0, batch.memoryMiB - record.spec.memoryMiB);
+      }
+      const own = await admit([record.spec], batch);
+      try {
+        const files = machineFiles(layout, record.id);
+        // Sockets of an earlier run would stop QEMU from listening again.
+        for (const path of [files.qmp, files.vnc, files.serial, files.pid]) {
+          await rm(path, { force: true });
+        }
+        for (const nic of record.nics) await rm(files.nic(nic.index), { force: true });
+        await launch(await plan(record));
+      } finally {
+        reservations.delete(own);
+      }
+    }
+    return toMachine(record);
+  }
+
+  async function stopRecord(record: MachineRecord): Promise<Machine> {
+    const pid = await pidOf(record);
+    if (pid !== null) {
+      try {
+        await qmp(machineFiles(layout, record.id).qmp, 'quit');
+      } catch {
+        // A monitor that does not answer: the process is killed below.
+      }
+      await ended(pid, record.id);
+    }
+    return toMachine(record);
+  }
+
+  const start = (id: string) => {
+    const record = required(id);
+    return serialized(record.id, () => startRecord(record));
+  };
+  const stop = (id: string) => {
+    const record = required(id);
+    return serialized(record.id, () => stopRecord(record));
+  };
+
+  /** Stops the machine for the work, and starts it again after if it was running. */
+  async function whileStopped(record: MachineRecord, work: () => Promise<void>): Promise<Machine> {
+    return serialized(record.id, async () => {
+      const wasRunning = (await pidOf(record)) !== null;
+      if (wasRunning) await stopRecord(record);
+      await work();
+      return wasRunning ? startRecord(record) : toMachine(record);
+    });
+  }
+
+  /** A workspace's own disk (under its tag's folder) can take the overlay's changes. */
+  const ownDisk = (record: MachineRecord) =>
+    record.disks.every((d) => record.tag !== EMPTY_TAG && d.path.startsWith(`${record.tag}/`));
+
+  async function save(id: string): Promise<Machine> {
+    const record = required(id);
+    if (!ownDisk(record)) {
+      throw new DriverError(
+        'invalid-state',
+        'this machine is linked to a stock disk and cannot be saved: unlink its template first',
+      );
+    }
+    const files = machineFiles(layout, record.id);
+    return whileStopped(record, async () => {
+      for (const disk of record.disks) await commitOverlay(files.overlay(disk.index));
+    });
+  }
+
+  async function revert(id: string): Promise<Machine> {
+    const record = required(id);
+    const files = machineFiles(layout, record.id);
+    return whileStopped(record, async () => {
+      for (const disk of record.disks) await createOverlay(disk.base, files.overlay(disk.index));
+    });
+  }
+
+  async function remove(id: string): Promise<Machine> {
+    const record = required(id);
+    return serialized(record.id, async () => {
+      const machine = await stopRecord(record);
+      for (const nic of record.nics) await switchClient.detach(portOf(record, nic.index));
+      records.delete(record.id);
+      await rm(machineFiles(layout, record.id).dir, { recursive: true, force: true });
+      return { ...machine, status: 'initialized' as const, state: 'off' as const, nics: [] };
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Deploying.
+
+  /**
+   * A spec's disks inside the images folder. Paths in the reference's vSphere form
+   * (`[datastore] folder/file.vmdk`, as templates made elsewhere and unlinked copies name them) lose
+   * the datastore; what the file holds (qcow2 or raw) decides its format, not its extension.
+   */
+  function diskPaths(spec: MachineSpec) {
+    return spec.disks.map((d) => {
+      const path = withoutDatastore(d.path);
+      const source = d.source ? withoutDatastore(d.source) : null;
+      return { ...d, path, source, full: inside(layout.images, path, 'disk') };
+    });
+  }
+
+  async function diskProgress(spec: MachineSpec): Promise<number[]> {
+    return Promise.all(
+      diskPaths(spec).map(async (d) => {
+        const copy = copies.get(d.full);
+        if (copy) return copy.progress;
+        return (await exists(d.full)) ? 100 : -1;
+      }),
+    );
+  }
+
+  async function deployNow(
+    spec: MachineSpec,
+    privileged: boolean,
+    batch?: Reservation,
+  ): Promise<Machine> {
+    const name = vmName(spec.name, spec.isolationTag);
+    const existing = byIdOrName(name);
+    if (existing) return toMachine(existing);
+    if (spec.disks.length === 0) {
+      throw new DriverError('invalid-request', 'the template has no disk');
+    }
+    if ((await diskProgress(spec)).some((p) => p < 100)) {
+      throw new DriverError('invalid-state', 'template disks are not initialized');
+    }
+    const id = randomUUID();
+    const tag = tagOf(name);
+    const record: MachineRecord = {
+      id,
+      name,
+      tag,
+      created: Date.now(),
+      spec,
+      privileged,
+      nics: spec.nics.map((n) => ({
+        index: n.index,
+        network: isolatedNet(n.network, tag, privileged, reserved),
+        mac:
+          n.mac && /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i.test(n.mac)
+            ? n.mac.toLowerCase()
+            : randomMac(),
+      })),
+      disks: diskPaths(spec).map((d) => ({
+        index: d.index,
+        base: d.full,
+        path: d.path,
+        controller: d.controller,
+      })),
+      iso: spec.iso,
+      bootDelaySeconds: spec.bootDelaySeconds,
+      guestSettings: spec.guestSettings,
+    };
+    const files = machineFiles(layout, id);
+    await mkdir(files.dir, { recursive: true });
+    try {
+      for (const disk of record.disks) await createOverlay(disk.base, files.overlay(disk.index));
+      await writeRecord(layout, record);
+      records.set(id, record);
+      await attachPorts(record);
+    } catch (error) {
+      records.delete(id);
+      await rm(files.dir, { recursive: true, force: true });
+      throw error;
+    }
+    return spec.autoStart ? startRecord(record, batch) : toMachine(record);
+  }
+
+  const deploy = (spec: MachineSpec, privileged: boolean, batch?: Reservation) =>
+    serialized(vmName(spec.name, spec.isolationTag), () => deployNow(spec, privileged, batch));
+
+  async function deployBatch(context: DeploymentContext, wait: boolean): Promise<Machine[]> {
+    const specs = context.specs.map((s) => ({
+      ...s,
+      isolationTag: s.isolationTag || context.isolationTag,
+      // Machines kept together are started together, once all of them exist.
+      autoStart: context.hostAffinity ? false : s.autoStart,
+    }));
+    const missing = specs.filter((s) => !byIdOrName(vmName(s.name, s.isolationTag)));
+    // The whole batch is admitted or refused before anything is built, so a refused launch
+    // leaves nothing half-built.
+    const batch = await admit(missing.filter((s) => s.autoStart || context.hostAffinity));
+    const work = (async () => {
+      try {
+        const deployed = await Promise.all(
+          missing.map((s) => deploy(s, context.privileged, batch)),
+        );
+        if (context.hostAffinity) {
+          await Promise.all(
+            deployed.map((m) => {
+              const record = required(m.id);
+              return serialized(record.id, () => startRecord(record, batch));
+            }),
+          );
+        }
+      } finally {
+        reservations.delete(batch);
+      }
+    })();
+    if (wait) await work;
+    else work.catch((error) => options.log?.warn({ err: error }, 'qemu batch deploy failed'));
+    return machinesOf(context.isolationTag).then((all) =>
+      all.filter((m) => specs.some((s) => vmName(s.name, s.isolationTag) === m.name)),
+    );
+  }
+
+  async function refresh(spec: MachineSpec): Promise<Machine> {
+    const name = vmName(spec.name, spec.isolationTag);
+    const existing = byIdOrName(name);
+    if (existing) return toMachine(existing);
+    const progress = await diskProgress(spec);
+    const least = Math.min(100, ...progress);
+    const status = least === 100 ? 'initialized' : 'created';
+    const running = diskPaths(spec)
+      .map((d) => copies.get(d.full))
+      .filter((c): c is DiskCopy => !!c);
+    return {
+      id: '',
+      name,
+      host: HOST,
+      path: '',
+      reference: '',
+      diskPath: spec.disks[0]?.path ?? '',
+      stats: `${status} | off`,
+      status,
+      state: 'off',
+      question: null,
+      task: running.length
+        ? {
+            id: '',
+            name: 'initializing',
+            progress: Math.max(0, least),
+            started: Math.min(...running.map((c) => c.started)),
+          }
+        : null,
+      tags: null,
+      isTemplate: false,
+      nics: [],
+    };
+  }
+
+  async function find(term: string): Promise<Machine[]> {
+    const found = [...records.values()].filter((r) => r.id.includes(term) || r.name.includes(term));
+    return Promise.all(found.map(toMachine));
+  }
+
+  async function machinesOf(tag: string): Promise<Machine[]> {
+    const found = [...records.values()]
+      .filter((r) => r.tag === tag)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return Promise.all(found.map(toMachine));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Configuration.
+
+  async function changeConfiguration(
+    id: string,
+    change: MachineChange,
+    privileged: boolean,
+  ): Promise<Machine> {
+    const record = required(id);
+    return serialized(record.id, async () => {
+      const running = (await pidOf(record)) !== null;
+      const files = machineFiles(layout, record.id);
+      switch (change.kind) {
+        case 'iso': {
+          const path = change.path.trim();
+          const full = path ? inside(layout.isos, path, 'ISO') : null;
+          if (full && !(await exists(full))) {
+            throw new DriverError('invalid-request', `no ISO ${path}`);
+          }
+          if (running) {
+            await (full
+              ? qmp(files.qmp, 'blockdev-change-medium', {
+                  id: CDROM_DEVICE,
+                  filename: full,
+                  format: 'raw',
+                  'read-only-mode': 'read-only',
+                })
+              : qmp(files.qmp, 'eject', { id: CDROM_DEVICE, force: true }));
+          }
+          record.iso = path || null;
+          break;
+        }
+        case 'net': {
+          const nic = record.nics.find((n) => n.index === change.nic);
+          if (!nic) throw new DriverError('invalid-request', `no NIC ${change.nic}`);
+          const network = change.network;
+          const allowed =
+            network === '' ||
+            network.endsWith(`#${record.tag}`) ||
+            (privileged && reserved.includes(network));
+          if (!allowed)
+            throw new DriverError('invalid-request', `network ${network} is not this lab's`);
+          await switchClient.move(portOf(record, nic.index), network);
+          nic.network = network;
+          break;
+        }
+        case 'boot':
+          record.bootDelaySeconds = change.delaySeconds;
+          break;
+        case 'guest':
+          // Guest settings reach the machine through fw_cfg, read when it starts next.
+          record.guestSettings = [
+            ...record.guestSettings,
+            { key: change.key, value: change.value },
+          ];
+          break;
+      }
+      await writeRecord(layout, record);
+      return toMachine(record);
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Watching: a machine whose guest powered off (or whose QEMU died) is announced as stopped.
+
+  const knownRunning = new Set<string>();
+  async function watch(): Promise<void> {
+    for (const record of [...records.values()]) {
+      const running = (await pidOf(record)) !== null;
+      if (running) knownRunning.add(record.id);
+      else if (knownRunning.delete(record.id) && records.has(record.id)) {
+        emit({ type: 'stopped', machine: await toMachine(record) });
+      }
+    }
+  }
+  const watcher = setInterval(() => {
+    watch().catch((error) => options.log?.warn({ err: error }, 'qemu machine watch failed'));
+  }, options.watchMs ?? 2_000);
+  watcher.unref();
+
+  async function orphans(): Promise<Array<{ pid: number; id: string }>> {
+    const processes = await qemuProcessesUnder(layout.machines);
+    return processes.filter((p) => !records.has(p.id));
+  }
+
+  const driver: QemuDriver = {
+    capabilities,
+    async load(id) {
+      const record = byIdOrName(id);
+      return record ? toMachine(record) : null;
+    },
+    start,
+    stop,
+    save,
+    revert,
+    delete: remove,
+    async changeState(id, operation) {
+      switch (operation) {
+        case 'start':
+          return start(id);
+        case 'stop':
+          return stop(id);
+        case 'save':
+          return save(id);
+        case 'revert':
+          return revert(id);
+        case 'delete':
+          return remove(id);
+        case 'reset': {
+          await stop(id);
+          return start(id);
+        }
+        default:
+          throw new DriverError('invalid-request', `unknown operation ${String(operation)}`);
+      }
+    },
+    changeConfiguration,
+    async answer(id) {
+      // QEMU asks no questions.
+      return toMachine(required(id));
+    },
+    deploy,
+    deployBatch,
+    refresh,
+    find,
+    machinesOf,
+    startAll: async (term) => Promise.all((await find(term)).map((m) => start(m.id))),
+    stopAll: async (term) => Promise.all((await find(term)).map((m) => stop(m.id))),
+    deleteAll: async (term) => Promise.all((await find(term)).map((m) => remove(m.id))),
+
+    async createDisks(spec) {
+      for (const disk of diskPaths(spec)) {
+        if (copies.has(disk.full) || (await exists(disk.full))) continue;
+        if (!disk.source) {
+          throw new DriverError('invalid-state', `disk ${disk.path} does not exist`);
+        }
+        const source = inside(layout.images, disk.source, 'disk');
+        if (!(await exists(source))) {
+          throw new DriverError('invalid-state', `disk ${disk.source} does not exist`);
+        }
+        const copy = copyDisk(source, disk.full, Date.now());
+        copies.set(disk.full, copy);
+        copy.done.then(
+          () => copies.delete(disk.full),
+          (error: unknown) => {
+            copies.delete(disk.full);
+            options.log?.warn({ err: error, disk: disk.path }, 'disk copy failed');
+          },
+        );
+      }
+      return Math.min(100, ...(await diskProgress(spec)));
+    },
+    verifyDisks: diskProgress,
+    async deleteDisks(spec) {
+      const tag = spec.isolationTag;
+      // Only disks under the tag's own folder: never a stock image, never another lab's disk.
+      if (!tag || tag === EMPTY_TAG) return;
+      for (const disk of diskPaths(spec)) {
+        if (disk.path.startsWith(`${tag}/`)) await removeDisk(disk.full);
+      }
+    },
+
+    async display(id) {
+      const record = required(id);
+      const running = (await pidOf(record)) !== null;
+      let url = '';
+      let ticket: string | null = null;
+      if (running && options.console) {
+        ({ url, ticket } = await options.console.issue(record.id));
+      }
+      return { machineId: record.id, url, ticket, isRunning: running };
+    },
+
+    async openConsole(id, viewer) {
+      const record = required(id);
+      if ((await pidOf(record)) === null) {
+        throw new DriverError('invalid-state', 'the machine is not running');
+      }
+      const socket = connect(machineFiles(layout, record.id).vnc);
+      let open = true;
+      socket.on('data', (data: Buffer) => viewer.send(data));
+      socket.on('error', () => socket.destroy());
+      socket.on('close', () => {
+        if (open) viewer.close(1000, '[machine stopped]');
+        open = false;
+      });
+      return {
+        receive: (data) => {
+          if (open) socket.write(data);
+        },
+        end: () => {
+          open = false;
+          socket.destroy();
+        },
+      };
+    },
+
+    async isoOptions(tag) {
+      return isoFilesOf(layout.isos, tag);
+    },
+    async netOptions(tag) {
+      const nets = [...records.values()]
+        .filter((r) => r.tag === tag)
+        .flatMap((r) => r.nics.map((n) => n.network));
+      return netOptions(reserved, nets, tag);
+    },
+
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async ready() {
+      if (closed) throw new Error('the qemu driver is closed');
+      await switchClient.list();
+    },
+    async status(): Promise<DriverStatus> {
+      const running = await runningRecords();
+      return {
+        kind: 'qemu',
+        acceleration: capabilities.acceleration,
+        running: running.length,
+        maxRunning,
+        memoryMiBInUse: running.reduce((sum, r) => sum + r.spec.memoryMiB, 0),
+        maxMemoryMiB,
+        orphans: (await orphans()).length,
+      };
+    },
+    async removeOrphans() {
+      const found = await orphans();
+      for (const orphan of found) {
+        try {
+          process.kill(orphan.pid, 'SIGKILL');
+        } catch {
+          // Gone already.
+        }
+        await rm(machineFiles(layout, orphan.id).dir, { recursive: true, force: true });
+      }
+      return found.length;
+    },
+    serialSocket: (id) => machineFiles(layout, required(id).id).serial,
+    qmpSocket: (id) => machineFiles(layout, required(id).id).qmp,
+    macsOf: (id) => required(id).nics.map((n) => n.mac),
+    async close() {
+      closed = true;
+      clearInterval(watcher);
+      await Promise.all([...locks.values()]);
+      listeners.clear();
+      await switchClient.close();
+    },
+  };
+  return driver;
+}

@@ -1,0 +1,361 @@
+// The vocabulary of hypervisor drivers, owned by the drivers. A driver knows machine specs,
+// machines, its own errors and events, and what it can do (its capabilities); it knows nothing of
+// the wire (the reference's VmTemplate JSON, the Vm DTO, hub action names, HTTP errors), of
+// users, or of the database. server/core maps the wire to and from these types
+// (core/machineSpecs.ts, core/vmViews.ts), and a driver persists what it must through a port of
+// its own (sim/port.ts) or its own files (qemu). The lint rule `no-restricted-imports` keeps
+// server/hypervisor/** from importing server/core or server/store.
+//
+// Every driver implements HypervisorDriver and passes tests/server/hypervisor/contract.ts.
+
+// ---------------------------------------------------------------------------------------------
+// What to build: a normalized machine spec.
+
+export interface CpuSpec {
+  sockets: number;
+  coresPerSocket: number;
+}
+
+export interface DiskSpec {
+  index: number;
+  /**
+   * Where the disk lives, in the driver's own path form: for the sim and vSphere
+   * `[datastore] folder/file.vmdk`; for qemu a path relative to its images folder.
+   */
+  path: string;
+  /** The disk it is copied from when the template is initialized; null for a base disk. */
+  source: string | null;
+  /** Bus or controller as the template names it (lsilogic, virtio, ide, ...); null: default. */
+  controller: string | null;
+  sizeGiB: number;
+}
+
+export interface NicSpec {
+  index: number;
+  /** The network as the template names it (`lan`); '' when not connected. */
+  network: string;
+  /** Adapter model (e1000, virtio, vmxnet3, ...); null: the driver's default. */
+  adapter: string | null;
+  /** A fixed MAC address, or null to let the driver choose. */
+  mac: string | null;
+}
+
+export interface GuestSetting {
+  /** As the template names it, `guestinfo.` prefix included. */
+  key: string;
+  value: string;
+}
+
+export interface MachineSpec {
+  /** The template's id. */
+  templateId: string;
+  /** The template's name, without an isolation tag. */
+  name: string;
+  /** Workspace id (builder machine), gamespace id (player machine) or the zero GUID (stock). */
+  isolationTag: string;
+  cpu: CpuSpec;
+  memoryMiB: number;
+  /** Guest OS identifier, when the template names one. */
+  guestOs: string | null;
+  disks: DiskSpec[];
+  nics: NicSpec[];
+  guestSettings: GuestSetting[];
+  /** An ISO path (relative to the ISO folder) to attach as a CD-ROM, or null. */
+  iso: string | null;
+  /** Seconds to wait before powering on in a batch. */
+  bootDelaySeconds: number;
+  /** Power on right after deploying. */
+  autoStart: boolean;
+  /** Keep all machines of the isolation tag on one host. */
+  hostAffinity: boolean;
+  /** Whether the lab asked for the uplink (reserved) network to be reachable. */
+  useUplink: boolean;
+}
+
+/** A batch deploy for one isolation tag (a gamespace launch). */
+export interface DeploymentContext {
+  isolationTag: string;
+  hostAffinity: boolean;
+  /** Builder deploys may attach reserved networks untouched (wire reference §4.1). */
+  privileged: boolean;
+  specs: MachineSpec[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// What exists: machines.
+
+export type MachineStatus = 'created' | 'initialized' | 'deployed';
+export type PowerState = 'off' | 'running' | 'suspended';
+
+export interface QuestionChoice {
+  key: string;
+  label: string;
+}
+
+/** A question the hypervisor asks before a machine can go on (vSphere's "moved or copied?"). */
+export interface MachineQuestion {
+  id: string;
+  prompt: string;
+  defaultChoice: string;
+  choices: QuestionChoice[];
+}
+
+/** A task in progress on a machine or its disks; `progress` runs 0..100. */
+export interface MachineTask {
+  id: string;
+  name: string;
+  progress: number;
+  /** Epoch milliseconds. */
+  started: number;
+}
+
+export interface MachineNic {
+  index: number;
+  /** The isolated network the NIC is on (`lan#{tag}`), or '' when disconnected. */
+  network: string;
+}
+
+export interface Machine {
+  id: string;
+  /** `{template}#{isolationTag}`. */
+  name: string;
+  host: string;
+  /** Where the hypervisor keeps it (a folder or an inventory path). */
+  path: string;
+  reference: string;
+  diskPath: string;
+  stats: string;
+  status: MachineStatus;
+  state: PowerState;
+  question: MachineQuestion | null;
+  task: MachineTask | null;
+  tags: string[] | null;
+  isTemplate: boolean;
+  nics: MachineNic[];
+}
+
+export type MachineOperation = 'start' | 'stop' | 'save' | 'revert' | 'delete' | 'reset';
+
+/** A configuration change, parsed from the wire's `{key, value}` by core. */
+export type MachineChange =
+  | { kind: 'iso'; path: string }
+  | { kind: 'net'; nic: number; network: string }
+  | { kind: 'boot'; delaySeconds: number }
+  | { kind: 'guest'; key: string; value: string };
+
+export interface MachineAnswer {
+  questionId: string;
+  choiceKey: string;
+}
+
+export interface NetworkOptions {
+  /** Reserved networks and the tag's own networks. */
+  networks: string[];
+}
+
+/** How a machine's console is reached. */
+export interface MachineConsole {
+  machineId: string;
+  /** The WebSocket path of the console, '' when the machine is off or has none. */
+  url: string;
+  /** A one-time ticket for that path; null when the console needs none. */
+  ticket: string | null;
+  isRunning: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a driver says.
+
+export type DriverErrorCode =
+  /** No such machine. */
+  | 'not-found'
+  /** Not possible in the machine's current state (its disks are not ready, it is off, ...). */
+  | 'invalid-state'
+  /** The request itself is wrong (an unknown NIC, a bad value). */
+  | 'invalid-request'
+  /** This driver cannot do that at all (see its capabilities). */
+  | 'unsupported'
+  /** Running it would go beyond the configured capacity. */
+  | 'capacity'
+  /** The hypervisor is out of reach or failed. */
+  | 'unavailable';
+
+export class DriverError extends Error {
+  constructor(
+    readonly code: DriverErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DriverError';
+  }
+}
+
+export const isDriverError = (error: unknown): error is DriverError => error instanceof DriverError;
+
+/** A change the driver made on its own (a task ended, a deploy finished, a machine stopped). */
+export type DriverEvent =
+  | { type: 'deployed'; machine: Machine }
+  | { type: 'updated'; machine: Machine }
+  | { type: 'started'; machine: Machine }
+  | { type: 'stopped'; machine: Machine }
+  | { type: 'deleted'; machine: Machine };
+
+export type DriverEventType = DriverEvent['type'];
+
+// ---------------------------------------------------------------------------------------------
+// What a driver can do.
+
+export type DriverKind = 'sim' | 'qemu' | 'proxmox';
+
+export interface DriverCapabilities {
+  kind: DriverKind;
+  /** The operations its machines support. */
+  operations: readonly MachineOperation[];
+  /** An ISO can be changed while the machine runs. */
+  liveIsoChange: boolean;
+  /** A NIC can move to another network while the machine runs. */
+  liveNicChange: boolean;
+  /** Guest settings can be added after deploy. */
+  guestChange: boolean;
+  /** Consoles are served by this server (a console WebSocket behind one-time tickets). */
+  serverConsoles: boolean;
+  /** Whether machines are simulated (no real guest runs). */
+  simulated: boolean;
+  /** Free text for the admin dashboard: "KVM", "software emulation", ... */
+  acceleration: string;
+}
+
+/** What the admin dashboard shows of the driver, and the capacity it enforces. */
+export interface DriverStatus {
+  kind: DriverKind;
+  acceleration: string;
+  running: number;
+  /** Caps in force; null when there is none. */
+  maxRunning: number | null;
+  memoryMiBInUse: number;
+  maxMemoryMiB: number | null;
+  /** Processes or machines of the hypervisor that belong to no known machine. */
+  orphans: number;
+}
+
+/** Console access for drivers whose consoles the server serves itself (server/console). */
+export interface ConsoleTickets {
+  /** A one-time ticket for the machine's console and the path of its WebSocket. */
+  issue(machineId: string): Promise<{ ticket: string; url: string }>;
+}
+
+/** Where a console's bytes go: the viewer's WebSocket, as server/console bridges it. */
+export interface ConsoleViewer {
+  send(bytes: Uint8Array): void;
+  /** Ends the viewer's connection with a WebSocket close code and reason. */
+  close(code: number, reason: string): void;
+}
+
+/** One viewer's RFB session with a machine's console. */
+export interface ConsoleSession {
+  /** Bytes the viewer sent. */
+  receive(bytes: Uint8Array): void;
+  /** The viewer went away. */
+  end(): void;
+}
+
+export interface HypervisorDriver {
+  readonly capabilities: DriverCapabilities;
+
+  /** A machine by id, by `name#tag`, or null. */
+  load(id: string): Promise<Machine | null>;
+  start(id: string): Promise<Machine>;
+  stop(id: string): Promise<Machine>;
+  /** Commits the machine's changes into its template's disks. */
+  save(id: string): Promise<Machine>;
+  /** Back to the last saved state; powered on again if it was on. */
+  revert(id: string): Promise<Machine>;
+  /** Removes the machine; returns it with status `initialized`. */
+  delete(id: string): Promise<Machine>;
+  /** Dispatch by operation; `reset` is stop then start. */
+  changeState(id: string, operation: MachineOperation): Promise<Machine>;
+  changeConfiguration(id: string, change: MachineChange, privileged: boolean): Promise<Machine>;
+  answer(id: string, answer: MachineAnswer): Promise<Machine>;
+
+  /** One machine from a spec; the existing machine when the name exists. */
+  deploy(spec: MachineSpec, privileged: boolean): Promise<Machine>;
+  /** Every spec of the context whose machine does not exist yet; `wait` for them to exist. */
+  deployBatch(context: DeploymentContext, wait: boolean): Promise<Machine[]>;
+  /** The deployed machine of a spec, or a pseudo-machine (status created/initialized, task). */
+  refresh(spec: MachineSpec): Promise<Machine>;
+  /** Machines whose id or name contains the term. */
+  find(term: string): Promise<Machine[]>;
+  /** The machines of one isolation tag, ordered by name. */
+  machinesOf(tag: string): Promise<Machine[]>;
+  startAll(term: string): Promise<Machine[]>;
+  stopAll(term: string): Promise<Machine[]>;
+  deleteAll(term: string): Promise<Machine[]>;
+
+  /** Starts copying missing disks; the least progress over the disks (100 when nothing to do). */
+  createDisks(spec: MachineSpec): Promise<number>;
+  /** Per disk: -1 missing, 0..99 copying, 100 present. */
+  verifyDisks(spec: MachineSpec): Promise<number[]>;
+  /** Removes the spec's own disks (never stock disks: only those under its tag). */
+  deleteDisks(spec: MachineSpec): Promise<void>;
+
+  /** Console address and ticket. */
+  display(id: string): Promise<MachineConsole>;
+  /**
+   * The RFB byte stream of a running machine's console, for drivers whose consoles this server
+   * serves (capabilities.serverConsoles); rejects (invalid-state) when the machine is not running.
+   */
+  openConsole?(id: string, viewer: ConsoleViewer): Promise<ConsoleSession>;
+  /** ISO paths machines of a tag may mount: the tag's folder and the public folder. */
+  isoOptions(tag: string): Promise<string[]>;
+  /** Network choices for machines of a tag: reserved nets and the tag's nets. */
+  netOptions(tag: string): Promise<string[]>;
+
+  /** Changes the driver makes on its own; returns the unsubscribe. */
+  subscribe(listener: (event: DriverEvent) => void): () => void;
+  /** Resolves when the driver can serve calls; rejects, saying why, when it cannot. Cheap. */
+  ready(): Promise<void>;
+  /** Running machines, capacity in force, orphans: the dashboard and the metrics. */
+  status(): Promise<DriverStatus>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Naming (wire reference §4.1), shared by every driver.
+
+/** The text after the first '#' up to a space ('' when there is none). */
+export function tagOf(name: string): string {
+  const i = name.indexOf('#');
+  if (i < 0) return '';
+  const rest = name.slice(i + 1);
+  const space = rest.indexOf(' ');
+  return space < 0 ? rest : rest.slice(0, space);
+}
+
+/** The text before the first '#'. */
+export function untagged(name: string): string {
+  const i = name.indexOf('#');
+  return i < 0 ? name : name.slice(0, i);
+}
+
+export const vmName = (template: string, tag: string): string => `${untagged(template)}#${tag}`;
+
+/** The zero GUID: the isolation tag of stock templates and the public ISO folder. */
+export const EMPTY_TAG = '00000000-0000-0000-0000-000000000000';
+
+/** The net a NIC gets on a machine of `tag` (wire reference §4.1): `X#tag`, reserved nets kept. */
+export function isolatedNet(
+  net: string | null,
+  tag: string,
+  privileged: boolean,
+  reserved: readonly string[],
+): string {
+  if (!net) return '';
+  if (privileged && reserved.includes(net)) return net;
+  return `${untagged(net)}#${tag}`;
+}
+
+/** The network choices of a tag's machines: reserved nets and the tag's own, sorted, once each. */
+export function netOptions(reserved: readonly string[], nets: readonly string[], tag: string) {
+  const own = nets.filter((n) => n.includes(`#${tag}`));
+  return [...new Set([...reserved, ...own])].sort();
+}

@@ -1,0 +1,114 @@
+import { sql } from 'kysely';
+import type { SimDiskCopy, SimMachineRow, SimMachineStore } from '../hypervisor/sim/port';
+import { NO_TASK } from '../hypervisor/sim/port';
+import { isUniqueViolation, type Db } from './db';
+
+// The sim driver's machines and disk copies in the `vms` and `vm_disks` tables, on SQLite and
+// PostgreSQL alike: the store side of the port the driver declares (hypervisor/sim/port.ts).
+
+const likeEscape = (term: string): string => term.replace(/[!%_]/g, (c) => `!${c}`);
+
+const byName = (a: SimMachineRow, b: SimMachineRow) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+export function createSimMachineStore(db: Db): SimMachineStore {
+  return {
+    byIdOrName: (id) =>
+      db
+        .selectFrom('vms')
+        .selectAll()
+        .where((eb) => eb.or([eb('id', '=', id), eb('name', '=', id)]))
+        .executeTakeFirst(),
+
+    byId: (id) => db.selectFrom('vms').selectAll().where('id', '=', id).executeTakeFirst(),
+
+    byName: (name) => db.selectFrom('vms').selectAll().where('name', '=', name).executeTakeFirst(),
+
+    ofTag: (tag) => db.selectFrom('vms').selectAll().where('tag', '=', tag).execute(),
+
+    withTask: () => db.selectFrom('vms').selectAll().where('taskId', '!=', '').execute(),
+
+    // LIKE narrows the rows on both engines but ignores case on SQLite, so the exact match is
+    // made here.
+    async matching(term) {
+      const pattern = `%${likeEscape(term)}%`;
+      const rows = await db
+        .selectFrom('vms')
+        .selectAll()
+        .where((eb) =>
+          eb.or([
+            sql<boolean>`${eb.ref('id')} like ${pattern} escape '!'`,
+            sql<boolean>`${eb.ref('name')} like ${pattern} escape '!'`,
+          ]),
+        )
+        .execute();
+      return rows.filter((r) => r.id.includes(term) || r.name.includes(term)).sort(byName);
+    },
+
+    async countRunning() {
+      const row = await db
+        .selectFrom('vms')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('state', '=', 'running')
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async probe() {
+      await db.selectFrom('vms').select('id').limit(1).execute();
+    },
+
+    async insert(row) {
+      try {
+        await db.insertInto('vms').values(row).execute();
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+
+    async update(id, patch) {
+      await db.updateTable('vms').set(patch).where('id', '=', id).execute();
+    },
+
+    async remove(id) {
+      await db.deleteFrom('vms').where('id', '=', id).execute();
+    },
+
+    finishTask: (id, taskId) =>
+      db
+        .updateTable('vms')
+        .set((eb) => ({ ...NO_TASK, state: eb.ref('taskOutcome') }))
+        .where('id', '=', id)
+        .where('taskId', '=', taskId)
+        .returningAll()
+        .executeTakeFirst(),
+
+    async diskCopies(paths) {
+      if (!paths.length) return [];
+      return db
+        .selectFrom('vmDisks')
+        .selectAll()
+        .where('path', 'in', [...paths])
+        .execute();
+    },
+
+    async addDiskCopies(copies: readonly SimDiskCopy[]) {
+      if (!copies.length) return;
+      await db
+        .insertInto('vmDisks')
+        .values([...copies])
+        .onConflict((oc) => oc.column('path').doNothing())
+        .execute();
+    },
+
+    async removeDiskCopies(paths) {
+      if (!paths.length) return;
+      await db
+        .deleteFrom('vmDisks')
+        .where('path', 'in', [...paths])
+        .execute();
+    },
+  };
+}
