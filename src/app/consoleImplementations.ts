@@ -22,6 +22,7 @@ import type {
   RfbInput,
 } from '../machines/consoleMachine';
 import { consoleNetworkMachine } from '../machines/consoleNetworkMachine';
+import { keystrokesOf } from '../domain/keystrokes';
 
 type Implementations = Parameters<(typeof consoleMachine)['provide']>[0];
 
@@ -75,7 +76,10 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
           rfb.sendCtrlAltDel();
           break;
         case 'rfb.paste':
-          rfb.clipboardPasteFrom(command.text);
+          // Typed, not put on the clipboard: a real machine's VNC server ignores clipboard text.
+          for (const stroke of keystrokesOf(command.text)) {
+            rfb.sendKey(stroke.keysym, null, stroke.down);
+          }
           rfb.focus();
           break;
       }

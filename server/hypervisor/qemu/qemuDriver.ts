@@ -330,14 +330,15 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     return toMachine(record);
   }
 
-  const start = (id: string) => {
+  async function start(id: string): Promise<Machine> {
     const record = required(id);
     return serialized(record.id, () => startRecord(record));
-  };
-  const stop = (id: string) => {
+  }
+
+  async function stop(id: string): Promise<Machine> {
     const record = required(id);
     return serialized(record.id, () => stopRecord(record));
-  };
+  }
 
   /** Stops the machine for the work, and starts it again after if it was running. */
   async function whileStopped(record: MachineRecord, work: () => Promise<void>): Promise<Machine> {
@@ -465,7 +466,11 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       await rm(files.dir, { recursive: true, force: true });
       throw error;
     }
-    return spec.autoStart ? startRecord(record, batch) : toMachine(record);
+    const machine = spec.autoStart ? await startRecord(record, batch) : await toMachine(record);
+    // Announced as the sim announces its deploy task's end: a batch deployed in the background
+    // has no caller to tell.
+    emit({ type: 'updated', machine });
+    return machine;
   }
 
   const deploy = (spec: MachineSpec, privileged: boolean, batch?: Reservation) =>
@@ -541,15 +546,18 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     };
   }
 
+  const byName = (a: MachineRecord, b: MachineRecord) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
   async function find(term: string): Promise<Machine[]> {
-    const found = [...records.values()].filter((r) => r.id.includes(term) || r.name.includes(term));
+    const found = [...records.values()]
+      .filter((r) => r.id.includes(term) || r.name.includes(term))
+      .sort(byName);
     return Promise.all(found.map(toMachine));
   }
 
   async function machinesOf(tag: string): Promise<Machine[]> {
-    const found = [...records.values()]
-      .filter((r) => r.tag === tag)
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const found = [...records.values()].filter((r) => r.tag === tag).sort(byName);
     return Promise.all(found.map(toMachine));
   }
 
@@ -671,8 +679,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     },
     changeConfiguration,
     async answer(id) {
-      // QEMU asks no questions.
-      return toMachine(required(id));
+      required(id);
+      // QEMU asks no questions: there is none to answer.
+      throw new DriverError('invalid-state', 'the machine asks no question');
     },
     deploy,
     deployBatch,

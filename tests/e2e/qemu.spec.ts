@@ -1,0 +1,210 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { E2E_PORT } from '../../playwright.config';
+import { screenText } from '../../server/hypervisor/qemu/qmp';
+import { buildTinyImage } from '../../server/hypervisor/qemu/tinyImage';
+import { apiOf, extraServer, signIn } from './support';
+
+// Real machines in the browser: a server of the test's own with the qemu driver. An author
+// publishes a workspace whose tiny Linux machine is made twice (two replicas) and whose guest
+// settings carry a generated flag; a player launches it, opens a machine's console, sees the shell
+// prompt on the live screen, types a command and sees its output, reads the flag the challenge
+// generated on the machine's screen and scores with it. What is on the screen is read from the
+// machine's text-mode framebuffer through its monitor, and the console's canvas must show it too.
+
+const CHALLENGE = {
+  text: 'Find the flag on your machine.',
+  transforms: [{ key: 'flag', value: 'hex:10' }],
+  variants: [
+    {
+      text: 'Two tiny machines are yours.',
+      sections: [
+        {
+          name: 'Flags',
+          text: 'Look at the console.',
+          preReqPrevSection: 0,
+          preReqTotal: 0,
+          questions: [
+            { text: 'What is the flag?', answer: '##flag##', weight: 100, grader: 'match' },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+interface GameVm {
+  id: string;
+  name: string;
+}
+
+/** Lit pixels of the console's canvas and a digest of all of them. */
+function canvasPixels(page: Page) {
+  return page.evaluate(() => {
+    const canvas = document.querySelector('.tp-console-screen canvas') as HTMLCanvasElement | null;
+    if (!canvas || canvas.width === 0) return { lit: 0, digest: 0 };
+    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+    let lit = 0;
+    let digest = 0;
+    for (let i = 0; data && i < data.length; i += 4) {
+      if ((data[i] ?? 0) + (data[i + 1] ?? 0) + (data[i + 2] ?? 0) > 60) lit++;
+      digest =
+        (digest * 31 + (data[i] ?? 0) + (data[i + 1] ?? 0) * 7 + (data[i + 2] ?? 0) * 13) | 0;
+    }
+    return { lit, digest };
+  });
+}
+
+test('a player gets real machines: the console shows the prompt, runs a command, and shows the generated flag', async ({
+  browser,
+}) => {
+  test.setTimeout(300_000);
+  const cache = resolve('node_modules/.cache/topoplay-images');
+  await buildTinyImage(cache);
+  const root = mkdtempSync(join(tmpdir(), 'tpq-'));
+  const images = join(root, 'images');
+  mkdirSync(images);
+  for (const file of readdirSync(cache)) symlinkSync(join(cache, file), join(images, file));
+  const stateDir = join(root, 's');
+  const server = extraServer(E2E_PORT + 2, {
+    E2E_HYPERVISOR: 'qemu',
+    QEMU_IMAGES_DIR: images,
+    QEMU_STATE_DIR: stateDir,
+  });
+  await server.start();
+  const qmpOf = (vm: GameVm) => join(stateDir, 'machines', vm.id, 'qmp.sock');
+  const screenOf = async (vm: GameVm) => (await screenText(qmpOf(vm))).join('\n');
+
+  try {
+    // The author: the tiny stock machine twice, its guest settings carrying the flag.
+    const authorContext = await browser.newContext({ baseURL: server.baseURL });
+    const page = await authorContext.newPage();
+    await signIn(page, 'creator');
+    await page.getByRole('button', { name: 'New Workspace' }).click();
+    await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+    const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? '';
+    const author = await apiOf(page);
+    const stock = await author<Array<{ id: string; name: string }>>('GET', 'templates?term=tiny');
+    const tiny = stock.find((t) => t.name === 'tiny-linux');
+    expect(tiny).toBeDefined();
+    const linked = await author<Record<string, unknown>>('POST', 'template', {
+      templateId: tiny?.id,
+      workspaceId,
+    });
+    await author('PUT', 'template', {
+      id: linked.id,
+      name: 'box',
+      description: linked.description,
+      networks: linked.networks,
+      iso: linked.iso,
+      isHidden: linked.isHidden,
+      variant: linked.variant,
+      replicas: 2,
+      guestinfo: 'flag=##flag##',
+    });
+    await author('PUT', `challenge/${workspaceId}`, CHALLENGE);
+    const workspace = await author<Record<string, unknown>>('GET', `workspace/${workspaceId}`);
+    await author('PUT', 'workspace', {
+      ...workspace,
+      name: 'Real Lab',
+      audience: 'everyone',
+      durationMinutes: 60,
+    });
+
+    // The player launches it.
+    const playerContext = await browser.newContext({
+      baseURL: server.baseURL,
+      viewport: { width: 1280, height: 1200 },
+    });
+    const player = await playerContext.newPage();
+    await signIn(player, 'player');
+    await player.goto(`/mojo/${workspaceId}`);
+    const actions = player.getByRole('toolbar', { name: 'Game actions' });
+    await actions.getByRole('button', { name: 'Start' }).click();
+    await player
+      .getByRole('group', { name: 'Start the game?' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 60_000 });
+    const gamespaceId = /\/mojo\/([0-9a-f]{32})/.exec(player.url())?.[1] ?? '';
+    const playerApi = await apiOf(player);
+    const game = await playerApi<{ vms: GameVm[] }>('GET', `gamespace/${gamespaceId}`);
+    expect(game.vms.map((vm) => vm.name).sort()).toEqual(['box_1', 'box_2']);
+    const first = game.vms.find((vm) => vm.name === 'box_1')!;
+
+    // Its console, in a new tab, connects to the live screen.
+    const resources = player.getByRole('region', { name: 'Resources' });
+    const controller = resources.getByRole('group', { name: 'Machine box_1', exact: true });
+    await expect(controller.getByText('Running')).toBeVisible({ timeout: 60_000 });
+    const [consolePage] = await Promise.all([
+      player.waitForEvent('popup'),
+      controller.getByRole('button', { name: 'Console' }).click(),
+    ]);
+    const consoleBar = consolePage.getByRole('banner', { name: 'Console toolbar' });
+    await expect(consoleBar.getByRole('status')).toHaveText('connected', { timeout: 30_000 });
+
+    // The machine booted to its prompt, and the canvas shows the screen.
+    await expect
+      .poll(() => screenOf(first), { timeout: 90_000, intervals: [500] })
+      .toMatch(/box_1:~# /);
+    await expect.poll(async () => (await canvasPixels(consolePage)).lit).toBeGreaterThan(2_000);
+    await consolePage.screenshot({ path: test.info().outputPath('qemu-console-prompt.png') });
+
+    // A command typed into the console runs, and its output is on the screen.
+    const before = await canvasPixels(consolePage);
+    await consolePage.locator('.tp-console-screen canvas').click();
+    // Unshifted keys only: the keyboard types key by key, without holding Shift as a person would.
+    await consolePage.keyboard.type('expr 50 - 8');
+    await consolePage.keyboard.press('Enter');
+    await expect
+      .poll(async () => (await screenOf(first)).split('\n').map((row) => row.trim()), {
+        timeout: 30_000,
+      })
+      .toContain('42');
+    await expect.poll(async () => (await canvasPixels(consolePage)).digest).not.toBe(before.digest);
+    await consolePage.screenshot({ path: test.info().outputPath('qemu-console-command.png') });
+
+    // Pasted text is typed, Shift held where a US keyboard needs it.
+    await consoleBar.getByLabel('Text to paste').fill('echo $((6*7))-Ok');
+    await consoleBar.getByRole('button', { name: 'Paste' }).click();
+    await expect
+      .poll(() => screenOf(first), { timeout: 30_000 })
+      .toContain('box_1:~# echo $((6*7))-Ok');
+    await consolePage.keyboard.press('Enter');
+    await expect
+      .poll(async () => (await screenOf(first)).split('\n').map((row) => row.trim()), {
+        timeout: 30_000,
+      })
+      .toContain('42-Ok');
+
+    // The flag the challenge generated is printed on the machine at boot; it scores.
+    const flag = /guestinfo\.flag = ([0-9a-f]{10})/.exec(await screenOf(first))?.[1] ?? '';
+    expect(flag).toMatch(/^[0-9a-f]{10}$/);
+    const quiz = player.getByRole('region', { name: 'Challenge' });
+    const section = quiz.getByRole('region', { name: 'Flags' });
+    await section.getByLabel('Answer 1.1').fill(flag);
+    await section.getByRole('button', { name: 'Submit' }).click();
+    await player
+      .getByRole('group', { name: 'Submit Flags?' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await expect(section.getByText('✓ correct')).toBeVisible();
+    await expect(player.getByRole('status', { name: 'Score' })).toHaveText('Score 100 / 100');
+
+    // Ending the game removes its machines: no QEMU process of the game is left.
+    await consolePage.close();
+    await expect
+      .poll(
+        async () => (await playerApi<{ vms: GameVm[] }>('GET', `gamespace/${gamespaceId}`)).vms,
+        {
+          timeout: 30_000,
+        },
+      )
+      .toEqual([]);
+  } finally {
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
