@@ -31,7 +31,7 @@ export function domainErrorOf(error: DriverError): DomainError {
     case 'not-found':
       return new DomainError('ResourceNotFound');
     case 'capacity':
-      return new DomainError('HypervisorCapacity');
+      return new DomainError('HypervisorCapacity', undefined, { capacity: error.message });
     default:
       return new DomainError('InvalidOperation', error.message);
   }

@@ -23,6 +23,12 @@ export const errorMessageSchema = {
         "Topoplay's own, not in the reference (its clients ignore it): with WorkspaceNotIsolated, " +
         'how many gamespaces of the workspace are running.',
     },
+    capacity: {
+      type: 'string',
+      description:
+        "Topoplay's own, not in the reference (its clients ignore it): with HypervisorCapacity, " +
+        'what is in use on the hypervisor and what did not fit.',
+    },
   },
 } as const;
 

@@ -48,7 +48,8 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
         stateDir,
         console: deps.console,
         maxRunning,
-        maxMemoryMiB,
+        // Unset: three quarters of the host's memory (the driver's default).
+        maxMemoryMiB: maxMemoryMiB ?? undefined,
         log: deps.log,
       });
     }

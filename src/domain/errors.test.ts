@@ -69,6 +69,22 @@ describe('the error catalogue', () => {
     );
   });
 
+  it('says what is in use when the hypervisor has no room, and reads only a short text', () => {
+    const facts = errorFactsOf({
+      message: 'HypervisorCapacity',
+      capacity: ' 6 of at most 6 machines are running; 1 more do not fit ',
+    });
+    expect(describeError('HypervisorCapacity', 400, facts)).toBe(
+      'No room to start more machines right now (6 of at most 6 machines are running; 1 more do ' +
+        'not fit). Try again in a few minutes, or ask an administrator.',
+    );
+    expect(describeError('HypervisorCapacity', 400)).toBe(
+      'No room to start more machines right now. Try again in a few minutes, or ask an administrator.',
+    );
+    expect(errorFactsOf({ capacity: 'x'.repeat(500) }).capacity).toHaveLength(200);
+    expect(errorFactsOf({ capacity: 7 })).toEqual({});
+  });
+
   it('keeps the reason a domain error carries after its sentence', () => {
     expect(describeError('InvalidOperation The form has no file.', 400)).toBe(
       'This cannot be done: the form has no file.',

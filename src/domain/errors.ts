@@ -34,14 +34,34 @@ export type DomainErrorName =
 export interface ErrorFacts {
   /** WorkspaceNotIsolated: how many gamespaces of the workspace are running. */
   gamespaces?: number;
+  /** HypervisorCapacity: what is in use and what did not fit, as the hypervisor says it. */
+  capacity?: string;
 }
+
+/** The longest capacity sentence kept. */
+const CAPACITY_MAX = 200;
 
 /** The facts an error body (or an error made from one) carries. */
 export function errorFactsOf(value: unknown): ErrorFacts {
-  const gamespaces = (value as { gamespaces?: unknown } | null | undefined)?.gamespaces;
-  return typeof gamespaces === 'number' && Number.isInteger(gamespaces) && gamespaces >= 0
-    ? { gamespaces }
-    : {};
+  const body = value as { gamespaces?: unknown; capacity?: unknown } | null | undefined;
+  const facts: ErrorFacts = {};
+  const gamespaces = body?.gamespaces;
+  if (typeof gamespaces === 'number' && Number.isInteger(gamespaces) && gamespaces >= 0) {
+    facts.gamespaces = gamespaces;
+  }
+  const capacity = body?.capacity;
+  if (typeof capacity === 'string' && capacity.trim()) {
+    facts.capacity = capacity.trim().slice(0, CAPACITY_MAX);
+  }
+  return facts;
+}
+
+function noCapacity({ capacity }: ErrorFacts): string {
+  const why = capacity ? ` (${capacity})` : '';
+  return (
+    `No room to start more machines right now${why}. ` +
+    'Try again in a few minutes, or ask an administrator.'
+  );
 }
 
 const NOT_FOUND = 'It was not found: it may have been deleted.';
@@ -101,8 +121,7 @@ const DOMAIN_SENTENCES: Record<DomainErrorName, string | ((facts: ErrorFacts) =>
   InvalidOperation: 'This cannot be done.',
   WorkspaceNotIsolated: notIsolated,
   ActorLacksAudienceScope: 'You are not in the audience these workspaces are published to.',
-  HypervisorCapacity:
-    'No room to start more machines right now. Try again in a few minutes, or ask an administrator.',
+  HypervisorCapacity: noCapacity,
 };
 
 /**

@@ -76,6 +76,21 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
   const activeGamespaceOf = (workspaceId: string, playerId: string) =>
     repos.gamespaces.activeOf(workspaceId, playerId, now());
 
+  /**
+   * Starts a gamespace just made; when its machines cannot be had (the hypervisor has no room),
+   * the gamespace and whatever machines it got go again, so that the player is told why and a
+   * later launch starts afresh rather than finding an empty game.
+   */
+  async function deployOrUndo(g: GamespaceTable, actor: Actor): Promise<GamespaceTable> {
+    try {
+      return await deploy(g, actor);
+    } catch (error) {
+      await options.deleteMachines(g.id).catch(() => undefined);
+      await repos.gamespaces.remove(g.id);
+      throw error;
+    }
+  }
+
   /** IsBelowGamespaceLimit: gamespaces the actor manages that started and did not end. */
   async function isBelowLimit(actor: Actor): Promise<boolean> {
     if (actor.gamespaceLimit <= 0) return true;
@@ -215,7 +230,7 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
               ? requested
               : [{ subjectId: actor.id, subjectName: actor.name }];
             g = await create(actor, ws, request, players, graderKey, graderUrl);
-            if (request.startGamespace) g = await deploy(g, actor);
+            if (request.startGamespace) g = await deployOrUndo(g, actor);
           }
         } finally {
           await options.cache.delete(lock);

@@ -29,7 +29,9 @@ import {
   removeDisk,
   type DiskCopy,
 } from './disks';
+import { createCapacity, type Reservation } from './capacity';
 import { inside, layoutOf, machineFiles, type QemuLayout } from './layout';
+import { createLocks } from './locks';
 import {
   accelerationLabel,
   CDROM_DEVICE,
@@ -72,14 +74,6 @@ export interface QemuDriverOptions {
 }
 
 const HOST = 'localhost';
-
-/** The lock key of capacity checks (machine ids and names never contain a NUL). */
-const CAPACITY_LOCK = '\0capacity';
-
-interface Reservation {
-  count: number;
-  memoryMiB: number;
-}
 const OPERATIONS = ['start', 'stop', 'save', 'revert', 'delete', 'reset'] as const;
 
 const withoutDatastore = (path: string): string => path.replace(/^\s*\[[^\]]*\]\s*/, '');
@@ -110,14 +104,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   await mkdir(layout.switchDir, { recursive: true });
   const acceleration = detectAcceleration();
   const reserved = options.reservedNets ?? ['bridge-net'];
-  const maxRunning = options.maxRunning ?? null;
-  const maxMemoryMiB =
-    options.maxMemoryMiB === undefined
-      ? Math.floor((totalmem() / 1024 / 1024) * 0.75)
-      : options.maxMemoryMiB;
   const listeners = new Set<(event: DriverEvent) => void>();
   const copies = new Map<string, DiskCopy>();
-  const locks = new Map<string, Promise<unknown>>();
+  const { serialized, idle } = createLocks();
   let closed = false;
 
   const records = new Map<string, MachineRecord>();
@@ -142,19 +131,6 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       } catch (error) {
         options.log?.warn({ err: error }, 'qemu driver listener failed');
       }
-    }
-  }
-
-  /** One change at a time per machine (or name): deploys, starts and stops do not interleave. */
-  async function serialized<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const before = locks.get(key) ?? Promise.resolve();
-    const next = before.then(work, work);
-    const settled = next.catch(() => undefined);
-    locks.set(key, settled);
-    try {
-      return await next;
-    } finally {
-      if (locks.get(key) === settled) locks.delete(key);
     }
   }
 
@@ -218,41 +194,15 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     return all.filter((_, i) => alive[i]);
   }
 
-  /** Room promised to batches whose machines are still being built and started. */
-  const reservations = new Set<Reservation>();
-
-  /**
-   * Refuses, saying what is in use, when `extra` more machines would go beyond a cap; the room of
-   * running machines and of other batches' reservations counts. Checked and reserved one at a
-   * time, so two launches cannot both take the last room.
-   */
-  const admit = (extra: MachineSpec[], own?: Reservation): Promise<Reservation> =>
-    serialized(CAPACITY_LOCK, () => admitNow(extra, own));
-
-  async function admitNow(extra: MachineSpec[], own?: Reservation): Promise<Reservation> {
-    const running = await runningRecords();
-    const others = [...reservations].filter((r) => r !== own);
-    const count = running.length + others.reduce((n, r) => n + r.count, 0);
-    const memory =
-      running.reduce((sum, r) => sum + r.spec.memoryMiB, 0) +
-      others.reduce((sum, r) => sum + r.memoryMiB, 0);
-    const wanted = extra.reduce((sum, s) => sum + s.memoryMiB, 0);
-    if (maxRunning !== null && count + extra.length > maxRunning) {
-      throw new DriverError(
-        'capacity',
-        `${count} of at most ${maxRunning} machines are running; ${extra.length} more do not fit`,
-      );
-    }
-    if (maxMemoryMiB !== null && memory + wanted > maxMemoryMiB) {
-      throw new DriverError(
-        'capacity',
-        `${memory} of ${maxMemoryMiB} MiB of machine memory are in use; ${wanted} MiB more do not fit`,
-      );
-    }
-    const reservation = { count: extra.length, memoryMiB: wanted };
-    reservations.add(reservation);
-    return reservation;
-  }
+  const capacity = createCapacity({
+    maxRunning: options.maxRunning ?? null,
+    maxMemoryMiB:
+      options.maxMemoryMiB === undefined
+        ? Math.floor((totalmem() / 1024 / 1024) * 0.75)
+        : options.maxMemoryMiB,
+    running: async () => (await runningRecords()).map((r) => r.spec.memoryMiB),
+  });
+  const memoriesOf = (specs: MachineSpec[]) => specs.map((s) => s.memoryMiB);
 
   // -------------------------------------------------------------------------------------------
   // Power.
@@ -297,11 +247,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   /** Starts a stopped machine; inside a batch, with the room the batch reserved for it. */
   async function startRecord(record: MachineRecord, batch?: Reservation): Promise<Machine> {
     if ((await pidOf(record)) === null) {
-      if (batch) {
-        batch.count = Math.max(0, batch.count - 1);
-        batch.memoryMiB = Math.max(0, batch.memoryMiB - record.spec.memoryMiB);
-      }
-      const own = await admit([record.spec], batch);
+      if (batch) capacity.consume(batch, record.spec.memoryMiB);
+      const own = await capacity.admit([record.spec.memoryMiB], batch);
       try {
         const files = machineFiles(layout, record.id);
         // Sockets of an earlier run would stop QEMU from listening again.
@@ -311,7 +258,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
         for (const nic of record.nics) await rm(files.nic(nic.index), { force: true });
         await launch(await plan(record));
       } finally {
-        reservations.delete(own);
+        capacity.release(own);
       }
     }
     return toMachine(record);
@@ -486,7 +433,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     const missing = specs.filter((s) => !byIdOrName(vmName(s.name, s.isolationTag)));
     // The whole batch is admitted or refused before anything is built, so a refused launch
     // leaves nothing half-built.
-    const batch = await admit(missing.filter((s) => s.autoStart || context.hostAffinity));
+    const batch = await capacity.admit(
+      memoriesOf(missing.filter((s) => s.autoStart || context.hostAffinity)),
+    );
     const work = (async () => {
       try {
         const deployed = await Promise.all(
@@ -501,7 +450,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
           );
         }
       } finally {
-        reservations.delete(batch);
+        capacity.release(batch);
       }
     })();
     if (wait) await work;
@@ -783,9 +732,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
         kind: 'qemu',
         acceleration: capabilities.acceleration,
         running: running.length,
-        maxRunning,
+        maxRunning: capacity.maxRunning,
         memoryMiBInUse: running.reduce((sum, r) => sum + r.spec.memoryMiB, 0),
-        maxMemoryMiB,
+        maxMemoryMiB: capacity.maxMemoryMiB,
         orphans: (await orphans()).length,
       };
     },
@@ -807,7 +756,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     async close() {
       closed = true;
       clearInterval(watcher);
-      await Promise.all([...locks.values()]);
+      await idle();
       listeners.clear();
       await switchClient.close();
     },
