@@ -11,7 +11,8 @@ import { PERMISSION } from './workspaces';
 
 // The janitor (wire reference §4.6): a background job that ends gamespaces past their expiration
 // (plus the player's grace), deletes the machines of ended gamespaces once, and now and then
-// reports idle workspace machines and forgotten workspaces. Several servers may run it; a lock in
+// reports idle workspace machines and forgotten workspaces. With each run it also asks the driver
+// to remove its orphans (hypervisor processes whose machine is gone), when the driver has any. Several servers may run it; a lock in
 // the shared cache lets one of them work at a time, and each gamespace's cleanup is claimed in
 // the database so its machines are deleted once even if two runs overlap.
 
@@ -102,9 +103,10 @@ const LOCK_KEY = 'janitor:lock';
 
 export interface JanitorDeps {
   db: Db;
-  driver: Pick<HypervisorDriver, 'machinesOf' | 'deleteAll'>;
+  driver: Pick<HypervisorDriver, 'machinesOf' | 'deleteAll' | 'removeOrphans'>;
   cache: Cache;
-  log: { warn(obj: object, msg: string): void };
+  /** Failures are warnings; how many orphans a run removed is information. */
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
   /**
    * Told of each gamespace it ended or whose machines it deleted, after the change is stored:
    * the players' pages (and kept game states on every server) learn of it at once.
@@ -151,6 +153,24 @@ export function createJanitor(deps: JanitorDeps) {
       }
     }
     return cleaned;
+  }
+
+  /**
+   * Removes the driver's orphans: a server killed in the middle of a delete, or a machine deleted
+   * while its process could not be reached, leaves a process that holds memory and counts against
+   * the caps, yet that no gamespace will ever delete. How many is logged (the run's answer is the
+   * reference's report, which has no place for it). A failure is logged and leaves the rest of the
+   * run be, like a failed gamespace delete.
+   */
+  async function removeOrphans(): Promise<number> {
+    try {
+      const removed = (await driver.removeOrphans?.()) ?? 0;
+      if (removed > 0) log.info({ orphans: removed }, 'janitor: removed orphan machines');
+      return removed;
+    } catch (err) {
+      log.warn({ err }, 'janitor: removing orphan machines failed');
+      return 0;
+    }
   }
 
   /** Each workspace's first manager by name. */
@@ -244,6 +264,7 @@ export function createJanitor(deps: JanitorDeps) {
   const gamespaces = async () => {
     const ended = await endExpired();
     const cleaned = await cleanupEnded();
+    await removeOrphans();
     for (const id of new Set([...ended, ...cleaned])) {
       await deps
         .changed?.(id)

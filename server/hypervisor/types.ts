@@ -316,6 +316,11 @@ export interface HypervisorDriver {
   ready(): Promise<void>;
   /** Running machines, capacity in force, orphans: the dashboard and the metrics. */
   status(): Promise<DriverStatus>;
+  /**
+   * Removes what `status().orphans` counts (hypervisor processes and files whose machine is
+   * gone); how many it removed. Drivers without anything that can be orphaned leave it out.
+   */
+  removeOrphans?(): Promise<number>;
   close(): Promise<void>;
 }
 

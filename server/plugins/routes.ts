@@ -52,6 +52,7 @@ export const routesPlugin = fp<{ version: string }>(
       hub,
       janitor: fastify.janitor,
       errorLog: fastify.errorLog,
+      driver,
     });
     await fastify.register(adminExportRoutes, {
       db: fastify.store.db,

@@ -40,6 +40,21 @@ export const ServerLogEntry = t.intersection([
 ]);
 export type ServerLogEntry = t.TypeOf<typeof ServerLogEntry>;
 
+/**
+ * The hypervisor as the server drives it (GET admin/hypervisor, ours). `kind` stays a string so
+ * that a driver this build does not know is shown by its name rather than failing the panel.
+ */
+export const HypervisorStatus = t.type({
+  kind: t.string,
+  acceleration: t.string,
+  running: t.number,
+  maxRunning: nullable(t.number),
+  memoryMiBInUse: t.number,
+  maxMemoryMiB: nullable(t.number),
+  orphans: t.number,
+});
+export type HypervisorStatus = t.TypeOf<typeof HypervisorStatus>;
+
 export const AppVersion = t.partial({ commit: nullable(t.string) });
 export type AppVersion = t.TypeOf<typeof AppVersion>;
 
@@ -69,6 +84,12 @@ export const getVersion =
   (http: HttpClient) =>
   (signal: AbortSignal): TE.TaskEither<ApiError, AppVersion> =>
     http.request(AppVersion, { method: 'GET', path: 'version', signal });
+
+/** GET admin/hypervisor: the driver, its running machines against its caps, its orphans. */
+export const getHypervisorStatus =
+  (http: HttpClient) =>
+  (signal: AbortSignal): TE.TaskEither<ApiError, HypervisorStatus> =>
+    http.request(HypervisorStatus, { method: 'GET', path: 'admin/hypervisor', signal });
 
 /** GET admin/log: the server's recent errors, oldest first. */
 export const getServerLog =

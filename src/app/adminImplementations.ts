@@ -5,6 +5,7 @@ import {
   announce,
   downloadWorkspaces,
   exportWorkspaces,
+  getHypervisorStatus,
   getServerLog,
   getVersion,
   importWorkspaces,
@@ -34,6 +35,7 @@ export const adminDashboardImplementations = (
       announce(http)(message, signal),
     ),
     loadLive: fromTaskEither((_: void, signal) => listLiveConnections(http)(signal)),
+    loadHypervisor: fromTaskEither((_: void, signal) => getHypervisorStatus(http)(signal)),
     loadVersion: fromTaskEither((_: void, signal) => getVersion(http)(signal)),
     runJanitor: fromTaskEither((options: { dryRun: boolean }, signal) =>
       runJanitor(http)(options, signal),

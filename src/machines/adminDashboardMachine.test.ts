@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise, type AnyStateMachine } from 'xstate';
-import type { JanitorReport, LiveConnection } from '../api/admin';
+import type { HypervisorStatus, JanitorReport, LiveConnection } from '../api/admin';
 import { adminDashboardMachine, type AdminDashboardSnapshot } from './adminDashboardMachine';
 import {
   selectAnnounceError,
   selectCanAnnounce,
   selectCommit,
   selectDraft,
+  selectHypervisor,
+  selectHypervisorError,
   selectIsAnnouncing,
+  selectIsLoadingHypervisor,
   selectIsJanitorRunning,
   selectIsLoadingLive,
   selectJanitorError,
@@ -22,7 +25,7 @@ import { modelDisagreements } from './testing/modelAgreement';
 import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 
-type Kind = 'announce' | 'loadLive' | 'loadVersion' | 'runJanitor';
+type Kind = 'announce' | 'loadLive' | 'loadHypervisor' | 'loadVersion' | 'runJanitor';
 interface Call {
   kind: Kind;
   input: unknown;
@@ -42,6 +45,7 @@ function start() {
       actors: {
         announce: call<unknown, { message: string }>('announce'),
         loadLive: call<LiveConnection[], void>('loadLive'),
+        loadHypervisor: call<HypervisorStatus, void>('loadHypervisor'),
         loadVersion: call<{ commit?: string | null }, void>('loadVersion'),
         runJanitor: call<JanitorReport[], { dryRun: boolean }>('runJanitor'),
       },
@@ -59,14 +63,49 @@ function start() {
   return { actor, calls, pending, answer, fail, snap: () => actor.getSnapshot() };
 }
 
+/** A qemu host's status with `running` machines of 4, each of 256 MiB, and no orphans. */
+const qemuStatus = (running: number): HypervisorStatus => ({
+  kind: 'qemu',
+  acceleration: 'software emulation',
+  running,
+  maxRunning: 4,
+  memoryMiBInUse: 256 * running,
+  maxMemoryMiB: 2048,
+  orphans: 0,
+});
+
 describe('adminDashboardMachine', () => {
-  it('loads the live connections and the version on entry', async () => {
+  it('loads the live connections, the hypervisor status and the version on entry', async () => {
     const d = start();
-    expect(d.calls.map((c) => c.kind).sort()).toEqual(['loadLive', 'loadVersion']);
+    expect(d.calls.map((c) => c.kind).sort()).toEqual([
+      'loadHypervisor',
+      'loadLive',
+      'loadVersion',
+    ]);
     await d.answer('loadLive', [{ id: 'c1', room: 'ws-1', profileName: 'Ada' }]);
+    await d.answer('loadHypervisor', qemuStatus(1));
     await d.answer('loadVersion', { commit: 'abc123' });
     expect(selectLive(d.snap())).toEqual([{ id: 'c1', room: 'ws-1', profileName: 'Ada' }]);
+    expect(selectHypervisor(d.snap())).toEqual(qemuStatus(1));
     expect(selectCommit(d.snap())).toBe('abc123');
+  });
+
+  it('keeps the last hypervisor status beside the error when a refresh fails', async () => {
+    const d = start();
+    await d.answer('loadHypervisor', qemuStatus(2));
+    d.actor.send({ type: 'hypervisor.refreshRequested' });
+    expect(selectIsLoadingHypervisor(d.snap())).toBe(true);
+    // One load at a time: a second request while loading asks nothing more.
+    d.actor.send({ type: 'hypervisor.refreshRequested' });
+    expect(d.calls.filter((c) => c.kind === 'loadHypervisor')).toHaveLength(2);
+    await d.fail('loadHypervisor', 'ActionForbidden');
+    expect(selectIsLoadingHypervisor(d.snap())).toBe(false);
+    expect(selectHypervisor(d.snap())).toEqual(qemuStatus(2));
+    expect(selectHypervisorError(d.snap())).toBe('You are not allowed to do this.');
+    d.actor.send({ type: 'hypervisor.refreshRequested' });
+    await d.answer('loadHypervisor', qemuStatus(3));
+    expect(selectHypervisor(d.snap())).toEqual(qemuStatus(3));
+    expect(selectHypervisorError(d.snap())).toBeNull();
   });
 
   it('sends the trimmed announcement, clears the form and confirms it', async () => {
@@ -139,7 +178,7 @@ const FORBIDDEN = 'You are not allowed to do this.';
 
 /** One parallel region of the dashboard: its flat model, and how a path drives and checks it. */
 interface RegionModel {
-  region: 'announce' | 'live' | 'janitor' | 'version';
+  region: 'announce' | 'live' | 'janitor' | 'hypervisor' | 'version';
   model: AnyStateMachine;
   /** Each model event: the machine's event (the invokes have no ids: named after their states). */
   events: Record<string, string>;
@@ -289,6 +328,43 @@ const regionModels: RegionModel[] = [
     },
   },
   {
+    region: 'hypervisor',
+    model: flat('hypervisorModel', {
+      loading: { LOADED: 'loaded', LOAD_FAILED: 'loaded' },
+      loaded: { REFRESH: 'loading' },
+    }),
+    events: {
+      LOADED: 'xstate.done.actor.0.adminDashboard.hypervisor.loading',
+      LOAD_FAILED: 'xstate.error.actor.0.adminDashboard.hypervisor.loading',
+      REFRESH: 'hypervisor.refreshRequested',
+    },
+    drive: (d) => {
+      let status: HypervisorStatus | null = null;
+      let error: string | null = null;
+      let loads = 0;
+      return {
+        check: (state) => {
+          expect(selectIsLoadingHypervisor(d.snap())).toBe(state === 'loading');
+          expect(selectHypervisor(d.snap())).toEqual(status);
+          expect(selectHypervisorError(d.snap())).toBe(error);
+        },
+        events: {
+          LOADED: async () => {
+            status = qemuStatus(++loads);
+            error = null;
+            await d.answer('loadHypervisor', status);
+          },
+          // The last status stays: only the error is new.
+          LOAD_FAILED: async () => {
+            error = FORBIDDEN;
+            await d.fail('loadHypervisor', 'ActionForbidden');
+          },
+          REFRESH: () => d.actor.send({ type: 'hypervisor.refreshRequested' }),
+        },
+      };
+    },
+  },
+  {
     region: 'version',
     model: flat('versionModel', {
       loading: { LOADED: 'loaded', LOAD_FAILED: 'loaded' },
@@ -319,6 +395,7 @@ const outsideEvents = [
   'announce.edited',
   'announce.submitted',
   'live.refreshRequested',
+  'hypervisor.refreshRequested',
   'janitor.runRequested',
 ];
 

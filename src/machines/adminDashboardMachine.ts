@@ -1,5 +1,5 @@
 import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
-import type { AppVersion, JanitorReport, LiveConnection } from '../api/admin';
+import type { AppVersion, HypervisorStatus, JanitorReport, LiveConnection } from '../api/admin';
 import { errorMessage } from '../domain/text';
 
 /** Longest announcement the form sends, in characters. */
@@ -12,18 +12,26 @@ export interface AdminDashboardContext {
   sent: string | null;
   live: LiveConnection[];
   version: AppVersion | null;
+  /** The hypervisor's last status; null until it first loads. */
+  hypervisor: HypervisorStatus | null;
   /** The last janitor run's findings; null before the first run. */
   report: JanitorReport[] | null;
   /** Whether the last run was a dry run (it only reports). */
   reportDryRun: boolean;
   /** The last failure of each part, shown beside it. */
-  errors: { live: string | null; announce: string | null; janitor: string | null };
+  errors: {
+    live: string | null;
+    announce: string | null;
+    janitor: string | null;
+    hypervisor: string | null;
+  };
 }
 
 export type AdminDashboardEvent =
   | { type: 'announce.edited'; text: string }
   | { type: 'announce.submitted' }
   | { type: 'live.refreshRequested' }
+  | { type: 'hypervisor.refreshRequested' }
   | { type: 'janitor.runRequested'; dryRun: boolean };
 
 const notProvided = (name: string): Error =>
@@ -31,8 +39,9 @@ const notProvided = (name: string): Error =>
 
 /**
  * The admin Dashboard (wire reference §1.8): an announcement to every connection, the live hub
- * connections, a janitor run with its report, and the server's version. Each part works on its
- * own, so they are parallel regions: a slow janitor run does not hold up an announcement.
+ * connections, a janitor run with its report, the hypervisor's status and the server's version.
+ * Each part works on its own, so they are parallel regions: a slow janitor run does not hold up
+ * an announcement.
  */
 export const adminDashboardMachine = setup({
   types: {
@@ -48,6 +57,10 @@ export const adminDashboardMachine = setup({
     loadLive: fromPromise<LiveConnection[], void>(() => {
       throw notProvided('loadLive');
     }),
+    /** GET admin/hypervisor. */
+    loadHypervisor: fromPromise<HypervisorStatus, void>(() => {
+      throw notProvided('loadHypervisor');
+    }),
     /** GET version. */
     loadVersion: fromPromise<AppVersion, void>(() => {
       throw notProvided('loadVersion');
@@ -62,15 +75,17 @@ export const adminDashboardMachine = setup({
   },
 }).createMachine({
   id: 'adminDashboard',
-  description: 'The admin Dashboard: announce, live connections, janitor run and version.',
+  description:
+    'The admin Dashboard: announce, live connections, janitor run, hypervisor status and version.',
   context: {
     draft: '',
     sent: null,
     live: [],
     version: null,
+    hypervisor: null,
     report: null,
     reportDryRun: true,
-    errors: { live: null, announce: null, janitor: null },
+    errors: { live: null, announce: null, janitor: null, hypervisor: null },
   },
   type: 'parallel',
   states: {
@@ -166,6 +181,35 @@ export const adminDashboardMachine = setup({
             },
           },
         },
+      },
+    },
+    hypervisor: {
+      initial: 'loading',
+      states: {
+        loading: {
+          tags: ['loadingHypervisor'],
+          invoke: {
+            src: 'loadHypervisor',
+            onDone: {
+              target: 'loaded',
+              actions: assign(({ context, event }) => ({
+                hypervisor: event.output,
+                errors: { ...context.errors, hypervisor: null },
+              })),
+            },
+            // The last status stays beside the error: running machines do not vanish because
+            // one refresh failed.
+            onError: {
+              target: 'loaded',
+              actions: assign(({ context, event }) => ({
+                errors: { ...context.errors, hypervisor: errorMessage(event.error) },
+              })),
+            },
+          },
+        },
+        // Orphans and running machines change with launches and janitor runs: refreshed on
+        // request rather than polled, like the live connections.
+        loaded: { on: { 'hypervisor.refreshRequested': 'loading' } },
       },
     },
     version: {

@@ -2,7 +2,8 @@ import { expect, test } from '@playwright/test';
 import { apiOf, signIn } from './support';
 
 // The admin Dashboard and Machines sections (issue 17): an announcement reaches a player's page
-// live, the janitor's report shows, and a deployed machine is listed with its group.
+// live, the janitor's report shows, and a deployed machine is listed with its group. The
+// Hypervisor panel (issue 18) says which driver runs the machines.
 
 test('an admin announces a message that a signed-in player sees live and can dismiss', async ({
   browser,
@@ -32,7 +33,7 @@ test('an admin announces a message that a signed-in player sees live and can dis
     await expect(player.getByText(message)).toHaveCount(0);
 
     // The live connections list the player's connection.
-    await admin.getByRole('button', { name: 'Refresh' }).click();
+    await admin.getByRole('button', { name: 'Refresh', exact: true }).click();
     await expect(
       admin
         .getByRole('table', { name: 'Live connections' })
@@ -43,6 +44,23 @@ test('an admin announces a message that a signed-in player sees live and can dis
     await playerContext.close();
     await adminContext.close();
   }
+});
+
+test('an admin reads which hypervisor runs the machines, with its figures', async ({ page }) => {
+  await signIn(page, 'admin');
+  await page.goto('/admin');
+  const panel = page.getByRole('region', { name: 'Hypervisor' });
+  const status = panel.getByRole('table', { name: 'Hypervisor status' });
+  const row = (name: string) =>
+    status.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
+  await expect(row('Driver')).toContainText('Simulated machines');
+  await expect(row('Acceleration')).toContainText('simulated');
+  // The sim driver has no caps: the figures stand alone.
+  await expect(row('Running machines').getByRole('cell')).toHaveText(/^\d+$/);
+  await expect(row('Memory in use')).toContainText('0 MiB');
+  await expect(row('Orphans').getByRole('cell')).toHaveText('0');
+  await panel.getByRole('button', { name: 'Refresh hypervisor status' }).click();
+  await expect(row('Driver')).toContainText('Simulated machines');
 });
 
 test('an admin runs the janitor and reads its report, and sees a deployed machine in Machines', async ({

@@ -205,7 +205,7 @@ describe.each(testEngines())('janitor on %s', (engine) => {
         return server.app.driver.deleteAll(term);
       },
     };
-    const log = { warn() {} };
+    const log = { info() {}, warn() {} };
     // The two that find the lock taken try again JANITOR_LOCK_RETRY_MS later on this clock.
     const clock = createManualClock();
     const janitors = [1, 2, 3].map(() => createJanitor({ db: db(), driver, cache, log, clock }));
@@ -224,6 +224,58 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     await runs;
     await Promise.all(janitors.map((j) => j.tick()));
     expect(deletes.filter((d) => d === id)).toEqual([id]);
+  });
+
+  it("removes the driver's orphans with each run and logs how many", async () => {
+    let orphans = 2;
+    const removeOrphans = vi.fn(async () => {
+      const removed = orphans;
+      orphans = 0;
+      return removed;
+    });
+    const infos: Array<{ obj: object; msg: string }> = [];
+    const log = { info: (obj: object, msg: string) => infos.push({ obj, msg }), warn() {} };
+    const janitor = createJanitor({
+      db: db(),
+      // The sim driver has nothing to orphan: a qemu host's removal stands in for it here.
+      driver: { ...server.app.driver, removeOrphans },
+      cache: server.app.cache,
+      log,
+    });
+
+    await janitor.run(DEFAULT_JANITOR_OPTIONS);
+    expect(removeOrphans).toHaveBeenCalledTimes(1);
+    expect(infos).toEqual([{ obj: { orphans: 2 }, msg: 'janitor: removed orphan machines' }]);
+
+    // The background run asks again; with none left there is nothing to tell.
+    await janitor.tick();
+    expect(removeOrphans).toHaveBeenCalledTimes(2);
+    expect(infos).toHaveLength(1);
+  });
+
+  it('still cleans ended gamespaces when removing orphans fails, and says why', async () => {
+    const id = await gamespace({ endTime: Date.now() - MINUTE });
+    await machine('kali', id);
+    const warnings: Array<{ obj: Json; msg: string }> = [];
+    const janitor = createJanitor({
+      db: db(),
+      driver: {
+        ...server.app.driver,
+        removeOrphans: () => Promise.reject(new Error('the process table is unreadable')),
+      },
+      cache: server.app.cache,
+      log: { info() {}, warn: (obj: Json, msg: string) => warnings.push({ obj, msg }) },
+    });
+
+    await janitor.run(DEFAULT_JANITOR_OPTIONS);
+    expect(await machines(id)).toHaveLength(0);
+    expect((await rowOf(id)).cleaned).toBe(1);
+    expect(warnings).toEqual([
+      {
+        obj: { err: expect.objectContaining({ message: 'the process table is unreadable' }) },
+        msg: 'janitor: removing orphan machines failed',
+      },
+    ]);
   });
 });
 

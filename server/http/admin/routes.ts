@@ -3,6 +3,7 @@ import type { Hub } from '../../hub/hub';
 import type { ErrorLog } from '../../core/errorLog';
 import { invalid } from '../../core/fields';
 import { janitorOptions, type Janitor, type JanitorOptions } from '../../core/janitor';
+import type { HypervisorDriver } from '../../hypervisor';
 import { actorOf } from '../auth';
 import { bodyErrorResponses, errorResponses } from '../schemas';
 import { typed } from '../typed';
@@ -53,6 +54,41 @@ const janitorReportSchema = {
   },
 } as const;
 
+/** GET /api/admin/hypervisor (ours, not the reference's): the driver's DriverStatus. */
+const hypervisorSchema = {
+  type: 'object',
+  required: [
+    'kind',
+    'acceleration',
+    'running',
+    'maxRunning',
+    'memoryMiBInUse',
+    'maxMemoryMiB',
+    'orphans',
+  ],
+  properties: {
+    kind: { type: 'string', enum: ['sim', 'qemu', 'proxmox'], description: 'The driver in use.' },
+    acceleration: {
+      type: 'string',
+      description: 'How machines run: "KVM", "software emulation", ...',
+    },
+    running: { type: 'integer', description: 'Machines running now.' },
+    maxRunning: {
+      type: ['integer', 'null'],
+      description: 'The cap on running machines; null when there is none.',
+    },
+    memoryMiBInUse: { type: 'integer', description: 'Memory of the running machines, in MiB.' },
+    maxMemoryMiB: {
+      type: ['integer', 'null'],
+      description: 'The cap on their memory, in MiB; null when there is none.',
+    },
+    orphans: {
+      type: 'integer',
+      description: 'Hypervisor processes whose machine is gone; the janitor removes them.',
+    },
+  },
+} as const;
+
 /** GET /api/admin/log: `since` is a date (ISO 8601) or epoch milliseconds. */
 const logQuery = {
   type: 'object',
@@ -86,10 +122,15 @@ function sinceOf(since: string | undefined): number | null {
 
 export async function adminRoutes(
   fastify: FastifyInstance,
-  options: { hub: Hub; janitor: Janitor; errorLog: ErrorLog },
+  options: {
+    hub: Hub;
+    janitor: Janitor;
+    errorLog: ErrorLog;
+    driver: Pick<HypervisorDriver, 'status'>;
+  },
 ): Promise<void> {
   const app = typed(fastify);
-  const { hub, janitor, errorLog } = options;
+  const { hub, janitor, errorLog, driver } = options;
   caseInsensitiveQuery(app);
 
   // This process's recent unexpected errors (wire reference §1.8), oldest first.
@@ -122,6 +163,17 @@ export async function adminRoutes(
   );
   app.post('/api/admin/janitor/idlewsvms', janitorRoute, async (request) =>
     janitor.idleWorkspaceVms(optionsOf(request.body)),
+  );
+
+  // The hypervisor as this server drives it (the admin dashboard): which driver, how it runs
+  // machines, how many run against its caps, and its orphans.
+  app.get(
+    '/api/admin/hypervisor',
+    {
+      config: { auth: 'admin' },
+      schema: { response: { 200: hypervisorSchema, ...errorResponses } },
+    },
+    async () => driver.status(),
   );
 
   // Hub connections on every server process: one row per connection and room it listens in.

@@ -2,13 +2,17 @@ import { useSelector } from '@xstate/react';
 import {
   MAX_ANNOUNCEMENT_CHARS,
   type AdminDashboardActorRef,
+  type AdminDashboardContext,
 } from '../../machines/adminDashboardMachine';
 import {
   selectAnnounceError,
   selectCanAnnounce,
   selectCommit,
   selectDraft,
+  selectHypervisor,
+  selectHypervisorError,
   selectIsAnnouncing,
+  selectIsLoadingHypervisor,
   selectIsJanitorRunning,
   selectIsLoadingLive,
   selectJanitorError,
@@ -185,9 +189,80 @@ function Janitor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
   );
 }
 
+/** What an administrator reads for each driver: where the machines really run. */
+const DRIVER_NAMES: Readonly<Record<string, string>> = {
+  sim: 'Simulated machines',
+  qemu: 'QEMU on this host',
+  proxmox: 'Proxmox cluster',
+};
+
+/** "3 of 10" against a cap, "3" without one. */
+const ofCap = (value: number, cap: number | null, unit = '') =>
+  cap === null ? `${value}${unit}` : `${value}${unit} of ${cap}${unit}`;
+
+function HypervisorFigures({
+  status,
+}: {
+  status: NonNullable<AdminDashboardContext['hypervisor']>;
+}) {
+  const rows: Array<[string, string]> = [
+    ['Driver', DRIVER_NAMES[status.kind] ?? status.kind],
+    ['Acceleration', status.acceleration],
+    ['Running machines', ofCap(status.running, status.maxRunning)],
+    ['Memory in use', ofCap(status.memoryMiBInUse, status.maxMemoryMiB, ' MiB')],
+    ['Orphans', String(status.orphans)],
+  ];
+  return (
+    <table className="tp-table" aria-label="Hypervisor status">
+      <tbody>
+        {rows.map(([name, value]) => (
+          <tr key={name}>
+            <th scope="row">{name}</th>
+            <td>{value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Hypervisor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
+  const status = useSelector(dashboard, selectHypervisor);
+  const loading = useSelector(dashboard, selectIsLoadingHypervisor);
+  const error = useSelector(dashboard, selectHypervisorError);
+  return (
+    <section aria-labelledby="tp-hypervisor" className="tp-panel">
+      <div className="tp-section-header">
+        <h3 id="tp-hypervisor">Hypervisor</h3>
+        <button
+          type="button"
+          className="p-button p-component p-button-sm p-button-text"
+          aria-label="Refresh hypervisor status"
+          disabled={loading}
+          onClick={() => dashboard.send({ type: 'hypervisor.refreshRequested' })}
+        >
+          <i className={`pi ${loading ? 'pi-spin pi-spinner' : 'pi-refresh'}`} aria-hidden="true" />
+          <span>Refresh</span>
+        </button>
+      </div>
+      {error && (
+        <p className="tp-alert tp-alert-danger" role="alert">
+          {error}
+        </p>
+      )}
+      {status && <HypervisorFigures status={status} />}
+      {status && status.orphans > 0 && (
+        <p className="tp-muted">
+          Orphans are hypervisor processes whose machine is gone; the janitor removes them.
+        </p>
+      )}
+    </section>
+  );
+}
+
 /**
- * The admin Dashboard: announce, live connections, janitor, export and import of workspaces, and
- * version (spec §2 admin).
+ * The admin Dashboard: announce, live connections, janitor, export and import of workspaces, the
+ * hypervisor and version (spec §2 admin).
  */
 export function AdminDashboardView({
   dashboard,
@@ -204,6 +279,7 @@ export function AdminDashboardView({
       <Janitor dashboard={dashboard} />
       {archive && <WorkspaceArchivePanel archive={archive} />}
       <Live dashboard={dashboard} />
+      <Hypervisor dashboard={dashboard} />
       <p className="tp-muted tp-small">Server version: {commit || 'unknown'}</p>
     </section>
   );

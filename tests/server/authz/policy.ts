@@ -1280,6 +1280,11 @@ export const POLICY: PolicyRow[] = [
     url: '/api/admin/log',
     cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/log?since=0' }) }],
   },
+  {
+    method: 'GET',
+    url: '/api/admin/hypervisor',
+    cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/hypervisor' }) }],
+  },
   // Workspace archives (issue 17).
   ...(['/api/admin/export', '/api/admin/download'] as const).map((url): PolicyRow => ({
     method: 'POST',
@@ -1453,14 +1458,17 @@ export const POLICY: PolicyRow[] = [
     cases: [{ allow: ADMIN, request: () => ({ method: 'POST', url: '/api/pod/host1' }) }],
   },
   {
-    // The console's WebSocket: its one-time console ticket is the only credential.
+    // The console's WebSocket: its one-time console ticket is the credential. A viewer who also
+    // says who they are (the console tab's cookie) must be the one it was handed to: the
+    // administrator's ticket opens nothing for a player's cookie.
     method: 'GET',
     url: '/api/console/vnc/:id',
     anonymous: true,
     cases: [
       {
-        name: 'with a console ticket',
-        allow: EVERYONE,
+        name: "with an administrator's console ticket",
+        allow: EVERYONE.filter((a) => a !== 'userCookie' && a !== 'launchCookie'),
+        deny: [403],
         request: async (w) => {
           const reply = await w.send(
             { url: `/api/vm-console/${w.gVm}` },
