@@ -1,0 +1,302 @@
+import { existsSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import type { DriverStatus as HypervisorStatus } from '../../server/hypervisor/types';
+import { percentile } from './processes';
+import {
+  ApiError,
+  apiAs,
+  machinesLeft,
+  promptShown,
+  rssMiB,
+  startServer,
+  until,
+  type Api,
+  type BenchServer,
+  type GameVm,
+} from './qemuLab';
+
+// The qemu driver's benchmark: `npm run bench:qemu` (takes several minutes without KVM).
+//
+// Part 1, time to a usable console: a real server process with HYPERVISOR=qemu; the author (the
+// seeded creator) makes two workspaces open to everyone, one with the tiny-linux stock machine and
+// one with it as three replicas. The player launches each BENCH_LAUNCHES (10) times in turn, as the
+// Play tab does (POST /api/gamespace with startGamespace), and each launch is timed from that call
+// to every machine's screen showing its shell prompt (read from the VGA text buffer through the
+// machine's monitor every 100 ms); the time the launch call took is reported apart. After the
+// prompts, the resident memory of each QEMU process is read. The gamespace is then deleted and
+// the next launch waits until its machines are gone.
+//
+// Part 2, capacity: the cap the driver enforces by default (its memory cap: three quarters of the
+// host's memory, at 512 MiB a tiny machine), and a second server with QEMU_MAX_RUNNING set to
+// BENCH_CAP (6), where an administrator launches one-machine gamespaces for distinct players until
+// a launch is refused with HypervisorCapacity; the refused launch must leave no machine behind.
+
+const LAUNCHES = Number(process.env.BENCH_LAUNCHES || 10);
+const CAP = Number(process.env.BENCH_CAP || 6);
+const TINY_MEMORY_MIB = 512;
+
+const LAUNCH_SETTINGS = {
+  variant: 0,
+  maxAttempts: 3,
+  maxMinutes: 60,
+  points: 100,
+  allowReset: true,
+  allowPreview: false,
+  startGamespace: true,
+};
+
+const CHALLENGE = {
+  text: 'Look at the machine.',
+  transforms: [],
+  variants: [
+    {
+      text: 'A tiny machine is yours.',
+      iso: null,
+      sections: [
+        {
+          name: 'Look',
+          text: 'Open the console.',
+          preReqPrevSection: 0,
+          preReqTotal: 0,
+          questions: [{ text: 'Who are you?', answer: 'root', weight: 100, grader: 'match' }],
+        },
+      ],
+    },
+  ],
+};
+
+interface GameState {
+  id: string;
+  vms: GameVm[];
+}
+
+type DriverStatus = Pick<
+  HypervisorStatus,
+  'acceleration' | 'running' | 'maxRunning' | 'maxMemoryMiB' | 'memoryMiBInUse'
+>;
+
+/** How many tiny machines the caps in force admit, and why. */
+function admits(status: DriverStatus): string {
+  const byMemory =
+    status.maxMemoryMiB === null ? null : Math.floor(status.maxMemoryMiB / TINY_MEMORY_MIB);
+  const caps = [status.maxRunning, byMemory].filter((n): n is number => n !== null);
+  const documented = Math.floor((totalmem() / 2 ** 20) * 0.75);
+  const note =
+    `maxRunning ${status.maxRunning ?? 'none'}, maxMemoryMiB ${status.maxMemoryMiB ?? 'none'}; ` +
+    `the documented default memory cap, 3/4 of ${Math.round(totalmem() / 2 ** 20)} MiB, would admit ` +
+    `${Math.floor(documented / TINY_MEMORY_MIB)}`;
+  return `${caps.length ? Math.min(...caps) : 'unbounded'} (${note})`;
+}
+
+/** A workspace open to everyone with the tiny-linux stock machine, `replicas` times. */
+async function tinyLab(author: Api, name: string, replicas: number): Promise<string> {
+  const { id } = await author<{ id: string }>('POST', 'workspace', { name });
+  const stock = await author<Array<{ id: string; name: string }>>('GET', 'templates?term=tiny');
+  const tiny = stock.find((t) => t.name === 'tiny-linux');
+  if (!tiny) throw new Error('no stock template tiny-linux');
+  const linked = await author('POST', 'template', { templateId: tiny.id, workspaceId: id });
+  if (replicas > 1) {
+    await author('PUT', 'template', { id: linked.id, name: linked.name, replicas });
+  }
+  await author('PUT', `challenge/${id}`, CHALLENGE);
+  const workspace = await author('GET', `workspace/${id}`);
+  await author('PUT', 'workspace', { ...workspace, audience: 'everyone', durationMinutes: 60 });
+  return id;
+}
+
+interface Launch {
+  answeredMs: number;
+  promptMs: number;
+  rss: number[];
+}
+
+/** One launch, timed to every prompt; then its gamespace deleted and its machines gone. */
+async function timedLaunch(
+  server: BenchServer,
+  player: Api,
+  workspaceId: string,
+  machines: number,
+): Promise<Launch> {
+  const start = performance.now();
+  const state = await player<GameState>('POST', 'gamespace', {
+    resourceId: workspaceId,
+    ...LAUNCH_SETTINGS,
+  });
+  const answeredMs = performance.now() - start;
+  try {
+    if (state.vms.length !== machines || !state.vms.every((vm) => vm.isRunning)) {
+      throw new Error(`launch answered machines ${JSON.stringify(state.vms)}`);
+    }
+    await Promise.all(state.vms.map((vm) => promptShown(server.stateDir, vm)));
+    const promptMs = performance.now() - start;
+    const rss = await Promise.all(state.vms.map((vm) => rssMiB(server.stateDir, vm.id)));
+    return { answeredMs, promptMs, rss };
+  } finally {
+    await player('DELETE', `gamespace/${state.id}`);
+    await until(
+      'the machines to be gone',
+      async () => {
+        const left = await machinesLeft(server.stateDir);
+        return left.dirs === 0 && left.qemu === 0 ? true : null;
+      },
+      60_000,
+    );
+  }
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+function summary(label: string, launches: Launch[]): string {
+  const answered = launches.map((l) => l.answeredMs).sort((a, b) => a - b);
+  const prompt = launches.map((l) => l.promptMs).sort((a, b) => a - b);
+  return (
+    `| ${label} | ${launches.length} | ${seconds(percentile(prompt, 50))} | ` +
+    `${seconds(percentile(prompt, 95))} | ${seconds(percentile(answered, 50))} | ` +
+    `${seconds(percentile(answered, 95))} |`
+  );
+}
+
+/** Part 1: launches of each workspace, one after another, on the default configuration. */
+async function launchTimes(): Promise<{ one: Launch[]; three: Launch[]; status: DriverStatus }> {
+  const server = await startServer();
+  try {
+    const author = await apiAs(server.url, 'creator');
+    const player = await apiAs(server.url, 'player');
+    const admin = await apiAs(server.url, 'admin');
+    const status = await admin<DriverStatus>('GET', 'admin/hypervisor');
+    const single = await tinyLab(author, 'Tiny Lab', 1);
+    const triple = await tinyLab(author, 'Tiny Trio', 3);
+    const one: Launch[] = [];
+    const three: Launch[] = [];
+    for (const [list, id, n] of [
+      [one, single, 1],
+      [three, triple, 3],
+    ] as const) {
+      for (let i = 0; i < LAUNCHES; i++) {
+        const launch = await timedLaunch(server, player, id, n);
+        list.push(launch);
+        console.log(
+          `  ${n} machine${n > 1 ? 's' : ''}, launch ${i + 1}: answered ${seconds(launch.answeredMs)} s, ` +
+            `prompt ${seconds(launch.promptMs)} s (load ${load()})`,
+        );
+      }
+    }
+    return { one, three, status };
+  } finally {
+    await server.stop();
+  }
+}
+
+interface Capacity {
+  status: DriverStatus;
+  admitted: number;
+  refusal: string;
+  left: { dirs: number; qemu: number };
+  /** What the refused player gets on launching again while the cap is still full. */
+  retry: string;
+}
+
+/** Part 2: the default cap, and launches until refused under QEMU_MAX_RUNNING. */
+async function capacity(): Promise<Capacity> {
+  // Unlimited gamespaces per manager: the cap under test is the driver's, not the player's.
+  const server = await startServer({
+    QEMU_MAX_RUNNING: String(CAP),
+    DEFAULT_GAMESPACE_LIMIT: '0',
+  });
+  try {
+    const author = await apiAs(server.url, 'creator');
+    const admin = await apiAs(server.url, 'admin');
+    const lab = await tinyLab(author, 'Tiny Lab', 1);
+    const status = await admin<DriverStatus>('GET', 'admin/hypervisor');
+    // An administrator may launch for any player: one gamespace each, all of the same workspace.
+    const launchFor = (i: number) =>
+      admin<GameState>('POST', 'gamespace', {
+        resourceId: lab,
+        players: [{ subjectId: `bench-player-${i}`, subjectName: `Player ${i}` }],
+        ...LAUNCH_SETTINGS,
+      });
+    const refused = (error: unknown) => {
+      if (!(error instanceof ApiError)) throw error;
+      return `${error.status} ${error.body.slice(0, 200)}`;
+    };
+    let admitted = 0;
+    let refusal = '';
+    let i = 0;
+    while (!refusal && i <= CAP) {
+      try {
+        const state = await launchFor(++i);
+        if (!state.vms.every((vm) => vm.isRunning)) throw new Error('a machine is not running');
+        admitted += state.vms.length;
+      } catch (error) {
+        refusal = refused(error);
+      }
+    }
+    const left = await machinesLeft(server.stateDir);
+    let retry: string;
+    try {
+      const state = await launchFor(i);
+      retry = `200, ${state.vms.length} machines (${state.vms.filter((v) => v.isRunning).length} running)`;
+    } catch (error) {
+      retry = refused(error);
+    }
+    return { status, admitted, refusal, left, retry };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const kvm = existsSync('/dev/kvm') ? 'KVM' : 'no KVM (software emulation, TCG)';
+  console.log(
+    `qemu benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ` +
+      `${Math.round(totalmem() / 2 ** 30)} GiB, ${kvm}; load average ${load()}`,
+  );
+  console.log(`command: npm run bench:qemu (BENCH_LAUNCHES=${LAUNCHES}, BENCH_CAP=${CAP})\n`);
+
+  const { one, three, status } = await launchTimes();
+  const cap = await capacity();
+
+  const rss = [...one, ...three].flatMap((l) => l.rss);
+  const mean = rss.reduce((s, r) => s + r, 0) / rss.length;
+  console.log('\nLaunch to every machine showing its shell prompt (s)');
+  console.log('| gamespace | launches | p50 | p95 | launch answered p50 | p95 |');
+  console.log('|---|---|---|---|---|---|');
+  console.log(summary('1 tiny machine', one));
+  console.log(summary('3 tiny machines', three));
+  console.log(
+    `\nMemory per running tiny VM (VmRSS after its prompt, ${rss.length} samples, ${TINY_MEMORY_MIB} MiB ` +
+      `guest): mean ${mean.toFixed(0)} MiB, max ${Math.max(...rss).toFixed(0)} MiB`,
+  );
+  console.log(`\nCapacity (GET /api/admin/hypervisor, ${status.acceleration})`);
+  console.log(`default configuration: admits ${admits(status)} tiny VMs`);
+  console.log(`with QEMU_MAX_RUNNING=${CAP}: admits ${admits(cap.status)}`);
+  console.log(
+    `  launched one-machine gamespaces: ${cap.admitted} ran, then refused: ${cap.refusal || 'never'}; ` +
+      `after the refusal ${cap.left.dirs} machine folders and ${cap.left.qemu} QEMU processes`,
+  );
+  console.log(`  the refused player launching again, the cap still full: ${cap.retry}`);
+  console.log(`load average at the end: ${load()}`);
+  const p50 = percentile(
+    one.map((l) => l.promptMs).sort((a, b) => a - b),
+    50,
+  );
+  const ok =
+    p50 < 10_000 &&
+    cap.admitted === CAP &&
+    cap.refusal.includes('HypervisorCapacity') &&
+    cap.left.dirs === CAP &&
+    cap.left.qemu === CAP &&
+    cap.retry.includes('HypervisorCapacity');
+  console.log(
+    ok
+      ? '\nTargets met: one machine usable in under 10 s p50; the cap holds and a refusal leaves nothing.'
+      : '\nTargets (one machine under 10 s p50; exactly the cap admitted, refusal leaves nothing, a retry is refused too): NOT met.',
+  );
+  process.exitCode = ok ? 0 : 1;
+}
+
+await main();
