@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { apiOf, signIn } from './support';
+import { apiOf, canvasPixels, signIn } from './support';
 
 // A machine's console page end to end: the sim machine's VNC console through noVNC, its NIC
 // switch, typing into it, an unknown console's error page, and the page noticing when the
@@ -10,23 +10,6 @@ interface Vm {
   name: string;
   status: string;
   state: string;
-}
-
-/** How many pixels of the noVNC canvas are not black, and a digest of all of them. */
-function canvasPixels(page: Page) {
-  return page.evaluate(() => {
-    const canvas = document.querySelector('.tp-console-screen canvas') as HTMLCanvasElement | null;
-    if (!canvas || canvas.width === 0) return { lit: 0, digest: 0 };
-    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
-    let lit = 0;
-    let digest = 0;
-    for (let i = 0; data && i < data.length; i += 4) {
-      if ((data[i] ?? 0) + (data[i + 1] ?? 0) + (data[i + 2] ?? 0) > 60) lit++;
-      digest =
-        (digest * 31 + (data[i] ?? 0) + (data[i + 1] ?? 0) * 7 + (data[i + 2] ?? 0) * 13) | 0;
-    }
-    return { lit, digest };
-  });
 }
 
 /**

@@ -1,11 +1,11 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../../playwright.config';
 import { screenText } from '../../server/hypervisor/qemu/qmp';
 import { buildTinyImage } from '../../server/hypervisor/qemu/tinyImage';
-import { apiOf, extraServer, signIn } from './support';
+import { apiOf, canvasPixels, extraServer, signIn } from './support';
 
 // Real machines in the browser: a server of the test's own with the qemu driver. An author
 // publishes a workspace whose tiny Linux machine is made twice (two replicas) and whose guest
@@ -38,23 +38,6 @@ const CHALLENGE = {
 interface GameVm {
   id: string;
   name: string;
-}
-
-/** Lit pixels of the console's canvas and a digest of all of them. */
-function canvasPixels(page: Page) {
-  return page.evaluate(() => {
-    const canvas = document.querySelector('.tp-console-screen canvas') as HTMLCanvasElement | null;
-    if (!canvas || canvas.width === 0) return { lit: 0, digest: 0 };
-    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
-    let lit = 0;
-    let digest = 0;
-    for (let i = 0; data && i < data.length; i += 4) {
-      if ((data[i] ?? 0) + (data[i + 1] ?? 0) + (data[i + 2] ?? 0) > 60) lit++;
-      digest =
-        (digest * 31 + (data[i] ?? 0) + (data[i + 1] ?? 0) * 7 + (data[i + 2] ?? 0) * 13) | 0;
-    }
-    return { lit, digest };
-  });
 }
 
 test('a player gets real machines: the console shows the prompt, runs a command, and shows the generated flag', async ({

@@ -88,3 +88,20 @@ export function extraServer(port: number, env: Record<string, string> = {}) {
     },
   };
 }
+
+/** How many pixels of the noVNC canvas are not black, and a digest of all of them. */
+export function canvasPixels(page: Page) {
+  return page.evaluate(() => {
+    const canvas = document.querySelector('.tp-console-screen canvas') as HTMLCanvasElement | null;
+    if (!canvas || canvas.width === 0) return { lit: 0, digest: 0 };
+    const data = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data;
+    let lit = 0;
+    let digest = 0;
+    for (let i = 0; data && i < data.length; i += 4) {
+      if ((data[i] ?? 0) + (data[i + 1] ?? 0) + (data[i + 2] ?? 0) > 60) lit++;
+      digest =
+        (digest * 31 + (data[i] ?? 0) + (data[i + 1] ?? 0) * 7 + (data[i + 2] ?? 0) * 13) | 0;
+    }
+    return { lit, digest };
+  });
+}

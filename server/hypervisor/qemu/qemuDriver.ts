@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { totalmem } from 'node:os';
 import { isoFilesOf } from '../isos';
 import {
+  changeStateBy,
   DriverError,
   EMPTY_TAG,
   isolatedNet,
@@ -606,26 +607,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     save,
     revert,
     delete: remove,
-    async changeState(id, operation) {
-      switch (operation) {
-        case 'start':
-          return start(id);
-        case 'stop':
-          return stop(id);
-        case 'save':
-          return save(id);
-        case 'revert':
-          return revert(id);
-        case 'delete':
-          return remove(id);
-        case 'reset': {
-          await stop(id);
-          return start(id);
-        }
-        default:
-          throw new DriverError('invalid-request', `unknown operation ${String(operation)}`);
-      }
-    },
+    changeState: (id, operation) =>
+      changeStateBy({ start, stop, save, revert, delete: remove }, id, operation),
     changeConfiguration,
     async answer(id) {
       required(id);

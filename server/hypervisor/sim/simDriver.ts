@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { realClock, type Clock, type Timer } from '../../clock';
 import {
+  changeStateBy,
   DriverError,
   isolatedNet,
   tagOf,
@@ -204,25 +205,8 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     };
   }
 
-  async function changeState(id: string, operation: MachineOperation): Promise<Machine> {
-    switch (operation) {
-      case 'start':
-        return start(id);
-      case 'stop':
-        return stop(id);
-      case 'save':
-        return save(id);
-      case 'revert':
-        return revert(id);
-      case 'delete':
-        return remove(id);
-      case 'reset':
-        await stop(id);
-        return start(id);
-      default:
-        throw new DriverError('invalid-request', `unknown operation ${String(operation)}`);
-    }
-  }
+  const changeState = (id: string, operation: MachineOperation) =>
+    changeStateBy({ start, stop, save, revert, delete: remove }, id, operation);
 
   const specName = (spec: MachineSpec) => vmName(spec.name, spec.isolationTag);
 
