@@ -24,6 +24,7 @@ import {
 } from '../../machines/adminDashboardMachine.selectors';
 import type { WorkspaceArchiveActorRef } from '../../machines/workspaceArchiveMachine';
 import { WorkspaceArchivePanel } from './WorkspaceArchivePanel';
+import { RefreshButton } from './RefreshButton';
 
 function Announce({ dashboard }: { dashboard: AdminDashboardActorRef }) {
   const draft = useSelector(dashboard, selectDraft);
@@ -80,15 +81,10 @@ function Live({ dashboard }: { dashboard: AdminDashboardActorRef }) {
     <section aria-labelledby="tp-live" className="tp-panel">
       <div className="tp-section-header">
         <h3 id="tp-live">Live connections ({live.length})</h3>
-        <button
-          type="button"
-          className="p-button p-component p-button-sm p-button-text"
-          disabled={loading}
+        <RefreshButton
+          loading={loading}
           onClick={() => dashboard.send({ type: 'live.refreshRequested' })}
-        >
-          <i className={`pi ${loading ? 'pi-spin pi-spinner' : 'pi-refresh'}`} aria-hidden="true" />
-          <span>Refresh</span>
-        </button>
+        />
       </div>
       {error && (
         <p className="tp-alert tp-alert-danger" role="alert">
@@ -234,16 +230,11 @@ function Hypervisor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
     <section aria-labelledby="tp-hypervisor" className="tp-panel">
       <div className="tp-section-header">
         <h3 id="tp-hypervisor">Hypervisor</h3>
-        <button
-          type="button"
-          className="p-button p-component p-button-sm p-button-text"
-          aria-label="Refresh hypervisor status"
-          disabled={loading}
+        <RefreshButton
+          loading={loading}
+          label="Refresh hypervisor status"
           onClick={() => dashboard.send({ type: 'hypervisor.refreshRequested' })}
-        >
-          <i className={`pi ${loading ? 'pi-spin pi-spinner' : 'pi-refresh'}`} aria-hidden="true" />
-          <span>Refresh</span>
-        </button>
+        />
       </div>
       {error && (
         <p className="tp-alert tp-alert-danger" role="alert">

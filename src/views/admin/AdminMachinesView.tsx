@@ -10,6 +10,7 @@ import {
   selectVmsError,
 } from '../../machines/adminVmsMachine.selectors';
 import { ConfirmPrompt } from '../topo/ConfirmPrompt';
+import { RefreshButton } from './RefreshButton';
 
 const OPERATIONS: { operation: AdminVmOperation; label: string; icon: string }[] = [
   { operation: 'start', label: 'Start', icon: 'pi-play' },
@@ -29,15 +30,10 @@ export function AdminMachinesView({ vms }: { vms: AdminVmsActorRef }) {
     <section aria-labelledby="tp-admin-machines">
       <div className="tp-section-header">
         <h2 id="tp-admin-machines">Machines ({list.length})</h2>
-        <button
-          type="button"
-          className="p-button p-component p-button-sm p-button-text"
-          disabled={loading}
+        <RefreshButton
+          loading={loading}
           onClick={() => vms.send({ type: 'vms.refreshRequested' })}
-        >
-          <i className={`pi ${loading ? 'pi-spin pi-spinner' : 'pi-refresh'}`} aria-hidden="true" />
-          <span>Refresh</span>
-        </button>
+        />
       </div>
       {error && (
         <p className="tp-alert tp-alert-danger" role="alert">

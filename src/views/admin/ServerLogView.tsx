@@ -5,6 +5,7 @@ import {
   selectLogError,
   selectNewestFirst,
 } from '../../machines/serverLogMachine.selectors';
+import { RefreshButton } from './RefreshButton';
 
 /** The admin Log: the server's recent errors, newest first (GET admin/log). */
 export function ServerLogView({ log }: { log: ServerLogActorRef }) {
@@ -15,15 +16,10 @@ export function ServerLogView({ log }: { log: ServerLogActorRef }) {
     <section aria-labelledby="tp-server-log">
       <div className="tp-section-header">
         <h2 id="tp-server-log">Server log</h2>
-        <button
-          type="button"
-          className="p-button p-component p-button-sm p-button-text"
-          disabled={loading}
+        <RefreshButton
+          loading={loading}
           onClick={() => log.send({ type: 'log.refreshRequested' })}
-        >
-          <i className={`pi ${loading ? 'pi-spin pi-spinner' : 'pi-refresh'}`} aria-hidden="true" />
-          <span>Refresh</span>
-        </button>
+        />
       </div>
       <p className="tp-muted">The server's recent errors, kept in memory by each server process.</p>
       {error && (
