@@ -30,6 +30,7 @@ import {
   removeDisk,
   type DiskCopy,
 } from './disks';
+import { createListeners } from '../listeners';
 import { createCapacity, type Reservation } from './capacity';
 import { inside, layoutOf, machineFiles, type QemuLayout } from './layout';
 import { createLocks } from './locks';
@@ -105,7 +106,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   await mkdir(layout.switchDir, { recursive: true });
   const acceleration = detectAcceleration();
   const reserved = options.reservedNets ?? ['bridge-net'];
-  const listeners = new Set<(event: DriverEvent) => void>();
+  const listeners = createListeners((error) =>
+    options.log?.warn({ err: error }, 'qemu driver listener failed'),
+  );
   const copies = new Map<string, DiskCopy>();
   const { serialized, idle } = createLocks();
   let closed = false;
@@ -125,15 +128,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     acceleration: accelerationLabel(acceleration),
   };
 
-  function emit(event: DriverEvent): void {
-    for (const listener of listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        options.log?.warn({ err: error }, 'qemu driver listener failed');
-      }
-    }
-  }
+  const emit = (event: DriverEvent): void => listeners.emit(event);
 
   async function pidOf(record: MachineRecord): Promise<number | null> {
     const pid = await readPid(machineFiles(layout, record.id).pid);
@@ -701,10 +696,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       return netOptions(reserved, nets, tag);
     },
 
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => listeners.subscribe(listener),
     async ready() {
       if (closed) throw new Error('the qemu driver is closed');
       await switchClient.list();

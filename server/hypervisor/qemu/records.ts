@@ -1,5 +1,4 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { GuestSetting, MachineSpec } from '../types';
 import { machineFiles, type QemuLayout } from './layout';
 
@@ -67,6 +66,3 @@ export async function readAllRecords(layout: QemuLayout): Promise<MachineRecord[
   const records = await Promise.all(ids.map((id) => readRecord(layout, id)));
   return records.filter((r): r is MachineRecord => r !== null);
 }
-
-export const recordPath = (layout: QemuLayout, id: string): string =>
-  join(layout.machines, id, 'machine.json');

@@ -9,7 +9,6 @@ import {
   type ConsoleTickets,
   type DeploymentContext,
   type DriverCapabilities,
-  type DriverEvent,
   type HypervisorDriver,
   type Machine,
   type MachineChange,
@@ -17,6 +16,7 @@ import {
   type MachineSpec,
   type PowerState,
 } from '../types';
+import { createListeners } from '../listeners';
 import { createSimConsoles } from './console/consoles';
 import { diskStates, removeCopies, startCopies } from './disks';
 import { HOST, nicsOf, OPERATIONS, toMachine } from './machine';
@@ -62,7 +62,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
   const { store, speed } = options;
   const clock = options.clock ?? realClock;
   const reserved = options.reservedNets ?? DEFAULT_RESERVED_NETS;
-  const listeners = new Set<(event: DriverEvent) => void>();
+  const listeners = createListeners((error) => warn(error, 'sim hypervisor listener failed'));
   // One timer per pending task this process knows about, keyed by task id.
   const timers = new Map<string, Timer>();
   // Work that outlives a call (timers' UPDATEs, batch deploys): close() waits for it.
@@ -78,15 +78,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     void settled.finally(() => background.delete(settled));
   }
 
-  function announce(machine: Machine): void {
-    for (const listener of listeners) {
-      try {
-        listener({ type: 'updated', machine });
-      } catch (error) {
-        warn(error, 'sim hypervisor listener failed');
-      }
-    }
-  }
+  const announce = (machine: Machine): void => listeners.emit({ type: 'updated', machine });
 
   function cancelTimer(taskId: string): void {
     const timer = timers.get(taskId);
@@ -358,10 +350,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       const row = await current(id);
       return row ? toMachine(row, clock.now()) : null;
     },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => listeners.subscribe(listener),
     clock,
     log: options.log,
   });
@@ -435,10 +424,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       return netOptions(reserved, nets, tag);
     },
 
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => listeners.subscribe(listener),
 
     // The sim's hypervisor is the database: ready while open and while its table answers.
     async ready() {
