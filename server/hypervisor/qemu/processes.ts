@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { constants, accessSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -17,20 +17,92 @@ const run = promisify(execFile);
 
 export const QEMU_BINARY = 'qemu-system-x86_64';
 
-export type Acceleration = 'kvm' | 'tcg';
+/**
+ * How machines run: `kvm` with the host's CPU model, `kvm-default-cpu` with QEMU's default model
+ * (a nested or restricted host whose KVM cannot take the host's model: QEMU aborts on "failed to
+ * set MSR"), or `tcg`, software emulation.
+ */
+export type Acceleration = 'kvm' | 'kvm-default-cpu' | 'tcg';
 
-/** KVM when /dev/kvm can be opened for reading and writing, software emulation otherwise. */
-export function detectAcceleration(): Acceleration {
+/** How long a probe guest may take to show it runs: with working KVM, well under a second. */
+const PROBE_MS = 8_000;
+
+/**
+ * Whether a guest really runs with these arguments: with a kernel, it prints its banner on the
+ * serial port; without one, the firmware prints its own on QEMU's debug port. Some hosts open
+ * /dev/kvm and start QEMU, yet no guest kernel runs (a paravirtualized KVM inside a cloud VM that
+ * only runs kernels built for it): only a guest that prints something tells.
+ */
+function guestRuns(args: string[], kernel: string | null): Promise<boolean> {
+  const [output, expected] = kernel
+    ? [
+        ['-serial', 'stdio', '-kernel', kernel, '-append', 'console=ttyS0 panic=-1', '-no-reboot'],
+        'Linux version',
+      ]
+    : [
+        ['-chardev', 'stdio,id=probe', '-device', 'isa-debugcon,iobase=0x402,chardev=probe'],
+        'SeaBIOS',
+      ];
+  return new Promise((resolve) => {
+    let seen = '';
+    let done = false;
+    const child = spawn(
+      QEMU_BINARY,
+      [...args, '-nodefaults', '-display', 'none', '-m', '128', ...output],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    const finish = (runs: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      resolve(runs);
+    };
+    const timer = setTimeout(() => finish(false), PROBE_MS);
+    child.on('error', () => finish(false));
+    child.on('exit', () => finish(seen.includes(expected)));
+    child.stdout.on('data', (chunk: Buffer) => {
+      // Only the tail is kept: the banner is all that is looked for.
+      seen = (seen + chunk.toString('latin1')).slice(-4096);
+      if (seen.includes(expected)) finish(true);
+    });
+  });
+}
+
+/** What the host can do does not change while the process runs: it is probed once. */
+const probed = new Map<string, Promise<Acceleration>>();
+
+/**
+ * KVM when /dev/kvm can be opened and a guest really runs with it, with the host's CPU model
+ * when that works too; software emulation otherwise. Probed once per process, when a driver
+ * starts; the probe boots `kernel` (the tiny image's) when there is one.
+ */
+export function detectAcceleration(kernel: string | null): Promise<Acceleration> {
+  const key = kernel ?? '';
+  const known = probed.get(key);
+  if (known) return known;
+  const result = probeAcceleration(kernel);
+  probed.set(key, result);
+  return result;
+}
+
+async function probeAcceleration(kernel: string | null): Promise<Acceleration> {
   try {
     accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
-    return 'kvm';
   } catch {
     return 'tcg';
   }
+  if (await guestRuns(['-machine', 'pc,accel=kvm', '-cpu', 'host'], kernel)) return 'kvm';
+  if (await guestRuns(['-machine', 'pc,accel=kvm'], kernel)) return 'kvm-default-cpu';
+  return 'tcg';
 }
 
 export const accelerationLabel = (a: Acceleration): string =>
-  a === 'kvm' ? 'KVM' : 'software emulation (no KVM)';
+  a === 'kvm'
+    ? 'KVM'
+    : a === 'kvm-default-cpu'
+      ? "KVM (QEMU's default CPU model: the host's is refused)"
+      : 'software emulation (no KVM)';
 
 export interface LaunchPlan {
   id: string;
@@ -68,7 +140,7 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     `${escaped(plan.hostname)},process=${processNameOf(plan.id)}`,
     '-nodefaults',
     '-machine',
-    `pc,accel=${plan.acceleration}`,
+    `pc,accel=${plan.acceleration === 'tcg' ? 'tcg' : 'kvm'}`,
     '-smp',
     `sockets=${plan.sockets},cores=${plan.coresPerSocket}`,
     '-m',

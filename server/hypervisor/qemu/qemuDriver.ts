@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { totalmem } from 'node:os';
+import { join } from 'node:path';
 import { isoFilesOf } from '../isos';
 import {
   changeStateBy,
@@ -49,6 +50,7 @@ import {
 import { qmp } from './qmp';
 import { readAllRecords, writeRecord, type MachineRecord } from './records';
 import { ensureSwitch, type SwitchClient } from './switch';
+import { TINY_KERNEL } from './tinyImage';
 
 // The qemu driver: real machines on this one Linux host, one QEMU process each (processes.ts),
 // linked-clone disks (disks.ts), isolated layer-2 networks through the switch process (switch.ts),
@@ -104,7 +106,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   await mkdir(layout.machines, { recursive: true });
   await mkdir(layout.images, { recursive: true });
   await mkdir(layout.switchDir, { recursive: true });
-  const acceleration = detectAcceleration();
+  const tinyKernel = join(layout.images, TINY_KERNEL);
+  const acceleration = await detectAcceleration((await exists(tinyKernel)) ? tinyKernel : null);
   const reserved = options.reservedNets ?? ['bridge-net'];
   const listeners = createListeners((error) =>
     options.log?.warn({ err: error }, 'qemu driver listener failed'),
