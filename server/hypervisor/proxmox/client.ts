@@ -1,0 +1,551 @@
+import http from 'node:http';
+import https from 'node:https';
+import { TLSSocket } from 'node:tls';
+import type { Duplex } from 'node:stream';
+import WebSocket from 'ws';
+
+// A thin client of the Proxmox VE REST API (/api2/json), written here because the npm PVE clients
+// are GPL-3.0. It speaks what the driver needs and no more: four verbs with PVE's parameter
+// encoding, PVE's errors turned into PveError kinds, retries of reads only, task waiting with
+// progress from the task log, and WebSockets (vncwebsocket) with the same credentials and TLS.
+//
+// PVE answers `{data: ...}`; a failure is an HTTP status whose reason phrase is the error's first
+// line, with the whole text in the body's `message` and per-parameter problems in `errors` (400).
+// A PVE cluster usually has a self-signed certificate, so besides Node's default trust a CA can be
+// given, or the certificate pinned by its SHA-256 fingerprint as PVE's own tools do. The API
+// token secret is only ever put in the Authorization header, never in a message.
+
+export interface PveClientOptions {
+  /** Base URL of the PVE API, e.g. https://pve1.example:8006 (the client appends /api2/json). */
+  url: string;
+  /** API token id `user@realm!tokenname` and its secret: header `Authorization: PVEAPIToken=${tokenId}=${secret}`. */
+  tokenId: string;
+  tokenSecret: string;
+  /** PEM text of a CA that signs the PVE certificate (self-signed clusters). */
+  ca?: string;
+  /** SHA-256 fingerprint of the server certificate ("AB:CD:..", case-insensitive, colons optional): the
+   *  connection is accepted only when the peer certificate has it, whoever signed it. */
+  fingerprint?: string;
+  /** Per-request timeout; default 30 s. */
+  timeoutMs?: number;
+  /** Attempts for calls safe to repeat (GET only); default 3, with back-off from `sleep`. */
+  attempts?: number;
+  /** Injected for tests; default setTimeout-based. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Between task status polls when waitTask is not told otherwise; default 1 s. */
+  taskIntervalMs?: number;
+}
+
+export type PveErrorKind =
+  | 'auth'
+  | 'forbidden'
+  | 'not-found'
+  | 'invalid'
+  | 'locked'
+  | 'exists'
+  | 'server'
+  | 'network'
+  | 'timeout'
+  | 'task-failed'
+  | 'tls';
+
+interface PveErrorDetails {
+  /** HTTP status, 0 when there was no answer. */
+  status?: number;
+  /** PVE's per-parameter errors (400). */
+  errors?: Record<string, string>;
+  /** The API path (below /api2/json) of the failed call. */
+  path?: string;
+  /** PVE's own text, without the method and path. */
+  reason?: string;
+}
+
+export class PveError extends Error {
+  override readonly name = 'PveError';
+  readonly status: number;
+  readonly errors: Record<string, string>;
+  readonly path: string;
+  /** PVE's text alone (the message adds the method and path). */
+  readonly reason: string;
+
+  constructor(
+    readonly kind: PveErrorKind,
+    message: string,
+    details: PveErrorDetails = {},
+  ) {
+    super(message);
+    this.status = details.status ?? 0;
+    this.errors = details.errors ?? {};
+    this.path = details.path ?? '';
+    this.reason = details.reason ?? message;
+  }
+}
+
+export type PveParams = Record<string, string | number | boolean | undefined>;
+
+export interface PveTaskStatus {
+  status: 'running' | 'stopped';
+  exitstatus?: string;
+  type: string;
+  node: string;
+  upid: string;
+}
+
+export interface WaitTaskOptions {
+  /** The last percentage the task log shows, 0..100, when it changes. */
+  onProgress?: (percent: number) => void;
+  /** Between status polls; default the client's taskIntervalMs. */
+  intervalMs?: number;
+  /** Gives up (PveError 'timeout') when the task still runs after this long; default: never. */
+  timeoutMs?: number;
+}
+
+export interface PveClient {
+  get<T>(path: string, params?: PveParams): Promise<T>;
+  post<T>(path: string, params?: PveParams): Promise<T>;
+  put<T>(path: string, params?: PveParams): Promise<T>;
+  delete<T>(path: string, params?: PveParams): Promise<T>;
+  /** Polls the task's status until it stops; resolves when it ended OK (or with WARNINGS), else
+   *  rejects PveError 'task-failed' (or 'locked') whose message is the exit status. */
+  waitTask(upid: string, options?: WaitTaskOptions): Promise<void>;
+  /** A WebSocket to an API path (for vncwebsocket), with the same token header and TLS settings.
+   *  It comes paused: attach the listeners, then `resume()` it. */
+  openWebSocket(path: string, params?: PveParams): Promise<WebSocket>;
+  /** Drops the kept-alive connections. */
+  close(): void;
+}
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_ATTEMPTS = 3;
+/** The first retry waits this long (plus jitter); each further one twice as long. */
+export const RETRY_BASE_MS = 200;
+export const DEFAULT_TASK_INTERVAL_MS = 1_000;
+/** pveproxy drops an idle kept-alive connection after 5 s; ours go first, so a request never
+ *  lands on a socket the server is closing (which a POST could not safely repeat). */
+const IDLE_SOCKET_MS = 4_000;
+/** Task log lines read per request. */
+const LOG_PAGE = 500;
+/** HTTP statuses of a GET worth repeating: gateway trouble and PVE's proxy failing to reach a node. */
+const RETRY_STATUSES = new Set([502, 503, 595, 596]);
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+/** Whether PVE's text says another operation holds a lock. */
+const LOCK_TEXT = /can't lock file|\bis locked\b|got lock request timeout/i;
+const NOT_FOUND_TEXT = /not exist|\bno such\b/i;
+const EXISTS_TEXT = /already exists/i;
+
+/** Whether a PVE error means another operation holds a lock ("can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout", "VM is locked (clone)"). */
+export function isLockError(error: unknown): boolean {
+  if (error instanceof PveError) return error.kind === 'locked';
+  return error instanceof Error && LOCK_TEXT.test(error.message);
+}
+
+/** The kind of a 5xx answer, from PVE's reason text. */
+function serverErrorKind(reason: string): PveErrorKind {
+  if (LOCK_TEXT.test(reason)) return 'locked';
+  if (NOT_FOUND_TEXT.test(reason)) return 'not-found';
+  if (EXISTS_TEXT.test(reason)) return 'exists';
+  return 'server';
+}
+
+function statusKind(status: number, reason: string): PveErrorKind {
+  switch (status) {
+    case 400:
+      return 'invalid';
+    case 401:
+      return 'auth';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not-found';
+    default:
+      return status >= 500 ? serverErrorKind(reason) : 'invalid';
+  }
+}
+
+/** What PVE answered: status, reason phrase and the JSON body (null when it is not JSON). */
+interface Answer {
+  status: number;
+  statusMessage: string;
+  body: PveBody | null;
+}
+
+interface PveBody {
+  data?: unknown;
+  message?: unknown;
+  errors?: unknown;
+}
+
+function parseBody(text: string): PveBody | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' ? (parsed as PveBody) : null;
+  } catch {
+    return null;
+  }
+}
+
+function errorsOf(body: PveBody | null): Record<string, string> {
+  const errors = body?.errors;
+  if (!errors || typeof errors !== 'object') return {};
+  return Object.fromEntries(Object.entries(errors).map(([key, value]) => [key, String(value)]));
+}
+
+/** The PveError of an HTTP answer that is not a success. */
+function answerError(
+  method: string,
+  path: string,
+  status: number,
+  statusMessage: string,
+  body: PveBody | null,
+): PveError {
+  // The body's message is the whole text; the reason phrase only its first line.
+  const full = typeof body?.message === 'string' ? body.message.trim() : '';
+  const reason = full || statusMessage.trim() || `HTTP ${status}`;
+  const errors = errorsOf(body);
+  const listed = Object.entries(errors).map(([key, value]) => `${key}: ${value.trim()}`);
+  const detail = listed.length > 0 ? `${reason} (${listed.join('; ')})` : reason;
+  return new PveError(statusKind(status, reason), `PVE ${method} ${path}: ${detail}`, {
+    status,
+    errors,
+    path,
+    reason,
+  });
+}
+
+/** OpenSSL's certificate verification codes and Node's TLS error codes. */
+const TLS_CODE = /CERT|^ERR_TLS_|^ERR_SSL_|^UNABLE_TO_(GET|VERIFY)_/;
+
+/** The PveError of a request that got no answer. */
+function transportError(method: string, path: string, error: unknown): PveError {
+  if (error instanceof PveError) {
+    // The pinning agent does not know which call it connects for; say it here.
+    if (error.path) return error;
+    return new PveError(error.kind, `PVE ${method} ${path}: ${error.message}`, {
+      path,
+      reason: error.message,
+    });
+  }
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
+  const text = error instanceof Error ? error.message : String(error);
+  const kind: PveErrorKind = TLS_CODE.test(code) ? 'tls' : 'network';
+  return new PveError(kind, `PVE ${method} ${path}: ${text}`, { path, reason: text });
+}
+
+const isRetryable = (error: unknown): boolean =>
+  error instanceof PveError &&
+  (error.kind === 'network' || error.kind === 'timeout' || RETRY_STATUSES.has(error.status));
+
+// ---------------------------------------------------------------------------------------------
+// UPIDs
+
+const UPID =
+  /^UPID:([A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?):([0-9A-Fa-f]{8}):([0-9A-Fa-f]{8,9}):([0-9A-Fa-f]{8}):([^:\s]+):([^:\s]*):([^:\s]+):$/;
+
+/** The parts of a task id `UPID:{node}:{pid}:{pstart}:{starttime}:{type}:{id}:{user}:`;
+ *  startTime in epoch seconds. */
+export function parseUpid(upid: string): {
+  node: string;
+  type: string;
+  id: string;
+  user: string;
+  startTime: number;
+} {
+  const match = UPID.exec(upid);
+  if (!match) throw new PveError('invalid', `not a PVE task id: ${upid}`);
+  const [, node = '', , , start = '', type = '', id = '', user = ''] = match;
+  return { node, type, id, user, startTime: parseInt(start, 16) };
+}
+
+/** A UPID as a path segment: it only holds characters a path may carry, but be safe. */
+const pathSegment = (value: string): string =>
+  encodeURIComponent(value).replace(/%3A/gi, ':').replace(/%40/g, '@').replace(/%21/g, '!');
+
+/** The success of a task's exit status: 'OK', or 'WARNINGS: n' (it ended, with warnings). */
+const taskSucceeded = (exitstatus: string): boolean =>
+  exitstatus === 'OK' || exitstatus.startsWith('WARNINGS');
+
+/** The last "(42.00%)" in task log lines, as clones and disk moves write them. */
+function lastPercent(lines: readonly string[]): number | null {
+  let found: number | null = null;
+  for (const line of lines) {
+    for (const match of line.matchAll(/\((\d{1,3}(?:\.\d+)?)%\)/g)) {
+      found = Math.min(100, Math.max(0, Number(match[1])));
+    }
+  }
+  return found;
+}
+
+interface LogLine {
+  n: number;
+  t: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transport
+
+/** SHA-256 fingerprint as Node prints it: upper-case hex pairs joined by colons. */
+function normalizeFingerprint(fingerprint: string): string {
+  const hex = fingerprint.replace(/[:\s]/g, '').toUpperCase();
+  if (!/^[0-9A-F]{64}$/.test(hex)) {
+    throw new PveError('tls', 'the PVE certificate fingerprint must be 64 hex digits (SHA-256)');
+  }
+  return hex.match(/../g)!.join(':');
+}
+
+/**
+ * An HTTPS agent that accepts exactly one certificate, by fingerprint. Node's verification is
+ * turned off (the certificate is usually self-signed) and replaced by the comparison, made when
+ * the handshake is done and before the agent hands the socket to a request, so nothing (the
+ * token least of all) is sent to a server that is not the pinned one. Session resumption is off
+ * so that every connection shows its certificate.
+ */
+class PinnedAgent extends https.Agent {
+  constructor(
+    private readonly pinned: string,
+    options: https.AgentOptions,
+  ) {
+    super({ ...options, rejectUnauthorized: false, maxCachedSessions: 0 });
+  }
+
+  override createConnection(
+    options: https.RequestOptions,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    const socket = super.createConnection(options);
+    if (!callback || !(socket instanceof TLSSocket)) return socket;
+    const fail = (error: Error) => callback(error, socket);
+    socket.once('error', fail);
+    socket.once('secureConnect', () => {
+      socket.off('error', fail);
+      const actual = socket.getPeerCertificate().fingerprint256 ?? '(none)';
+      if (actual === this.pinned) {
+        callback(null, socket);
+        return;
+      }
+      socket.destroy();
+      callback(
+        new PveError(
+          'tls',
+          `the PVE certificate fingerprint ${actual} is not the configured ${this.pinned}`,
+        ),
+        socket,
+      );
+    });
+    return undefined;
+  }
+}
+
+function createAgent(secure: boolean, options: PveClientOptions): http.Agent {
+  const common = { keepAlive: true, timeout: IDLE_SOCKET_MS };
+  if (!secure) return new http.Agent(common);
+  if (options.fingerprint) {
+    return new PinnedAgent(normalizeFingerprint(options.fingerprint), common);
+  }
+  return new https.Agent(options.ca ? { ...common, ca: options.ca } : common);
+}
+
+/** Query string or form body: booleans as 1/0, undefined left out. */
+function encodeParams(params: PveParams | undefined): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (value === undefined) continue;
+    search.append(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+  }
+  return search.toString();
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------
+// The client
+
+export function createPveClient(options: PveClientOptions): PveClient {
+  const base = new URL(options.url);
+  const secure = base.protocol === 'https:';
+  if (!secure && base.protocol !== 'http:') {
+    throw new PveError('invalid', `the PVE URL must be http(s), not ${base.protocol}`);
+  }
+  const root = `${base.origin}${base.pathname.replace(/\/+$/, '')}/api2/json`;
+  const agent = createAgent(secure, options);
+  const transport = secure ? https : http;
+  const authorization = `PVEAPIToken=${options.tokenId}=${options.tokenSecret}`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const attempts = Math.max(1, options.attempts ?? DEFAULT_ATTEMPTS);
+  const sleep = options.sleep ?? defaultSleep;
+  const taskIntervalMs = options.taskIntervalMs ?? DEFAULT_TASK_INTERVAL_MS;
+
+  /** One HTTP exchange: PVE's answer, or a PveError when there was none. */
+  const exchange = (method: Method, path: string, params?: PveParams): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const encoded = encodeParams(params);
+      const inBody = method === 'POST' || method === 'PUT';
+      const url = `${root}${path}${!inBody && encoded ? `?${encoded}` : ''}`;
+      const headers: http.OutgoingHttpHeaders = {
+        Authorization: authorization,
+        Accept: 'application/json',
+      };
+      const body = inBody ? Buffer.from(encoded) : null;
+      if (body) {
+        headers['Content-Type'] = 'application/x-www-form-urlencoded';
+        headers['Content-Length'] = body.length;
+      }
+      const fail = (error: unknown) => {
+        clearTimeout(timer);
+        reject(transportError(method, path, error));
+      };
+      const request = transport.request(url, { method, headers, agent }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', fail);
+        response.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            status: response.statusCode ?? 0,
+            statusMessage: response.statusMessage ?? '',
+            body: parseBody(Buffer.concat(chunks).toString('utf8')),
+          });
+        });
+      });
+      const timer = setTimeout(() => {
+        const message = `PVE ${method} ${path}: no answer in ${timeoutMs} ms`;
+        request.destroy(new PveError('timeout', message, { path }));
+      }, timeoutMs);
+      request.on('error', fail);
+      request.end(body ?? undefined);
+    });
+
+  /** The `data` of a successful answer; a PveError for any other. */
+  const dataOf = (method: Method, path: string, answer: Answer): unknown => {
+    const { status, statusMessage, body } = answer;
+    if (status < 200 || status >= 300) throw answerError(method, path, status, statusMessage, body);
+    if (!body)
+      throw new PveError('server', `PVE ${method} ${path}: unreadable reply`, { status, path });
+    return body.data ?? null;
+  };
+
+  /** Reads are repeated on transient failures; writes never, PVE does not make them idempotent. */
+  const call = async <T>(method: Method, path: string, params?: PveParams): Promise<T> => {
+    const tries = method === 'GET' ? attempts : 1;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return dataOf(method, path, await exchange(method, path, params)) as T;
+      } catch (error) {
+        if (attempt + 1 >= tries || !isRetryable(error)) throw error;
+        const delay = RETRY_BASE_MS * 2 ** attempt;
+        await sleep(delay + Math.random() * (delay / 2));
+      }
+    }
+  };
+
+  /** New task log lines after `start`, and where the next read starts. */
+  const readLog = async (taskPath: string, start: number) => {
+    const lines = await call<LogLine[]>('GET', `${taskPath}/log`, { start, limit: LOG_PAGE });
+    // PVE answers an empty log with one made-up line "no content" numbered 1; it is not a line.
+    const real = lines.length === 1 && lines[0]!.t === 'no content' && start === 0 ? [] : lines;
+    const next = real.reduce((last, line) => Math.max(last, line.n), start);
+    return { texts: real.map((line) => line.t), next };
+  };
+
+  const waitTask = async (upid: string, waitOptions: WaitTaskOptions = {}): Promise<void> => {
+    const { node } = parseUpid(upid);
+    const taskPath = `/nodes/${pathSegment(node)}/tasks/${pathSegment(upid)}`;
+    const interval = waitOptions.intervalMs ?? taskIntervalMs;
+    const deadline =
+      waitOptions.timeoutMs === undefined ? Infinity : Date.now() + waitOptions.timeoutMs;
+    let logStart = 0;
+    let reported: number | null = null;
+    for (;;) {
+      const status = await call<PveTaskStatus>('GET', `${taskPath}/status`);
+      if (waitOptions.onProgress) {
+        // Progress is for show: a log that cannot be read must not fail the wait.
+        const read = await readLog(taskPath, logStart).catch(() => null);
+        const percent = read ? lastPercent(read.texts) : null;
+        if (read) logStart = read.next;
+        if (percent !== null && percent !== reported) {
+          reported = percent;
+          waitOptions.onProgress(percent);
+        }
+      }
+      if (status.status === 'stopped') return settleTask(taskPath, status);
+      if (Date.now() >= deadline) {
+        throw new PveError('timeout', `PVE task ${upid} still runs`, { path: taskPath });
+      }
+      await sleep(interval);
+    }
+  };
+
+  const openWebSocket = (path: string, params?: PveParams): Promise<WebSocket> => {
+    const encoded = encodeParams(params);
+    const url = `${root.replace(/^http/, 'ws')}${path}${encoded ? `?${encoded}` : ''}`;
+    // pveproxy relays binary frames; noVNC asks for the `binary` subprotocol, and so do we.
+    const socket = new WebSocket(url, ['binary'], {
+      agent,
+      headers: { Authorization: authorization },
+    });
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (error: PveError | null) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.off('open', onOpen);
+        socket.off('error', onError);
+        socket.off('unexpected-response', onRefused);
+        if (!error) return resolve(socket);
+        socket.on('error', () => {});
+        socket.terminate();
+        reject(error);
+      };
+      // Paused at once: a server that speaks first (VNC does) could otherwise have its first
+      // frames emitted, from bytes that came with the upgrade, before the caller listens.
+      const onOpen = () => {
+        socket.pause();
+        settle(null);
+      };
+      const onError = (error: Error) => settle(transportError('GET', path, error));
+      const onRefused = (_request: http.ClientRequest, response: http.IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const body = parseBody(Buffer.concat(chunks).toString('utf8'));
+          const status = response.statusCode ?? 0;
+          settle(answerError('GET', path, status, response.statusMessage ?? '', body));
+        });
+      };
+      const timer = setTimeout(
+        () =>
+          settle(
+            new PveError('timeout', `PVE GET ${path}: no WebSocket in ${timeoutMs} ms`, { path }),
+          ),
+        timeoutMs,
+      );
+      socket.on('open', onOpen);
+      socket.on('error', onError);
+      socket.on('unexpected-response', onRefused);
+    });
+  };
+
+  return {
+    get: (path, params) => call('GET', path, params),
+    post: (path, params) => call('POST', path, params),
+    put: (path, params) => call('PUT', path, params),
+    delete: (path, params) => call('DELETE', path, params),
+    waitTask,
+    openWebSocket,
+    close: () => agent.destroy(),
+  };
+}
+
+/** Resolves for a task that ended well; otherwise the exit status as a PveError. */
+function settleTask(taskPath: string, status: PveTaskStatus): void {
+  const exit = status.exitstatus ?? '';
+  if (taskSucceeded(exit)) return;
+  const message = exit || 'the task stopped without an exit status';
+  const kind: PveErrorKind = LOCK_TEXT.test(message) ? 'locked' : 'task-failed';
+  throw new PveError(kind, message, { path: taskPath, reason: message });
+}
