@@ -6,6 +6,7 @@ export default defineConfig({
       'src/**/*.test.{ts,tsx}',
       'server/**/*.test.ts',
       'tests/server/**/*.test.ts',
+      'tests/pvesim/**/*.test.ts',
       'tests/deploy/**/*.test.ts',
       'tests/*.test.ts',
     ],

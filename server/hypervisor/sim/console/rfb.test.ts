@@ -139,6 +139,21 @@ describe('RFB session', () => {
     });
   });
 
+  it('takes over after a handshake done elsewhere: silent until the ClientInit, then ServerInit', () => {
+    const sent: Buffer[] = [];
+    const display = createMachineDisplay('web');
+    const s = startRfbSession({ send: (d) => sent.push(d), close: () => undefined }, display, {
+      afterSecurity: true,
+    });
+    expect(sent).toEqual([]);
+    s.receive(Buffer.from([1]));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.readUInt16BE(0)).toBe(SCREEN_WIDTH);
+    expect(sent[0]!.readUInt16BE(2)).toBe(SCREEN_HEIGHT);
+    s.receive(fullRequest());
+    expect(sent[1]!.readUInt8(0)).toBe(0);
+  });
+
   it('stops following the display once ended', () => {
     const { s, sent, display } = session();
     s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0]), fullRequest()]));

@@ -22,7 +22,8 @@ import {
 // None security type (the one-time ticket in the WebSocket URL already admitted the viewer), then
 // Raw-encoded updates of what changed since the viewer's last update, and keys typed into the
 // machine's console. It talks to its transport only through `send` and `close`, so tests can
-// drive it with bytes.
+// drive it with bytes. A server that did the version and security handshake itself (the PVE
+// simulator's VNC authentication) hands its viewer over with `afterSecurity`.
 
 export interface RfbTransport {
   send(data: Buffer): void;
@@ -46,8 +47,18 @@ type Phase = 'version' | 'security' | 'init' | 'normal' | 'closed';
 /** Sentinel for pixels the viewer has never been sent; screen colours are 24-bit. */
 const UNSEEN = 0xff000000;
 
-export function startRfbSession(transport: RfbTransport, display: MachineDisplay): RfbSession {
-  let phase: Phase = 'version';
+export interface RfbSessionOptions {
+  /** The viewer already exchanged versions and passed security elsewhere: the session sends
+   *  nothing until the ClientInit, then answers with the ServerInit. */
+  afterSecurity?: boolean;
+}
+
+export function startRfbSession(
+  transport: RfbTransport,
+  display: MachineDisplay,
+  options: RfbSessionOptions = {},
+): RfbSession {
+  let phase: Phase = options.afterSecurity ? 'init' : 'version';
   let legacy = false;
   // What the viewer sent that is not read yet: a message may span many frames.
   const pending = createByteQueue();
@@ -191,7 +202,7 @@ export function startRfbSession(transport: RfbTransport, display: MachineDisplay
     }
   };
 
-  transport.send(Buffer.from(PROTOCOL_VERSION, 'latin1'));
+  if (phase === 'version') transport.send(Buffer.from(PROTOCOL_VERSION, 'latin1'));
 
   return {
     receive(data) {

@@ -1,0 +1,292 @@
+import {
+  agentEnabled,
+  bridgesOf,
+  configDigest,
+  configReply,
+  cpusOf,
+  disksOf,
+  diskBytes,
+  formatNic,
+  isCdrom,
+  isNicKey,
+  ISO_STORAGE,
+  macFor,
+  normalizeTags,
+  parseNic,
+  tagsOf,
+  volumeOf,
+  type VmConfig,
+} from './config';
+import { configText, failure, flagParam, textParam } from './errors';
+import { checkLock, isTemplate, memoryBytes, uptimeOf, type VmRecord } from './state';
+import { nodeOf, vmidOf, type Call, type Routes, type Session, type SimContext } from './types';
+
+// A node's VMs in the PVE API simulator: listing, config, power, destroy and the guest agent.
+// Power changes and destroy are worker tasks; PVE's checks that run inside its workers (a
+// template cannot start, a locked VM cannot change, a NIC's bridge must exist) fail the task
+// here too, with PVE's messages, while the checks PVE makes before forking a worker (destroying
+// a running VM, resetting a stopped one) refuse the API call. PUT .../config changes the config
+// at once; POST .../config is PVE's asynchronous update, a `qmconfig` task whose change lands
+// when it ends.
+
+/** Parameters of a config update that are not config keys. */
+const CONTROL_KEYS = new Set([
+  'delete',
+  'digest',
+  'revert',
+  'skiplock',
+  'background_delay',
+  'force',
+]);
+
+/**
+ * Config keys PVE lets only root@pam set. PVE refuses them to anyone else with a plain die,
+ * which its API answers as 500 "only root can set 'args' config" (not 403).
+ */
+const ROOT_ONLY_KEYS = new Set(['args', 'lock']);
+
+function vmSummary(vm: VmRecord) {
+  const running = vm.running;
+  return {
+    vmid: vm.vmid,
+    name: vm.config.name ?? `VM ${vm.vmid}`,
+    status: running ? 'running' : 'stopped',
+    maxmem: memoryBytes(vm),
+    mem: running ? memoryBytes(vm) : 0,
+    cpus: cpusOf(vm.config),
+    cpu: running ? 0.01 : 0,
+    uptime: uptimeOf(vm),
+    maxdisk: disksOf(vm.config).reduce((sum, [, value]) => sum + diskBytes(value), 0),
+    disk: 0,
+    netin: 0,
+    netout: 0,
+    diskread: 0,
+    diskwrite: 0,
+    ...(isTemplate(vm) ? { template: 1 } : {}),
+    ...(vm.config.lock ? { lock: vm.config.lock } : {}),
+    ...(vm.config.tags ? { tags: vm.config.tags } : {}),
+  };
+}
+
+interface ConfigChange {
+  set: VmConfig;
+  remove: string[];
+  digest: string | undefined;
+  skiplock: boolean;
+}
+
+/** Reads and checks an update's parameters: the checks PVE makes before it touches the file. */
+function readChange(ctx: SimContext, vm: VmRecord, call: Call): ConfigChange {
+  const { params, session } = call;
+  const set: VmConfig = {};
+  for (const [key, value] of Object.entries(params)) {
+    // The checked parameters include the path's (node, vmid), which are no config keys.
+    if (!CONTROL_KEYS.has(key) && !(key in call.pathParams)) set[key] = configText(value);
+  }
+  const remove = (textParam(params, 'delete') ?? '').split(/[,;\s]+/).filter((k) => k !== '');
+  for (const key of [...Object.keys(set), ...remove]) checkRootOnly(key, session);
+  const skiplock = flagParam(params, 'skiplock') === true;
+  if (skiplock && !session.root) throw failure('Only root may use this option.');
+  for (const [key, value] of Object.entries(set)) {
+    if (isNicKey(key)) set[key] = checkNic(ctx, vm, key, value);
+    else if (isCdrom(value)) checkCdrom(ctx, value);
+    else if (key === 'tags') set[key] = normalizeTags(value);
+  }
+  return { set, remove, digest: textParam(params, 'digest'), skiplock };
+}
+
+function checkRootOnly(key: string, session: Session): void {
+  if (ROOT_ONLY_KEYS.has(key) && !session.root) throw failure(`only root can set '${key}' config`);
+}
+
+/** A NIC value with its MAC filled in, once its bridge is known to exist. */
+function checkNic(ctx: SimContext, vm: VmRecord, key: string, value: string): string {
+  const nic = parseNic(value);
+  const bridge = nic.bridge ?? 'vmbr0';
+  // A running VM's NIC is replugged at once (hotplug): the bridge must exist on the node.
+  const exists = vm.running ? ctx.sdn.live(bridge) : ctx.sdn.configured(bridge);
+  if (!exists) throw failure(`bridge '${bridge}' does not exist`);
+  if (nic.mac === undefined || nic.mac === '') nic.mac = macFor(vm.vmid, Number(key.slice(3)));
+  return formatNic(nic);
+}
+
+function checkCdrom(ctx: SimContext, value: string): void {
+  const volume = volumeOf(value);
+  if (volume === 'none' || volume === 'cdrom') return;
+  if (!volume.startsWith(`${ISO_STORAGE}:`) || !ctx.cluster.isos.has(volume)) {
+    throw failure(`volume '${volume}' does not exist`);
+  }
+}
+
+/** Writes a checked change: what PVE does under the config lock. */
+function applyChange(vm: VmRecord, change: ConfigChange): void {
+  if (change.digest !== undefined && change.digest !== configDigest(vm.config)) {
+    throw failure('detected modified configuration - file changed by other user? Try again.');
+  }
+  if (!change.skiplock) checkLock(vm);
+  for (const key of change.remove) delete vm.config[key];
+  Object.assign(vm.config, change.set);
+}
+
+/** The checks of PVE's vm_start, made when the start task runs. */
+function checkStartable(ctx: SimContext, vm: VmRecord): void {
+  if (isTemplate(vm)) throw failure("you can't start a vm if it's a template");
+  checkLock(vm);
+  if (vm.running) throw failure(`VM ${vm.vmid} already running`);
+  for (const [, bridge] of bridgesOf(vm.config)) {
+    if (!ctx.sdn.live(bridge)) throw failure(`bridge '${bridge}' does not exist`);
+  }
+  for (const [, value] of Object.entries(vm.config)) if (isCdrom(value)) checkCdrom(ctx, value);
+}
+
+/** Volumes of a template that linked clones still use. */
+function baseVolumesInUse(ctx: SimContext, vm: VmRecord): string | undefined {
+  for (const [, value] of disksOf(vm.config)) {
+    const base = volumeOf(value);
+    for (const other of ctx.cluster.vms.values()) {
+      if (other === vm) continue;
+      if (disksOf(other.config).some(([, v]) => volumeOf(v).startsWith(`${base}/`))) return base;
+    }
+  }
+  return undefined;
+}
+
+function assertAgent(ctx: SimContext, vm: VmRecord): void {
+  if (vm.config.agent === undefined) throw failure('No QEMU guest agent configured');
+  if (!vm.running) throw failure(`VM ${vm.vmid} is not running`);
+  const since = vm.startedAt === null ? 0 : Date.now() - vm.startedAt;
+  if (!agentEnabled(vm.config) || since < ctx.settings.agentDelayMs) {
+    throw failure('QEMU guest agent is not running');
+  }
+}
+
+export function qemuRoutes(ctx: SimContext): Routes {
+  const { cluster, tasks, settings } = ctx;
+  const vmOf = (call: Call) => cluster.vmOn(nodeOf(call), vmidOf(call));
+
+  /** A worker task on a VM whose effect runs when it ends, on the VM as it is then. */
+  const vmTask = (call: Call, type: string, effect: (vm: VmRecord) => void) =>
+    tasks.start({
+      node: nodeOf(call),
+      type,
+      id: String(vmidOf(call)),
+      user: call.session.user,
+      durationMs: settings.taskMs,
+      finish: () => effect(vmOf(call)),
+    }).upid;
+
+  const powerOff = (vm: VmRecord) => {
+    checkLock(vm);
+    if (!vm.running) return;
+    vm.running = false;
+    vm.startedAt = null;
+    ctx.vmStopped(vm.vmid, false);
+  };
+
+  return {
+    'GET /nodes/{node}/qemu': (call) => {
+      cluster.node(nodeOf(call));
+      return [...cluster.vms.values()].filter((vm) => vm.node === nodeOf(call)).map(vmSummary);
+    },
+
+    'GET /nodes/{node}/qemu/{vmid}/config': (call) => {
+      const vm = vmOf(call);
+      const snapname = textParam(call.params, 'snapshot');
+      if (snapname === undefined) return configReply(vm.config);
+      const snapshot = vm.snapshots.find((s) => s.name === snapname);
+      if (!snapshot) throw failure(`snapshot '${snapname}' does not exist`);
+      return configReply(snapshot.config);
+    },
+
+    'PUT /nodes/{node}/qemu/{vmid}/config': (call) => {
+      const vm = vmOf(call);
+      applyChange(vm, readChange(ctx, vm, call));
+      return null;
+    },
+
+    'POST /nodes/{node}/qemu/{vmid}/config': (call) => {
+      const vm = vmOf(call);
+      const change = readChange(ctx, vm, call);
+      return vmTask(call, 'qmconfig', (current) => applyChange(current, change));
+    },
+
+    'GET /nodes/{node}/qemu/{vmid}/status/current': (call) => {
+      const vm = vmOf(call);
+      const { vmid, name, status, maxmem, mem, cpus, cpu, uptime } = vmSummary(vm);
+      return {
+        vmid,
+        name,
+        status,
+        qmpstatus: status,
+        maxmem,
+        mem,
+        cpus,
+        cpu,
+        uptime,
+        ha: { managed: 0 },
+        ...(vm.config.lock ? { lock: vm.config.lock } : {}),
+        ...(isTemplate(vm) ? { template: 1 } : {}),
+        ...(agentEnabled(vm.config) ? { agent: 1 } : {}),
+        ...(vm.config.tags ? { tags: tagsOf(vm.config).join(';') } : {}),
+      };
+    },
+
+    'POST /nodes/{node}/qemu/{vmid}/status/start': (call) => {
+      vmOf(call);
+      return vmTask(call, 'qmstart', (vm) => {
+        checkStartable(ctx, vm);
+        vm.running = true;
+        vm.startedAt = Date.now();
+      });
+    },
+
+    'POST /nodes/{node}/qemu/{vmid}/status/stop': (call) => {
+      vmOf(call);
+      return vmTask(call, 'qmstop', powerOff);
+    },
+
+    // The simulated guest always honours ACPI: a shutdown is a stop that takes the same time.
+    'POST /nodes/{node}/qemu/{vmid}/status/shutdown': (call) => {
+      vmOf(call);
+      return vmTask(call, 'qmshutdown', powerOff);
+    },
+
+    'POST /nodes/{node}/qemu/{vmid}/status/reset': (call) => {
+      if (!vmOf(call).running) throw failure(`VM ${vmidOf(call)} not running`);
+      return vmTask(call, 'qmreset', (vm) => {
+        checkLock(vm);
+        if (!vm.running) throw failure(`VM ${vm.vmid} not running`);
+        // The guest boots again: its agent answers only after the boot delay.
+        vm.startedAt = Date.now();
+      });
+    },
+
+    'DELETE /nodes/{node}/qemu/{vmid}': (call) => {
+      if (vmOf(call).running) throw failure(`VM ${vmidOf(call)} is running - destroy failed`);
+      return vmTask(call, 'qmdestroy', (vm) => {
+        checkLock(vm);
+        if (vm.running) throw failure(`VM ${vm.vmid} is running - destroy failed`);
+        const inUse = isTemplate(vm) ? baseVolumesInUse(ctx, vm) : undefined;
+        if (inUse) throw failure(`base volume '${inUse}' is still in use by linked cloned`);
+        cluster.vms.delete(vm.vmid);
+        ctx.vmStopped(vm.vmid, true);
+      });
+    },
+
+    'POST /nodes/{node}/qemu/{vmid}/agent/ping': (call) => {
+      assertAgent(ctx, vmOf(call));
+      return { result: {} };
+    },
+
+    'POST /nodes/{node}/qemu/{vmid}/agent/file-write': (call) => {
+      const vm = vmOf(call);
+      assertAgent(ctx, vm);
+      const content = textParam(call.params, 'content') ?? '';
+      // encode=0: the caller sent base64 already; the guest gets the decoded bytes.
+      const encoded = flagParam(call.params, 'encode') === false;
+      const file = textParam(call.params, 'file') ?? '';
+      vm.agentFiles[file] = encoded ? Buffer.from(content, 'base64').toString('utf8') : content;
+      return null;
+    },
+  };
+}
