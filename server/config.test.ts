@@ -157,7 +157,7 @@ describe('loadConfig', () => {
   it('takes an enumerated setting only from its list', () => {
     expect(problems({ HYPERVISOR: 'vsphere', LOG_LEVEL: 'verbose' })).toEqual([
       'LOG_LEVEL must be one of: fatal, error, warn, info, debug, trace, silent (got "verbose")',
-      'HYPERVISOR must be one of: sim, qemu (got "vsphere")',
+      'HYPERVISOR must be one of: sim, qemu, proxmox (got "vsphere")',
     ]);
     expect(loadConfig({ LOG_LEVEL: 'debug' }).logLevel).toBe('debug');
   });

@@ -94,10 +94,10 @@ export interface Config {
   /** How long a game state is kept for GET /api/gamespace/{id}; 0 keeps none. */
   stateCacheMs: number;
   /**
-   * The hypervisor driver: 'sim' (simulated machines kept in the database) or 'qemu' (real
-   * machines on this Linux host, one QEMU process each).
+   * The hypervisor driver: 'sim' (simulated machines kept in the database), 'qemu' (real
+   * machines on this Linux host, one QEMU process each) or 'proxmox' (a Proxmox VE cluster).
    */
-  hypervisor: 'sim' | 'qemu';
+  hypervisor: 'sim' | 'qemu' | 'proxmox';
   /** The qemu driver's folders and caps. */
   qemu: {
     /** Base images (QEMU_IMAGES_DIR, default `{data}/images`); templates' disk paths are in it. */
@@ -108,6 +108,30 @@ export interface Config {
     maxRunning: number | null;
     /** QEMU_MAX_MEMORY_MIB: most memory of running machines; null: 3/4 of the host's. */
     maxMemoryMiB: number | null;
+  };
+  /** The proxmox driver's cluster, credentials and where it puts things. */
+  proxmox: {
+    /** PROXMOX_URL: the API of one node (or a proxy in front of the cluster), e.g. https://pve1:8006. */
+    url: string;
+    /** PROXMOX_TOKEN_ID (`user@realm!name`) and PROXMOX_TOKEN_SECRET. */
+    tokenId: string;
+    tokenSecret: string;
+    /** PROXMOX_CA: a PEM file of the CA that signed the cluster's certificate; null: the system's. */
+    caFile: string | null;
+    /** PROXMOX_FINGERPRINT: the SHA-256 fingerprint of the certificate to accept; null: none pinned. */
+    fingerprint: string | null;
+    /** PROXMOX_STORAGE: where linked clones and template copies go. */
+    storage: string;
+    /** PROXMOX_ISO_STORAGE: the storage whose `iso` content machines mount. */
+    isoStorage: string;
+    /** PROXMOX_SDN_ZONE: the SDN zone (VXLAN or VLAN) the gamespaces' vnets are made in. */
+    zone: string;
+    /** PROXMOX_VNET_TAGS: the VXLAN VNIs or VLAN ids the driver's vnets take. */
+    vnetTags: readonly [number, number];
+    /** PROXMOX_NODES: the nodes machines may run on; empty: every online node. */
+    nodes: string[];
+    /** PROXMOX_POOL: the resource pool our machines join; '' for none. */
+    pool: string;
   };
   /**
    * How much faster than real time the sim driver's tasks run: 1 is realistic (a deploy takes a
@@ -122,6 +146,8 @@ export interface Config {
     intervalMs: readonly [number, number];
     /** The workspace report runs every this many runs. */
     cleanupEveryTicks: readonly [number, number];
+    /** JANITOR_ORPHAN_GRACE_MINUTES: orphaned machines are reported this long before removal. */
+    orphanGraceMs: number;
   };
 }
 
@@ -243,6 +269,36 @@ const FORMS = {
   startSeconds: range('seconds', 0, TIMER_MAX_SECONDS),
   intervalSeconds: range('seconds', 1, TIMER_MAX_SECONDS),
   runs: range('runs', 1, 1_000_000),
+  names: {
+    expects: 'comma-separated names of letters, digits, dots, dashes and underscores',
+    parse(text: string): string[] | undefined {
+      const names = text
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean);
+      return names.every((n) => /^[A-Za-z0-9._-]+$/.test(n)) ? names : undefined;
+    },
+  },
+  pveTokenId: {
+    expects: 'a Proxmox API token id, user@realm!name',
+    parse: (text: string): string | undefined =>
+      /^[^\s@!]+@[A-Za-z0-9._-]+![A-Za-z][A-Za-z0-9._-]*$/.test(text.trim())
+        ? text.trim()
+        : undefined,
+  },
+  fingerprint: {
+    expects: 'a SHA-256 certificate fingerprint: 32 hexadecimal bytes, colons optional',
+    parse(text: string): string | undefined {
+      const hex = text.replace(/:/g, '').trim().toUpperCase();
+      return /^[0-9A-F]{64}$/.test(hex) ? hex.match(/../g)!.join(':') : undefined;
+    },
+  },
+  vnetTags: range('tags', 1, 16_777_215),
+  secret: {
+    expects: 'text',
+    secret: true,
+    parse: (text: string): string | undefined => text,
+  },
   token: {
     // It goes into an Authorization header, and a short one is guessed.
     expects: 'at least 16 characters, without spaces',
@@ -325,16 +381,29 @@ export const VARIABLES = {
   // stop_grace_period): a longer grace needs those raised too.
   SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: TIMER_MAX_MS, default: 10000 },
   STATE_CACHE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 1000 },
-  HYPERVISOR: { type: 'string', enum: ['sim', 'qemu'], default: 'sim' },
+  HYPERVISOR: { type: 'string', enum: ['sim', 'qemu', 'proxmox'], default: 'sim' },
   QEMU_IMAGES_DIR: { type: 'string' },
   QEMU_STATE_DIR: { type: 'string' },
   QEMU_MAX_RUNNING: { type: 'integer', minimum: 0, maximum: ANY },
   QEMU_MAX_MEMORY_MIB: { type: 'integer', minimum: 0, maximum: ANY },
+  PROXMOX_URL: { type: 'string', form: 'httpUrl' },
+  PROXMOX_TOKEN_ID: { type: 'string', form: 'pveTokenId' },
+  PROXMOX_TOKEN_SECRET: { type: 'string', form: 'secret' },
+  PROXMOX_CA: { type: 'string' },
+  PROXMOX_FINGERPRINT: { type: 'string', form: 'fingerprint' },
+  PROXMOX_STORAGE: { type: 'string', default: 'local-lvm' },
+  PROXMOX_ISO_STORAGE: { type: 'string', default: 'local' },
+  PROXMOX_SDN_ZONE: { type: 'string', default: 'topoplay' },
+  // VLAN ids stop at 4094, so the default fits a VLAN zone as well as a VXLAN one.
+  PROXMOX_VNET_TAGS: { type: 'string', form: 'vnetTags', default: '2000-3999' },
+  PROXMOX_NODES: { type: 'string', form: 'names' },
+  PROXMOX_POOL: { type: 'string' },
   SIM_SPEED: { type: 'number', minimum: 0, default: 1 },
   JANITOR_ENABLED: { type: 'string', form: 'boolean', default: 'true' },
   JANITOR_START_SECONDS: { type: 'string', form: 'startSeconds', default: '30-60' },
   JANITOR_INTERVAL_SECONDS: { type: 'string', form: 'intervalSeconds', default: '60-90' },
   JANITOR_CLEANUP_RUNS: { type: 'string', form: 'runs', default: '60-90' },
+  JANITOR_ORPHAN_GRACE_MINUTES: { type: 'integer', minimum: 0, maximum: ANY, default: 30 },
 } as const satisfies Record<string, VariableSchema>;
 
 type Variables = typeof VARIABLES;
@@ -434,8 +503,20 @@ function readEnv(env: NodeJS.ProcessEnv): Env {
   throw new ConfigError(names.filter((n) => bad.has(n)).map((n) => problem(n, env[n] ?? '')));
 }
 
+/** Settings that only make sense together: the proxmox driver needs its cluster and token. */
+function checkTogether(v: Env): void {
+  if (v.HYPERVISOR !== 'proxmox') return;
+  const missing = (['PROXMOX_URL', 'PROXMOX_TOKEN_ID', 'PROXMOX_TOKEN_SECRET'] as const).filter(
+    (name) => v[name] === undefined,
+  );
+  if (missing.length > 0) {
+    throw new ConfigError(missing.map((name) => `${name} must be set when HYPERVISOR is proxmox`));
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const v = readEnv(env);
+  checkTogether(v);
   const dataDir = resolve(v.TOPOPLAY_DATA);
   const seconds = ([min, max]: readonly [number, number]) => [min * 1000, max * 1000] as const;
   return {
@@ -499,12 +580,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxRunning: v.QEMU_MAX_RUNNING ?? null,
       maxMemoryMiB: v.QEMU_MAX_MEMORY_MIB ?? null,
     },
+    proxmox: {
+      url: v.PROXMOX_URL ?? '',
+      tokenId: v.PROXMOX_TOKEN_ID ?? '',
+      tokenSecret: v.PROXMOX_TOKEN_SECRET ?? '',
+      caFile: v.PROXMOX_CA ? resolve(v.PROXMOX_CA) : null,
+      fingerprint: v.PROXMOX_FINGERPRINT ?? null,
+      storage: v.PROXMOX_STORAGE,
+      isoStorage: v.PROXMOX_ISO_STORAGE,
+      zone: v.PROXMOX_SDN_ZONE,
+      vnetTags: v.PROXMOX_VNET_TAGS,
+      nodes: v.PROXMOX_NODES ?? [],
+      pool: v.PROXMOX_POOL ?? '',
+    },
     simSpeed: v.SIM_SPEED,
     janitor: {
       enabled: v.JANITOR_ENABLED,
       startMs: seconds(v.JANITOR_START_SECONDS),
       intervalMs: seconds(v.JANITOR_INTERVAL_SECONDS),
       cleanupEveryTicks: v.JANITOR_CLEANUP_RUNS,
+      orphanGraceMs: v.JANITOR_ORPHAN_GRACE_MINUTES * 60_000,
     },
   };
 }

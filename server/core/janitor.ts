@@ -2,7 +2,7 @@ import { realClock, type Clock, type Timer } from '../clock';
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
-import type { HypervisorDriver } from '../hypervisor';
+import { EMPTY_TAG, tagOf, untagged, type HypervisorDriver } from '../hypervisor';
 import type { Cache } from './cache';
 import { isoDate } from './dto';
 import { invalid } from './fields';
@@ -32,7 +32,19 @@ export const DEFAULT_JANITOR_OPTIONS: JanitorOptions = {
   unpublishedWorkspaceTimeout: '1w',
 };
 
-export type JanitorReason = 'IdleWorkspaceVms' | 'UnpublishedWorkspace' | 'InactiveWorkspace';
+/**
+ * The reference's reasons, and one of ours: `OrphanedVms`, machines or networks under an
+ * isolation tag that is no workspace's and no gamespace's (a gamespace deleted while its cluster
+ * was out of reach, a server killed in the middle of a launch).
+ */
+export type JanitorReason =
+  'IdleWorkspaceVms' | 'UnpublishedWorkspace' | 'InactiveWorkspace' | 'OrphanedVms';
+
+/** How long an orphaned tag is reported before its machines and networks are removed. */
+export const DEFAULT_ORPHAN_GRACE_MS = 30 * 60_000;
+const ORPHAN_KEY = 'janitor:orphan:';
+/** First-seen marks outlive any grace an admin would set, then go on their own. */
+const ORPHAN_MARK_TTL_MS = 7 * 86_400_000;
 
 /** JanitorReport (wire reference §2.6); `age` is the workspace's last activity. */
 export interface JanitorReport {
@@ -103,7 +115,12 @@ const LOCK_KEY = 'janitor:lock';
 
 export interface JanitorDeps {
   db: Db;
-  driver: Pick<HypervisorDriver, 'machinesOf' | 'deleteAll' | 'removeOrphans'>;
+  driver: Pick<
+    HypervisorDriver,
+    'machinesOf' | 'deleteAll' | 'removeOrphans' | 'find' | 'networkTags'
+  >;
+  /** How long orphaned machines are reported before they are removed. */
+  orphanGraceMs?: number;
   cache: Cache;
   /** Failures are warnings; how many orphans a run removed is information. */
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
@@ -171,6 +188,45 @@ export function createJanitor(deps: JanitorDeps) {
       log.warn({ err }, 'janitor: removing orphan machines failed');
       return 0;
     }
+  }
+
+  /**
+   * Machines and networks the driver holds under tags that are no workspace's and no
+   * gamespace's: reported from the run that first sees them, and removed (deleteAll) by a run
+   * past the grace when `remove` is set. The first sighting is kept in the shared cache, so the
+   * grace counts from it whichever server runs.
+   */
+  async function orphanedTags(remove: boolean): Promise<JanitorReport[]> {
+    const machines = await driver.find('');
+    const byTag = new Map<string, string[]>();
+    for (const m of machines) {
+      const tag = tagOf(m.name);
+      if (tag) byTag.set(tag, [...(byTag.get(tag) ?? []), untagged(m.name)]);
+    }
+    for (const tag of (await driver.networkTags?.()) ?? []) if (!byTag.has(tag)) byTag.set(tag, []);
+    byTag.delete(EMPTY_TAG);
+    const grace = deps.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS;
+    const reports: JanitorReport[] = [];
+    for (const [tag, names] of byTag) {
+      if ((await repos.workspaces.exists(tag)) || (await repos.gamespaces.exists(tag))) continue;
+      const key = ORPHAN_KEY + tag;
+      await cache.setIfAbsent(key, String(now()), ORPHAN_MARK_TTL_MS);
+      const since = Number((await cache.get(key)) ?? now());
+      if (remove && now() - since >= grace) {
+        await driver.deleteAll(tag);
+        await cache.delete(key);
+        log.info({ tag, machines: names.length }, 'janitor: removed orphaned machines');
+      }
+      reports.push({
+        id: tag,
+        name: names.join(', '),
+        reason: 'OrphanedVms',
+        age: isoDate(since),
+        ownerName: '',
+        vmCount: names.length,
+      });
+    }
+    return reports;
   }
 
   /** Each workspace's first manager by name. */
@@ -261,6 +317,13 @@ export function createJanitor(deps: JanitorDeps) {
     }
   }
 
+  /** Orphaned tags, their failure logged like a failed gamespace delete. */
+  const reconcile = (remove: boolean): Promise<JanitorReport[]> =>
+    orphanedTags(remove).catch((err: unknown) => {
+      log.warn({ err }, 'janitor: looking for orphaned machines failed');
+      return [];
+    });
+
   const gamespaces = async () => {
     const ended = await endExpired();
     const cleaned = await cleanupEnded();
@@ -289,6 +352,8 @@ export function createJanitor(deps: JanitorDeps) {
     const withCleanup = ticks >= nextCleanup;
     await withLock(async () => {
       await gamespaces();
+      // Orphans go once their grace is over, whatever the report's dry run says.
+      await reconcile(true);
       if (withCleanup) {
         ticks = 0;
         nextCleanup = pick(schedule.cleanupEveryTicks);
@@ -317,11 +382,14 @@ export function createJanitor(deps: JanitorDeps) {
     endExpired,
     cleanupEnded,
     tick,
-    /** POST api/admin/janitor: ends and cleans gamespaces, then reports workspaces. */
+    /**
+     * POST api/admin/janitor: ends and cleans gamespaces, then reports workspaces and orphaned
+     * machines (removing those past their grace unless it is a dry run).
+     */
     run: (options: JanitorOptions) =>
       whenLocked(async () => {
         await gamespaces();
-        return cleanup(options);
+        return [...(await cleanup(options)), ...(await reconcile(!options.dryRun))];
       }),
     /** POST api/admin/janitor/idlewsvms: the idle workspace machines only. */
     idleWorkspaceVms: (options: JanitorOptions) => whenLocked(() => idleWorkspaceVms(options)),

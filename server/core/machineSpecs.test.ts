@@ -170,6 +170,8 @@ describe('toMachineSpec', () => {
     AutoStart: true,
     HostAffinity: true,
     UseUplinkSwitch: true,
+    Template: 'kali-t1',
+    ParentTemplate: 'kali-base',
     Eth: [
       { Id: 0, Net: 'lan', Type: 'e1000' },
       { Id: 0, Net: 'wan', Mac: '00:50:56:00:00:01' },
@@ -212,6 +214,8 @@ describe('toMachineSpec', () => {
       autoStart: true,
       hostAffinity: true,
       useUplink: true,
+      baseImage: 'kali-t1',
+      baseImageSource: 'kali-base',
     });
   });
 
@@ -219,6 +223,8 @@ describe('toMachineSpec', () => {
     const spec = toMachineSpec({ ...template, Ram: 0, Iso: '' });
     expect(spec.memoryMiB).toBe(DEFAULT_MEMORY_MIB);
     expect(spec.iso).toBeNull();
+    const plain = toMachineSpec({ ...template, Template: null, ParentTemplate: '' });
+    expect([plain.baseImage, plain.baseImageSource]).toEqual([null, null]);
     expect(toMachineSpec({ ...template, Ram: -1, Iso: null }).memoryMiB).toBe(DEFAULT_MEMORY_MIB);
   });
 

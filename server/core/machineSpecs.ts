@@ -138,5 +138,7 @@ export function toMachineSpec(template: VmTemplate): MachineSpec {
     autoStart: template.AutoStart,
     hostAffinity: template.HostAffinity,
     useUplink: template.UseUplinkSwitch,
+    baseImage: template.Template || null,
+    baseImageSource: template.ParentTemplate || null,
   };
 }

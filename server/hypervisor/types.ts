@@ -70,6 +70,13 @@ export interface MachineSpec {
   hostAffinity: boolean;
   /** Whether the lab asked for the uplink (reserved) network to be reachable. */
   useUplink: boolean;
+  /**
+   * The hypervisor's own base image the machine is cloned from, by name (a Proxmox VM template:
+   * the template detail's `Template`); null when the disks say it all (sim, qemu).
+   */
+  baseImage: string | null;
+  /** The base image `baseImage` is copied from when the template is initialized; null: none. */
+  baseImageSource: string | null;
 }
 
 /** A batch deploy for one isolation tag (a gamespace launch). */
@@ -321,6 +328,11 @@ export interface HypervisorDriver {
    * gone); how many it removed. Drivers without anything that can be orphaned leave it out.
    */
   removeOrphans?(): Promise<number>;
+  /**
+   * Isolation tags the hypervisor holds networks under, with or without machines (a cluster's
+   * vnets); drivers whose networks go with their machines leave it out.
+   */
+  networkTags?(): Promise<string[]>;
   close(): Promise<void>;
 }
 

@@ -1,9 +1,12 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fp from 'fastify-plugin';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
 import { createConsoleTickets, type ConsoleTicketStore } from '../console/tickets';
 import { createSimDriver, type ConsoleTickets, type HypervisorDriver } from '../hypervisor';
+import { createPveClient } from '../hypervisor/proxmox/client';
+import { createProxmoxDriver } from '../hypervisor/proxmox/proxmoxDriver';
 import { createQemuDriver } from '../hypervisor/qemu/qemuDriver';
 import { buildTinyImage } from '../hypervisor/qemu/tinyImage';
 import type { Db } from '../store/db';
@@ -58,6 +61,35 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
         maxMemoryMiB: maxMemoryMiB ?? undefined,
         log: deps.log,
       });
+    }
+    case 'proxmox': {
+      const pve = config.proxmox;
+      const client = createPveClient({
+        url: pve.url,
+        tokenId: pve.tokenId,
+        tokenSecret: pve.tokenSecret,
+        ca: pve.caFile ? await readFile(pve.caFile, 'utf8') : undefined,
+        fingerprint: pve.fingerprint ?? undefined,
+      });
+      const driver = createProxmoxDriver({
+        client,
+        storage: pve.storage,
+        isoStorage: pve.isoStorage,
+        zone: pve.zone,
+        vnetTags: pve.vnetTags,
+        nodes: pve.nodes,
+        pool: pve.pool,
+        console: deps.console,
+        log: deps.log,
+      });
+      // A cluster out of reach is said at start, but does not stop the server: the admin
+      // dashboard and every machine call say so until it answers.
+      await driver
+        .ready()
+        .catch((error: unknown) =>
+          deps.log?.warn({ err: error, url: pve.url }, 'the Proxmox cluster is not ready'),
+        );
+      return driver;
     }
   }
 }

@@ -21,6 +21,7 @@ export const janitorPlugin = fp(
       log: fastify.log,
       changed: fastify.services.play.changed,
       schedule: config.janitor,
+      orphanGraceMs: config.janitor.orphanGraceMs,
       ran: fastify.metrics?.janitorRan,
       clock: fastify.clock,
     });

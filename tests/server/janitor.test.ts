@@ -199,6 +199,7 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     };
     const driver = {
       machinesOf: (tag: string) => server.app.driver.machinesOf(tag),
+      find: (term: string) => server.app.driver.find(term),
       deleteAll: async (term: string) => {
         deletes.push(term);
         await held;
@@ -276,6 +277,36 @@ describe.each(testEngines())('janitor on %s', (engine) => {
         msg: 'janitor: removing orphan machines failed',
       },
     ]);
+  });
+
+  it('reports machines under a tag that is no workspace or gamespace, and removes them after the grace', async () => {
+    const stray = newId();
+    const workspaceId = await insertWorkspace(db(), 'everyone', gamespaceSpec());
+    await machine('kali', stray);
+    await machine('kali', workspaceId);
+    const clock = createManualClock();
+    const janitor = createJanitor({
+      db: db(),
+      driver: server.app.driver,
+      cache: server.app.cache,
+      log: { info() {}, warn() {} },
+      clock,
+      orphanGraceMs: 10 * MINUTE,
+    });
+
+    // A dry run reports them; a run before the grace is over keeps them.
+    const report = await janitor.run(DEFAULT_JANITOR_OPTIONS);
+    expect(report.filter((r) => r.id === stray)).toEqual([
+      expect.objectContaining({ reason: 'OrphanedVms', name: 'kali', vmCount: 1, ownerName: '' }),
+    ]);
+    expect(report.some((r) => r.id === workspaceId)).toBe(false);
+    await janitor.tick();
+    expect(await machines(stray)).toHaveLength(1);
+
+    clock.advance(11 * MINUTE);
+    await janitor.tick();
+    expect(await machines(stray)).toEqual([]);
+    expect(await machines(workspaceId)).toHaveLength(1);
   });
 });
 

@@ -54,6 +54,8 @@ export function tinySpec(
     autoStart: false,
     hostAffinity: false,
     useUplink: false,
+    baseImage: null,
+    baseImageSource: null,
     ...fields,
   };
 }

@@ -45,6 +45,8 @@ function spec(name: string, tag: string, fields: Partial<MachineSpec> = {}): Mac
     autoStart: true,
     hostAffinity: false,
     useUplink: false,
+    baseImage: null,
+    baseImageSource: null,
     ...fields,
   };
 }

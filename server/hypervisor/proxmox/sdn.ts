@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import type { PveClient } from './client';
+import { aliasOf, netOfAlias } from './names';
+
+// The gamespaces' networks as PVE SDN vnets in one zone (VXLAN or VLAN, set up by the admin): one
+// vnet per isolated net `lan#{tag}`, made when a machine needs it and removed with the tag's
+// machines. A vnet change is pending until the SDN configuration is applied (PUT /cluster/sdn),
+// which takes seconds and reloads the network of every node: so changes are gathered for a short
+// while and applied together, and a machine starts only once the vnets it uses are applied.
+
+export interface PveVnet {
+  vnet: string;
+  zone?: string;
+  alias?: string;
+  tag?: number;
+}
+
+export interface SdnOptions {
+  api: Pick<PveClient, 'get' | 'post' | 'put' | 'delete' | 'waitTask'>;
+  zone: string;
+  /** The VNIs or VLAN ids our vnets take, inclusive. */
+  tags: readonly [number, number];
+  /** Changes wait this long for more before they are applied... */
+  debounceMs?: number;
+  /** ...but never longer than this after the first of them. */
+  maxDelayMs?: number;
+  log?: { warn(o: object, msg?: string): void };
+}
+
+export interface Sdn {
+  /** The vnet id of each isolated net, made (pending) where missing. */
+  ensure(nets: readonly string[]): Promise<Map<string, string>>;
+  /** Resolves once every change made so far is applied; rejects when applying failed. */
+  settled(): Promise<void>;
+  /** Removes the vnets of a tag; how many. */
+  removeTag(tag: string): Promise<number>;
+  /** The zone's vnets as configured (not necessarily applied yet). */
+  list(): Promise<PveVnet[]>;
+  /** Vnets of the zone that are not ours (made by the admin): nets every deploy may use. */
+  reserved(): Promise<PveVnet[]>;
+  close(): void;
+}
+
+/** A vnet id of ours: 'tp' and six base-36 characters (PVE allows eight, letter first). */
+const newVnetId = () => `tp${[...randomBytes(6)].map((b) => (b % 36).toString(36)).join('')}`;
+
+export function createSdn(options: SdnOptions): Sdn {
+  const { api, zone } = options;
+  const debounceMs = options.debounceMs ?? 500;
+  const maxDelayMs = options.maxDelayMs ?? 3_000;
+  // Changes are numbered; `applied` is the last number an apply covered.
+  let changes = 0;
+  let applied = 0;
+  let failure: { upTo: number; error: unknown } | null = null;
+  let firstPending = 0;
+  let timer: NodeJS.Timeout | null = null;
+  let applying: Promise<void> | null = null;
+  const waiters: Array<{ upTo: number; resolve(): void; reject(e: unknown): void }> = [];
+  // One ensure at a time: two launches of one tag must not make its net twice.
+  let ensuring: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  // Without parameters PVE lists the SDN configuration: vnets made or removed since the last
+  // apply are already in it, or already gone.
+  const list = async (): Promise<PveVnet[]> =>
+    (await api.get<PveVnet[]>('/cluster/sdn/vnets')).filter((v) => v.zone === zone);
+
+  function settle(): void {
+    for (const waiter of [...waiters]) {
+      if (failure && waiter.upTo <= failure.upTo) waiter.reject(failure.error);
+      else if (waiter.upTo <= applied) waiter.resolve();
+      else continue;
+      waiters.splice(waiters.indexOf(waiter), 1);
+    }
+  }
+
+  async function apply(): Promise<void> {
+    timer = null;
+    const upTo = changes;
+    try {
+      const upid = await api.put<string>('/cluster/sdn');
+      await api.waitTask(upid);
+      applied = Math.max(applied, upTo);
+      failure = null;
+    } catch (error) {
+      options.log?.warn({ err: error }, 'proxmox: applying the SDN configuration failed');
+      failure = { upTo, error };
+    }
+    settle();
+    applying = null;
+    // Changes made while this apply ran go in the next one.
+    if (changes > applied && !failure && !closed) schedule();
+  }
+
+  function schedule(): void {
+    if (closed) return;
+    if (applying) return; // apply() schedules again when it ends
+    const now = Date.now();
+    if (!timer) firstPending = now;
+    else clearTimeout(timer);
+    const wait = Math.max(0, Math.min(debounceMs, firstPending + maxDelayMs - now));
+    timer = setTimeout(() => {
+      applying = apply();
+    }, wait);
+  }
+
+  const changed = () => {
+    changes++;
+    schedule();
+  };
+
+  async function freeTag(taken: Set<number>): Promise<number> {
+    const [low, high] = options.tags;
+    for (let tag = low; tag <= high; tag++) if (!taken.has(tag)) return tag;
+    throw new Error(`every vnet tag from ${low} to ${high} of zone ${zone} is in use`);
+  }
+
+  async function ensureNow(nets: readonly string[]): Promise<Map<string, string>> {
+    const ids = new Map<string, string>();
+    const wanted = [...new Set(nets.filter(Boolean))];
+    if (wanted.length === 0) return ids;
+    let vnets = await list();
+    for (const net of wanted) {
+      const alias = aliasOf(net);
+      const existing = vnets.find((v) => v.alias === alias);
+      if (existing) {
+        ids.set(net, existing.vnet);
+        continue;
+      }
+      // Another server may take the same id or tag at the same moment: PVE refuses the second,
+      // and this one tries again with fresh ones.
+      for (let attempt = 0; ; attempt++) {
+        const tag = await freeTag(new Set(vnets.map((v) => v.tag ?? -1)));
+        const vnet = newVnetId();
+        try {
+          await api.post('/cluster/sdn/vnets', { vnet, zone, tag, alias });
+          ids.set(net, vnet);
+          vnets = [...vnets, { vnet, zone, tag, alias }];
+          changed();
+          break;
+        } catch (error) {
+          if (attempt >= 4) throw error;
+          vnets = await list();
+          const made = vnets.find((v) => v.alias === alias);
+          if (made) {
+            ids.set(net, made.vnet);
+            break;
+          }
+        }
+      }
+    }
+    return ids;
+  }
+
+  return {
+    ensure(nets) {
+      const result = ensuring.then(() => ensureNow(nets));
+      ensuring = result.catch(() => undefined);
+      return result;
+    },
+    settled() {
+      if (changes <= applied) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        waiters.push({ upTo: changes, resolve, reject });
+        // A failed apply is tried again by the next waiter.
+        if (failure) {
+          failure = null;
+          schedule();
+        }
+      });
+    },
+    async removeTag(tag) {
+      const ours = (await list()).filter((v) => {
+        const net = netOfAlias(v.alias);
+        return net !== null && net.endsWith(`#${tag}`);
+      });
+      for (const v of ours) await api.delete(`/cluster/sdn/vnets/${v.vnet}`);
+      if (ours.length > 0) changed();
+      return ours.length;
+    },
+    list,
+    async reserved() {
+      return (await list()).filter((v) => netOfAlias(v.alias) === null);
+    },
+    close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
