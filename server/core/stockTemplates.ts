@@ -26,7 +26,8 @@ const disk = (file: string, size: number) => ({
 
 /**
  * The tiny Linux machine every driver can run: with the qemu driver, the stock image that
- * `npm run images` (or the first start) builds, booting to a shell prompt within seconds.
+ * `npm run images` (or the first start) builds, booting to a shell prompt within seconds; with
+ * the proxmox driver, a linked clone of the cluster's VM template `topoplay-tiny`.
  */
 export const TINY_TEMPLATE: StockTemplate = {
   name: 'tiny-linux',
@@ -42,6 +43,8 @@ export const TINY_TEMPLATE: StockTemplate = {
     Eth: [{ Net: 'lan', Type: 'virtio' }],
     // The image's own name: the qemu driver finds it in its images folder.
     Disks: [{ Path: 'topoplay-tiny.qcow2', Source: '', Controller: 'virtio', Size: 1 }],
+    // The Proxmox VM template the proxmox driver clones (docs/deploy.md says how to make it).
+    Template: 'topoplay-tiny',
   },
 };
 

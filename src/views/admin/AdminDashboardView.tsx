@@ -124,8 +124,9 @@ function Janitor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
     <section aria-labelledby="tp-janitor" className="tp-panel">
       <h3 id="tp-janitor">Janitor</h3>
       <p className="tp-muted">
-        Ends expired gamespaces and removes their machines; reports idle and forgotten workspaces. A
-        dry run only reports.
+        Ends expired gamespaces and removes their machines; reports idle and forgotten workspaces,
+        and machines that belong to no workspace or gamespace (removed once they have been reported
+        for a while). A dry run only reports.
       </p>
       <div className="tp-actions">
         <button
