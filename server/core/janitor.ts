@@ -12,7 +12,9 @@ import { PERMISSION } from './workspaces';
 // The janitor (wire reference §4.6): a background job that ends gamespaces past their expiration
 // (plus the player's grace), deletes the machines of ended gamespaces once, and now and then
 // reports idle workspace machines and forgotten workspaces. With each run it also asks the driver
-// to remove its orphans (hypervisor processes whose machine is gone), when the driver has any. Several servers may run it; a lock in
+// to remove its orphans (hypervisor processes whose machine is gone, base images a save
+// replaced), when the driver has any, and reconciles the driver's machines and networks with the
+// database (orphaned tags, reported then removed after a grace). Several servers may run it; a lock in
 // the shared cache lets one of them work at a time, and each gamespace's cleanup is claimed in
 // the database so its machines are deleted once even if two runs overlap.
 

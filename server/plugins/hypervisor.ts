@@ -5,8 +5,11 @@ import type { Clock } from '../clock';
 import type { Config } from '../config';
 import { createConsoleTickets, type ConsoleTicketStore } from '../console/tickets';
 import { createSimDriver, type ConsoleTickets, type HypervisorDriver } from '../hypervisor';
-import { createPveClient } from '../hypervisor/proxmox/client';
-import { createProxmoxDriver } from '../hypervisor/proxmox/proxmoxDriver';
+import { createPveClient, type PveClient } from '../hypervisor/proxmox/client';
+import {
+  createProxmoxDriver,
+  type ProxmoxDriverOptions,
+} from '../hypervisor/proxmox/proxmoxDriver';
 import { createQemuDriver } from '../hypervisor/qemu/qemuDriver';
 import { buildTinyImage } from '../hypervisor/qemu/tinyImage';
 import type { Db } from '../store/db';
@@ -63,22 +66,7 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
       });
     }
     case 'proxmox': {
-      const pve = config.proxmox;
-      const client = createPveClient({
-        url: pve.url,
-        tokenId: pve.tokenId,
-        tokenSecret: pve.tokenSecret,
-        ca: pve.caFile ? await readFile(pve.caFile, 'utf8') : undefined,
-        fingerprint: pve.fingerprint ?? undefined,
-      });
-      const driver = createProxmoxDriver({
-        client,
-        storage: pve.storage,
-        isoStorage: pve.isoStorage,
-        zone: pve.zone,
-        vnetTags: pve.vnetTags,
-        nodes: pve.nodes,
-        pool: pve.pool,
+      const driver = proxmoxDriverOf(config.proxmox, await proxmoxClientOf(config.proxmox), {
         console: deps.console,
         log: deps.log,
       });
@@ -87,11 +75,43 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
       await driver
         .ready()
         .catch((error: unknown) =>
-          deps.log?.warn({ err: error, url: pve.url }, 'the Proxmox cluster is not ready'),
+          deps.log?.warn(
+            { err: error, url: config.proxmox.url },
+            'the Proxmox cluster is not ready',
+          ),
         );
       return driver;
     }
   }
+}
+
+/** The PVE API client of the PROXMOX_* settings (the server's and `npm run check:proxmox`'s). */
+export async function proxmoxClientOf(pve: Config['proxmox']): Promise<PveClient> {
+  return createPveClient({
+    url: pve.url,
+    tokenId: pve.tokenId,
+    tokenSecret: pve.tokenSecret,
+    ca: pve.caFile ? await readFile(pve.caFile, 'utf8') : undefined,
+    fingerprint: pve.fingerprint ?? undefined,
+  });
+}
+
+/** The proxmox driver of the PROXMOX_* settings, on `client`. */
+export function proxmoxDriverOf(
+  pve: Config['proxmox'],
+  client: PveClient,
+  extras: Pick<ProxmoxDriverOptions, 'console' | 'log' | 'pool'> = {},
+): HypervisorDriver {
+  return createProxmoxDriver({
+    client,
+    storage: pve.storage,
+    isoStorage: pve.isoStorage,
+    zone: pve.zone,
+    vnetTags: pve.vnetTags,
+    nodes: pve.nodes,
+    pool: pve.pool,
+    ...extras,
+  });
 }
 
 export const hypervisorPlugin = fp(

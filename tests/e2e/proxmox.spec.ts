@@ -1,7 +1,16 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../../playwright.config';
 import { startPveSimulator } from '../pvesim/simulator';
-import { apiOf, canvasPixels, extraServer, signIn } from './support';
+import {
+  apiOf,
+  canvasPixels,
+  extraServer,
+  flagChallenge,
+  publishFlagLab,
+  scoreFlag,
+  signIn,
+  startGame,
+} from './support';
 
 // The whole path on a Proxmox VE cluster, played against the PVE API SIMULATOR (tests/pvesim,
 // over TLS with its certificate pinned): a server of the test's own with HYPERVISOR=proxmox. An
@@ -11,26 +20,10 @@ import { apiOf, canvasPixels, extraServer, signIn } from './support';
 // vncwebsocket), reads the flag the guest agent wrote into the machine and scores with it; ending
 // the game removes the machines and the gamespace's vnets from the cluster.
 
-const CHALLENGE = {
-  text: 'Find the flag on your machine.',
-  transforms: [{ key: 'flag', value: 'hex:10' }],
-  variants: [
-    {
-      text: 'A tiny machine on the cluster is yours.',
-      sections: [
-        {
-          name: 'Flags',
-          text: 'Look in /etc/topoplay-guestinfo.',
-          preReqPrevSection: 0,
-          preReqTotal: 0,
-          questions: [
-            { text: 'What is the flag?', answer: '##flag##', weight: 100, grader: 'match' },
-          ],
-        },
-      ],
-    },
-  ],
-};
+const CHALLENGE = flagChallenge(
+  'A tiny machine on the cluster is yours.',
+  'Look in /etc/topoplay-guestinfo.',
+);
 
 interface GameVm {
   id: string;
@@ -100,28 +93,14 @@ test('a lab on a Proxmox cluster (simulated): author, launch, console, grade, cl
 
     // Its guest settings carry the flag; the lab is published.
     const author = await apiOf(page);
-    const workspace = await author<{ templates: Array<Record<string, unknown>> } & object>(
+    const { templates } = await author<{ templates: Array<Record<string, unknown>> }>(
       'GET',
       `workspace/${workspaceId}`,
     );
-    const linked = workspace.templates[0]!;
-    await author('PUT', 'template', {
-      id: linked.id,
-      name: 'box',
-      description: linked.description,
-      networks: linked.networks,
-      iso: linked.iso,
-      isHidden: linked.isHidden,
-      variant: linked.variant,
-      replicas: 1,
-      guestinfo: 'flag=##flag##',
-    });
-    await author('PUT', `challenge/${workspaceId}`, CHALLENGE);
-    await author('PUT', 'workspace', {
-      ...workspace,
+    await publishFlagLab(author, workspaceId, templates[0]!, {
       name: 'Cluster Lab',
-      audience: 'everyone',
-      durationMinutes: 60,
+      replicas: 1,
+      challenge: CHALLENGE,
     });
 
     // The player launches it.
@@ -131,14 +110,7 @@ test('a lab on a Proxmox cluster (simulated): author, launch, console, grade, cl
     });
     const player = await playerContext.newPage();
     await signIn(player, 'player');
-    await player.goto(`/mojo/${workspaceId}`);
-    const actions = player.getByRole('toolbar', { name: 'Game actions' });
-    await actions.getByRole('button', { name: 'Start' }).click();
-    await player
-      .getByRole('group', { name: 'Start the game?' })
-      .getByRole('button', { name: 'Confirm' })
-      .click();
-    await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 60_000 });
+    await startGame(player, workspaceId);
     const playerApi = await apiOf(player);
     // The play page's id is the workspace's; the game state names the gamespace.
     const game = await playerApi<{ id: string; vms: GameVm[] }>('GET', `gamespace/${workspaceId}`);
@@ -179,16 +151,7 @@ test('a lab on a Proxmox cluster (simulated): author, launch, console, grade, cl
       )?.[1] ?? '';
     await expect.poll(flagOf, { timeout: 30_000 }).toMatch(/^[0-9a-f]{10}$/);
     const flag = flagOf();
-    const quiz = player.getByRole('region', { name: 'Challenge' });
-    const section = quiz.getByRole('region', { name: 'Flags' });
-    await section.getByLabel('Answer 1.1').fill(flag);
-    await section.getByRole('button', { name: 'Submit' }).click();
-    await player
-      .getByRole('group', { name: 'Submit Flags?' })
-      .getByRole('button', { name: 'Confirm' })
-      .click();
-    await expect(section.getByText('✓ correct')).toBeVisible();
-    await expect(player.getByRole('status', { name: 'Score' })).toHaveText('Score 100 / 100');
+    await scoreFlag(player, flag);
     await player.screenshot({ path: test.info().outputPath('proxmox-scored.png') });
 
     // A full score ends the game; the janitor's next run (here asked for by an admin) removes its

@@ -5,7 +5,16 @@ import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../../playwright.config';
 import { screenText } from '../../server/hypervisor/qemu/qmp';
 import { buildTinyImage } from '../../server/hypervisor/qemu/tinyImage';
-import { apiOf, canvasPixels, extraServer, signIn } from './support';
+import {
+  apiOf,
+  canvasPixels,
+  extraServer,
+  flagChallenge,
+  publishFlagLab,
+  scoreFlag,
+  signIn,
+  startGame,
+} from './support';
 
 // Real machines in the browser: a server of the test's own with the qemu driver. An author
 // publishes a workspace whose tiny Linux machine is made twice (two replicas) and whose guest
@@ -14,26 +23,7 @@ import { apiOf, canvasPixels, extraServer, signIn } from './support';
 // generated on the machine's screen and scores with it. What is on the screen is read from the
 // machine's text-mode framebuffer through its monitor, and the console's canvas must show it too.
 
-const CHALLENGE = {
-  text: 'Find the flag on your machine.',
-  transforms: [{ key: 'flag', value: 'hex:10' }],
-  variants: [
-    {
-      text: 'Two tiny machines are yours.',
-      sections: [
-        {
-          name: 'Flags',
-          text: 'Look at the console.',
-          preReqPrevSection: 0,
-          preReqTotal: 0,
-          questions: [
-            { text: 'What is the flag?', answer: '##flag##', weight: 100, grader: 'match' },
-          ],
-        },
-      ],
-    },
-  ],
-};
+const CHALLENGE = flagChallenge('Two tiny machines are yours.', 'Look at the console.');
 
 interface GameVm {
   id: string;
@@ -76,24 +66,10 @@ test('a player gets real machines: the console shows the prompt, runs a command,
       templateId: tiny?.id,
       workspaceId,
     });
-    await author('PUT', 'template', {
-      id: linked.id,
-      name: 'box',
-      description: linked.description,
-      networks: linked.networks,
-      iso: linked.iso,
-      isHidden: linked.isHidden,
-      variant: linked.variant,
-      replicas: 2,
-      guestinfo: 'flag=##flag##',
-    });
-    await author('PUT', `challenge/${workspaceId}`, CHALLENGE);
-    const workspace = await author<Record<string, unknown>>('GET', `workspace/${workspaceId}`);
-    await author('PUT', 'workspace', {
-      ...workspace,
+    await publishFlagLab(author, workspaceId, linked, {
       name: 'Real Lab',
-      audience: 'everyone',
-      durationMinutes: 60,
+      replicas: 2,
+      challenge: CHALLENGE,
     });
 
     // The player launches it.
@@ -103,14 +79,7 @@ test('a player gets real machines: the console shows the prompt, runs a command,
     });
     const player = await playerContext.newPage();
     await signIn(player, 'player');
-    await player.goto(`/mojo/${workspaceId}`);
-    const actions = player.getByRole('toolbar', { name: 'Game actions' });
-    await actions.getByRole('button', { name: 'Start' }).click();
-    await player
-      .getByRole('group', { name: 'Start the game?' })
-      .getByRole('button', { name: 'Confirm' })
-      .click();
-    await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 60_000 });
+    await startGame(player, workspaceId);
     const gamespaceId = /\/mojo\/([0-9a-f]{32})/.exec(player.url())?.[1] ?? '';
     const playerApi = await apiOf(player);
     const game = await playerApi<{ vms: GameVm[] }>('GET', `gamespace/${gamespaceId}`);
@@ -165,16 +134,7 @@ test('a player gets real machines: the console shows the prompt, runs a command,
     // The flag the challenge generated is printed on the machine at boot; it scores.
     const flag = /guestinfo\.flag = ([0-9a-f]{10})/.exec(await screenOf(first))?.[1] ?? '';
     expect(flag).toMatch(/^[0-9a-f]{10}$/);
-    const quiz = player.getByRole('region', { name: 'Challenge' });
-    const section = quiz.getByRole('region', { name: 'Flags' });
-    await section.getByLabel('Answer 1.1').fill(flag);
-    await section.getByRole('button', { name: 'Submit' }).click();
-    await player
-      .getByRole('group', { name: 'Submit Flags?' })
-      .getByRole('button', { name: 'Confirm' })
-      .click();
-    await expect(section.getByText('✓ correct')).toBeVisible();
-    await expect(player.getByRole('status', { name: 'Score' })).toHaveText('Score 100 / 100');
+    await scoreFlag(player, flag);
 
     // Ending the game removes its machines: no QEMU process of the game is left.
     await consolePage.close();

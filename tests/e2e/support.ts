@@ -105,3 +105,87 @@ export function canvasPixels(page: Page) {
     return { lit, digest };
   });
 }
+
+/** A challenge of one question whose answer is the flag generated for each gamespace. */
+export function flagChallenge(variantText: string, sectionText: string) {
+  return {
+    text: 'Find the flag on your machine.',
+    transforms: [{ key: 'flag', value: 'hex:10' }],
+    variants: [
+      {
+        text: variantText,
+        sections: [
+          {
+            name: 'Flags',
+            text: sectionText,
+            preReqPrevSection: 0,
+            preReqTotal: 0,
+            questions: [
+              { text: 'What is the flag?', answer: '##flag##', weight: 100, grader: 'match' },
+            ],
+          },
+        ],
+      },
+    ],
+  };
+}
+
+type Api = Awaited<ReturnType<typeof apiOf>>;
+
+/**
+ * Publishes the workspace for everyone as `name`, with the flag challenge, and gives its template
+ * `template` the name `box`, `replicas` machines and the flag in its guest settings.
+ */
+export async function publishFlagLab(
+  author: Api,
+  workspaceId: string,
+  template: Record<string, unknown>,
+  lab: { name: string; replicas: number; challenge: ReturnType<typeof flagChallenge> },
+) {
+  await author('PUT', 'template', {
+    id: template.id,
+    name: 'box',
+    description: template.description,
+    networks: template.networks,
+    iso: template.iso,
+    isHidden: template.isHidden,
+    variant: template.variant,
+    replicas: lab.replicas,
+    guestinfo: 'flag=##flag##',
+  });
+  await author('PUT', `challenge/${workspaceId}`, lab.challenge);
+  const workspace = await author<Record<string, unknown>>('GET', `workspace/${workspaceId}`);
+  await author('PUT', 'workspace', {
+    ...workspace,
+    name: lab.name,
+    audience: 'everyone',
+    durationMinutes: 60,
+  });
+}
+
+/** The player starts the workspace's game from its play page and waits until it runs. */
+export async function startGame(player: Page, workspaceId: string) {
+  await player.goto(`/mojo/${workspaceId}`);
+  const actions = player.getByRole('toolbar', { name: 'Game actions' });
+  await actions.getByRole('button', { name: 'Start' }).click();
+  await player
+    .getByRole('group', { name: 'Start the game?' })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
+  await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 60_000 });
+}
+
+/** The player answers the flag question with `flag`; it scores all the points. */
+export async function scoreFlag(player: Page, flag: string) {
+  const section = player
+    .getByRole('region', { name: 'Challenge' })
+    .getByRole('region', { name: 'Flags' });
+  await section.getByLabel('Answer 1.1').fill(flag);
+  await section.getByRole('button', { name: 'Submit' }).click();
+  await player
+    .getByRole('group', { name: 'Submit Flags?' })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
+  await expect(section.getByText('✓ correct')).toBeVisible();
+  await expect(player.getByRole('status', { name: 'Score' })).toHaveText('Score 100 / 100');
+}

@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { vi } from 'vitest';
 import { loadConfig } from '../../server/config';
-import { newId } from '../../server/core/ids';
 import type { ConsoleTickets, MachineSpec } from '../../server/hypervisor';
-import { createPveClient, PveError, type PveClient } from '../../server/hypervisor/proxmox/client';
-import { createProxmoxDriver } from '../../server/hypervisor/proxmox/proxmoxDriver';
+import { PveError, type PveClient } from '../../server/hypervisor/proxmox/client';
+import { proxmoxClientOf, proxmoxDriverOf } from '../../server/plugins/hypervisor';
 import type { PveVnet } from '../../server/hypervisor/proxmox/sdn';
-import { driverContract, nic } from '../server/hypervisor/contract';
+import { clusterSpec, driverContract } from '../server/hypervisor/contract';
 
 // The live check for admins (`npm run check:proxmox`, docs/deploy.md): the driver contract the
 // CI runs against the PVE API simulator, here against the cluster the PROXMOX_* settings name.
@@ -27,27 +25,8 @@ const tickets: ConsoleTickets = {
   issue: async (vmId) => ({ ticket: 'check', url: `/api/console/vnc/${vmId}?ticket=check` }),
 };
 
-function spec(name: string, tag: string, fields: Partial<MachineSpec> = {}): MachineSpec {
-  return {
-    templateId: newId(),
-    name,
-    isolationTag: tag,
-    cpu: { sockets: 1, coresPerSocket: 1 },
-    memoryMiB: 256,
-    guestOs: null,
-    disks: [{ index: 0, path: '', source: null, controller: null, sizeGiB: 1 }],
-    nics: [nic('lan')],
-    guestSettings: [],
-    iso: null,
-    bootDelaySeconds: 0,
-    autoStart: true,
-    hostAffinity: false,
-    useUplink: false,
-    baseImage: `${pool}-base`,
-    baseImageSource: null,
-    ...fields,
-  };
-}
+const spec = (name: string, tag: string, fields: Partial<MachineSpec> = {}) =>
+  clusterSpec(name, tag, `${pool}-base`, { memoryMiB: 256, ...fields });
 
 const vnetsOf = async (client: PveClient) =>
   (await client.get<PveVnet[]>('/cluster/sdn/vnets')).filter((v) => v.zone === pve.zone);
@@ -81,13 +60,7 @@ async function cleanUp(client: PveClient, vnetsBefore: Set<string>): Promise<voi
 }
 
 driverContract(`proxmox (live cluster ${pve.url}, pool ${pool})`, async () => {
-  const client = createPveClient({
-    url: pve.url,
-    tokenId: pve.tokenId,
-    tokenSecret: pve.tokenSecret,
-    ca: pve.caFile ? readFileSync(pve.caFile, 'utf8') : undefined,
-    fingerprint: pve.fingerprint ?? undefined,
-  });
+  const client = await proxmoxClientOf(pve);
   const vnetsBefore = new Set((await vnetsOf(client)).map((v) => v.vnet));
   await client.post('/pools', { poolid: pool, comment: 'Topoplay check: removed when it ends' });
   // The contract's reserved net: an admin's vnet named bridge-net, added when there is none.
@@ -104,16 +77,7 @@ driverContract(`proxmox (live cluster ${pve.url}, pool ${pool})`, async () => {
     });
     await client.waitTask(await client.put<string>('/cluster/sdn'));
   }
-  const driver = createProxmoxDriver({
-    client,
-    storage: pve.storage,
-    isoStorage: pve.isoStorage,
-    zone: pve.zone,
-    vnetTags: pve.vnetTags,
-    nodes: pve.nodes,
-    pool,
-    console: tickets,
-  });
+  const driver = proxmoxDriverOf(pve, client, { pool, console: tickets });
   try {
     await driver.ready();
     // The check's own base image (saves go into it), a copy of the template.

@@ -84,7 +84,8 @@ const hypervisorSchema = {
     },
     orphans: {
       type: 'integer',
-      description: 'Hypervisor processes whose machine is gone; the janitor removes them.',
+      description:
+        'What the hypervisor keeps that no machine needs any more (a QEMU process whose machine is gone, a Proxmox base image a save replaced); the janitor removes them.',
     },
   },
 } as const;

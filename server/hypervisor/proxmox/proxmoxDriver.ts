@@ -527,9 +527,15 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       delete: [...new Set(unused)].join(',') || undefined,
     });
     progressOf(p.vmid, 80);
-    await api.waitTask(
-      await api.post<string>(`/nodes/${p.node}/qemu/${p.vmid}/snapshot`, { snapname: SNAPSHOT }),
-    );
+    // The snapshot revert goes back to. A storage without snapshots (plain LVM, raw files) still
+    // runs the machine; its revert then says why it cannot.
+    try {
+      await api.waitTask(
+        await api.post<string>(`/nodes/${p.node}/qemu/${p.vmid}/snapshot`, { snapname: SNAPSHOT }),
+      );
+    } catch (error) {
+      log?.warn({ err: error, vmid: p.vmid }, 'proxmox: no revert snapshot for this machine');
+    }
     if (p.cancelled) return;
     progressOf(p.vmid, 90);
     if (spec.autoStart) await startVm(p.node, p.vmid);

@@ -245,7 +245,8 @@ function Hypervisor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
       {status && <HypervisorFigures status={status} />}
       {status && status.orphans > 0 && (
         <p className="tp-muted">
-          Orphans are hypervisor processes whose machine is gone; the janitor removes them.
+          Orphans are what the hypervisor keeps that no machine needs any more (a QEMU process whose
+          machine is gone, a Proxmox base image a save replaced); the janitor removes them.
         </p>
       )}
     </section>

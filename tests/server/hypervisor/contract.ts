@@ -34,6 +34,34 @@ const POLL_MS = 10;
 
 export const nic = (network: string, index = 0) => ({ index, network, adapter: null, mac: null });
 
+/** A small machine of `tag` on `lan`, started at deploy, cloned from `baseImage` (cluster drivers). */
+export function clusterSpec(
+  name: string,
+  tag: string,
+  baseImage: string,
+  fields: Partial<MachineSpec> = {},
+): MachineSpec {
+  return {
+    templateId: newId(),
+    name,
+    isolationTag: tag,
+    cpu: { sockets: 1, coresPerSocket: 1 },
+    memoryMiB: 512,
+    guestOs: null,
+    disks: [{ index: 0, path: '', source: null, controller: null, sizeGiB: 1 }],
+    nics: [nic('lan')],
+    guestSettings: [],
+    iso: null,
+    bootDelaySeconds: 0,
+    autoStart: true,
+    hostAffinity: false,
+    useUplink: false,
+    baseImage,
+    baseImageSource: null,
+    ...fields,
+  };
+}
+
 /** Rejects with the driver's error of this code. */
 const driverError = (code: string) => expect.objectContaining({ name: 'DriverError', code });
 

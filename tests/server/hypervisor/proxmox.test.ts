@@ -7,7 +7,7 @@ import {
   type ProxmoxDriverOptions,
 } from '../../../server/hypervisor/proxmox/proxmoxDriver';
 import { startPveSimulator, type PveSimulator } from '../../pvesim/simulator';
-import { driverContract, nic } from './contract';
+import { clusterSpec, driverContract, nic } from './contract';
 
 // The proxmox driver against the PVE API simulator (tests/pvesim: every request checked against
 // the PVE API schema, tasks that take time, clone locks, nextid races, SDN changes that need an
@@ -24,27 +24,8 @@ const tickets: ConsoleTickets = {
   issue: async (vmId) => ({ ticket: 't', url: `/api/console/vnc/${vmId}?ticket=t` }),
 };
 
-function spec(name: string, tag: string, fields: Partial<MachineSpec> = {}): MachineSpec {
-  return {
-    templateId: newId(),
-    name,
-    isolationTag: tag,
-    cpu: { sockets: 1, coresPerSocket: 1 },
-    memoryMiB: 512,
-    guestOs: null,
-    disks: [{ index: 0, path: '', source: null, controller: null, sizeGiB: 1 }],
-    nics: [{ ...nic('lan'), adapter: 'e1000' }],
-    guestSettings: [],
-    iso: null,
-    bootDelaySeconds: 0,
-    autoStart: true,
-    hostAffinity: false,
-    useUplink: false,
-    baseImage: OWN,
-    baseImageSource: null,
-    ...fields,
-  };
-}
+const spec = (name: string, tag: string, fields: Partial<MachineSpec> = {}) =>
+  clusterSpec(name, tag, OWN, { nics: [{ ...nic('lan'), adapter: 'e1000' }], ...fields });
 
 /** Fast simulator timings: every task still takes real time, and locks are really held. */
 const SIM_TIMINGS = {
