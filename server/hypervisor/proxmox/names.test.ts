@@ -85,10 +85,8 @@ describe('machine descriptions', () => {
     expect(machineMetaOf(description)?.nets).toEqual(['lan#t', '', '']);
   });
 
-  // Known bug, kept as an expected failure so that it shows once names.ts is fixed (then make it
-  // a plain `it`): machineMetaOf looks for the first "topoplay-machine:", which a name holding
-  // that text puts on the description's first line, before the JSON line.
-  it.fails('keeps a name that holds the marker text', () => {
+  // The name is on the description's first line too: the meta is read from the last marker line.
+  it('keeps a name that holds the marker text', () => {
     const name = 'topoplay-machine: lab#6f1d';
     expect(machineMetaOf(describeMachine({ ...meta, name }))).toEqual({ ...meta, name });
   });
@@ -114,9 +112,8 @@ describe('PVE names of machines', () => {
     );
   });
 
-  // Known bug (expected failure, see above): without a tag the name is cut to 40 characters
-  // after its dashes were trimmed, so it can end with one, which PVE refuses as a DNS name.
-  it.fails('gives a DNS name for a long name without a tag', () => {
+  // Cut to 40 characters, a name may end with a dash, which PVE refuses: it is trimmed again.
+  it('gives a DNS name for a long name without a tag', () => {
     expect(pveNameOf(`${'a'.repeat(39)} b`)).toMatch(DNS_NAME);
   });
 });

@@ -36,10 +36,14 @@ export function describeMachine(meta: MachineMeta): string {
 /** The meta of a description written by describeMachine; null for anything else. */
 export function machineMetaOf(description: string | undefined): MachineMeta | null {
   if (!description) return null;
-  const at = description.indexOf(MARKER);
-  if (at < 0) return null;
+  // The last line with the marker: the first line holds the name, which may contain it too.
+  const line = description
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith(MARKER));
+  if (!line) return null;
   try {
-    const meta = JSON.parse(description.slice(at + MARKER.length).split('\n')[0] ?? '') as unknown;
+    const meta = JSON.parse(line.slice(MARKER.length)) as unknown;
     if (!meta || typeof meta !== 'object') return null;
     const { name, source, nets } = meta as Record<string, unknown>;
     if (typeof name !== 'string' || typeof source !== 'number' || !Array.isArray(nets)) return null;
@@ -60,7 +64,7 @@ function dnsPart(text: string): string {
 
 /** The PVE name of a machine: readable, a valid DNS name, unique with its tag. */
 export function pveNameOf(name: string): string {
-  const base = dnsPart(untagged(name)).slice(0, 40) || 'vm';
+  const base = dnsPart(untagged(name)).slice(0, 40).replace(/-+$/, '') || 'vm';
   const tag = dnsPart(tagOf(name));
   return tag ? `${base}--${tag}` : base;
 }

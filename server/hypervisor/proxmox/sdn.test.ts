@@ -282,12 +282,9 @@ describe('applying', () => {
     expect(pve.applies()).toHaveLength(2);
   });
 
-  // Known bug, kept as an expected failure so that it shows once sdn.ts is fixed (then make it a
-  // plain `it`): when an apply fails, a settled() waiting for a change made while that apply ran
-  // is neither rejected nor applied, since apply() schedules nothing after a failure and settle()
-  // only rejects waiters up to the failed apply's changes. It hangs until someone else calls
-  // settled(). vi.waitFor gives up after its timeout, which is the expected failure.
-  it.fails('ends a settled() for a change made during an apply that failed', async () => {
+  // PVE applies the whole configuration, so a failed apply fails the changes made while it ran
+  // too: their settled() is rejected rather than left waiting.
+  it('ends a settled() for a change made during an apply that failed', async () => {
     const pve = fakePve();
     pve.state.autoApply = false;
     const sdn = sdnOn(pve);
@@ -300,13 +297,12 @@ describe('applying', () => {
 
     pve.tasks[0]!.reject(new Error('reload failed'));
     await first;
-    await vi.waitFor(
-      () => {
-        pve.tasks[1]?.resolve();
-        expect(second.outcome).not.toBe('pending');
-      },
-      { timeout: 300 },
-    );
+    await vi.waitFor(() => expect(second.outcome).toBe('rejected'));
+    // The next settled() applies again, the change made during the failed apply with it.
+    const third = track(sdn.settled());
+    await vi.waitFor(() => expect(pve.tasks).toHaveLength(2));
+    pve.tasks[1]!.resolve();
+    await vi.waitFor(() => expect(third.outcome).toBe('resolved'));
   });
 
   it('applies nothing and settles at once when nothing changed', async () => {

@@ -67,7 +67,8 @@ export function createSdn(options: SdnOptions): Sdn {
 
   function settle(): void {
     for (const waiter of [...waiters]) {
-      if (failure && waiter.upTo <= failure.upTo) waiter.reject(failure.error);
+      // PVE applies the whole configuration: when it fails, every pending change failed with it.
+      if (failure) waiter.reject(failure.error);
       else if (waiter.upTo <= applied) waiter.resolve();
       else continue;
       waiters.splice(waiters.indexOf(waiter), 1);
