@@ -132,6 +132,8 @@ export interface Config {
     nodes: string[];
     /** PROXMOX_POOL: the resource pool our machines join; '' for none. */
     pool: string;
+    /** PROXMOX_ROOT_PASSWORD: root@pam's, only to give guests their settings through fw_cfg. */
+    rootPassword: string;
   };
   /**
    * How much faster than real time the sim driver's tasks run: 1 is realistic (a deploy takes a
@@ -398,6 +400,7 @@ export const VARIABLES = {
   PROXMOX_VNET_TAGS: { type: 'string', form: 'vnetTags', default: '2000-3999' },
   PROXMOX_NODES: { type: 'string', form: 'names' },
   PROXMOX_POOL: { type: 'string' },
+  PROXMOX_ROOT_PASSWORD: { type: 'string', form: 'secret' },
   SIM_SPEED: { type: 'number', minimum: 0, default: 1 },
   JANITOR_ENABLED: { type: 'string', form: 'boolean', default: 'true' },
   JANITOR_START_SECONDS: { type: 'string', form: 'startSeconds', default: '30-60' },
@@ -592,6 +595,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       vnetTags: v.PROXMOX_VNET_TAGS,
       nodes: v.PROXMOX_NODES ?? [],
       pool: v.PROXMOX_POOL ?? '',
+      rootPassword: v.PROXMOX_ROOT_PASSWORD ?? '',
     },
     simSpeed: v.SIM_SPEED,
     janitor: {

@@ -66,9 +66,14 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
       });
     }
     case 'proxmox': {
-      const driver = proxmoxDriverOf(config.proxmox, await proxmoxClientOf(config.proxmox), {
+      const pve = config.proxmox;
+      const driver = proxmoxDriverOf(pve, await proxmoxClientOf(pve), {
         console: deps.console,
         log: deps.log,
+        // Root's password only signs in to set `args` (fw_cfg guest settings).
+        rootClient: pve.rootPassword
+          ? await proxmoxClientOf(pve, { username: 'root@pam', password: pve.rootPassword })
+          : undefined,
       });
       // A cluster out of reach is said at start, but does not stop the server: the admin
       // dashboard and every machine call say so until it answers.
@@ -86,11 +91,15 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
 }
 
 /** The PVE API client of the PROXMOX_* settings (the server's and `npm run check:proxmox`'s). */
-export async function proxmoxClientOf(pve: Config['proxmox']): Promise<PveClient> {
+export async function proxmoxClientOf(
+  pve: Config['proxmox'],
+  login?: { username: string; password: string },
+): Promise<PveClient> {
   return createPveClient({
     url: pve.url,
     tokenId: pve.tokenId,
     tokenSecret: pve.tokenSecret,
+    login,
     ca: pve.caFile ? await readFile(pve.caFile, 'utf8') : undefined,
     fingerprint: pve.fingerprint ?? undefined,
   });
@@ -100,7 +109,7 @@ export async function proxmoxClientOf(pve: Config['proxmox']): Promise<PveClient
 export function proxmoxDriverOf(
   pve: Config['proxmox'],
   client: PveClient,
-  extras: Pick<ProxmoxDriverOptions, 'console' | 'log' | 'pool'> = {},
+  extras: Pick<ProxmoxDriverOptions, 'console' | 'log' | 'pool' | 'rootClient'> = {},
 ): HypervisorDriver {
   return createProxmoxDriver({
     client,

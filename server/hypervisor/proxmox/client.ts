@@ -21,6 +21,12 @@ export interface PveClientOptions {
   /** API token id `user@realm!tokenname` and its secret: header `Authorization: PVEAPIToken=${tokenId}=${secret}`. */
   tokenId: string;
   tokenSecret: string;
+  /**
+   * Instead of the token: a user who signs in with a password (POST /access/ticket), for what
+   * PVE allows only root@pam itself to do (a VM's `args`). The ticket goes in the
+   * `PVEAuthCookie` cookie, with its CSRF token on writes, and is renewed before it expires.
+   */
+  login?: { username: string; password: string };
   /** PEM text of a CA that signs the PVE certificate (self-signed clusters). */
   ca?: string;
   /** SHA-256 fingerprint of the server certificate ("AB:CD:..", case-insensitive, colons optional): the
@@ -122,6 +128,8 @@ export const DEFAULT_ATTEMPTS = 3;
 /** The first retry waits this long (plus jitter); each further one twice as long. */
 export const RETRY_BASE_MS = 200;
 export const DEFAULT_TASK_INTERVAL_MS = 1_000;
+/** A PVE ticket is good for two hours; a signed-in client renews it after one. */
+export const TICKET_RENEW_MS = 60 * 60_000;
 /** pveproxy drops an idle kept-alive connection after 5 s; ours go first, so a request never
  *  lands on a socket the server is closing (which a POST could not safely repeat). */
 const IDLE_SOCKET_MS = 4_000;
@@ -374,6 +382,9 @@ export function createPveClient(options: PveClientOptions): PveClient {
   const agent = createAgent(secure, options);
   const transport = secure ? https : http;
   const authorization = `PVEAPIToken=${options.tokenId}=${options.tokenSecret}`;
+  // A ticket lives two hours; it is renewed after one.
+  let session: { cookie: string; csrf: string; at: number } | null = null;
+  let signingIn: Promise<void> | null = null;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const attempts = Math.max(1, options.attempts ?? DEFAULT_ATTEMPTS);
   const sleep = options.sleep ?? defaultSleep;
@@ -385,10 +396,12 @@ export function createPveClient(options: PveClientOptions): PveClient {
       const encoded = encodeParams(params);
       const inBody = method === 'POST' || method === 'PUT';
       const url = `${root}${path}${!inBody && encoded ? `?${encoded}` : ''}`;
-      const headers: http.OutgoingHttpHeaders = {
-        Authorization: authorization,
-        Accept: 'application/json',
-      };
+      const headers: http.OutgoingHttpHeaders = { Accept: 'application/json' };
+      if (!options.login) headers.Authorization = authorization;
+      else if (session) {
+        headers.Cookie = `PVEAuthCookie=${session.cookie}`;
+        if (method !== 'GET') headers.CSRFPreventionToken = session.csrf;
+      }
       const body = inBody ? Buffer.from(encoded) : null;
       if (body) {
         headers['Content-Type'] = 'application/x-www-form-urlencoded';
@@ -428,13 +441,44 @@ export function createPveClient(options: PveClientOptions): PveClient {
     return body.data ?? null;
   };
 
+  /** Signs in with the password (once for concurrent callers) when there is no fresh ticket. */
+  const signIn = async (): Promise<void> => {
+    if (!options.login || (session && Date.now() - session.at < TICKET_RENEW_MS)) return;
+    signingIn ??= (async () => {
+      session = null;
+      const answer = await exchange('POST', '/access/ticket', {
+        username: options.login!.username,
+        password: options.login!.password,
+      });
+      const data = dataOf('POST', '/access/ticket', answer) as {
+        ticket: string;
+        CSRFPreventionToken: string;
+      };
+      session = { cookie: data.ticket, csrf: data.CSRFPreventionToken, at: Date.now() };
+    })().finally(() => {
+      signingIn = null;
+    });
+    await signingIn;
+  };
+
   /** Reads are repeated on transient failures; writes never, PVE does not make them idempotent. */
   const call = async <T>(method: Method, path: string, params?: PveParams): Promise<T> => {
+    await signIn();
     const tries = method === 'GET' ? attempts : 1;
+    let signedInAgain = false;
     for (let attempt = 0; ; attempt++) {
       try {
         return dataOf(method, path, await exchange(method, path, params)) as T;
       } catch (error) {
+        // A ticket PVE no longer takes (a restarted cluster): sign in again, once. Refused
+        // before anything ran, the call is safe to send again.
+        if (options.login && !signedInAgain && error instanceof PveError && error.kind === 'auth') {
+          signedInAgain = true;
+          session = null;
+          await signIn();
+          attempt--;
+          continue;
+        }
         if (attempt + 1 >= tries || !isRetryable(error)) throw error;
         const delay = RETRY_BASE_MS * 2 ** attempt;
         await sleep(delay + Math.random() * (delay / 2));
@@ -479,13 +523,17 @@ export function createPveClient(options: PveClientOptions): PveClient {
     }
   };
 
-  const openWebSocket = (path: string, params?: PveParams): Promise<WebSocket> => {
+  const openWebSocket = async (path: string, params?: PveParams): Promise<WebSocket> => {
+    await signIn();
     const encoded = encodeParams(params);
     const url = `${root.replace(/^http/, 'ws')}${path}${encoded ? `?${encoded}` : ''}`;
     // pveproxy relays binary frames; noVNC asks for the `binary` subprotocol, and so do we.
     const socket = new WebSocket(url, ['binary'], {
       agent,
-      headers: { Authorization: authorization },
+      headers:
+        options.login && session
+          ? { Cookie: `PVEAuthCookie=${session.cookie}` }
+          : { Authorization: authorization },
     });
     return new Promise((resolve, reject) => {
       let settled = false;

@@ -71,6 +71,12 @@ export interface ProxmoxDriverOptions {
   watchMs?: number;
   /** The first back-off of a clone that met a busy lock. */
   lockBackoffMs?: number;
+  /**
+   * A client signed in as root@pam (PROXMOX_ROOT_PASSWORD): guest settings then go to the guest
+   * through QEMU's fw_cfg (the VM's `args`, which PVE lets only root@pam set) instead of the
+   * guest agent.
+   */
+  rootClient?: PveClient;
   /** Where in the guest the guest agent writes a machine's guest settings. */
   guestSettingsFile?: string;
   /** How often the guest agent is asked whether it runs yet, and for how long. */
@@ -109,6 +115,36 @@ const MIB = 1024 * 1024;
 
 /** Where guest settings land in a Linux guest, one `guestinfo.key=value` line each. */
 export const GUEST_SETTINGS_FILE = '/etc/topoplay-guestinfo';
+
+/** QEMU's longest fw_cfg file name. */
+const FW_CFG_NAME_MAX = 55;
+
+/** A word of PVE's `args`, which it splits as a shell does. */
+const shellWord = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The `args` that give a guest its settings as fw_cfg files `opt/{key}` (as the qemu driver
+ * does; QEMU doubles a comma in an option value), and the keys too long for a fw_cfg name.
+ */
+export function fwCfgArgs(settings: MachineSpec['guestSettings']): {
+  args: string;
+  skipped: string[];
+} {
+  const words: string[] = [];
+  const skipped: string[] = [];
+  for (const { key, value } of settings) {
+    const name = `opt/${key}`;
+    if (name.length > FW_CFG_NAME_MAX) {
+      skipped.push(key);
+      continue;
+    }
+    words.push(
+      '-fw_cfg',
+      shellWord(`name=${name.replace(/,/g, ',,')},string=${value.replace(/,/g, ',,')}`),
+    );
+  }
+  return { args: words.join(' '), skipped };
+}
 
 /** The file the guest agent writes: one `key=value` line per setting. */
 export const guestSettingsText = (settings: MachineSpec['guestSettings']): string =>
@@ -520,12 +556,21 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     }
     if (spec.iso) config.ide2 = `${isoVolumeOf(options.isoStorage, spec.iso)},media=cdrom`;
     if (spec.bootDelaySeconds > 0) config.startup = `up=${spec.bootDelaySeconds}`;
-    // Guest settings go through the QEMU guest agent, which needs no root credentials.
-    if (spec.guestSettings.length > 0) config.agent = 1;
+    // Guest settings go through the QEMU guest agent, which needs no root credentials, unless
+    // the admin gave root's: then through fw_cfg, which needs nothing in the guest.
+    const viaAgent = spec.guestSettings.length > 0 && !options.rootClient;
+    if (viaAgent) config.agent = 1;
     await api.put(`/nodes/${p.node}/qemu/${p.vmid}/config`, {
       ...config,
       delete: [...new Set(unused)].join(',') || undefined,
     });
+    if (spec.guestSettings.length > 0 && options.rootClient) {
+      const { args, skipped } = fwCfgArgs(spec.guestSettings);
+      if (skipped.length > 0) {
+        log?.warn({ vmid: p.vmid, keys: skipped }, 'proxmox: guest settings too long for fw_cfg');
+      }
+      if (args) await options.rootClient.put(`/nodes/${p.node}/qemu/${p.vmid}/config`, { args });
+    }
     progressOf(p.vmid, 80);
     // The snapshot revert goes back to. A storage without snapshots (plain LVM, raw files) still
     // runs the machine; its revert then says why it cannot.
@@ -539,9 +584,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     if (p.cancelled) return;
     progressOf(p.vmid, 90);
     if (spec.autoStart) await startVm(p.node, p.vmid);
-    if (spec.guestSettings.length > 0) {
-      void deliverGuestSettings(p.node, p.vmid, guestSettingsText(spec.guestSettings));
-    }
+    if (viaAgent) void deliverGuestSettings(p.node, p.vmid, guestSettingsText(spec.guestSettings));
   }
 
   /**

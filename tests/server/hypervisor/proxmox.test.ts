@@ -68,6 +68,7 @@ function driverOn(sim: PveSimulator, fields: Partial<ProxmoxDriverOptions> = {})
     vnetTags: [2000, 3999],
     sdnDebounceMs: 40,
     lockBackoffMs: 20,
+    agentPollMs: 50,
     console: tickets,
     log,
     ...fields,
@@ -162,6 +163,26 @@ describe('proxmox driver on the PVE API simulator', () => {
     });
   });
 
+  it('writes guest settings into the guest through its agent once the agent answers', async () => {
+    const tag = newId();
+    const settings = [
+      { key: 'guestinfo.flag', value: 'c0ffee' },
+      { key: 'guestinfo.note', value: 'two\nlines' },
+    ];
+    const vm = await driver.deploy(
+      spec('web', tag, { baseImage: STOCK, guestSettings: settings }),
+      false,
+    );
+    await vi.waitFor(
+      () =>
+        expect(sim.agentFiles(Number(vm.id))['/etc/topoplay-guestinfo']).toBe(
+          'guestinfo.flag=c0ffee\nguestinfo.note=two lines\n',
+        ),
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(sim.vms().find((v) => String(v.vmid) === vm.id)?.config.agent).toBe('1');
+  });
+
   it('never saves into a stock base image', async () => {
     const tag = newId();
     const vm = await driver.deploy(spec('web', tag, { baseImage: STOCK }), false);
@@ -170,6 +191,40 @@ describe('proxmox driver on the PVE API simulator', () => {
       interval: 20,
     });
     await expect(driver.save(vm.id)).rejects.toMatchObject({ code: 'invalid-state' });
+  });
+});
+
+describe('proxmox driver with root credentials (PVE API simulator)', () => {
+  it('gives guest settings through fw_cfg in args, which only a root@pam session may set', async () => {
+    const sim = await startPveSimulator({ ...SIM_TIMINGS, rootPassword: 'root-secret' });
+    const rootClient = createPveClient({
+      url: sim.url,
+      tokenId: '',
+      tokenSecret: '',
+      login: { username: 'root@pam', password: 'root-secret' },
+      taskIntervalMs: 20,
+    });
+    const driver = driverOn(sim, { rootClient });
+    try {
+      const tag = newId();
+      const vm = await driver.deploy(
+        spec('web', tag, {
+          baseImage: STOCK,
+          guestSettings: [{ key: 'guestinfo.flag', value: "a,b 'x'" }],
+        }),
+        false,
+      );
+      await vi.waitFor(async () => expect((await driver.load(vm.id))?.task).toBeNull(), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      const config = sim.vms().find((v) => String(v.vmid) === vm.id)?.config ?? {};
+      expect(config.args).toBe(`-fw_cfg 'name=opt/guestinfo.flag,string=a,,b '\\''x'\\'''`);
+    } finally {
+      await driver.close();
+      rootClient.close();
+      await sim.close();
+    }
   });
 });
 
