@@ -25,6 +25,10 @@ export interface MachineMeta {
   source: number;
   /** Network of each NIC by index (`lan#{tag}`, a reserved net, or '' when not connected). */
   nets: string[];
+  /** When its deploy began (epoch ms). */
+  since?: number;
+  /** Its deploy configured it: a machine without it is still being deployed, or was abandoned. */
+  ready?: boolean;
 }
 
 const MARKER = 'topoplay-machine:';
@@ -45,9 +49,15 @@ export function machineMetaOf(description: string | undefined): MachineMeta | nu
   try {
     const meta = JSON.parse(line.slice(MARKER.length)) as unknown;
     if (!meta || typeof meta !== 'object') return null;
-    const { name, source, nets } = meta as Record<string, unknown>;
+    const { name, source, nets, since, ready } = meta as Record<string, unknown>;
     if (typeof name !== 'string' || typeof source !== 'number' || !Array.isArray(nets)) return null;
-    return { name, source, nets: nets.map((n) => (typeof n === 'string' ? n : '')) };
+    return {
+      name,
+      source,
+      nets: nets.map((n) => (typeof n === 'string' ? n : '')),
+      ...(typeof since === 'number' ? { since } : {}),
+      ...(ready === true ? { ready } : {}),
+    };
   } catch {
     return null;
   }

@@ -113,6 +113,9 @@ const powerOf = (status: string | undefined): PowerState =>
 
 const MIB = 1024 * 1024;
 
+/** A deploy not configured after this long was abandoned (its server stopped in the middle). */
+export const ABANDONED_DEPLOY_MS = 60 * 60_000;
+
 /** Where guest settings land in a Linux guest, one `guestinfo.key=value` line each. */
 export const GUEST_SETTINGS_FILE = '/etc/topoplay-guestinfo';
 
@@ -219,11 +222,35 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       status: 'deployed',
       state,
       question: null,
-      task: tasks.get(r.vmid) ?? (r.lock ? lockTask(r) : null),
+      task: tasks.get(r.vmid) ?? (r.lock ? lockTask(r) : meta.ready ? null : deployTask(vm)),
       tags: [tagOf(meta.name)],
       isTemplate: false,
       nics: meta.nets.map((network, index) => ({ index, network })),
     };
+  }
+
+  /** A machine another server (or one that stopped) is deploying. */
+  const deployTask = ({ resource: r, meta }: OwnVm): MachineTask => ({
+    id: `deploy-${r.vmid}`,
+    name: 'deploying',
+    progress: 0,
+    started: meta.since ?? Date.now(),
+  });
+
+  /**
+   * Machines whose deploy began long ago and never configured them: their server stopped in the
+   * middle. No other server is deploying them (a deploy takes minutes), and nothing will finish
+   * them; they go with the orphans.
+   */
+  async function abandoned(): Promise<OwnVm[]> {
+    const before = Date.now() - ABANDONED_DEPLOY_MS;
+    return (await inventory.machines()).filter(
+      (m) =>
+        !m.meta.ready &&
+        !m.resource.lock &&
+        !pending.has(m.resource.vmid) &&
+        (m.meta.since ?? 0) < before,
+    );
   }
 
   /** A machine PVE holds a lock on (a clone, a backup, a migration) is busy with that. */
@@ -560,10 +587,14 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     // the admin gave root's: then through fw_cfg, which needs nothing in the guest.
     const viaAgent = spec.guestSettings.length > 0 && !options.rootClient;
     if (viaAgent) config.agent = 1;
+    // Configured: from here on it is a machine, not a deploy that may have been abandoned.
+    p.meta = { ...p.meta, ready: true };
     await api.put(`/nodes/${p.node}/qemu/${p.vmid}/config`, {
       ...config,
+      description: describeMachine(p.meta),
       delete: [...new Set(unused)].join(',') || undefined,
     });
+    inventory.remember(p.vmid, p.meta);
     if (spec.guestSettings.length > 0 && options.rootClient) {
       const { args, skipped } = fwCfgArgs(spec.guestSettings);
       if (skipped.length > 0) {
@@ -680,7 +711,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     const p: Pending = {
       vmid,
       node,
-      meta: { name, source: base.vmid, nets: Array.from(nets, (n) => n ?? '') },
+      meta: { name, source: base.vmid, nets: Array.from(nets, (n) => n ?? ''), since: Date.now() },
       task: { id: randomUUID(), name: 'deploying', progress: 0, started: Date.now() },
       cancelled: false,
       done: Promise.resolve(),
@@ -974,11 +1005,16 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         maxRunning: null,
         memoryMiBInUse: Math.round(memory / MIB),
         maxMemoryMiB: null,
-        orphans: (await pve(() => images.retired())).length,
+        orphans: (await pve(() => images.retired())).length + (await pve(abandoned)).length,
       };
     },
     async removeOrphans() {
-      return pve(() => images.removeRetired());
+      let removed = 0;
+      for (const m of await pve(abandoned)) {
+        await pve(() => destroy(m.resource.node, m.resource.vmid));
+        removed++;
+      }
+      return removed + (await pve(() => images.removeRetired()));
     },
     async networkTags() {
       const nets = (await pve(() => sdn.list())).map((v) => netOfAlias(v.alias));

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../../server/core/ids';
 import type { ConsoleTickets, HypervisorDriver, MachineSpec } from '../../../server/hypervisor';
 import { createPveClient } from '../../../server/hypervisor/proxmox/client';
+import { describeMachine } from '../../../server/hypervisor/proxmox/names';
 import {
+  ABANDONED_DEPLOY_MS,
   createProxmoxDriver,
   type ProxmoxDriverOptions,
 } from '../../../server/hypervisor/proxmox/proxmoxDriver';
@@ -181,6 +183,32 @@ describe('proxmox driver on the PVE API simulator', () => {
       { timeout: 10_000, interval: 20 },
     );
     expect(sim.vms().find((v) => String(v.vmid) === vm.id)?.config.agent).toBe('1');
+  });
+
+  it('removes a deploy its server abandoned long ago, and leaves a recent one deploying', async () => {
+    const client = clientOf(sim);
+    /** A clone of ours as a server that stopped after cloning would leave it. */
+    const cloneAsAbandoned = async (name: string, since: number) => {
+      const vmid = Number(await client.get<string>('/cluster/nextid'));
+      const description = describeMachine({ name, source: 9000, nets: [], since });
+      await client.waitTask(
+        await client.post<string>('/nodes/pve1/qemu/9000/clone', { newid: vmid, description }),
+      );
+      await client.put(`/nodes/pve1/qemu/${vmid}/config`, { tags: 'topoplay' });
+      return String(vmid);
+    };
+    const [oldTag, newTag] = [newId(), newId()];
+    const old = await cloneAsAbandoned(`web#${oldTag}`, Date.now() - 2 * ABANDONED_DEPLOY_MS);
+    const recent = await cloneAsAbandoned(`web#${newTag}`, Date.now());
+    // Made behind the driver's back: seen once its listing of the cluster is renewed.
+    await vi.waitFor(async () => expect((await driver.load(recent))?.task?.name).toBe('deploying'));
+    expect((await driver.status()).orphans).toBeGreaterThanOrEqual(1);
+
+    expect(await driver.removeOrphans!()).toBeGreaterThanOrEqual(1);
+    expect(await driver.load(old)).toBeNull();
+    expect(sim.vms().some((v) => String(v.vmid) === old)).toBe(false);
+    expect((await driver.load(recent))?.name).toBe(`web#${newTag}`);
+    client.close();
   });
 
   it('never saves into a stock base image', async () => {
