@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, stat, statfs } from 'node:fs
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { HypervisorDriver } from '../hypervisor';
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createTemplateRepository } from '../store/repositories/templates';
@@ -63,6 +64,12 @@ export interface IsoStoreOptions {
   /** Whether the actor may edit the workspace (ws.CanEdit; admins always may). */
   canEdit(actor: Actor, workspaceId: string): Promise<boolean>;
   workspaceExists(workspaceId: string): Promise<boolean>;
+  /**
+   * The hypervisor's own ISO storage, when its machines do not read this folder (a Proxmox
+   * cluster): a stored upload is copied there before it counts as uploaded, and removed there
+   * before it is removed here.
+   */
+  mirror?: Pick<HypervisorDriver, 'storeIso' | 'removeIso'>;
 }
 
 /** Metadata section text (`size=N&group-key=WSID&name=..&monitor-key=..`) as upload metadata. */
@@ -270,6 +277,8 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
       } catch {
         return false;
       }
+      // The cluster's copy first: when it cannot go, the ISO stays here too, as it was.
+      await options.mirror?.removeIso?.(`${folder}/${file}`);
       await rm(target, { force: true });
       return true;
     },
@@ -335,6 +344,9 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
           }
         }
         signal.throwIfAborted();
+        // Copied to the hypervisor's storage before it is in place here: an upload the cluster
+        // refused is not listed as if it could be mounted.
+        await options.mirror?.storeIso?.(`${folder}/${storedName}`, ready);
         await rename(ready, join(dir, storedName));
         await reportProgress(key, 100);
         return `${folder}/${storedName}`;

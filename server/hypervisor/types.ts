@@ -312,6 +312,14 @@ export interface HypervisorDriver {
    * serves (capabilities.serverConsoles); rejects (invalid-state) when the machine is not running.
    */
   openConsole?(id: string, viewer: ConsoleViewer): Promise<ConsoleSession>;
+  /**
+   * Copies an ISO file this server received (`path` is `{tag}/x.iso`, `file` where it is on this
+   * server's disk) to where the hypervisor's machines mount ISOs from. Drivers that read the
+   * server's own ISO folder leave it out.
+   */
+  storeIso?(path: string, file: string): Promise<void>;
+  /** Removes an ISO storeIso copied; nothing when it is not there. */
+  removeIso?(path: string): Promise<void>;
   /** ISO paths machines of a tag may mount: the tag's folder and the public folder. */
   isoOptions(tag: string): Promise<string[]>;
   /** Network choices for machines of a tag: reserved nets and the tag's nets. */

@@ -113,6 +113,7 @@ function createServices(fastify: FastifyInstance) {
     xorriso: config.xorriso,
     canEdit: (actor, id) => workspaces.canEdit(actor, id),
     workspaceExists: (id) => workspaces.exists(id),
+    mirror: fastify.driver,
   });
 
   return {

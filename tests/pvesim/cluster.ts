@@ -1,23 +1,17 @@
-import { cpusOf, diskBytes, disksOf, ISO_STORAGE, DISK_STORAGE, volumeOf } from './config';
+import { cpusOf, diskBytes, disksOf } from './config';
 import { failure, flagParam, intParam, paramError, textParam } from './errors';
 import { isTemplate, memoryBytes, MIB, uptimeOf, type VmRecord } from './state';
+import { STORAGES } from './storage';
 import type { SimTask } from './tasks';
 import { nodeOf, type Call, type Routes, type SimContext } from './types';
 
 // Cluster-wide reads of the PVE API simulator (version, nodes, resources, next free vmid),
-// storage contents, task status and logs, and resource pools.
+// task status and logs, and resource pools. Storage endpoints are in storage.ts.
 
 export const SIMULATOR_VERSION = { version: '8.4.0', release: '8.4', repoid: 'topoplay-simulator' };
 
 /** CPUs each simulated node reports. */
 const NODE_CPUS = 32;
-
-/** Sizes the simulated storages report. */
-const STORAGE_BYTES: Record<string, number> = {
-  [ISO_STORAGE]: 100 * 2 ** 30,
-  [DISK_STORAGE]: 2 * 2 ** 40,
-};
-const ISO_BYTES = 4 * MIB;
 
 /** PVE returns 50 log lines unless asked for another number. */
 const DEFAULT_LOG_LIMIT = 50;
@@ -81,17 +75,16 @@ export function clusterRoutes(ctx: SimContext, fingerprint: string | null): Rout
 
   const storageEntries = () =>
     [...cluster.nodes.keys()].flatMap((node) =>
-      [ISO_STORAGE, DISK_STORAGE].map((storage) => ({
+      Object.entries(STORAGES).map(([storage, info]) => ({
         id: `storage/${node}/${storage}`,
         type: 'storage',
         storage,
         node,
         status: 'available',
-        content: storage === ISO_STORAGE ? 'iso,vztmpl,backup' : 'images,rootdir',
-        plugintype: storage === ISO_STORAGE ? 'dir' : 'lvmthin',
-        // The simulated disk storage counts as shared, so clones may go to any node.
-        shared: storage === ISO_STORAGE ? 0 : 1,
-        maxdisk: STORAGE_BYTES[storage],
+        content: info.content,
+        plugintype: info.type,
+        shared: info.shared ? 1 : 0,
+        maxdisk: info.total,
         disk: 0,
       })),
     );
@@ -160,34 +153,6 @@ export function clusterRoutes(ctx: SimContext, fingerprint: string | null): Rout
       if (wanted === undefined) return String(cluster.nextFreeId());
       if (cluster.vms.has(wanted)) throw paramError({ vmid: `VM ${wanted} already exists` });
       return String(wanted);
-    },
-
-    'GET /nodes/{node}/storage/{storage}/content': (call) => {
-      cluster.node(nodeOf(call));
-      const storage = call.pathParams.storage ?? '';
-      const content = textParam(call.params, 'content');
-      if (storage === ISO_STORAGE) {
-        if (content !== undefined && content !== 'iso') return [];
-        return [...cluster.isos].sort().map((volid) => ({
-          volid,
-          content: 'iso',
-          format: 'iso',
-          size: ISO_BYTES,
-        }));
-      }
-      if (storage === DISK_STORAGE) {
-        if (content !== undefined && content !== 'images') return [];
-        return [...cluster.vms.values()].flatMap((vm) =>
-          disksOf(vm.config).map(([, value]) => ({
-            volid: volumeOf(value),
-            content: 'images',
-            format: 'raw',
-            size: diskBytes(value),
-            vmid: vm.vmid,
-          })),
-        );
-      }
-      throw failure(`storage '${storage}' does not exist`);
     },
 
     'GET /nodes/{node}/tasks/{upid}/status': (call) => taskStatus(taskOf(call)),

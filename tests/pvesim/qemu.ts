@@ -89,7 +89,7 @@ function readChange(ctx: SimContext, vm: VmRecord, call: Call): ConfigChange {
   if (skiplock && !session.root) throw failure('Only root may use this option.');
   for (const [key, value] of Object.entries(set)) {
     if (isNicKey(key)) set[key] = checkNic(ctx, vm, key, value);
-    else if (isCdrom(value)) checkCdrom(ctx, value);
+    else if (isCdrom(value)) checkCdrom(ctx, vm.node, value);
     else if (key === 'tags') set[key] = normalizeTags(value);
   }
   return { set, remove, digest: textParam(params, 'digest'), skiplock };
@@ -110,10 +110,11 @@ function checkNic(ctx: SimContext, vm: VmRecord, key: string, value: string): st
   return formatNic(nic);
 }
 
-function checkCdrom(ctx: SimContext, value: string): void {
+/** The ISO must be on the VM's own node: storage 'local' is not shared. */
+function checkCdrom(ctx: SimContext, node: string, value: string): void {
   const volume = volumeOf(value);
   if (volume === 'none' || volume === 'cdrom') return;
-  if (!volume.startsWith(`${ISO_STORAGE}:`) || !ctx.cluster.isos.has(volume)) {
+  if (!volume.startsWith(`${ISO_STORAGE}:`) || !ctx.cluster.isos.get(node, volume)) {
     throw failure(`volume '${volume}' does not exist`);
   }
 }
@@ -136,7 +137,9 @@ function checkStartable(ctx: SimContext, vm: VmRecord): void {
   for (const [, bridge] of bridgesOf(vm.config)) {
     if (!ctx.sdn.live(bridge)) throw failure(`bridge '${bridge}' does not exist`);
   }
-  for (const [, value] of Object.entries(vm.config)) if (isCdrom(value)) checkCdrom(ctx, value);
+  for (const [, value] of Object.entries(vm.config)) {
+    if (isCdrom(value)) checkCdrom(ctx, vm.node, value);
+  }
 }
 
 /** Volumes of a template that linked clones still use. */

@@ -73,6 +73,23 @@ describe('checkRequest: routing', () => {
     });
   });
 
+  it('gives a volume ID its slash, encoded or not, as the last parameter of a content path', () => {
+    const endpoint = 'DELETE /nodes/{node}/storage/{storage}/content/{volume}';
+    for (const volume of ['local:iso/x.iso', encodeURIComponent('local:iso/x.iso')]) {
+      expect(
+        checkRequest('DELETE', `/nodes/pve1/storage/local/content/${volume}`, {}),
+      ).toMatchObject({
+        ok: true,
+        endpoint,
+        pathParams: { storage: 'local', volume: 'local:iso/x.iso' },
+      });
+    }
+    expect(checkRequest('DELETE', '/nodes/pve1/storage/local/content', {})).toMatchObject({
+      ok: false,
+      status: 501,
+    });
+  });
+
   it('routes both pool endpoints the current API has', () => {
     expect(checkRequest('POST', '/pools', { poolid: 'topoplay' })).toMatchObject({
       ok: true,
@@ -89,7 +106,7 @@ describe('checkRequest: routing', () => {
   });
 
   it('lists every endpoint the driver calls', () => {
-    expect(endpoints()).toHaveLength(39);
+    expect(endpoints()).toHaveLength(42);
     expect(endpoints()).toContain('GET /nodes/{node}/qemu/{vmid}/vncwebsocket');
   });
 });

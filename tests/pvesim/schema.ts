@@ -85,6 +85,8 @@ interface ReplyShape {
 }
 
 interface EndpointSpec {
+  /** The last path parameter takes the rest of the path, slashes included (volume IDs). */
+  restOfPath?: boolean;
   params: Record<string, ValueSpec>;
   families?: Record<string, Family<ValueSpec>>;
   additionalProperties: boolean;
@@ -101,6 +103,7 @@ interface Route {
   endpoint: string;
   method: string;
   segments: string[];
+  restOfPath: boolean;
 }
 
 type Checked = { value: ParamValue } | { error: string };
@@ -111,7 +114,7 @@ const NOT_DEFINED =
 const VERIFICATION_FAILED = 'Parameter verification failed.';
 
 const SCHEMA = loadSchema();
-const ROUTES = buildRoutes(Object.keys(SCHEMA.endpoints));
+const ROUTES = buildRoutes(SCHEMA.endpoints);
 
 /** The JSON is ours and checked in, so a shape check of its top level is enough at this boundary. */
 function loadSchema(): ApiSchema {
@@ -129,10 +132,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Literal segments are preferred over `{param}` ones, as a router tries its fixed children first. */
-function buildRoutes(keys: string[]): Route[] {
-  const routes = keys.map((endpoint) => {
+function buildRoutes(specs: Record<string, EndpointSpec>): Route[] {
+  const routes = Object.entries(specs).map(([endpoint, spec]) => {
     const [method = '', template = ''] = endpoint.split(' ');
-    return { endpoint, method, segments: template.split('/').filter(Boolean) };
+    const segments = template.split('/').filter(Boolean);
+    return { endpoint, method, segments, restOfPath: spec.restOfPath === true };
   });
   const literals = (route: Route): number =>
     route.segments.filter((s) => !s.startsWith('{')).length;
@@ -187,17 +191,28 @@ function matchRoute(
 ): { endpoint: string; pathParams: Record<string, string> } | undefined {
   const segments = path.split('/').filter(Boolean).map(decodeSegment);
   for (const route of ROUTES) {
-    if (route.method !== method || route.segments.length !== segments.length) continue;
-    const pathParams = bindSegments(route.segments, segments);
+    if (route.method !== method) continue;
+    const pathParams = bindSegments(route, segments);
     if (pathParams) return { endpoint: route.endpoint, pathParams };
   }
   return undefined;
 }
 
-function bindSegments(template: string[], actual: string[]): Record<string, string> | undefined {
+/**
+ * The path parameters when the path fits the route. As PVE's router does below
+ * /storage/{storage}/content (its fragmentDelimiter), a rest-of-path route's last parameter takes
+ * every remaining segment: `local:iso/x.iso` arrives with its slash, encoded or not.
+ */
+function bindSegments(route: Route, actual: string[]): Record<string, string> | undefined {
+  const template = route.segments;
+  const fits = route.restOfPath
+    ? actual.length >= template.length
+    : actual.length === template.length;
+  if (!fits) return undefined;
   const bound: Record<string, string> = {};
   for (const [i, part] of template.entries()) {
-    const value = actual[i] ?? '';
+    const rest = route.restOfPath && i === template.length - 1;
+    const value = rest ? actual.slice(i).join('/') : (actual[i] ?? '');
     const param = /^\{(.+)\}$/.exec(part)?.[1];
     if (param !== undefined) bound[param] = value;
     else if (part !== value) return undefined;

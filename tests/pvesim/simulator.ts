@@ -16,10 +16,12 @@ import { checkReply, checkRequest } from './schema';
 import { createSdn, sdnRoutes, type VnetView } from './sdn';
 import { snapshotRoutes } from './snapshots';
 import { createCluster, createConfigLocks, type SimVm } from './state';
+import { storageRoutes } from './storage';
 import { createTaskRunner } from './tasks';
 import { createTimers } from './timers';
 import { makeSelfSigned } from './tls';
-import type { Call, Routes, SimContext, SimSettings } from './types';
+import type { Call, Override, Routes, SimContext, SimSettings } from './types';
+import { isUploadCall, readUpload } from './uploads';
 import { createVncProxies, type VncProxies } from './vnc';
 
 // A SIMULATOR of the Proxmox VE REST API, for tests and local runs of HYPERVISOR=proxmox: not
@@ -27,8 +29,9 @@ import { createVncProxies, type VncProxies } from './vnc';
 // under /api2/json and behaves like PVE where the driver depends on it: API-token and ticket
 // authentication, requests checked against PVE's published API schema (tests/pvesim/schema.ts),
 // worker tasks with UPIDs and logs, clone locks and the nextid race, SDN changes that need an
-// apply, VNC consoles over WebSocket with VNC authentication. In strict mode (the default) every
-// reply is also checked against the schema, so the simulator cannot drift from what PVE returns.
+// apply, VNC consoles over WebSocket with VNC authentication, ISO uploads (multipart) and deletes
+// on each node's own storage 'local'. In strict mode (the default) every reply is also checked
+// against the schema, so the simulator cannot drift from what PVE returns.
 
 export type { SimVm } from './state';
 export type { VnetView } from './sdn';
@@ -62,7 +65,7 @@ export interface PveSimulatorOptions {
   strict?: boolean;
   /** Seeded VM templates; default [{vmid 9000, 'topoplay-tiny', 'pve1', 512 MiB}]. */
   templates?: { vmid: number; name: string; node: string; memoryMiB: number }[];
-  /** Seeded volids on storage 'local'. */
+  /** Seeded volids on storage 'local', on every node. */
   isos?: string[];
   /** The SDN zone (type vxlan), default 'topoplay'. */
   zone?: string;
@@ -71,7 +74,7 @@ export interface PveSimulatorOptions {
    * Handlers that replace the simulator's own for an endpoint (or add one the schema has), to
    * inject faults in a driver's tests or to test the simulator's reply checking.
    */
-  overrides?: Routes;
+  overrides?: Record<string, Override>;
 }
 
 export interface PveSimulator {
@@ -88,7 +91,10 @@ export interface PveSimulator {
   agentFiles(vmid: number): Record<string, string>;
   /** Every handled request, in order: its API path (below /api2/json) and the status it got. */
   requests(): { method: string; path: string; status: number }[];
+  /** Seeds an ISO (4 MiB of zeros) on every node. */
   addIso(volid: string): void;
+  /** The node's ISO images on storage 'local' (not shared: each node has its own). */
+  isoFiles(node: string): Array<{ volid: string; size: number; sha256: string }>;
   close(): Promise<void>;
 }
 
@@ -115,6 +121,11 @@ function apiPath(pathname: string): string {
 
 /** Parameters as PVE takes them: form-encoded (or JSON) bodies, every value a string. */
 async function readBody(request: IncomingMessage): Promise<Record<string, string>> {
+  const type = request.headers['content-type'] ?? '';
+  // PVE's server takes multipart bodies for uploads only.
+  if (/^\s*multipart\/form-data\b/i.test(type)) {
+    throw new PveHttpError(506, `upload 'Content-Type '${type}' not implemented`);
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -141,6 +152,35 @@ async function readBody(request: IncomingMessage): Promise<Record<string, string
     );
   }
   return Object.fromEntries(new URLSearchParams(text));
+}
+
+/**
+ * A call's parameters as sent: the query's, then the body's; an upload's body is its form
+ * fields and its file.
+ */
+async function readParams(
+  method: string,
+  path: string,
+  request: IncomingMessage,
+  query: URLSearchParams,
+  log: (line: string) => void,
+): Promise<{ raw: Record<string, string>; file?: Buffer }> {
+  const fromQuery = Object.fromEntries(query);
+  if (isUploadCall(method, path)) return readUpload(request, fromQuery, log);
+  const body = method === 'POST' || method === 'PUT' ? await readBody(request) : {};
+  return { raw: { ...fromQuery, ...body } };
+}
+
+/** PVE's server refuses any transfer encoding: it reads bodies by their Content-Length. */
+function checkTransferEncoding(request: IncomingMessage): void {
+  const encoding = request.headers['transfer-encoding'];
+  if (encoding === undefined) return;
+  throw new PveHttpError(
+    501,
+    encoding.toLowerCase() === 'chunked'
+      ? 'chunked transfer encoding not supported'
+      : `Unknown transfer encoding '${encoding}'`,
+  );
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, message?: string) {
@@ -197,10 +237,15 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     ...cloneRoutes(ctx),
     ...snapshotRoutes(ctx),
     ...sdnRoutes(ctx),
+    ...storageRoutes(ctx),
     ...consoles.routes,
     ...auth.routes,
-    ...options.overrides,
   };
+  // An override may call the simulator's own handler of its endpoint (to fail only sometimes).
+  for (const [endpoint, override] of Object.entries(options.overrides ?? {})) {
+    const own = routes[endpoint];
+    routes[endpoint] = (call) => override(call, own);
+  }
   const handled: { method: string; path: string; status: number }[] = [];
 
   const record = (method: string, path: string, status: number, message?: string) => {
@@ -258,10 +303,11 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     let path = url.pathname;
     try {
       path = apiPath(url.pathname);
-      const body = method === 'POST' || method === 'PUT' ? await readBody(request) : {};
-      const raw = { ...Object.fromEntries(url.searchParams), ...body };
-      const { endpoint, call } = admit(method, path, request, raw);
-      const data = await dispatch(endpoint, call, method, path);
+      checkTransferEncoding(request);
+      const { raw, file } = await readParams(method, path, request, url.searchParams, log);
+      const admitted = admit(method, path, request, raw);
+      const call: Call = file ? { ...admitted.call, file } : admitted.call;
+      const data = await dispatch(admitted.endpoint, call, method, path);
       sendJson(response, 200, { data });
       record(method, path, 200);
     } catch (error) {
@@ -322,7 +368,9 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     vnets: () => sdn.inspect(),
     agentFiles: (vmid) => ({ ...(cluster.vms.get(vmid)?.agentFiles ?? {}) }),
     requests: () => [...handled],
-    addIso: (volid) => void cluster.isos.add(volid),
+    addIso: (volid) => cluster.isos.seed(volid),
+    isoFiles: (node) =>
+      cluster.isos.list(node).map(({ volid, size, sha256 }) => ({ volid, size, sha256 })),
     async close() {
       timers.clear();
       ctx.locks.close();

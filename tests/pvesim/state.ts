@@ -1,9 +1,10 @@
 import { DISK_STORAGE, HOST_BRIDGE, macFor, memoryMiB, tagsOf, type VmConfig } from './config';
 import { failure } from './errors';
+import { createIsoShelves, type IsoShelves } from './isos';
 import type { Timers } from './timers';
 
 // The cluster the PVE API simulator pretends to be: nodes, VMs with their config files, pools
-// and ISO images. Handlers read and change it; tests inspect it. Lookups fail with PVE's own
+// and each node's ISO images. Handlers read and change it; tests inspect it. Lookups fail with PVE's own
 // messages, so every handler refuses a missing VM the way PVE does.
 
 export interface SimNode {
@@ -60,7 +61,8 @@ export interface Cluster {
   nodes: Map<string, SimNode>;
   vms: Map<number, VmRecord>;
   pools: Map<string, { comment?: string }>;
-  isos: Set<string>;
+  /** Each node's ISO images on storage 'local', which is not shared. */
+  isos: IsoShelves;
   /** The node, or PVE's failure to reach an unknown one. */
   node(name: string): SimNode;
   /** The VM when its config is on that node, else PVE's "does not exist". */
@@ -106,6 +108,7 @@ function templateConfig(seed: SeedTemplate): VmConfig {
 export function createCluster(options: {
   nodes: SimNode[];
   templates: SeedTemplate[];
+  /** Seeded on every node. */
   isos: string[];
 }): Cluster {
   const nodes = new Map(options.nodes.map((n) => [n.name, { ...n }]));
@@ -137,7 +140,7 @@ export function createCluster(options: {
     nodes,
     vms,
     pools: new Map(),
-    isos: new Set(options.isos),
+    isos: createIsoShelves([...nodes.keys()], options.isos),
     node,
     vmOn(nodeName, vmid) {
       node(nodeName);

@@ -19,6 +19,8 @@ export interface Call {
   /** Query or body parameters, typed by the schema check. */
   params: Record<string, ParamValue>;
   session: Session;
+  /** An upload's file part (POST .../upload); its multipart filename is the `filename` parameter. */
+  file?: Buffer;
 }
 
 /** Returns the reply's `data`, or throws a PveHttpError. */
@@ -26,6 +28,9 @@ export type Handler = (call: Call) => unknown;
 
 /** Handlers by schema endpoint, e.g. 'POST /nodes/{node}/qemu/{vmid}/clone'. */
 export type Routes = Record<string, Handler>;
+
+/** A test's handler of an endpoint, given the simulator's own (undefined for a new endpoint). */
+export type Override = (call: Call, own: Handler | undefined) => unknown;
 
 export interface SimSettings {
   cloneMs: number;

@@ -770,16 +770,77 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   // -------------------------------------------------------------------------------------------
   // Configuration.
 
+  /** The allowed nodes that are online. */
+  async function usableNodes(): Promise<string[]> {
+    const allowed = options.nodes ?? [];
+    return (await inventory.nodes())
+      .filter((n) => n.status === 'online' && (allowed.length === 0 || allowed.includes(n.node)))
+      .map((n) => n.node);
+  }
+
+  /**
+   * Where an ISO must be for every machine to mount it: one node when the ISO storage is shared,
+   * every allowed node when each has its own (PVE's `local`).
+   */
+  async function isoNodes(): Promise<string[]> {
+    const nodes = await usableNodes();
+    if (nodes.length === 0) {
+      throw new DriverError('unavailable', 'no online Proxmox node is allowed to run machines');
+    }
+    const status = await api.get<{ shared?: number }>(
+      `/nodes/${nodes[0]}/storage/${options.isoStorage}/status`,
+    );
+    return status.shared ? nodes.slice(0, 1) : nodes;
+  }
+
+  /** The PVE volume name of an ISO path, refusing paths that are not `{tag}/x.iso`. */
+  function isoVolume(path: string): { name: string; volid: string } {
+    const volid = isoVolumeOf(options.isoStorage, path);
+    const name = volid.slice(volid.indexOf('iso/') + 4);
+    if (!/^[^/]+__[^/]+\.iso$/i.test(name)) {
+      throw new DriverError('invalid-request', `${path} is not an ISO path of a folder`);
+    }
+    return { name, volid };
+  }
+
+  async function storeIso(path: string, file: string): Promise<void> {
+    const { name } = isoVolume(path);
+    await pve(async () => {
+      for (const node of await isoNodes()) {
+        const upid = await api.upload<string>(
+          `/nodes/${node}/storage/${options.isoStorage}/upload`,
+          { content: 'iso' },
+          { field: 'filename', name, path: file },
+        );
+        await api.waitTask(upid);
+      }
+    });
+  }
+
+  async function removeIso(path: string): Promise<void> {
+    const { volid } = isoVolume(path);
+    await pve(async () => {
+      for (const node of await isoNodes()) {
+        try {
+          const upid = await api.delete<string | null>(
+            `/nodes/${node}/storage/${options.isoStorage}/content/${encodeURIComponent(volid)}`,
+          );
+          if (upid) await api.waitTask(upid);
+        } catch (error) {
+          // Not on that node (never copied there, or removed by hand): nothing to do.
+          if (!(error instanceof PveError && error.kind === 'not-found')) throw error;
+        }
+      }
+    });
+  }
+
   async function isoOptions(tag: string): Promise<string[]> {
-    const node = (await pve(() => inventory.nodes())).find((n) => n.status === 'online');
+    const node = (await pve(usableNodes))[0];
     if (!node) return [];
     const content = await pve(() =>
-      api.get<Array<{ volid: string }>>(
-        `/nodes/${node.node}/storage/${options.isoStorage}/content`,
-        {
-          content: 'iso',
-        },
-      ),
+      api.get<Array<{ volid: string }>>(`/nodes/${node}/storage/${options.isoStorage}/content`, {
+        content: 'iso',
+      }),
     );
     return content
       .map((c) => isoPathOf(c.volid))
@@ -974,6 +1035,8 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       return bridgePveConsole(socket, proxy.ticket, viewer);
     },
     isoOptions: (tag) => isoOptions(tag),
+    storeIso,
+    removeIso,
     netOptions: (tag) => netOptionsOf(tag),
     subscribe(listener) {
       const unsubscribe = listeners.subscribe(listener);
