@@ -307,7 +307,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     return all.find((m) => m.id === id) ?? all.find((m) => m.name === idOrName) ?? null;
   }
 
-  /** An existing (not deploying) machine of ours, or not-found / invalid-state. */
   /**
    * An existing machine of ours, or not-found. A call about a machine still being deployed waits
    * for the deploy to end (a start right after a deploy starts it once it exists).
