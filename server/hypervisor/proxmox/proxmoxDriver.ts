@@ -3,7 +3,6 @@ import { createListeners } from '../listeners';
 import {
   changeStateBy,
   DriverError,
-  EMPTY_TAG,
   isolatedNet,
   netOptions,
   tagOf,
@@ -25,7 +24,6 @@ import { createImages } from './images';
 import { createInventory, type OwnVm, type PveResource } from './inventory';
 import {
   describeMachine,
-  isoPathOf,
   isoVolumeOf,
   netOfAlias,
   OWN_TAG,
@@ -34,6 +32,13 @@ import {
   SNAPSHOT,
   type MachineMeta,
 } from './names';
+import {
+  deliverThroughAgent,
+  fwCfgArgs,
+  GUEST_SETTINGS_FILE,
+  guestSettingsText,
+} from './guestSettings';
+import { createIsoStorage } from './isoStorage';
 import { createSdn } from './sdn';
 import { bridgePveConsole } from './vncBridge';
 
@@ -116,43 +121,6 @@ const MIB = 1024 * 1024;
 /** A deploy not configured after this long was abandoned (its server stopped in the middle). */
 export const ABANDONED_DEPLOY_MS = 60 * 60_000;
 
-/** Where guest settings land in a Linux guest, one `guestinfo.key=value` line each. */
-export const GUEST_SETTINGS_FILE = '/etc/topoplay-guestinfo';
-
-/** QEMU's longest fw_cfg file name. */
-const FW_CFG_NAME_MAX = 55;
-
-/** A word of PVE's `args`, which it splits as a shell does. */
-const shellWord = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
-
-/**
- * The `args` that give a guest its settings as fw_cfg files `opt/{key}` (as the qemu driver
- * does; QEMU doubles a comma in an option value), and the keys too long for a fw_cfg name.
- */
-export function fwCfgArgs(settings: MachineSpec['guestSettings']): {
-  args: string;
-  skipped: string[];
-} {
-  const words: string[] = [];
-  const skipped: string[] = [];
-  for (const { key, value } of settings) {
-    const name = `opt/${key}`;
-    if (name.length > FW_CFG_NAME_MAX) {
-      skipped.push(key);
-      continue;
-    }
-    words.push(
-      '-fw_cfg',
-      shellWord(`name=${name.replace(/,/g, ',,')},string=${value.replace(/,/g, ',,')}`),
-    );
-  }
-  return { args: words.join(' '), skipped };
-}
-
-/** The file the guest agent writes: one `key=value` line per setting. */
-export const guestSettingsText = (settings: MachineSpec['guestSettings']): string =>
-  settings.map((s) => `${s.key}=${s.value.replace(/[\r\n]+/g, ' ')}\n`).join('');
-
 export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDriver {
   const api = options.client;
   const { log } = options;
@@ -166,6 +134,12 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     log,
   });
   const queue = createCloneQueue({ isBusy: isLockError, baseDelayMs: options.lockBackoffMs });
+  const isos = createIsoStorage({
+    api,
+    inventory,
+    storage: options.isoStorage,
+    nodes: options.nodes ?? [],
+  });
   const images = createImages({
     api,
     inventory,
@@ -614,33 +588,19 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     if (p.cancelled) return;
     progressOf(p.vmid, 90);
     if (spec.autoStart) await startVm(p.node, p.vmid);
-    if (viaAgent) void deliverGuestSettings(p.node, p.vmid, guestSettingsText(spec.guestSettings));
-  }
-
-  /**
-   * Writes the guest settings into the guest once its agent answers (it starts with the guest's
-   * OS, seconds to minutes after the machine). A guest without the agent never gets them; that
-   * is logged once the driver gives up.
-   */
-  async function deliverGuestSettings(node: string, vmid: number, content: string) {
-    const path = `/nodes/${node}/qemu/${vmid}/agent`;
-    const pollMs = options.agentPollMs ?? 3_000;
-    const deadline = Date.now() + (options.agentGiveUpMs ?? 10 * 60_000);
-    while (!closed && Date.now() < deadline) {
-      try {
-        await api.post(`${path}/ping`);
-        await api.post(`${path}/file-write`, {
-          file: options.guestSettingsFile ?? GUEST_SETTINGS_FILE,
-          content,
-        });
-        return;
-      } catch (error) {
-        if (error instanceof PveError && error.kind === 'not-found') return;
-        await new Promise((resolve) => setTimeout(resolve, pollMs).unref());
-      }
+    if (viaAgent) {
+      void deliverThroughAgent({
+        api,
+        node: p.node,
+        vmid: p.vmid,
+        content: guestSettingsText(spec.guestSettings),
+        file: options.guestSettingsFile ?? GUEST_SETTINGS_FILE,
+        pollMs: options.agentPollMs ?? 3_000,
+        giveUpMs: options.agentGiveUpMs ?? 10 * 60_000,
+        closed: () => closed,
+        log,
+      });
     }
-    if (!closed)
-      log?.warn({ vmid }, 'proxmox: the guest agent never answered; guest settings not written');
   }
 
   /** The linked clone, in its turn; a VMID taken meanwhile by someone else is replaced. */
@@ -769,84 +729,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   // -------------------------------------------------------------------------------------------
   // Configuration.
 
-  /** The allowed nodes that are online. */
-  async function usableNodes(): Promise<string[]> {
-    const allowed = options.nodes ?? [];
-    return (await inventory.nodes())
-      .filter((n) => n.status === 'online' && (allowed.length === 0 || allowed.includes(n.node)))
-      .map((n) => n.node);
-  }
-
-  /**
-   * Where an ISO must be for every machine to mount it: one node when the ISO storage is shared,
-   * every allowed node when each has its own (PVE's `local`).
-   */
-  async function isoNodes(): Promise<string[]> {
-    const nodes = await usableNodes();
-    if (nodes.length === 0) {
-      throw new DriverError('unavailable', 'no online Proxmox node is allowed to run machines');
-    }
-    const status = await api.get<{ shared?: number }>(
-      `/nodes/${nodes[0]}/storage/${options.isoStorage}/status`,
-    );
-    return status.shared ? nodes.slice(0, 1) : nodes;
-  }
-
-  /** The PVE volume name of an ISO path, refusing paths that are not `{tag}/x.iso`. */
-  function isoVolume(path: string): { name: string; volid: string } {
-    const volid = isoVolumeOf(options.isoStorage, path);
-    const name = volid.slice(volid.indexOf('iso/') + 4);
-    if (!/^[^/]+__[^/]+\.iso$/i.test(name)) {
-      throw new DriverError('invalid-request', `${path} is not an ISO path of a folder`);
-    }
-    return { name, volid };
-  }
-
-  async function storeIso(path: string, file: string): Promise<void> {
-    const { name } = isoVolume(path);
-    await pve(async () => {
-      for (const node of await isoNodes()) {
-        const upid = await api.upload<string>(
-          `/nodes/${node}/storage/${options.isoStorage}/upload`,
-          { content: 'iso' },
-          { field: 'filename', name, path: file },
-        );
-        await api.waitTask(upid);
-      }
-    });
-  }
-
-  async function removeIso(path: string): Promise<void> {
-    const { volid } = isoVolume(path);
-    await pve(async () => {
-      for (const node of await isoNodes()) {
-        try {
-          const upid = await api.delete<string | null>(
-            `/nodes/${node}/storage/${options.isoStorage}/content/${encodeURIComponent(volid)}`,
-          );
-          if (upid) await api.waitTask(upid);
-        } catch (error) {
-          // Not on that node (never copied there, or removed by hand): nothing to do.
-          if (!(error instanceof PveError && error.kind === 'not-found')) throw error;
-        }
-      }
-    });
-  }
-
-  async function isoOptions(tag: string): Promise<string[]> {
-    const node = (await pve(usableNodes))[0];
-    if (!node) return [];
-    const content = await pve(() =>
-      api.get<Array<{ volid: string }>>(`/nodes/${node}/storage/${options.isoStorage}/content`, {
-        content: 'iso',
-      }),
-    );
-    return content
-      .map((c) => isoPathOf(c.volid))
-      .filter((p): p is string => p !== null && [tag, EMPTY_TAG].includes(p.split('/')[0]!))
-      .sort();
-  }
-
   async function netOptionsOf(tag: string): Promise<string[]> {
     const vnets = await pve(() => sdn.list());
     const ours = vnets.map((v) => netOfAlias(v.alias)).filter((n): n is string => n !== null);
@@ -866,7 +748,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     const path = `${vmPath(vm)}/config`;
     switch (change.kind) {
       case 'iso': {
-        if (change.path && !(await isoOptions(tag)).includes(change.path)) {
+        if (change.path && !(await pve(() => isos.isoOptions(tag))).includes(change.path)) {
           throw new DriverError('invalid-request', `no ISO ${change.path} for this machine`);
         }
         const volume = change.path ? isoVolumeOf(options.isoStorage, change.path) : 'none';
@@ -1033,9 +915,9 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       );
       return bridgePveConsole(socket, proxy.ticket, viewer);
     },
-    isoOptions: (tag) => isoOptions(tag),
-    storeIso,
-    removeIso,
+    isoOptions: (tag) => pve(() => isos.isoOptions(tag)),
+    storeIso: (path, file) => pve(() => isos.storeIso(path, file)),
+    removeIso: (path) => pve(() => isos.removeIso(path)),
     netOptions: (tag) => netOptionsOf(tag),
     subscribe(listener) {
       const unsubscribe = listeners.subscribe(listener);
