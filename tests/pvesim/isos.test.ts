@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SEEDED_ISO_BYTES } from './isos';
 import { startPveSimulator, type PveSimulator, type PveSimulatorOptions } from './simulator';
+import { call, data, replyOf, taskLog, tokenHeaders, waitTask, type Reply } from './testApi';
 
 // ISO images on the PVE API simulator through its HTTP API, as the proxmox driver stores them:
 // multipart uploads that land on one node when their task ends, deletes, and the storage status
@@ -21,35 +22,6 @@ async function start(options: PveSimulatorOptions = {}): Promise<PveSimulator> {
   return sim;
 }
 
-interface Reply {
-  status: number;
-  reason: string;
-  body: { data: unknown; errors?: Record<string, string> };
-}
-
-const auth = (sim: PveSimulator) => ({
-  authorization: `PVEAPIToken=${sim.tokenId}=${sim.tokenSecret}`,
-});
-
-async function reply(response: Response): Promise<Reply> {
-  return {
-    status: response.status,
-    reason: response.statusText,
-    body: (await response.json()) as Reply['body'],
-  };
-}
-
-async function call(sim: PveSimulator, method: string, path: string): Promise<Reply> {
-  return reply(await fetch(`${sim.url}/api2/json${path}`, { method, headers: auth(sim) }));
-}
-
-async function data<T>(sim: PveSimulator, method: string, path: string): Promise<T> {
-  const answer = await call(sim, method, path);
-  if (answer.status !== 200)
-    throw new Error(`${method} ${path}: ${answer.status} ${answer.reason}`);
-  return answer.body.data as T;
-}
-
 /** POSTs a multipart form as a browser or the driver would: the fields, then the file. */
 async function upload(
   sim: PveSimulator,
@@ -62,31 +34,7 @@ async function upload(
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
   form.append(file.field ?? 'filename', new Blob([file.bytes]), file.name);
   const url = `${sim.url}/api2/json/nodes/${node}/storage/${storage}/upload`;
-  return reply(await fetch(url, { method: 'POST', headers: auth(sim), body: form }));
-}
-
-interface TaskStatus {
-  status: string;
-  exitstatus?: string;
-  type: string;
-  node: string;
-}
-
-async function waitTask(sim: PveSimulator, upid: string): Promise<TaskStatus> {
-  const path = `/nodes/${upid.split(':')[1]}/tasks/${encodeURIComponent(upid)}/status`;
-  return vi.waitFor(
-    async () => {
-      const status = await data<TaskStatus>(sim, 'GET', path);
-      expect(status.status).toBe('stopped');
-      return status;
-    },
-    { timeout: 5_000, interval: 10 },
-  );
-}
-
-async function taskLog(sim: PveSimulator, upid: string): Promise<string[]> {
-  const path = `/nodes/${upid.split(':')[1]}/tasks/${encodeURIComponent(upid)}/log?limit=0`;
-  return (await data<{ t: string }[]>(sim, 'GET', path)).map((line) => line.t);
+  return replyOf(await fetch(url, { method: 'POST', headers: tokenHeaders(sim), body: form }));
 }
 
 const listed = async (sim: PveSimulator, node: string) =>
@@ -251,7 +199,7 @@ describe('PVE API simulator: ISO uploads', () => {
     expect([lvm.status, lvm.reason]).toEqual([500, "can't upload to storage type 'lvmthin'"]);
     const plain = await fetch(`${sim.url}/api2/json/nodes/pve1/storage/local/upload`, {
       method: 'POST',
-      headers: { ...auth(sim), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { ...tokenHeaders(sim), 'content-type': 'application/x-www-form-urlencoded' },
       body: 'content=iso&filename=a.iso',
     });
     expect(plain.status).toBe(501);
@@ -270,7 +218,7 @@ describe('PVE API simulator: ISO uploads', () => {
         {
           method: 'POST',
           headers: {
-            ...auth(sim),
+            ...tokenHeaders(sim),
             'content-type': encoded.headers.get('content-type') ?? '',
             'transfer-encoding': 'chunked',
           },
@@ -339,7 +287,7 @@ describe('PVE API simulator: ISO deletes and mounts', () => {
     const mount = () =>
       fetch(`${sim.url}/api2/json/nodes/pve1/qemu/9000/config`, {
         method: 'POST',
-        headers: { ...auth(sim), 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { ...tokenHeaders(sim), 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ ide2: 'local:iso/boot.iso,media=cdrom' }).toString(),
       });
     const refused = await mount();

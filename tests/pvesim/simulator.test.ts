@@ -5,6 +5,7 @@ import { vncAuthResponse } from '../../server/hypervisor/proxmox/des';
 import { createByteQueue } from '../../server/hypervisor/sim/console/byteQueue';
 import { SCREEN_HEIGHT, SCREEN_WIDTH } from '../../server/hypervisor/sim/console/screen';
 import { startPveSimulator, type PveSimulator, type PveSimulatorOptions } from './simulator';
+import { call, data, taskLog, waitTask, type TaskStatus } from './testApi';
 
 // The PVE API simulator through its HTTP API only (fetch and ws), as the proxmox driver will use
 // it: PVE's behaviours the driver depends on, each in a test that fails without it.
@@ -28,78 +29,6 @@ async function start(options: PveSimulatorOptions = {}): Promise<PveSimulator> {
   const sim = await startPveSimulator({ ...FAST, ...options });
   running.push(sim);
   return sim;
-}
-
-interface Reply {
-  status: number;
-  reason: string;
-  body: { data: unknown; errors?: Record<string, string>; message?: string };
-}
-
-type Params = Record<string, string | number>;
-
-async function call(
-  sim: PveSimulator,
-  method: string,
-  path: string,
-  params: Params = {},
-  headers: Record<string, string> = {
-    authorization: `PVEAPIToken=${sim.tokenId}=${sim.tokenSecret}`,
-  },
-): Promise<Reply> {
-  const query = new URLSearchParams(
-    Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
-  );
-  const inBody = method === 'POST' || method === 'PUT';
-  const search = !inBody && query.size > 0 ? `?${query}` : '';
-  const url = `${sim.url}/api2/json${path}${search}`;
-  const response = await fetch(url, {
-    method,
-    headers: inBody ? { ...headers, 'content-type': 'application/x-www-form-urlencoded' } : headers,
-    ...(inBody ? { body: query.toString() } : {}),
-  });
-  return {
-    status: response.status,
-    reason: response.statusText,
-    body: (await response.json()) as Reply['body'],
-  };
-}
-
-async function data<T>(sim: PveSimulator, method: string, path: string, params?: Params) {
-  const reply = await call(sim, method, path, params);
-  if (reply.status !== 200) throw new Error(`${method} ${path}: ${reply.status} ${reply.reason}`);
-  return reply.body.data as T;
-}
-
-interface TaskStatus {
-  status: string;
-  exitstatus?: string;
-  type: string;
-}
-
-/** Polls a task until it has stopped; returns its final status. */
-async function waitTask(sim: PveSimulator, upid: string): Promise<TaskStatus> {
-  const node = upid.split(':')[1];
-  const path = `/nodes/${node}/tasks/${encodeURIComponent(upid)}/status`;
-  return vi.waitFor(
-    async () => {
-      const status = await data<TaskStatus>(sim, 'GET', path);
-      expect(status.status).toBe('stopped');
-      return status;
-    },
-    { timeout: 5_000, interval: 10 },
-  );
-}
-
-async function taskLog(sim: PveSimulator, upid: string): Promise<string[]> {
-  const node = upid.split(':')[1];
-  const lines = await data<{ n: number; t: string }[]>(
-    sim,
-    'GET',
-    `/nodes/${node}/tasks/${encodeURIComponent(upid)}/log`,
-    { limit: 0 },
-  );
-  return lines.map((l) => l.t);
 }
 
 /** A running linked clone of template 9000 on pve1. */
