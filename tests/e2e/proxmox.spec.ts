@@ -8,6 +8,7 @@ import {
   flagChallenge,
   publishFlagLab,
   scoreFlag,
+  signedInPage,
   signIn,
   startGame,
 } from './support';
@@ -104,12 +105,7 @@ test('a lab on a Proxmox cluster (simulated): author, launch, console, grade, cl
     });
 
     // The player launches it.
-    const playerContext = await browser.newContext({
-      baseURL: server.baseURL,
-      viewport: { width: 1280, height: 1200 },
-    });
-    const player = await playerContext.newPage();
-    await signIn(player, 'player');
+    const player = await signedInPage(browser, server.baseURL, 'player');
     await startGame(player, workspaceId);
     const playerApi = await apiOf(player);
     // The play page's id is the workspace's; the game state names the gamespace.
@@ -157,9 +153,7 @@ test('a lab on a Proxmox cluster (simulated): author, launch, console, grade, cl
     // A full score ends the game; the janitor's next run (here asked for by an admin) removes its
     // machine and its networks from the cluster.
     await expect(player.getByText('Game Over')).toBeVisible();
-    const adminContext = await browser.newContext({ baseURL: server.baseURL });
-    const admin = await adminContext.newPage();
-    await signIn(admin, 'admin');
+    const admin = await signedInPage(browser, server.baseURL, 'admin');
     await admin.goto('/admin');
     await admin.getByRole('button', { name: 'Run janitor' }).click();
     await expect

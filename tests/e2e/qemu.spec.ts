@@ -12,6 +12,7 @@ import {
   flagChallenge,
   publishFlagLab,
   scoreFlag,
+  signedInPage,
   signIn,
   startGame,
 } from './support';
@@ -73,12 +74,7 @@ test('a player gets real machines: the console shows the prompt, runs a command,
     });
 
     // The player launches it.
-    const playerContext = await browser.newContext({
-      baseURL: server.baseURL,
-      viewport: { width: 1280, height: 1200 },
-    });
-    const player = await playerContext.newPage();
-    await signIn(player, 'player');
+    const player = await signedInPage(browser, server.baseURL, 'player');
     await startGame(player, workspaceId);
     const gamespaceId = /\/mojo\/([0-9a-f]{32})/.exec(player.url())?.[1] ?? '';
     const playerApi = await apiOf(player);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Browser, type Page } from '@playwright/test';
 import { E2E_PASSWORD } from '../../playwright.config';
 
 /** Signs in through the embedded identity provider from the login page, as a person does. */
@@ -188,4 +188,12 @@ export async function scoreFlag(player: Page, flag: string) {
     .click();
   await expect(section.getByText('✓ correct')).toBeVisible();
   await expect(player.getByRole('status', { name: 'Score' })).toHaveText('Score 100 / 100');
+}
+
+/** A tall page of its own on `baseURL` (another server's), signed in as `username`. */
+export async function signedInPage(browser: Browser, baseURL: string, username: string) {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 1200 } });
+  const page = await context.newPage();
+  await signIn(page, username);
+  return page;
 }
