@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import envSchema, { type EnvSchemaOpt } from 'env-schema';
+import type { ConsoleLimits } from './console/limits';
 
 // Every setting comes from the environment, parsed against one schema (the README's
 // Configuration table lists the same variables, forms and defaults; server/config.test.ts checks
@@ -88,6 +89,8 @@ export interface Config {
   hubClientTimeoutMs: number;
   /**
    * On SIGTERM or SIGINT, how long requests under way get to finish once the server has stopped
+  /** Caps on open console sockets, and the handshake's deadline (server/console/limits.ts). */
+  console: ConsoleLimits;
    * accepting; whatever is still open then is cut (an upload cut short is discarded).
    */
   shutdownGraceMs: number;
@@ -384,6 +387,17 @@ export const VARIABLES = {
   SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: TIMER_MAX_MS, default: 10000 },
   STATE_CACHE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 1000 },
   HYPERVISOR: { type: 'string', enum: ['sim', 'qemu', 'proxmox'], default: 'sim' },
+  // Console caps are at least 1: a cap that a setting switches off is no cap.
+  CONSOLE_MAX_PER_USER: { type: 'integer', minimum: 1, maximum: ANY, default: 8 },
+  CONSOLE_MAX_PER_MACHINE: { type: 'integer', minimum: 1, maximum: ANY, default: 24 },
+  CONSOLE_MAX_PER_ADDRESS: { type: 'integer', minimum: 1, maximum: ANY, default: 256 },
+  CONSOLE_MAX_PER_SERVER: { type: 'integer', minimum: 1, maximum: ANY, default: 1000 },
+  CONSOLE_HANDSHAKE_TIMEOUT_MS: {
+    type: 'integer',
+    minimum: 1,
+    maximum: TIMER_MAX_MS,
+    default: 10000,
+  },
   QEMU_IMAGES_DIR: { type: 'string' },
   QEMU_STATE_DIR: { type: 'string' },
   QEMU_MAX_RUNNING: { type: 'integer', minimum: 0, maximum: ANY },
@@ -580,6 +594,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     qemu: {
       imagesDir: v.QEMU_IMAGES_DIR ? resolve(v.QEMU_IMAGES_DIR) : resolve(dataDir, 'images'),
       stateDir: v.QEMU_STATE_DIR ? resolve(v.QEMU_STATE_DIR) : resolve(dataDir, 'qemu'),
+    console: {
+      perUser: v.CONSOLE_MAX_PER_USER,
+      perMachine: v.CONSOLE_MAX_PER_MACHINE,
+      perAddress: v.CONSOLE_MAX_PER_ADDRESS,
+      perServer: v.CONSOLE_MAX_PER_SERVER,
+      handshakeTimeoutMs: v.CONSOLE_HANDSHAKE_TIMEOUT_MS,
+    },
       maxRunning: v.QEMU_MAX_RUNNING ?? null,
       maxMemoryMiB: v.QEMU_MAX_MEMORY_MIB ?? null,
     },

@@ -8,16 +8,34 @@ import type { DriverEvent, HypervisorDriver, Machine } from '../hypervisor';
 import { createSimConsoles, MACHINE_CHECK_MS } from '../hypervisor/sim/console/consoles';
 import { applyInput, newTerminal } from '../hypervisor/sim/console/terminal';
 import { renderScreen, SCREEN_HEIGHT, SCREEN_WIDTH } from '../hypervisor/sim/console/screen';
-import { CLOSE_POLICY_VIOLATION, consoleRoutes } from './routes';
-import { createConsoleTickets, type ConsoleTicketStore } from './tickets';
+import {
+  CLOSE_POLICY_VIOLATION,
+  consoleRoutes,
+  INVALID_TICKET,
+  TOO_MUCH_EARLY,
+  type ConsoleViewers,
+} from './routes';
+import { createConsoleTickets, type ConsoleSubject, type ConsoleTicketStore } from './tickets';
+import {
+  createConsoleSlots,
+  DEFAULT_CONSOLE_LIMITS,
+  HANDSHAKE_TIMEOUT_REASON,
+  machineCapReason,
+  serverCapReason,
+  userCapReason,
+  type ConsoleLimits,
+  type ConsoleSlots,
+} from './limits';
+import type { Actor } from '../core/users';
 import { KEY } from '../hypervisor/sim/console/keys';
 import { MACHINE_OFF_REASON } from '../hypervisor/sim/console/rfb';
 import { createManualClock, type ManualClock } from '../../tests/server/manualClock';
 
 // The console endpoint over a real port with the `ws` client, as noVNC uses it: the ticket from
-// `issue`, the `binary` subprotocol, the RFB 3.8 handshake and Raw updates. The hypervisor is a
-// fake at the driver boundary (a map of machines and a way to announce changes) whose consoles
-// are the sim's drawn ones; their machine checks run on a manual clock.
+// `issue`, bound to a subject, the `binary` subprotocol, the RFB 3.8 handshake and Raw updates.
+// The hypervisor is a fake at the driver boundary (a map of machines and a way to announce
+// changes) whose consoles are the sim's drawn ones; their machine checks run on a manual clock.
+// Who may open which machine is a fake at the viewers boundary (a set of subject ids).
 
 const VM_ID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
@@ -50,6 +68,8 @@ function fakeDriver(machines: Map<string, Machine>, clock: ManualClock) {
     return () => listeners.delete(listener);
   };
   const consoles = createSimConsoles({ load, subscribe, clock });
+  /** How many consoles the driver was asked to open. */
+  const opened = { count: 0 };
   const driver: HypervisorDriver = {
     capabilities: {
       kind: 'sim',
@@ -82,7 +102,10 @@ function fakeDriver(machines: Map<string, Machine>, clock: ManualClock) {
     verifyDisks: unused,
     deleteDisks: unused,
     display: unused,
-    openConsole: (id, viewer) => consoles.open(id, viewer),
+    openConsole: (id, viewer) => {
+      opened.count += 1;
+      return consoles.open(id, viewer);
+    },
     isoOptions: unused,
     netOptions: unused,
     ready: unused,
@@ -91,7 +114,7 @@ function fakeDriver(machines: Map<string, Machine>, clock: ManualClock) {
     close: async () => consoles.close(),
   };
   const announce = (event: DriverEvent) => listeners.forEach((l) => l(event));
-  return { driver, announce, listeners };
+  return { driver, announce, listeners, opened };
 }
 
 /** An RFB viewer over `ws` that reads exact byte counts and keeps its own copy of the screen. */
@@ -138,6 +161,16 @@ class Viewer {
   async roundTrip() {
     this.socket.ping();
     await Promise.race([once(this.socket, 'pong'), this.closed]);
+  }
+
+  /** Version, then the list of security types offered: the reason when it is empty. */
+  async greet(): Promise<string | null> {
+    expect((await this.read(12)).toString('latin1')).toBe('RFB 003.008\n');
+    this.send(Buffer.from('RFB 003.008\n', 'latin1'));
+    const count = (await this.read(1))[0]!;
+    if (count > 0) return null;
+    const length = (await this.read(4)).readUInt32BE(0);
+    return (await this.read(length)).toString('utf8');
   }
 
   /** Version, security None, ClientInit; returns the ServerInit name. */
@@ -211,15 +244,50 @@ const differing = (a: Uint32Array, b: Uint32Array) =>
 const typed = (text: string) =>
   [...text].reduce((t, char) => applyInput(t, { kind: 'char', char }), newTerminal('kali'));
 
+const PLAYER: ConsoleSubject = { id: 'player-1', name: 'Player One' };
+
+/** Viewers by subject id: who may open the machines, and whose cookie the upgrade request carries. */
+function fakeViewers(allowed: Set<string>, machines: Map<string, Machine>): ConsoleViewers {
+  const actor = (id: string) => ({ id }) as Actor;
+  return {
+    viewerOf: async (request) => {
+      const cookie = request.headers['x-test-viewer'];
+      return typeof cookie === 'string' ? actor(cookie) : null;
+    },
+    actorOf: async (subject) => actor(subject.id),
+    mayOpen: async (viewer, machineId) => machines.has(machineId) && allowed.has(viewer.id),
+  };
+}
+
 describe('console WebSocket (GET /api/console/vnc/:id)', () => {
-  let app: FastifyInstance;
+  let app: FastifyInstance | undefined;
   let cache: Cache;
   let tickets: ConsoleTicketStore;
   let machines: Map<string, Machine>;
   let fake: ReturnType<typeof fakeDriver>;
   let clock: ManualClock;
   let base: string;
+  let allowed: Set<string>;
+  let slots: ConsoleSlots;
   const viewers: Viewer[] = [];
+
+  async function start(limits: ConsoleLimits = DEFAULT_CONSOLE_LIMITS) {
+    if (app) await app.close();
+    slots = createConsoleSlots(limits);
+    app = Fastify();
+    await app.register(fastifyWebsocket);
+    await app.register(consoleRoutes, {
+      driver: fake.driver,
+      tickets,
+      viewers: fakeViewers(allowed, machines),
+      limits,
+      slots,
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const address = app.server.address();
+    if (!address || typeof address === 'string') throw new Error('no port');
+    base = `ws://127.0.0.1:${address.port}`;
+  }
 
   beforeEach(async () => {
     machines = new Map([[VM_ID, machine()]]);
@@ -227,48 +295,58 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
     fake = fakeDriver(machines, clock);
     cache = createMemoryCache();
     tickets = createConsoleTickets(cache);
-    app = Fastify();
-    await app.register(fastifyWebsocket);
-    await app.register(consoleRoutes, { driver: fake.driver, tickets });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    if (!address || typeof address === 'string') throw new Error('no port');
-    base = `ws://127.0.0.1:${address.port}`;
+    allowed = new Set([PLAYER.id, 'player-2', 'player-3']);
+    await start();
   });
+
+  /** A ticket for the machine, handed to `subject` as GET /api/vm-console/{id} hands it. */
+  async function ticketFor(vmId = VM_ID, subject: ConsoleSubject = PLAYER) {
+    const issued = await tickets.issue(vmId);
+    await tickets.bind(issued.ticket, subject);
+    return issued;
+  }
 
   afterEach(async () => {
     for (const v of viewers.splice(0)) v.socket.terminate();
-    await app.close();
+    await app?.close();
+    app = undefined;
     await fake.driver.close();
     await cache.close();
   });
 
-  async function open(path: string): Promise<Viewer> {
-    const socket = new WebSocket(`${base}${path}`, ['binary']);
+  async function open(path: string, headers: Record<string, string> = {}): Promise<Viewer> {
+    const socket = new WebSocket(`${base}${path}`, ['binary'], { headers });
     const viewer = new Viewer(socket);
     viewers.push(viewer);
     await once(socket, 'open');
     return viewer;
   }
 
-  it('issues single-use 32-hex tickets bound to the machine, with the socket path', async () => {
-    const { ticket, url } = await tickets.issue(VM_ID);
+  it('issues single-use 32-hex tickets bound to the machine and their subject', async () => {
+    const { ticket, url } = await ticketFor();
     expect(ticket).toMatch(/^[0-9a-f]{32}$/);
     expect(url).toBe(`/api/console/vnc/${VM_ID}?ticket=${ticket}`);
-    expect(await tickets.redeem(ticket, 'another')).toBe(false);
-    const again = await tickets.issue(VM_ID);
-    expect(await tickets.redeem(again.ticket, VM_ID)).toBe(true);
-    expect(await tickets.redeem(again.ticket, VM_ID)).toBe(false);
+    expect(await tickets.take(ticket, 'another')).toBeNull();
+    const again = await ticketFor(VM_ID, { ...PLAYER, gamespaceId: 'gs-1' });
+    expect(await tickets.take(again.ticket, VM_ID)).toEqual({ ...PLAYER, gamespaceId: 'gs-1' });
+    expect(await tickets.take(again.ticket, VM_ID)).toBeNull();
+    // Bound once: a second bind does not move a ticket to someone else.
+    const third = await ticketFor();
+    await tickets.bind(third.ticket, { id: 'intruder', name: 'I' });
+    expect(await tickets.take(third.ticket, VM_ID)).toEqual(PLAYER);
+    // A ticket nobody was handed opens nothing.
+    const unbound = await tickets.issue(VM_ID);
+    expect(await tickets.take(unbound.ticket, VM_ID)).toBeNull();
   });
 
   it('accepts the binary subprotocol and completes the RFB 3.8 handshake with the name', async () => {
-    const viewer = await open((await tickets.issue(VM_ID)).url);
+    const viewer = await open((await ticketFor()).url);
     expect(viewer.socket.protocol).toBe('binary');
     expect(await viewer.handshake()).toBe('kali');
   });
 
   it('sends the whole screen for a full request, then what typing changed', async () => {
-    const viewer = await open((await tickets.issue(VM_ID)).url);
+    const viewer = await open((await ticketFor()).url);
     await viewer.handshake();
     viewer.request(false);
     await viewer.update();
@@ -300,7 +378,7 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
   });
 
   it('holds an incremental request until something changes', async () => {
-    const viewer = await open((await tickets.issue(VM_ID)).url);
+    const viewer = await open((await ticketFor()).url);
     await viewer.handshake();
     viewer.request(false);
     await viewer.update();
@@ -314,7 +392,7 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
   });
 
   it('prints the Ctrl-Alt-Del line', async () => {
-    const viewer = await open((await tickets.issue(VM_ID)).url);
+    const viewer = await open((await ticketFor()).url);
     await viewer.handshake();
     viewer.request(false);
     await viewer.update();
@@ -342,25 +420,25 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
   });
 
   it('closes 1008 for a used ticket, another machine’s ticket, and a stopped machine', async () => {
-    const { url } = await tickets.issue(VM_ID);
+    const { url } = await ticketFor();
     const first = await open(url);
     await first.handshake();
     const reused = await open(url);
     expect((await reused.closed).code).toBe(CLOSE_POLICY_VIOLATION);
 
-    const other = await tickets.issue('someothermachine');
+    const other = await ticketFor('someothermachine');
     const wrong = await open(`/api/console/vnc/${VM_ID}?ticket=${other.ticket}`);
     expect((await wrong.closed).code).toBe(CLOSE_POLICY_VIOLATION);
 
     machines.set(VM_ID, machine({ state: 'off' }));
-    const off = await open((await tickets.issue(VM_ID)).url);
+    const off = await open((await ticketFor()).url);
     const closed = await off.closed;
     expect(closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: MACHINE_OFF_REASON });
     expect(off.received).toBe(0);
   });
 
   it('draws the stop and closes when the driver announces the machine off', async () => {
-    const viewer = await open((await tickets.issue(VM_ID)).url);
+    const viewer = await open((await ticketFor()).url);
     await viewer.handshake();
     viewer.request(false);
     await viewer.update();
@@ -382,7 +460,7 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
   });
 
   it('notices a machine stopped through the API, which the driver does not announce', async () => {
-    const viewer = await open((await tickets.issue(VM_ID)).url);
+    const viewer = await open((await ticketFor()).url);
     await viewer.handshake();
     machines.set(VM_ID, machine({ state: 'off' }));
     clock.advance(MACHINE_CHECK_MS - 1);
@@ -394,12 +472,139 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
   });
 
   it('stops following the machine when its last viewer leaves', async () => {
-    const viewer = await open((await tickets.issue(VM_ID)).url);
+    const viewer = await open((await ticketFor()).url);
     await viewer.handshake();
     expect(fake.listeners.size).toBe(1);
     viewer.socket.close();
     await viewer.closed;
     await vi.waitFor(() => expect(fake.listeners.size).toBe(0));
     expect(clock.pending()).toBe(0);
+  });
+
+  describe('a ticket opens the console only as the subject it was handed to', () => {
+    it('refuses a ticket nobody was handed, before any RFB byte', async () => {
+      const viewer = await open((await tickets.issue(VM_ID)).url);
+      expect(await viewer.closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: INVALID_TICKET });
+      expect(viewer.received).toBe(0);
+    });
+
+    it('refuses a ticket, used without a cookie, whose subject lost the right to the machine', async () => {
+      const { url } = await ticketFor();
+      allowed.delete(PLAYER.id);
+      const viewer = await open(url);
+      expect(await viewer.closed).toEqual({ code: CLOSE_POLICY_VIOLATION, reason: INVALID_TICKET });
+      expect(fake.opened.count).toBe(0);
+    });
+
+    it("refuses a ticket brought by someone else's cookie, and opens it for its own", async () => {
+      const stolen = await open((await ticketFor()).url, { 'x-test-viewer': 'player-2' });
+      expect((await stolen.closed).code).toBe(CLOSE_POLICY_VIOLATION);
+      const own = await open((await ticketFor()).url, { 'x-test-viewer': PLAYER.id });
+      expect(await own.handshake()).toBe('kali');
+    });
+  });
+
+  describe('handshake', () => {
+    it('greets a 3.3 viewer by naming the security type', async () => {
+      const viewer = await open((await ticketFor()).url);
+      expect((await viewer.read(12)).toString('latin1')).toBe('RFB 003.008\n');
+      viewer.send(Buffer.from('RFB 003.003\n', 'latin1'));
+      expect((await viewer.read(4)).readUInt32BE(0)).toBe(1);
+      viewer.send([1]);
+      expect((await viewer.read(24)).readUInt16BE(0)).toBe(SCREEN_WIDTH);
+    });
+
+    it('closes with a protocol error on a viewer that is not RFB or picks another security type', async () => {
+      const http = await open((await ticketFor()).url);
+      await http.read(12);
+      http.send(Buffer.from('GET / HTTP/1.1\n', 'latin1'));
+      expect((await http.closed).code).toBe(1002);
+
+      const picky = await open((await ticketFor()).url);
+      await picky.read(12);
+      picky.send(Buffer.from('RFB 003.008\n', 'latin1'));
+      await picky.read(2);
+      picky.send([2]);
+      expect((await picky.closed).code).toBe(1002);
+      expect(fake.opened.count).toBe(0);
+    });
+
+    it('opens nothing on the machine until the viewer has chosen its security type', async () => {
+      const viewer = await open((await ticketFor()).url);
+      await viewer.read(12);
+      viewer.send(Buffer.from('RFB 003.008\n', 'latin1'));
+      await viewer.read(2);
+      await viewer.roundTrip();
+      expect(fake.opened.count).toBe(0);
+      expect(slots.open).toBe(1);
+      viewer.send([1]);
+      await viewer.read(4);
+      viewer.send([1]);
+      await viewer.read(24);
+      expect(fake.opened.count).toBe(1);
+    });
+
+    it('closes a viewer that does not finish the handshake in time, and frees its place', async () => {
+      await start({ ...DEFAULT_CONSOLE_LIMITS, handshakeTimeoutMs: 150 });
+      const silent = await open((await ticketFor()).url);
+      expect(await silent.closed).toEqual({
+        code: CLOSE_POLICY_VIOLATION,
+        reason: HANDSHAKE_TIMEOUT_REASON,
+      });
+      expect(silent.received).toBe(12);
+      await vi.waitFor(() => expect(slots.open).toBe(0));
+      expect(fake.opened.count).toBe(0);
+    });
+
+    it('closes a viewer that sends more than a handshake before the console opened', async () => {
+      const viewer = await open((await ticketFor()).url);
+      viewer.send(Buffer.alloc(64 * 1024));
+      expect(await viewer.closed).toEqual({ code: 1002, reason: TOO_MUCH_EARLY });
+      expect(fake.opened.count).toBe(0);
+    });
+  });
+
+  describe('caps', () => {
+    const small = { ...DEFAULT_CONSOLE_LIMITS, perUser: 2, perMachine: 3, perServer: 4 };
+
+    it('tells a viewer over its own cap why, in the handshake, while others still get in', async () => {
+      await start(small);
+      const mine = [await open((await ticketFor()).url), await open((await ticketFor()).url)];
+      for (const viewer of mine) await viewer.handshake();
+      const third = await open((await ticketFor()).url);
+      expect(await third.greet()).toBe(userCapReason(2));
+      expect(await third.closed).toEqual({
+        code: CLOSE_POLICY_VIOLATION,
+        reason: userCapReason(2),
+      });
+      const other = await open((await ticketFor(VM_ID, { id: 'player-2', name: 'Two' })).url);
+      expect(await other.handshake()).toBe('kali');
+
+      // A closed console frees its place.
+      mine[0]!.socket.close();
+      await vi.waitFor(() => expect(slots.open).toBe(2));
+      expect(await (await open((await ticketFor()).url)).handshake()).toBe('kali');
+    });
+
+    it("caps a machine's consoles, then the server's", async () => {
+      await start(small);
+      const subject = (n: number) => ({ id: `player-${n}`, name: `P${n}` });
+      for (const n of [1, 2, 3]) {
+        expect(await (await open((await ticketFor(VM_ID, subject(n))).url)).handshake()).toBe(
+          'kali',
+        );
+      }
+      const fourth = await open((await ticketFor(VM_ID, subject(1))).url);
+      expect(await fourth.greet()).toBe(machineCapReason(3));
+
+      // Another machine still opens, up to the server's cap.
+      const SECOND = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
+      machines.set(SECOND, machine({ id: SECOND, name: 'web#5f0c1d' }));
+      const web = await open((await ticketFor(SECOND, subject(2))).url);
+      expect(await web.handshake()).toBe('web');
+      const over = await open((await ticketFor(SECOND, subject(3))).url);
+      expect(await over.greet()).toBe(serverCapReason(4));
+      expect(slots.open).toBe(4);
+    });
   });
 });

@@ -2,23 +2,50 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
 import { isDriverError, type ConsoleSession, type HypervisorDriver } from '../hypervisor';
+import {
+  CLOSE_PROTOCOL_ERROR,
+  createByteReader,
+  greetViewer,
+  ViewerProtocolError,
+} from '../hypervisor/rfb';
 import type { Actor } from '../core/users';
-import type { ConsoleTicketStore } from './tickets';
+import type { ConsoleSubject, ConsoleTicketStore } from './tickets';
+import {
+  createConsoleSlots,
+  DEFAULT_CONSOLE_LIMITS,
+  HANDSHAKE_TIMEOUT_REASON,
+  type ConsoleLimits,
+  type ConsoleSlots,
+} from './limits';
 import { anonymousErrorResponses } from '../http/schemas';
 
 // GET /api/console/vnc/:id?ticket=…: the VNC-over-WebSocket console of a machine whose console
 // this server serves (capabilities.serverConsoles). The one-time ticket from GET
 // /api/vm-console/{id} is the only credential, since a browser cannot put headers on a
-// WebSocket; the route is anonymous to the HTTP auth hook for that reason. A refused viewer is
-// closed with 1008 before any RFB byte, so noVNC reports a failed connection rather than a
-// protocol error. Past the ticket, the route only carries bytes: the driver's console session
-// speaks RFB.
+// WebSocket; the route is anonymous to the HTTP auth hook for that reason. The ticket opens the
+// console only as the subject it was handed to, who must still have the right to the machine. A
+// refused viewer is closed with 1008 before any RFB byte, so noVNC reports a failed connection
+// rather than a protocol error.
+//
+// An admitted viewer is greeted by this route itself (../hypervisor/rfb.ts, security None), under
+// a deadline, and only then does the driver open the machine's console: a viewer that never
+// answers holds a timer and a few bytes, not a screen buffer or a connection to the machine.
+// Viewers over a cap (./limits.ts) are told why in the RFB handshake's failure reason, which
+// noVNC reports as a security failure with that text, so the console page shows it.
 
 export const CLOSE_POLICY_VIOLATION = 1008;
 /** The reason a viewer of a machine that is not running is refused with. */
 export const MACHINE_NOT_RUNNING = 'The machine is not running.';
+/** The reason a ticket that opens nothing is refused with. */
+export const INVALID_TICKET = 'Invalid ticket';
+/**
+ * The most a viewer may send before its console is open: the handshake is 14 bytes, and nothing
+ * else is due before the ServerInit.
+ */
+export const MAX_EARLY_BYTES = 4_096;
+export const TOO_MUCH_EARLY = 'The viewer sent too much before the console opened.';
 
-type Admission = { machineId: string } | { refused: string };
+type Admission = { machineId: string; subject: ConsoleSubject } | { refused: string };
 
 const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
   Array.isArray(data)
@@ -28,19 +55,33 @@ const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
       : Buffer.from(new Uint8Array(data));
 
 /**
- * Who is opening a console, when the upgrade request says (the console tab's `topomojo.mks`
- * cookie), and whether that viewer may open this machine's console now.
+ * Who is opening a console: the ticket's subject, the viewer the upgrade request names (the
+ * console tab's `topomojo.mks` cookie), and whether they may open this machine's console now.
  */
 export interface ConsoleViewers {
   viewerOf(request: FastifyRequest): Promise<Actor | null>;
+  actorOf(subject: ConsoleSubject): Promise<Actor | null>;
   mayOpen(viewer: Actor, machineId: string): Promise<boolean>;
+}
+
+export interface ConsoleRouteOptions {
+  driver: HypervisorDriver;
+  tickets: ConsoleTicketStore;
+  viewers: ConsoleViewers;
+  limits?: ConsoleLimits;
+  /** Told of each refused ticket, so that guessing tickets is throttled like other credentials. */
+  onRefusedTicket?(request: FastifyRequest): void;
+  /** The open sockets, for metrics and tests. */
+  slots?: ConsoleSlots;
 }
 
 export async function consoleRoutes(
   app: FastifyInstance,
-  options: { driver: HypervisorDriver; tickets: ConsoleTicketStore; viewers?: ConsoleViewers },
+  options: ConsoleRouteOptions,
 ): Promise<void> {
   const { driver, tickets, viewers } = options;
+  const limits = options.limits ?? DEFAULT_CONSOLE_LIMITS;
+  const slots = options.slots ?? createConsoleSlots(limits);
   const admissions = new WeakMap<FastifyRequest, Admission>();
 
   const admit = async (
@@ -48,56 +89,96 @@ export async function consoleRoutes(
     machineId: string,
     ticket: string | undefined,
   ): Promise<Admission> => {
-    const redeemed = ticket ? await tickets.take(ticket, machineId) : null;
-    if (!redeemed) return { refused: 'Invalid ticket' };
-    // A viewer who says who they are must be the one the ticket was handed to, and still have
-    // the right to this machine: a ticket never opens a console for someone else.
-    const viewer = viewers ? await viewers.viewerOf(request) : null;
-    if (viewer && redeemed.subject && viewer.id !== redeemed.subject) {
-      return { refused: 'Invalid ticket' };
+    const subject = ticket ? await tickets.take(ticket, machineId) : null;
+    if (!subject) {
+      options.onRefusedTicket?.(request);
+      return { refused: INVALID_TICKET };
     }
-    if (viewer && viewers && !(await viewers.mayOpen(viewer, machineId))) {
-      return { refused: 'Invalid ticket' };
-    }
+    // A viewer who says who they are must be the one the ticket was handed to; either way the
+    // console opens as the ticket's subject, who must still have the right to this machine: a
+    // ticket never opens a console for someone else.
+    const viewer = await viewers.viewerOf(request);
+    if (viewer && viewer.id !== subject.id) return { refused: INVALID_TICKET };
+    const actor = viewer ?? (await viewers.actorOf(subject));
+    if (!actor || !(await viewers.mayOpen(actor, machineId))) return { refused: INVALID_TICKET };
     const machine = await driver.load(machineId);
     const running = machine?.status === 'deployed' && machine.state === 'running';
     if (!running || machine.id !== machineId) return { refused: MACHINE_NOT_RUNNING };
-    return { machineId };
+    return { machineId, subject };
   };
 
-  /** Bridges the socket to the machine's console; what the viewer sends early waits for it. */
-  async function bridge(socket: WebSocket, machineId: string): Promise<void> {
-    const early: Buffer[] = [];
+  /**
+   * Greets the viewer, then bridges its socket to the machine's console. `refusal`: the cap it
+   * is over, told in the handshake instead of letting it in.
+   */
+  function serve(
+    socket: WebSocket,
+    machineId: string,
+    refusal: string | undefined,
+    release: () => void,
+  ): void {
+    const handshake = createByteReader();
     let session: ConsoleSession | null = null;
     let gone = false;
+    const close = (code: number, reason: string) => {
+      if (gone) return;
+      gone = true;
+      socket.close(code, reason);
+    };
+    const deadline = setTimeout(
+      () => close(CLOSE_POLICY_VIOLATION, HANDSHAKE_TIMEOUT_REASON),
+      limits.handshakeTimeoutMs,
+    );
     socket.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
-      if (session) session.receive(asBuffer(data));
-      else early.push(asBuffer(data));
+      const bytes = asBuffer(data);
+      if (session) session.receive(bytes);
+      else if (handshake.length + bytes.length > MAX_EARLY_BYTES) {
+        close(CLOSE_PROTOCOL_ERROR, TOO_MUCH_EARLY);
+      } else handshake.push(bytes);
     });
     socket.on('close', () => {
       gone = true;
+      clearTimeout(deadline);
+      handshake.fail(new Error('the viewer went away'));
       session?.end();
+      release();
     });
-    if (!driver.openConsole) {
-      socket.close(CLOSE_POLICY_VIOLATION, 'This machine has no console here.');
-      return;
-    }
-    try {
-      const opened = await driver.openConsole(machineId, {
-        send: (bytes) => socket.send(bytes),
-        close: (code, reason) => socket.close(code, reason),
-      });
-      if (gone) {
-        opened.end();
+
+    const open = async () => {
+      const send = (bytes: Uint8Array) => socket.send(bytes);
+      if (!(await greetViewer((n) => handshake.read(n), send, refusal))) {
+        close(CLOSE_POLICY_VIOLATION, refusal ?? INVALID_TICKET);
         return;
       }
-      session = opened;
-      for (const data of early.splice(0)) opened.receive(data);
-    } catch (error) {
-      // The machine stopped or went between the ticket and now: refused like an off machine.
-      if (!isDriverError(error)) app.log.warn({ err: error }, 'console failed to open');
-      socket.close(CLOSE_POLICY_VIOLATION, MACHINE_NOT_RUNNING);
-    }
+      const clientInit = await handshake.read(1);
+      clearTimeout(deadline);
+      if (gone) return;
+      if (!driver.openConsole) {
+        close(CLOSE_POLICY_VIOLATION, 'This machine has no console here.');
+        return;
+      }
+      try {
+        const opened = await driver.openConsole(machineId, {
+          send,
+          close: (code, reason) => close(code, reason),
+        });
+        if (gone) {
+          opened.end();
+          return;
+        }
+        session = opened;
+        // The ClientInit, and whatever the viewer sent while the console was opening.
+        opened.receive(Buffer.concat([clientInit, handshake.drain()]));
+      } catch (error) {
+        // The machine stopped or went between the ticket and now: refused like an off machine.
+        if (!isDriverError(error)) app.log.warn({ err: error }, 'console failed to open');
+        close(CLOSE_POLICY_VIOLATION, MACHINE_NOT_RUNNING);
+      }
+    };
+    open().catch((error: unknown) => {
+      if (error instanceof ViewerProtocolError) close(CLOSE_PROTOCOL_ERROR, error.message);
+      // Otherwise the viewer went away mid-handshake: nothing is left to close.
+    });
   }
 
   app.get<{ Params: { id: string }; Querystring: { ticket?: string } }>(
@@ -124,10 +205,17 @@ export async function consoleRoutes(
       const admission = admissions.get(request);
       admissions.delete(request);
       if (!admission || 'refused' in admission) {
-        socket.close(CLOSE_POLICY_VIOLATION, admission?.refused ?? 'Invalid ticket');
+        socket.close(CLOSE_POLICY_VIOLATION, admission?.refused ?? INVALID_TICKET);
         return;
       }
-      void bridge(socket, admission.machineId);
+      // The slot is taken with the socket, so that an upgrade that never completes holds none.
+      const slot = slots.acquire({
+        user: admission.subject.id,
+        machine: admission.machineId,
+        address: request.ip,
+      });
+      if ('refused' in slot) serve(socket, admission.machineId, slot.refused, () => {});
+      else serve(socket, admission.machineId, undefined, () => slot.release());
     },
   );
 }

@@ -76,7 +76,12 @@ export interface VmServiceOptions {
   driver: HypervisorDriver;
   publisher: VmPublisher;
   /** Binds each console ticket to the subject it is handed to (server/console/tickets.ts). */
-  consoleTickets?: { bind(ticket: string, subject: string): Promise<void> };
+  consoleTickets?: {
+    bind(
+      ticket: string,
+      subject: { id: string; name: string; gamespaceId?: string; agent?: boolean },
+    ): Promise<void>;
+  };
   now?: () => number;
 }
 
@@ -374,7 +379,14 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       const machine = await driver.load(id);
       if (!machine) throw notFound();
       const display = await driver.display(machine.id);
-      if (display.ticket) await options.consoleTickets?.bind(display.ticket, actor.id);
+      if (display.ticket) {
+        await options.consoleTickets?.bind(display.ticket, {
+          id: actor.id,
+          name: actor.name,
+          ...(actor.grant ? { gamespaceId: actor.grant.gamespaceId } : {}),
+          ...(actor.isAgent ? { agent: true } : {}),
+        });
+      }
       return {
         id: display.machineId,
         isolationId: tagOf(machine.name),

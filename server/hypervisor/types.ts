@@ -258,7 +258,11 @@ export interface ConsoleViewer {
   close(code: number, reason: string): void;
 }
 
-/** One viewer's RFB session with a machine's console. */
+/**
+ * One viewer's RFB session with a machine's console, from the viewer's ClientInit on: server/console
+ * has already exchanged versions with the viewer and agreed on security type None (./rfb.ts), so
+ * the first bytes a session receives are the ClientInit, which it answers with the ServerInit.
+ */
 export interface ConsoleSession {
   /** Bytes the viewer sent. */
   receive(bytes: Uint8Array): void;
@@ -308,8 +312,9 @@ export interface HypervisorDriver {
   /** Console address and ticket. */
   display(id: string): Promise<MachineConsole>;
   /**
-   * The RFB byte stream of a running machine's console, for drivers whose consoles this server
-   * serves (capabilities.serverConsoles); rejects (invalid-state) when the machine is not running.
+   * The RFB byte stream of a running machine's console after the handshake (see ConsoleSession),
+   * for drivers whose consoles this server serves (capabilities.serverConsoles); rejects
+   * (invalid-state) when the machine is not running.
    */
   openConsole?(id: string, viewer: ConsoleViewer): Promise<ConsoleSession>;
   /**

@@ -63,6 +63,7 @@ export const routesPlugin = fp<{ version: string }>(
     await fastify.register(consoleRoutes, {
       driver,
       tickets: fastify.consoleTickets,
+      limits: config.console,
       viewers: {
         async viewerOf(request) {
           const creds = readCredentials(request.headers, {});
@@ -70,6 +71,7 @@ export const routesPlugin = fp<{ version: string }>(
             ? authenticator.authenticate({ cookie: creds.cookie }, ['cookie'])
             : null;
         },
+        actorOf: (subject) => authenticator.actorForSubject(subject),
         mayOpen: (viewer, machineId) => services.vms.mayOpenConsole(viewer, machineId),
       },
     });

@@ -125,7 +125,6 @@ export function createVncProxies(ctx: SimContext, cert: string): VncProxies {
       session = startRfbSession(
         { send, close: (code, reason) => ws.close(code, reason) },
         displayFor(vmid, name),
-        { afterSecurity: true },
       );
       if (pending.length > 0) session.receive(pending.take(pending.length));
     };

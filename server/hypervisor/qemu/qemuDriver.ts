@@ -32,6 +32,7 @@ import {
   type DiskCopy,
 } from './disks';
 import { createListeners } from '../listeners';
+import { relayRfb } from '../rfb';
 import { createCapacity, type Reservation } from './capacity';
 import { inside, layoutOf, machineFiles, type QemuLayout } from './layout';
 import { createLocks } from './locks';
@@ -670,23 +671,28 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       if ((await pidOf(record)) === null) {
         throw new DriverError('invalid-state', 'the machine is not running');
       }
+      // QEMU's VNC server on the machine's socket: no password (the socket is ours alone), so
+      // the relay chooses security None and then carries the viewer's bytes.
       const socket = connect(machineFiles(layout, record.id).vnc);
-      let open = true;
-      socket.on('data', (data: Buffer) => viewer.send(data));
-      socket.on('error', () => socket.destroy());
-      socket.on('close', () => {
-        if (open) viewer.close(1000, '[machine stopped]');
-        open = false;
+      const relay = relayRfb(
+        { send: (bytes) => void socket.write(bytes), close: () => socket.destroy() },
+        viewer,
+        {
+          peer: 'QEMU',
+          onFailure: (detail) => options.log?.warn({ machine: record.id, detail }, 'console'),
+        },
+      );
+      let failure = '';
+      socket.on('data', (data: Buffer) => relay.fromUpstream(data));
+      socket.on('error', (error) => {
+        failure = error.message;
+        socket.destroy();
       });
-      return {
-        receive: (data) => {
-          if (open) socket.write(data);
-        },
-        end: () => {
-          open = false;
-          socket.destroy();
-        },
-      };
+      // The socket closes when the machine stops: a clean end, unless it broke.
+      socket.on('close', () =>
+        relay.upstreamEnded(!failure, `QEMU's console closed${failure ? `: ${failure}` : ''}`),
+      );
+      return relay;
     },
 
     async isoOptions(tag) {

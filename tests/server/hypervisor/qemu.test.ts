@@ -177,15 +177,23 @@ describe('qemu driver: real machines', () => {
       timeout: 10_000,
     });
 
-    // Still controllable: the console answers with the VNC handshake, and a stop is a stop.
+    // Still controllable: the console answers the viewer's ClientInit with QEMU's ServerInit
+    // (the relay did the handshake with QEMU's VNC server), and a stop is a stop.
     const received: Uint8Array[] = [];
     const session = await again.openConsole!(a1, {
       send: (bytes) => received.push(bytes),
       close: () => {},
     });
-    await vi.waitFor(() => expect(Buffer.concat(received).toString()).toMatch(/^RFB 003\.00\d/), {
-      timeout: 10_000,
-    });
+    session.receive(Uint8Array.of(1));
+    await vi.waitFor(
+      () => {
+        const init = Buffer.concat(received);
+        expect(init.length).toBeGreaterThanOrEqual(24);
+        expect(init.readUInt16BE(0)).toBeGreaterThan(0);
+        expect(init.readUInt16BE(2)).toBeGreaterThan(0);
+      },
+      { timeout: 10_000 },
+    );
     session.end();
 
     const events: DriverEvent[] = [];

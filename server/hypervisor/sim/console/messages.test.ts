@@ -10,7 +10,6 @@ import {
   parseClientMessage,
   pixelValue,
   ProtocolError,
-  securityResult,
   serverInit,
   type PixelFormat,
 } from './messages';
@@ -48,13 +47,6 @@ describe('RFB server messages', () => {
 
   it('round-trips a pixel format through its 16 bytes', () => {
     expect(decodePixelFormat(encodePixelFormat(RGB565))).toEqual(RGB565);
-  });
-
-  it('answers security with OK, or failure and a reason', () => {
-    expect([...securityResult()]).toEqual([0, 0, 0, 0]);
-    const failed = securityResult('no');
-    expect(failed.readUInt32BE(0)).toBe(1);
-    expect(failed.toString('utf8', 8)).toBe('no');
   });
 
   it('converts colours into the viewer’s format', () => {

@@ -1,11 +1,8 @@
 import type { Framebuffer, Rect } from './framebuffer';
 
-// RFB 3.8 (RFC 6143) messages as pure functions over bytes: what the server sends is built into
+// RFB 3.8 (RFC 6143) messages after the handshake (../../rfb.ts has that) as pure functions over bytes: what the server sends is built into
 // Buffers, what the client sends is parsed from the front of a byte buffer that may hold a partial
 // message (WebSocket frames need not align with RFB messages).
-
-export const PROTOCOL_VERSION = 'RFB 003.008\n';
-export const SECURITY_NONE = 1;
 
 /** Encodings the server can use; everything else a client lists is ignored. */
 export const ENCODING_RAW = 0;
@@ -73,19 +70,6 @@ export function decodePixelFormat(b: Buffer, offset = 0): PixelFormat {
     greenShift: b.readUInt8(offset + 11),
     blueShift: b.readUInt8(offset + 12),
   };
-}
-
-/** The security types offered to a 3.7/3.8 client: only None (the URL's ticket authenticated). */
-export const securityTypes = (): Buffer => Buffer.from([1, SECURITY_NONE]);
-
-/** SecurityResult: 0 OK; a failure carries a reason (3.8). */
-export function securityResult(reason?: string): Buffer {
-  if (reason === undefined) return Buffer.from([0, 0, 0, 0]);
-  const text = Buffer.from(reason, 'utf8');
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(1, 0);
-  head.writeUInt32BE(text.length, 4);
-  return Buffer.concat([head, text]);
 }
 
 export function serverInit(width: number, height: number, pf: PixelFormat, name: string): Buffer {

@@ -4,8 +4,9 @@ import { encodePixelFormat, MAX_CUT_TEXT_BYTES, type PixelFormat } from './messa
 import { CLOSE_PROTOCOL_ERROR, startRfbSession } from './rfb';
 import { SCREEN_HEIGHT, SCREEN_WIDTH } from './screen';
 
-// The session on its own, fed bytes directly: legacy versions, refused security, pixel formats and
-// framing that the WebSocket tests (routes.test.ts) do not reach.
+// The session on its own, fed bytes directly from the viewer's ClientInit on (server/console did
+// the handshake): pixel formats, limits and framing that the WebSocket tests (routes.test.ts) do
+// not reach.
 
 function session() {
   const sent: Buffer[] = [];
@@ -31,7 +32,8 @@ const RGB565: PixelFormat = {
   blueShift: 0,
 };
 
-const version = (v: string) => Buffer.from(`RFB ${v}\n`, 'latin1');
+/** The viewer's ClientInit (not shared). */
+const CLIENT_INIT = Buffer.from([0]);
 
 /** The head of a ClientCutText announcing `length` bytes of text. */
 function cutTextHead(length: number): Buffer {
@@ -49,34 +51,29 @@ function fullRequest(): Buffer {
 }
 
 describe('RFB session', () => {
-  it('tells a 3.3 viewer the security type instead of offering a list', () => {
+  it('is silent until the ClientInit, allocates its screen copy there, then sends ServerInit', () => {
     const { s, sent } = session();
-    s.receive(version('003.003'));
-    expect([...sent[1]!]).toEqual([0, 0, 0, 1]);
+    expect(sent).toEqual([]);
     s.receive(Buffer.from([1]));
-    expect(sent[2]!.readUInt16BE(0)).toBe(SCREEN_WIDTH);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.readUInt16BE(0)).toBe(SCREEN_WIDTH);
+    expect(sent[0]!.readUInt16BE(2)).toBe(SCREEN_HEIGHT);
+    s.receive(fullRequest());
+    expect(sent[1]!.readUInt8(0)).toBe(0);
   });
 
-  it('reads a handshake split across frames and several messages in one frame', () => {
+  it('reads messages split across frames and several messages in one frame', () => {
     const { s, sent } = session();
-    const all = Buffer.concat([version('003.008'), Buffer.from([1, 0]), fullRequest()]);
+    const all = Buffer.concat([CLIENT_INIT, fullRequest()]);
     for (const byte of all) s.receive(Buffer.from([byte]));
-    // version, security types, result, ServerInit, update
-    expect(sent).toHaveLength(5);
-    expect(sent[4]!.readUInt16BE(2)).toBeGreaterThan(0);
-  });
-
-  it('refuses a security type other than None with a reason', () => {
-    const { s, sent, closes } = session();
-    s.receive(version('003.008'));
-    s.receive(Buffer.from([2]));
-    expect(sent.at(-1)!.readUInt32BE(0)).toBe(1);
-    expect(closes[0]!.code).toBe(CLOSE_PROTOCOL_ERROR);
+    // ServerInit, update
+    expect(sent).toHaveLength(2);
+    expect(sent[1]!.readUInt16BE(2)).toBeGreaterThan(0);
   });
 
   it('sends updates in the pixel format the viewer sets', () => {
     const { s, sent } = session();
-    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0])]));
+    s.receive(CLIENT_INIT);
     const setFormat = Buffer.concat([Buffer.from([0, 0, 0, 0]), encodePixelFormat(RGB565)]);
     s.receive(Buffer.concat([setFormat, fullRequest()]));
     const update = sent.at(-1)!;
@@ -87,13 +84,13 @@ describe('RFB session', () => {
 
   it('closes on a message type it does not know', () => {
     const { s, closes } = session();
-    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0]), Buffer.from([250, 0])]));
+    s.receive(Buffer.concat([CLIENT_INIT, Buffer.from([250, 0])]));
     expect(closes[0]!.code).toBe(CLOSE_PROTOCOL_ERROR);
   });
 
   it('types pasted text into the console', () => {
     const { s, display } = session();
-    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0])]));
+    s.receive(CLIENT_INIT);
     const before = display.screen();
     const text = Buffer.from('echo hi\n', 'latin1');
     const head = Buffer.from([6, 0, 0, 0, 0, 0, 0, text.length]);
@@ -103,7 +100,7 @@ describe('RFB session', () => {
 
   it('closes at once when a viewer announces clipboard text over the limit', () => {
     const { s, closes } = session();
-    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0])]));
+    s.receive(CLIENT_INIT);
     // Only the 8-byte head: the session must not wait for 2 GiB that will never come.
     s.receive(cutTextHead(0x7fffffff));
     expect(closes).toEqual([
@@ -118,7 +115,7 @@ describe('RFB session', () => {
 
     it('copies its bytes a bounded number of times, not once per frame', () => {
       const { s, closes, display } = session();
-      s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0])]));
+      s.receive(CLIENT_INIT);
       const text = Buffer.alloc(MAX_CUT_TEXT_BYTES / 4, 0x61);
       const message = Buffer.concat([cutTextHead(text.length), text]);
       const concat = vi.spyOn(Buffer, 'concat');
@@ -139,24 +136,9 @@ describe('RFB session', () => {
     });
   });
 
-  it('takes over after a handshake done elsewhere: silent until the ClientInit, then ServerInit', () => {
-    const sent: Buffer[] = [];
-    const display = createMachineDisplay('web');
-    const s = startRfbSession({ send: (d) => sent.push(d), close: () => undefined }, display, {
-      afterSecurity: true,
-    });
-    expect(sent).toEqual([]);
-    s.receive(Buffer.from([1]));
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.readUInt16BE(0)).toBe(SCREEN_WIDTH);
-    expect(sent[0]!.readUInt16BE(2)).toBe(SCREEN_HEIGHT);
-    s.receive(fullRequest());
-    expect(sent[1]!.readUInt8(0)).toBe(0);
-  });
-
   it('stops following the display once ended', () => {
     const { s, sent, display } = session();
-    s.receive(Buffer.concat([version('003.008'), Buffer.from([1, 0]), fullRequest()]));
+    s.receive(Buffer.concat([CLIENT_INIT, fullRequest()]));
     const count = sent.length;
     s.end();
     display.powerOff('stopped', '[machine stopped]');

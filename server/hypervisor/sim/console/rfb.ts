@@ -9,21 +9,18 @@ import {
   framebufferUpdate,
   isSupportedFormat,
   parseClientMessage,
-  PROTOCOL_VERSION,
   ProtocolError,
-  SECURITY_NONE,
-  securityResult,
-  securityTypes,
   serverInit,
   type PixelFormat,
 } from './messages';
 
-// A minimal RFB server (RFC 6143) for one viewer of a simulated machine: the handshake with the
-// None security type (the one-time ticket in the WebSocket URL already admitted the viewer), then
-// Raw-encoded updates of what changed since the viewer's last update, and keys typed into the
-// machine's console. It talks to its transport only through `send` and `close`, so tests can
-// drive it with bytes. A server that did the version and security handshake itself (the PVE
-// simulator's VNC authentication) hands its viewer over with `afterSecurity`.
+// A minimal RFB server (RFC 6143) for one viewer of a simulated machine, from the viewer's
+// ClientInit on: the version and security handshake (None) was done by whoever admitted the
+// viewer (server/console greets every viewer itself; the PVE simulator does VNC authentication),
+// so the session starts silent, answers the ClientInit with the ServerInit, then sends Raw-encoded
+// updates of what changed since the viewer's last update and types keys into the machine's
+// console. It talks to its transport only through `send` and `close`, so tests can drive it with
+// bytes. The screen buffer a viewer needs is allocated only at its ClientInit.
 
 export interface RfbTransport {
   send(data: Buffer): void;
@@ -42,31 +39,20 @@ export const CLOSE_NORMAL = 1000;
 export const CLOSE_PROTOCOL_ERROR = 1002;
 export const MACHINE_OFF_REASON = 'The machine is not running.';
 
-type Phase = 'version' | 'security' | 'init' | 'normal' | 'closed';
+type Phase = 'init' | 'normal' | 'closed';
 
 /** Sentinel for pixels the viewer has never been sent; screen colours are 24-bit. */
 const UNSEEN = 0xff000000;
 
-export interface RfbSessionOptions {
-  /** The viewer already exchanged versions and passed security elsewhere: the session sends
-   *  nothing until the ClientInit, then answers with the ServerInit. */
-  afterSecurity?: boolean;
-}
-
-export function startRfbSession(
-  transport: RfbTransport,
-  display: MachineDisplay,
-  options: RfbSessionOptions = {},
-): RfbSession {
-  let phase: Phase = options.afterSecurity ? 'init' : 'version';
-  let legacy = false;
+export function startRfbSession(transport: RfbTransport, display: MachineDisplay): RfbSession {
+  let phase: Phase = 'init';
   // What the viewer sent that is not read yet: a message may span many frames.
   const pending = createByteQueue();
   let format: PixelFormat = DEFAULT_PIXEL_FORMAT;
   let pressed: ReadonlySet<number> = new Set();
-  const first = display.screen();
-  // What the viewer has been sent; compared with the screen to find what to send next.
-  const seen = new Uint32Array(first.width * first.height).fill(UNSEEN);
+  // What the viewer has been sent; compared with the screen to find what to send next. Made at
+  // the ClientInit: nothing is sent before it, so nothing needs comparing.
+  let seen = new Uint32Array(0);
   // An incremental request with nothing new to send waits here for the next change.
   let waiting: Rect | null = null;
 
@@ -91,7 +77,10 @@ export function startRfbSession(
     return true;
   };
 
-  const fullArea = (): Rect => ({ x: 0, y: 0, width: first.width, height: first.height });
+  const fullArea = (): Rect => {
+    const { width, height } = display.screen();
+    return { x: 0, y: 0, width, height };
+  };
 
   const unsubscribe = display.onChange(() => {
     if (phase !== 'normal') return;
@@ -149,40 +138,12 @@ export function startRfbSession(
   const advance = (): void => {
     for (;;) {
       switch (phase) {
-        case 'version': {
-          if (pending.length < 12) return;
-          const version = pending.take(12).toString('latin1');
-          const match = /^RFB (\d{3})\.(\d{3})\n$/.exec(version);
-          if (!match) throw new ProtocolError('not an RFB client');
-          const minor = Number(match[1]) > 3 ? 8 : Number(match[2]);
-          // 3.3 viewers are told the security type; later ones choose from a list.
-          legacy = minor < 7;
-          if (legacy) {
-            transport.send(Buffer.from([0, 0, 0, SECURITY_NONE]));
-            phase = 'init';
-          } else {
-            transport.send(securityTypes());
-            phase = 'security';
-          }
-          continue;
-        }
-        case 'security': {
-          if (pending.length < 1) return;
-          const chosen = pending.take(1).readUInt8(0);
-          if (chosen !== SECURITY_NONE) {
-            transport.send(securityResult('Unsupported security type'));
-            close(CLOSE_PROTOCOL_ERROR, 'unsupported security type');
-            return;
-          }
-          transport.send(securityResult());
-          phase = 'init';
-          continue;
-        }
         case 'init': {
           if (pending.length < 1) return;
           // The shared flag does not matter: every viewer of a machine shares its screen.
           pending.take(1);
           const fb = display.screen();
+          seen = new Uint32Array(fb.width * fb.height).fill(UNSEEN);
           transport.send(serverInit(fb.width, fb.height, format, display.name));
           phase = 'normal';
           continue;
@@ -201,8 +162,6 @@ export function startRfbSession(
       }
     }
   };
-
-  if (phase === 'version') transport.send(Buffer.from(PROTOCOL_VERSION, 'latin1'));
 
   return {
     receive(data) {

@@ -1,0 +1,219 @@
+import { once } from 'node:events';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { ROLE_NUMBERS } from '../../../server/auth/roles';
+import {
+  addressCapReason,
+  HANDSHAKE_TIMEOUT_REASON,
+  userCapReason,
+} from '../../../server/console/limits';
+import { newId } from '../../../server/core/ids';
+import { startTestServer } from '../harness';
+import { apiKey } from '../hubClients';
+import { apiRequest, type Json } from '../api';
+
+// Console sockets cannot be used to run the server out of memory (issue: "Security, round two"):
+// a viewer that never answers the RFB greeting costs no screen buffer and is closed at the
+// handshake's deadline; a player holds at most its cap of consoles and hears why when over it,
+// while others still get in; the per-address cap holds behind a trusted proxy, on the forwarded
+// address. The real server with the sim driver, viewers over `ws` as noVNC connects.
+
+const CAP = 8;
+const HANDSHAKE_MS = 1_500;
+/** Far more sockets than the cap: each cost a 1.5 MiB screen buffer before the greeting once. */
+const FLOOD = 150;
+
+/** A console socket and what it received, until it closed. */
+function viewer(url: string, headers: Record<string, string> = {}) {
+  const socket = new WebSocket(url, ['binary'], { headers });
+  let buffered = Buffer.alloc(0);
+  const state = {
+    socket,
+    closed: new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    ),
+    async read(n: number): Promise<Buffer> {
+      while (buffered.length < n) {
+        if (socket.readyState >= WebSocket.CLOSING) throw new Error('closed while reading');
+        await Promise.race([once(socket, 'message'), state.closed]);
+      }
+      const out = buffered.subarray(0, n);
+      buffered = buffered.subarray(n);
+      return out;
+    },
+    /** Sends the version; the list of security types, or the reason when it is empty. */
+    async greet(): Promise<string | null> {
+      await state.read(12);
+      socket.send(Buffer.from('RFB 003.008\n', 'latin1'));
+      const count = (await state.read(1))[0]!;
+      if (count > 0) {
+        await state.read(count);
+        return null;
+      }
+      const length = (await state.read(4)).readUInt32BE(0);
+      return (await state.read(length)).toString('utf8');
+    },
+    /** The whole handshake; resolves with the ServerInit's width. */
+    async handshake(): Promise<number> {
+      expect(await state.greet()).toBeNull();
+      socket.send(Buffer.of(1));
+      await state.read(4);
+      socket.send(Buffer.of(1));
+      return (await state.read(24)).readUInt16BE(0);
+    },
+  };
+  socket.on('message', (data: Buffer) => {
+    buffered = Buffer.concat([buffered, data]);
+  });
+  socket.on('error', () => undefined);
+  return state;
+}
+
+type Viewer = ReturnType<typeof viewer>;
+
+async function labServer(env: Record<string, string>) {
+  const server = await startTestServer({ env: { SIM_SPEED: '0', ...env } });
+  const db = server.app.store.db;
+  const keys: Record<string, Record<string, string>> = {};
+  for (const [name, role] of [
+    ['admin', 'administrator'],
+    ['creator', 'creator'],
+    ['player', 'user'],
+  ] as const) {
+    await db
+      .updateTable('users')
+      .set({ role: ROLE_NUMBERS[role], gamespaceLimit: 0 })
+      .where('id', '=', await server.userId(name))
+      .execute();
+    keys[name] = apiKey(await server.apiKeyFor(name));
+  }
+  const call = (who: string, method: string, path: string, body?: unknown) =>
+    apiRequest(server.url, keys[who]!, method, path, body);
+  const workspace = (
+    await call('creator', 'POST', '/workspace', { name: 'Lab', audience: 'everyone' })
+  ).body as Json;
+  await db
+    .insertInto('templates')
+    .values({
+      id: newId(),
+      name: 'kali',
+      description: '',
+      audience: '',
+      iso: '',
+      networks: 'lan',
+      guestinfo: '',
+      isHidden: 0,
+      isPublished: 0,
+      isLinked: 0,
+      detail: null,
+      parentId: null,
+      replicas: 1,
+      variant: 0,
+      workspaceId: workspace.id,
+      whenCreated: Date.now(),
+    })
+    .execute();
+  const game = (
+    await call('player', 'POST', '/gamespace', { resourceId: workspace.id, startGamespace: true })
+  ).body as Json;
+  expect(game.vms).toHaveLength(1);
+  const vmId = game.vms[0].id as string;
+  /** A fresh console address (with its one-time ticket) for `who`. */
+  const consoleUrl = async (who: string): Promise<string> => {
+    const reply = await call(who, 'GET', `/vm-console/${vmId}`);
+    expect(reply.status, reply.text).toBe(200);
+    return reply.body.url as string;
+  };
+  return { server, consoleUrl };
+}
+
+describe('console sockets', () => {
+  let lab: Awaited<ReturnType<typeof labServer>>;
+  const open: Viewer[] = [];
+
+  beforeAll(async () => {
+    lab = await labServer({
+      CONSOLE_MAX_PER_USER: String(CAP),
+      CONSOLE_HANDSHAKE_TIMEOUT_MS: String(HANDSHAKE_MS),
+    });
+  }, 60_000);
+
+  afterEach(() => {
+    for (const v of open.splice(0)) v.socket.terminate();
+  });
+
+  afterAll(async () => {
+    await lab?.server.close();
+  });
+
+  it('costs no screen buffer for a flood that never answers, which is closed at the deadline', async () => {
+    const warm = viewer(await lab.consoleUrl('player'));
+    open.push(warm);
+    expect(await warm.handshake()).toBeGreaterThan(0);
+    warm.socket.terminate();
+    await warm.closed;
+
+    const before = process.memoryUsage().arrayBuffers;
+    const urls: string[] = [];
+    for (let i = 0; i < FLOOD; i++) urls.push(await lab.consoleUrl('player'));
+    const silent = urls.map((url) => viewer(url));
+    open.push(...silent);
+    // Every socket has been greeted: the server has done all it will do for them.
+    await Promise.all(silent.map((v) => v.read(12)));
+    const grown = process.memoryUsage().arrayBuffers - before;
+    // Before, each greeted socket held a 1.5 MiB screen buffer: 225 MiB for this flood.
+    expect(grown).toBeLessThan(32 * 1024 * 1024);
+
+    // Meanwhile the player is over its cap and told so; an administrator still gets in.
+    const extra = viewer(await lab.consoleUrl('player'));
+    open.push(extra);
+    expect(await extra.greet()).toBe(userCapReason(CAP));
+    expect(await extra.closed).toEqual({ code: 1008, reason: userCapReason(CAP) });
+    const admin = viewer(await lab.consoleUrl('admin'));
+    open.push(admin);
+    expect(await admin.handshake()).toBeGreaterThan(0);
+
+    // The deadline closes every silent socket, which frees the player's places.
+    const closes = await Promise.all(silent.map((v) => v.closed));
+    expect(new Set(closes.map((c) => `${c.code} ${c.reason}`))).toEqual(
+      new Set([`1008 ${HANDSHAKE_TIMEOUT_REASON}`]),
+    );
+    const again = viewer(await lab.consoleUrl('player'));
+    open.push(again);
+    expect(await again.handshake()).toBeGreaterThan(0);
+  }, 60_000);
+});
+
+describe('console sockets behind a trusted proxy', () => {
+  let lab: Awaited<ReturnType<typeof labServer>>;
+  const open: Viewer[] = [];
+
+  beforeAll(async () => {
+    lab = await labServer({
+      TRUST_PROXY: 'true',
+      CONSOLE_MAX_PER_USER: '100',
+      CONSOLE_MAX_PER_ADDRESS: '3',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const v of open.splice(0)) v.socket.terminate();
+    await lab?.server.close();
+  });
+
+  it('caps consoles per forwarded address, not per proxy', async () => {
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    for (let i = 0; i < 3; i++) {
+      const v = viewer(await lab.consoleUrl('player'), from('198.51.100.7'));
+      open.push(v);
+      expect(await v.handshake()).toBeGreaterThan(0);
+    }
+    const over = viewer(await lab.consoleUrl('player'), from('198.51.100.7'));
+    open.push(over);
+    expect(await over.greet()).toBe(addressCapReason(3));
+    // Another client behind the same proxy is not locked out.
+    const neighbour = viewer(await lab.consoleUrl('player'), from('198.51.100.8'));
+    open.push(neighbour);
+    expect(await neighbour.handshake()).toBeGreaterThan(0);
+  }, 30_000);
+});
