@@ -26,6 +26,15 @@ export function isActive(
   return g.startTime > 0 && g.endTime <= 0 && g.expirationTime > now;
 }
 
+/**
+ * Over, as far as its machines go: ended (completed, solved, or ended by the janitor) or out of
+ * time, whether or not the janitor has ended it yet (it waits for the player's grace). An
+ * expiration of 0 is none set.
+ */
+export function isOver(g: Pick<GamespaceTable, 'endTime' | 'expirationTime'>, now: number) {
+  return g.endTime > 0 || (g.expirationTime > 0 && g.expirationTime <= now);
+}
+
 /** How many gamespaces are active now, by the rule of isActive (the metrics). */
 export function countActive(db: Db, now: number): Promise<number> {
   return createGamespaceRepository(db).countActive(now);

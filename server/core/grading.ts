@@ -220,6 +220,8 @@ export interface GradingDeps {
   publisher: Publisher;
   /** GameState of a gamespace (the play service's view). */
   gameState(row: GamespaceRow): Promise<GameStateLike>;
+  /** Told of a gamespace a submission or a regrade ended: its machines go (play/removal.ts). */
+  ended(gamespaceId: string): void;
   now?: () => number;
 }
 
@@ -340,7 +342,7 @@ export function createGradingService(deps: GradingDeps) {
     async grade(actor: Actor, input: SubmissionInput) {
       const before = await load(input.id);
       if (!(await canInteract(actor, before))) throw forbidden();
-      const { row } = await locked(before.id, (current) => {
+      const { row, result } = await locked(before.id, (current) => {
         const t = now();
         const outcome = submit(parseChallengeText(current.challenge), input, {
           active: isActive(current, t),
@@ -357,6 +359,7 @@ export function createGradingService(deps: GradingDeps) {
       });
       const state = await stateOf(row);
       announce(row, actor, state);
+      if (result.completed) deps.ended(row.id);
       const questions = state.challenge?.questions ?? [];
       questions.forEach((q, i) => {
         q.answer = input.questions[i]?.answer ?? '';
@@ -371,18 +374,19 @@ export function createGradingService(deps: GradingDeps) {
       const source = before.workspaceId
         ? await repos.workspaces.find(before.workspaceId)
         : undefined;
-      const { row } = await locked(before.id, (current) => {
+      const { row, result } = await locked(before.id, (current) => {
         const spec = parseChallengeText(current.challenge);
         const variant = source
           ? (parseChallengeText(source.challenge).variants[current.variant] ?? null)
           : null;
-        const result = regrade(spec, variant);
-        const ends = result.completed && current.endTime <= 0;
+        const regraded = regrade(spec, variant);
+        const ends = regraded.completed && current.endTime <= 0;
         return {
-          set: { challenge: JSON.stringify(result.spec), ...(ends ? { endTime: now() } : {}) },
-          result,
+          set: { challenge: JSON.stringify(regraded.spec), ...(ends ? { endTime: now() } : {}) },
+          result: { ends },
         };
       });
+      if (result.ends) deps.ended(row.id);
       return stateOf(row);
     },
 

@@ -22,6 +22,7 @@ import {
 } from './vmViews';
 import type { WorkspaceMachines } from './workspaces';
 import { audienceReaches } from './dto';
+import { isOver } from './gamespaces';
 import { DomainError, Forbidden, forbidden, notFound } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
 import { asId, EMPTY_GUID } from './ids';
@@ -138,8 +139,23 @@ export function createVmService(db: Db, options: VmServiceOptions) {
     return actor.isAdmin || canInteract(actor, tag);
   }
 
+  /**
+   * Whether the tag is a gamespace that is over (see isOver). Read from the database on every
+   * call, never from a kept game state: a completion through any server counts at once here.
+   */
+  async function isOverGame(tag: string): Promise<boolean> {
+    const game = await gamespaces.find(tag);
+    return !!game && isOver(game, now());
+  }
+
+  /**
+   * The machine's tag, once the actor may drive it. A gamespace that is over leaves its machines
+   * to admins alone (who clean up after a removal that failed): its players, agent and observers
+   * lose its consoles and operations the moment it ends, not when its machines are gone.
+   */
   async function authorize(actor: Actor, id: string, mode: 'manage' | 'delete' = 'manage') {
     const tag = await tagFor(id);
+    if (!actor.isAdmin && (await isOverGame(tag))) throw forbidden();
     const allowed = mode === 'delete' ? await canDelete(actor, tag) : await canManage(actor, tag);
     if (!allowed) throw forbidden();
     return tag;

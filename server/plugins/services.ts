@@ -11,6 +11,7 @@ import { createGradingService } from '../core/grading';
 import { createImageService } from '../core/images';
 import { createIsoStore } from '../core/isos';
 import type { ListenerRevoker } from '../core/membership';
+import { createMachineRemoval } from '../core/play/removal';
 import { createPlayService } from '../core/play/service';
 import { createTemplateService } from '../core/templates';
 import { createUserService, type UserDefaults } from '../core/users';
@@ -77,6 +78,13 @@ function createServices(fastify: FastifyInstance) {
     docsDir,
   });
   const templates = createTemplateService(db, { publisher, machines: vms.templateMachines });
+  // A completed or solved gamespace's machines go in the background right away; closing waits
+  // for the removals under way, before the driver and the store close.
+  const removal = createMachineRemoval(db, {
+    deleteMachines: vms.workspaceMachines.gamespaceEnded,
+    log: fastify.log,
+  });
+  fastify.addHook('onClose', () => removal.settled());
   // Playing (wire reference §4.2, §4.5): launches deploy through the driver; machines are
   // removed through the VM service, which tells the gamespace's group.
   const play = createPlayService(db, {
@@ -86,6 +94,7 @@ function createServices(fastify: FastifyInstance) {
     listeners,
     vmPublisher,
     deleteMachines: vms.workspaceMachines.gamespaceEnded,
+    machinesEnded: removal.ended,
     docsDir,
     stateCache,
     clock: fastify.clock,
@@ -96,6 +105,7 @@ function createServices(fastify: FastifyInstance) {
     dialect: store.dialect,
     publisher,
     gameState: (row) => gameState(row, { db, driver, docsDir, now: Date.now() }),
+    ended: removal.ended,
   });
   // The dispatcher (wire reference §4.12): commands to in-lab agents, told to the gamespace.
   const dispatches = createDispatchService(db, {

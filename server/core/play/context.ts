@@ -41,6 +41,11 @@ export interface PlayServiceOptions {
   vmPublisher: VmPublisher;
   /** Removes a gamespace's machines and announces it (the VM service's deleteAll). */
   deleteMachines(gamespaceId: string): Promise<void>;
+  /**
+   * Starts removing the machines of a gamespace that just ended, in the background
+   * (play/removal.ts): a completed game's machines go at once, not at the janitor's next run.
+   */
+  machinesEnded(gamespaceId: string): void;
   docsDir?: string;
   now?: () => number;
   random?: Random;

@@ -90,12 +90,17 @@ export function createLifecycle(context: PlayContext) {
       return result;
     },
 
-    /** POST /api/gamespace/{id}/complete: ends it now (the janitor removes its machines). */
+    /**
+     * POST /api/gamespace/{id}/complete: ends it now and answers the ended state, as the
+     * reference does. Its machines are refused from here on (vms.ts), and their removal starts
+     * in the background rather than waiting for the janitor, as the reference's does.
+     */
     async complete(actor: Actor, id: unknown): Promise<GameState> {
       const g = await context.assertManage(actor, id);
       if (g.endTime <= 0) await repos.gamespaces.setEndTime(g.id, now());
       const result = await state((await context.findGamespace(g.id)) ?? g);
       publishGame(actor, 'GAME.UPDATE', g.id, result);
+      options.machinesEnded(g.id);
       return result;
     },
 
