@@ -87,10 +87,10 @@ export interface Config {
   hubKeepAliveMs: number;
   /** How long the hub keeps a connection whose client sends nothing. */
   hubClientTimeoutMs: number;
-  /**
-   * On SIGTERM or SIGINT, how long requests under way get to finish once the server has stopped
   /** Caps on open console sockets, and the handshake's deadline (server/console/limits.ts). */
   console: ConsoleLimits;
+  /**
+   * On SIGTERM or SIGINT, how long requests under way get to finish once the server has stopped
    * accepting; whatever is still open then is cut (an upload cut short is discarded).
    */
   shutdownGraceMs: number;
@@ -382,11 +382,6 @@ export const VARIABLES = {
   REDIS_PREFIX: { type: 'string', default: 'topoplay:' },
   HUB_KEEP_ALIVE_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 15000 },
   HUB_CLIENT_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 30000 },
-  // Kubernetes sends SIGKILL 30 s after SIGTERM, `docker stop` 10 s after (compose's
-  // stop_grace_period): a longer grace needs those raised too.
-  SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: TIMER_MAX_MS, default: 10000 },
-  STATE_CACHE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 1000 },
-  HYPERVISOR: { type: 'string', enum: ['sim', 'qemu', 'proxmox'], default: 'sim' },
   // Console caps are at least 1: a cap that a setting switches off is no cap.
   CONSOLE_MAX_PER_USER: { type: 'integer', minimum: 1, maximum: ANY, default: 8 },
   CONSOLE_MAX_PER_MACHINE: { type: 'integer', minimum: 1, maximum: ANY, default: 24 },
@@ -398,6 +393,11 @@ export const VARIABLES = {
     maximum: TIMER_MAX_MS,
     default: 10000,
   },
+  // Kubernetes sends SIGKILL 30 s after SIGTERM, `docker stop` 10 s after (compose's
+  // stop_grace_period): a longer grace needs those raised too.
+  SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: TIMER_MAX_MS, default: 10000 },
+  STATE_CACHE_MS: { type: 'integer', minimum: 0, maximum: 10000, default: 1000 },
+  HYPERVISOR: { type: 'string', enum: ['sim', 'qemu', 'proxmox'], default: 'sim' },
   QEMU_IMAGES_DIR: { type: 'string' },
   QEMU_STATE_DIR: { type: 'string' },
   QEMU_MAX_RUNNING: { type: 'integer', minimum: 0, maximum: ANY },
@@ -588,12 +588,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: v.REDIS_PREFIX,
     hubKeepAliveMs: v.HUB_KEEP_ALIVE_MS,
     hubClientTimeoutMs: v.HUB_CLIENT_TIMEOUT_MS,
-    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
-    stateCacheMs: v.STATE_CACHE_MS,
-    hypervisor: v.HYPERVISOR,
-    qemu: {
-      imagesDir: v.QEMU_IMAGES_DIR ? resolve(v.QEMU_IMAGES_DIR) : resolve(dataDir, 'images'),
-      stateDir: v.QEMU_STATE_DIR ? resolve(v.QEMU_STATE_DIR) : resolve(dataDir, 'qemu'),
     console: {
       perUser: v.CONSOLE_MAX_PER_USER,
       perMachine: v.CONSOLE_MAX_PER_MACHINE,
@@ -601,6 +595,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perServer: v.CONSOLE_MAX_PER_SERVER,
       handshakeTimeoutMs: v.CONSOLE_HANDSHAKE_TIMEOUT_MS,
     },
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
+    stateCacheMs: v.STATE_CACHE_MS,
+    hypervisor: v.HYPERVISOR,
+    qemu: {
+      imagesDir: v.QEMU_IMAGES_DIR ? resolve(v.QEMU_IMAGES_DIR) : resolve(dataDir, 'images'),
+      stateDir: v.QEMU_STATE_DIR ? resolve(v.QEMU_STATE_DIR) : resolve(dataDir, 'qemu'),
       maxRunning: v.QEMU_MAX_RUNNING ?? null,
       maxMemoryMiB: v.QEMU_MAX_MEMORY_MIB ?? null,
     },
