@@ -12,8 +12,12 @@ import type { SignInThrottle } from '../identity';
 //
 // - Routes that need no sign-in (/identity, /hub, anonymous /api routes): requests per minute.
 // - API keys and tickets: refused ones (401 to a request that carried one) are counted; over the
-//   limit, requests carrying one are answered 429 before the credential is looked up. Bearer
-//   tokens and the console cookie are signed, so guessing them is pointless; they are not counted.
+//   limit, a refused one is answered 429 instead. The credential is looked up first either way:
+//   everyone behind one address (a classroom's NAT, a proxy without TRUST_PROXY) shares its
+//   count, so a valid key or ticket is served whatever others there got wrong, while a guesser
+//   there is refused. Every request carrying one reads the count, so that a valid and a refused
+//   one take as long. Bearer tokens and the console cookie are signed, so guessing them is
+//   pointless; they are not counted.
 // - Sign-in to the embedded provider: failed sign-ins are counted per account and address and per
 //   address; past the free ones, each next try waits twice as long as the one before. Nothing is
 //   counted per account alone, so hammering a victim's account never locks its owner out.
@@ -67,11 +71,15 @@ const LOCAL_KEYS = 10_000;
 /** A number big enough never to be reached, so that `remaining` tells the count. */
 const UNREACHABLE = Number.MAX_SAFE_INTEGER;
 
+const TOO_MANY_REQUESTS = { message: 'TooManyRequests' };
+
+/** Sets a 429's status and Retry-After; its body is TOO_MANY_REQUESTS. */
+function throttled(reply: FastifyReply, waitMs: number): FastifyReply {
+  return reply.code(429).header('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
+}
+
 function tooManyRequests(reply: FastifyReply, waitMs: number) {
-  return reply
-    .code(429)
-    .header('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))))
-    .send({ message: 'TooManyRequests' });
+  return throttled(reply, waitMs).send(TOO_MANY_REQUESTS);
 }
 
 /** The credential a caller could be guessing: an API key or a ticket. */
@@ -86,8 +94,9 @@ const hashed = (value: string) => createHash('sha256').update(value).digest('bas
 
 /**
  * Registers the limits on `app` (before the routes they guard, and before authentication, so
- * that a refused request costs no credential lookup) and returns the sign-in throttle for the
- * embedded identity provider.
+ * that a request refused for its rate costs no credential lookup, and a refused credential's
+ * count is read before it is looked up) and returns the sign-in throttle for the embedded
+ * identity provider.
  */
 export async function registerRateLimits(
   app: FastifyInstance,
@@ -147,13 +156,27 @@ export async function registerRateLimits(
       max: UNREACHABLE,
       timeWindow: CREDENTIAL_FAILURE_WINDOW_MS,
     });
-    app.addHook('onRequest', async (request, reply) => {
-      if (!guessableCredential(request)) return;
-      const count = await failures(request, address(request), false);
-      if (count.current >= limits.credentialFailures) return tooManyRequests(reply, count.ttlMs);
+    // The address's count when a request carrying an API key or a ticket arrived.
+    const counted = new WeakMap<FastifyRequest, Count>();
+    app.addHook('onRequest', async (request) => {
+      if (guessableCredential(request)) {
+        counted.set(request, await failures(request, address(request), false));
+      }
+    });
+    // Whatever route refused the credential (the API's authentication, the hub's), its 401
+    // becomes 429 once the address is over the limit.
+    app.addHook('onSend', async (request, reply, payload) => {
+      const count = counted.get(request);
+      if (reply.statusCode !== 401 || !count || count.current < limits.credentialFailures) {
+        return payload;
+      }
+      throttled(reply, count.ttlMs)
+        .removeHeader('WWW-Authenticate')
+        .type('application/json; charset=utf-8');
+      return JSON.stringify(TOO_MANY_REQUESTS);
     });
     app.addHook('onResponse', async (request, reply) => {
-      if (reply.statusCode === 401 && guessableCredential(request)) {
+      if (reply.statusCode === 401 && counted.has(request)) {
         await failures(request, address(request), true);
       }
     });

@@ -3,11 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../server/core/ids';
 import { ANONYMOUS_WINDOW_MS, CREDENTIAL_FAILURE_WINDOW_MS } from '../../../server/http/rateLimit';
 import { SEED_PASSWORD, startTestServer, type TestServer } from '../harness';
+import { HANDSHAKE, rawConnect, ticketFor } from '../hubClients';
 import { signIn } from '../oidc';
 
 // Per-address limits on routes that need no sign-in and on refused API keys and tickets: 429
 // with Retry-After once over, counted in Redis when REDIS_URL is set so that every server
-// process shares them.
+// process shares them. Past the limit of refused credentials, valid ones from the same address
+// (everyone else behind a classroom's NAT) are served all the same.
 
 const retryAfter = (res: Response) => Number(res.headers.get('retry-after'));
 
@@ -52,22 +54,67 @@ describe('anonymous routes', () => {
 });
 
 describe('refused API keys and tickets', () => {
+  const LIMIT = 3;
   let server: TestServer;
+  let bearer: Record<string, string>;
+  let adminKey: string;
+  /** A gamespace the administrator launched for the player, with its grader key. */
+  let launch: { id: string; graderKey: string; launchTicket: string };
   beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_CREDENTIALS: '3' } });
+    server = await startTestServer({ env: { RATE_LIMIT_CREDENTIALS: String(LIMIT) } });
+    bearer = {
+      authorization: `Bearer ${(await signIn(server.url, 'player', SEED_PASSWORD)).accessToken}`,
+    };
+    adminKey = await server.apiKeyFor('admin');
+    const admin = { 'x-api-key': adminKey, 'content-type': 'application/json' };
+    const workspace = await fetch(`${server.url}/api/workspace`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'Limits' }),
+    });
+    const { id: resourceId } = (await workspace.json()) as { id: string };
+    const graderKey = `grader-${newId()}`;
+    const launched = await fetch(`${server.url}/api/gamespace`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({
+        resourceId,
+        graderKey,
+        players: [{ subjectId: await server.userId('player'), subjectName: 'Player' }],
+      }),
+    });
+    const state = (await launched.json()) as { id: string; launchpointUrl: string };
+    launch = {
+      id: state.id,
+      graderKey,
+      launchTicket: new URL(state.launchpointUrl).searchParams.get('t')!,
+    };
   });
   afterAll(async () => {
     await server?.close();
   });
 
-  it('counts 401s to requests that carried one, then answers 429 to requests carrying one', async () => {
-    const { accessToken } = await signIn(server.url, 'player', SEED_PASSWORD);
-    const apiKey = await server.apiKeyFor('player');
-    const withKey = (key: string) =>
-      fetch(`${server.url}/api/user`, { headers: { 'x-api-key': key } });
-    const withTicket = (ticket: string) =>
-      fetch(`${server.url}/api/user/login?ticket=${ticket}`, { method: 'POST' });
+  const withKey = (key: string) =>
+    fetch(`${server.url}/api/user`, { headers: { 'x-api-key': key } });
+  const withTicket = (ticket: string) =>
+    fetch(`${server.url}/api/user/login?ticket=${ticket}`, { method: 'POST' });
+  const expectThrottled = (res: Response) => {
+    expect(res.status).toBe(429);
+    expect(retryAfter(res)).toBeGreaterThanOrEqual(1);
+    expect(retryAfter(res)).toBeLessThanOrEqual(CREDENTIAL_FAILURE_WINDOW_MS / 1000);
+  };
 
+  /** Another client at this address guesses keys until it is held back, within the limit. */
+  async function guessUntilThrottled(): Promise<void> {
+    let answered = await withKey(`guess-${newId()}`);
+    for (let i = 0; i < LIMIT && answered.status === 401; i++) {
+      answered = await withKey(`guess-${newId()}`);
+    }
+    expectThrottled(answered);
+  }
+
+  it('counts 401s to requests that carried one, then answers 429 to further refused ones', async () => {
+    const apiKey = await server.apiKeyFor('player');
     // A good key is no failure; a request without a credential is not counted either.
     expect((await withKey(apiKey)).status).toBe(200);
     expect((await fetch(`${server.url}/api/user`)).status).toBe(401);
@@ -78,17 +125,55 @@ describe('refused API keys and tickets', () => {
     for (const refused of [
       await withKey('guess-4'),
       await withTicket('guess-5'),
-      await withKey(apiKey),
+      await fetch(`${server.url}/hub/negotiate?negotiateVersion=1`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer guess-6' },
+      }),
     ]) {
-      expect(refused.status).toBe(429);
-      expect(retryAfter(refused)).toBeGreaterThanOrEqual(1);
-      expect(retryAfter(refused)).toBeLessThanOrEqual(CREDENTIAL_FAILURE_WINDOW_MS / 1000);
+      expectThrottled(refused);
+      expect(await refused.json()).toEqual({ message: 'TooManyRequests' });
     }
+    await expect(rawConnect(server.url, '?access_token=guess-7')).rejects.toThrow('status 429');
     // Bearer tokens are signed: nothing to guess, so they are not held back.
-    const user = await fetch(`${server.url}/api/user`, {
-      headers: { authorization: `Bearer ${accessToken}` },
+    expect((await fetch(`${server.url}/api/user`, { headers: bearer })).status).toBe(200);
+  });
+
+  it('serves valid administrator and grader keys from an address over the limit', async () => {
+    await guessUntilThrottled();
+    const users = await fetch(`${server.url}/api/users`, { headers: { 'x-api-key': adminKey } });
+    expect(users.status).toBe(200);
+    const graded = await fetch(`${server.url}/api/gamespace/${launch.id}`, {
+      headers: { 'x-api-key': launch.graderKey },
     });
-    expect(user.status).toBe(200);
+    expect(graded.status).toBe(200);
+    // The guesser is still held back.
+    expectThrottled(await withKey(`guess-${newId()}`));
+  });
+
+  it('lets a valid ticket into the hub and signs a launch link in from an address over the limit', async () => {
+    const hubTicket = await ticketFor(server.url, bearer);
+    const negotiateTicket = await ticketFor(server.url, bearer);
+    await guessUntilThrottled();
+
+    const hub = await rawConnect(server.url, `?access_token=${hubTicket}`);
+    hub.send(HANDSHAKE);
+    expect(await hub.next(() => true)).toEqual({});
+    hub.socket.close();
+    await hub.closed;
+    const negotiated = await fetch(`${server.url}/hub/negotiate?negotiateVersion=1`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${negotiateTicket}` },
+    });
+    expect(negotiated.status).toBe(200);
+
+    const signedIn = await fetch(`${server.url}/api/user/login`, {
+      method: 'POST',
+      headers: { authorization: `Ticket ${launch.launchTicket}` },
+    });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.headers.getSetCookie().join()).toContain('topomojo.mks=');
+    // Spent now, the launch ticket is refused like any guess.
+    expectThrottled(await withTicket(launch.launchTicket));
   });
 });
 
@@ -132,5 +217,12 @@ describe.skipIf(!REDIS_URL)('limits shared through Redis (skipped without REDIS_
     const guesses = [];
     for (const s of [a, b, a, b]) guesses.push((await guess(s)).status);
     expect(guesses).toEqual([401, 401, 429, 429]);
+    // A valid key is served by either server all the same.
+    for (const s of [a, b]) {
+      const key = await s.apiKeyFor('player');
+      expect((await fetch(`${s.url}/api/user`, { headers: { 'x-api-key': key } })).status).toBe(
+        200,
+      );
+    }
   });
 });
