@@ -1,4 +1,5 @@
 import { mayCreateWorkspaces } from '../../src/domain/workspaceAccess';
+import { AccountError, setDisabled } from '../identity/accounts';
 import { isUniqueViolation, type Store } from '../store/db';
 import { createApiKeyRepository } from '../store/repositories/apiKeys';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
@@ -201,12 +202,25 @@ export interface UserSearch {
 /** The roles `filter` may name; a user matches by app role or identity-provider role. */
 const ROLE_FILTERS = ['administrator', 'observer', 'creator', 'builder'] as const;
 
+/** How users sign in, for the last-administrator rule. */
+export interface SignInOptions {
+  /**
+   * True with the embedded identity provider: a user signs in only with a local account. An
+   * external authority may let in anyone it knows, which the server cannot tell.
+   */
+  localAccountsOnly: boolean;
+}
+
 const NAME_MAX = 64;
 const SCOPE_MAX = 1024;
 const CLIENT_ID_MAX = 128;
 const LIMIT_MAX = 2_147_483_647;
 
-export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaults: UserDefaults) {
+export function createUserService(
+  store: Pick<Store, 'db' | 'rowLookup'>,
+  defaults: UserDefaults,
+  signIn: SignInOptions,
+) {
   const repos = {
     users: createUserRepository(store),
     apiKeys: createApiKeyRepository(store.db),
@@ -217,19 +231,28 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
     (await repos.users.find(id)) ?? null;
   const ADMIN = ROLE_NUMBERS.administrator;
 
+  /** Whether the stored user is an administrator: by its own role or the identity provider's. */
+  const holdsAdministrator = (row: Pick<UserTable, 'role' | 'lastIdpAssignedRole'>) =>
+    row.role === ADMIN || (row.lastIdpAssignedRole === ADMIN && row.role !== ROLE_NUMBERS.disabled);
+
   /**
-   * Whether removing the administrator `id` (deleting it, or changing its role) would leave no
-   * one who is an administrator as stored: then nobody could administer users any more.
+   * Whether taking administration from `id` (deleting it, changing its role, disabling its
+   * sign-in) would leave no other administrator who can sign in: then nobody could administer
+   * users any more. Administrators whose sign-in is disabled, and those with no way to sign in
+   * (an API key is a credential an administrator issues, not a sign-in), do not count.
    */
   async function isLastAdministrator(id: string): Promise<boolean> {
-    const others = await repos.users.countHolding(ADMIN, {
+    const others = await repos.users.countSigningInHolding(ADMIN, {
       exceptId: id,
       overriding: ROLE_NUMBERS.disabled,
+      localAccountRequired: signIn.localAccountsOnly,
     });
     return others === 0;
   }
 
   const lastAdministrator = () => new DomainError('InvalidOperation', 'LastAdministrator');
+  /** Nobody locks itself out: another administrator may disable it, if it must be. */
+  const cannotDisableSelf = () => new DomainError('InvalidOperation', 'CannotDisableSelf');
 
   const number = (value: number | null | undefined, field: string) =>
     value === undefined || value === null
@@ -297,10 +320,10 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
 
     /**
      * POST /api/user (administrators): adds the user when its id is new or absent (a name is
-     * then required), otherwise changes the fields the body has. The last administrator keeps
-     * its role.
+     * then required), otherwise changes the fields the body has. The last administrator who can
+     * sign in keeps its role, and nobody gives itself the disabled role.
      */
-    async save(model: ChangedUser): Promise<UserDto> {
+    async save(actor: Actor, model: ChangedUser): Promise<UserDto> {
       const id = (model.id ?? '').trim() || newId();
       if (id.length > NAME_MAX) throw invalid('id');
       const existing = await find(id);
@@ -335,13 +358,16 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
       if (model.isRegistrar !== undefined && model.isRegistrar !== null) {
         changes.registrar = model.isRegistrar ? 1 : 0;
       }
-      if (
-        existing?.role === ADMIN &&
-        changes.role !== undefined &&
-        changes.role !== ADMIN &&
-        (await isLastAdministrator(id))
-      ) {
-        throw lastAdministrator();
+      if (existing && changes.role !== undefined) {
+        if (id === actor.id && changes.role === ROLE_NUMBERS.disabled) throw cannotDisableSelf();
+        const after = { ...existing, role: changes.role };
+        if (
+          holdsAdministrator(existing) &&
+          !holdsAdministrator(after) &&
+          (await isLastAdministrator(id))
+        ) {
+          throw lastAdministrator();
+        }
       }
       try {
         if (existing) {
@@ -384,8 +410,29 @@ export function createUserService(store: Pick<Store, 'db' | 'rowLookup'>, defaul
       if (!actor.isAdmin && actor.id !== id) throw forbidden();
       const row = await find(id);
       if (!row) throw notFound();
-      if (row.role === ADMIN && (await isLastAdministrator(id))) throw lastAdministrator();
+      if (holdsAdministrator(row) && (await isLastAdministrator(id))) throw lastAdministrator();
       await repos.users.remove(id);
+    },
+
+    /**
+     * PUT /api/user/{id}/disabled (administrators): disables or enables the user's local
+     * sign-in. No administrator disables its own, and the last administrator who can sign in
+     * stays able to (an administrator with only an API key cannot disable it).
+     */
+    async setSignInDisabled(actor: Actor, id: string, disabled: boolean): Promise<void> {
+      if (disabled) {
+        if (id === actor.id) throw cannotDisableSelf();
+        const row = await find(id);
+        if (row && holdsAdministrator(row) && (await isLastAdministrator(id))) {
+          throw lastAdministrator();
+        }
+      }
+      try {
+        await setDisabled(store.db, id, disabled);
+      } catch (error) {
+        if (error instanceof AccountError) throw notFound();
+        throw error;
+      }
     },
 
     /** GET /api/user/{id}/workspaces (administrators, or the user): where it is a worker. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Config } from '../config';
+import { usesEmbeddedIdentity, type Config } from '../config';
 import { createChallengeService } from '../core/challenges';
 import { createDispatchService } from '../core/dispatches';
 import { createDocumentService, type DocumentAccess } from '../core/documents';
@@ -51,7 +51,9 @@ function createServices(fastify: FastifyInstance) {
   };
   const listeners: ListenerRevoker = { revoke: (target) => fastify.hub.revoke(target) };
 
-  const users = createUserService(store, userDefaults(config));
+  const users = createUserService(store, userDefaults(config), {
+    localAccountsOnly: usesEmbeddedIdentity(config),
+  });
   const vms = createVmService(db, {
     driver,
     publisher: vmPublisher,

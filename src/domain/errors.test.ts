@@ -92,7 +92,10 @@ describe('the error catalogue', () => {
     expect(describeError('InvalidOperation no NIC 3', 400)).toBe('This cannot be done: no NIC 3.');
     // A reason the catalogue knows by name says it all.
     expect(describeError('InvalidOperation LastAdministrator', 400)).toBe(
-      'The last administrator cannot be removed or lose the administrator role.',
+      'The last administrator who can sign in cannot be removed, disabled or lose the administrator role.',
+    );
+    expect(describeError('InvalidOperation CannotDisableSelf', 400)).toBe(
+      'You cannot disable your own account: another administrator can.',
     );
   });
 

@@ -139,7 +139,9 @@ const OTHER_SENTENCES: Readonly<Record<string, string>> = {
   InvalidResponse:
     'The server answered with something this page does not understand: reload the page and try again.',
   Aborted: 'It was cancelled.',
-  LastAdministrator: 'The last administrator cannot be removed or lose the administrator role.',
+  LastAdministrator:
+    'The last administrator who can sign in cannot be removed, disabled or lose the administrator role.',
+  CannotDisableSelf: 'You cannot disable your own account: another administrator can.',
   // Chromium, Firefox, Safari and React Native's fetch, when no response arrived.
   'Failed to fetch': OFFLINE,
   'NetworkError when attempting to fetch resource.': OFFLINE,

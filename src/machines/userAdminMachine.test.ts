@@ -25,7 +25,9 @@ const DANA: AdminUser = {
 };
 const KEY: AdminApiKey = { id: 'k-1', name: 'admin', whenCreated: '2026-01-01T00:00:00Z' };
 
-function start(options: { account?: LocalAccount; failSave?: boolean } = {}) {
+function start(
+  options: { account?: LocalAccount; failSave?: boolean; selfId?: string | null } = {},
+) {
   const calls: Array<[string, unknown]> = [];
   const searches: PageQuery[] = [];
   let keys: AdminApiKey[] = [];
@@ -75,6 +77,7 @@ function start(options: { account?: LocalAccount; failSave?: boolean } = {}) {
         }),
       },
     }),
+    { input: { selfId: options.selfId ?? null } },
   ).start();
   const settle = () =>
     new Promise<void>((resolve) => {
@@ -170,6 +173,27 @@ describe('userAdminMachine', () => {
     actor.send({ type: 'account.disabledToggled' });
     await settle();
     expect(actor.getSnapshot().context.account).toEqual({ username: 'dana', disabled: true });
+  });
+
+  it('never disables the signed-in administrator’s own account, but may enable it', async () => {
+    const own = start({ selfId: DANA.id, account: { username: 'dana', disabled: false } });
+    own.actor.send({ type: 'user.selected', user: DANA });
+    await own.settle();
+    expect(own.actor.getSnapshot().can({ type: 'account.disabledToggled' })).toBe(false);
+    own.actor.send({ type: 'account.disabledToggled' });
+    expect(own.calls.some(([name]) => name === 'setDisabled')).toBe(false);
+
+    const disabled = start({ selfId: DANA.id, account: { username: 'dana', disabled: true } });
+    disabled.actor.send({ type: 'user.selected', user: DANA });
+    await disabled.settle();
+    disabled.actor.send({ type: 'account.disabledToggled' });
+    await disabled.settle();
+    expect(disabled.calls.at(-1)).toEqual(['setDisabled', { id: 'u-1', disabled: false }]);
+
+    const other = start({ selfId: 'u-admin', account: { username: 'dana', disabled: false } });
+    other.actor.send({ type: 'user.selected', user: DANA });
+    await other.settle();
+    expect(other.actor.getSnapshot().can({ type: 'account.disabledToggled' })).toBe(true);
   });
 
   it('reaches every state', () => {
@@ -343,6 +367,7 @@ describe('userAdminMachine against its model', () => {
             setDisabled: effect('setDisabled'),
           },
         }),
+        { input: { selfId: null } },
       ).start();
       await flush();
       // What the view should show, as the model's steps change it.

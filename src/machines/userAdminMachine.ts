@@ -1,4 +1,13 @@
-import { assign, fromPromise, sendTo, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import {
+  and,
+  assign,
+  fromPromise,
+  not,
+  sendTo,
+  setup,
+  type ActorRefFrom,
+  type SnapshotFrom,
+} from 'xstate';
 import { errorMessage } from '../domain/text';
 import { createPagedSearchMachine } from './pagedSearchMachine';
 
@@ -44,6 +53,11 @@ export interface LocalAccount {
 
 export const userSearchMachine = createPagedSearchMachine<AdminUser>();
 
+export interface UserAdminInput {
+  /** The signed-in administrator: its own account is one it may not disable. */
+  selfId: string | null;
+}
+
 export type UserAdminEvent =
   | { type: 'user.selected'; user: AdminUser }
   | { type: 'user.closed' }
@@ -60,6 +74,8 @@ export type UserAdminEvent =
   | { type: 'account.disabledToggled' };
 
 export interface UserAdminContext {
+  /** The signed-in administrator's id (the input's). */
+  selfId: string | null;
   user: AdminUser | null;
   draft: UserDraft | null;
   keys: readonly AdminApiKey[];
@@ -83,6 +99,7 @@ const open = (user: AdminUser) => ({
 
 export const userAdminMachine = setup({
   types: {
+    input: {} as UserAdminInput | undefined,
     context: {} as UserAdminContext,
     events: {} as UserAdminEvent,
     tags: {} as 'busy',
@@ -128,12 +145,16 @@ export const userAdminMachine = setup({
     hasName: ({ event }) => event.type === 'user.addRequested' && event.name.trim() !== '',
     hasPassword: ({ event }) => event.type === 'password.setRequested' && event.password !== '',
     hasAccount: ({ context }) => context.account?.username != null,
+    // The server refuses it too (InvalidOperation CannotDisableSelf); enabling is no harm.
+    isOwnEnabledAccount: ({ context }) =>
+      context.user !== null && context.user.id === context.selfId && !context.account?.disabled,
   },
 }).createMachine({
   id: 'userAdmin',
   description:
     'Admin Users: a paged search of users; adding one opens it; an open user is edited and saved explicitly, deleted after confirmation, and has its API keys (a new value shown once) and local account (password, disabled).',
-  context: {
+  context: ({ input }) => ({
+    selfId: input?.selfId ?? null,
     user: null,
     draft: null,
     keys: [],
@@ -141,7 +162,7 @@ export const userAdminMachine = setup({
     newKey: null,
     error: null,
     notice: null,
-  },
+  }),
   invoke: {
     id: 'search',
     src: 'userSearch',
@@ -221,7 +242,10 @@ export const userAdminMachine = setup({
             'key.deleteRequested': { target: 'deletingKey' },
             'key.dismissed': { actions: assign({ newKey: null }) },
             'password.setRequested': { guard: 'hasPassword', target: 'settingPassword' },
-            'account.disabledToggled': { guard: 'hasAccount', target: 'settingDisabled' },
+            'account.disabledToggled': {
+              guard: and(['hasAccount', not('isOwnEnabledAccount')]),
+              target: 'settingDisabled',
+            },
           },
         },
         confirmingDelete: {

@@ -7,10 +7,10 @@ import {
   accountStatus,
   AccountError,
   createAccount,
-  setDisabled,
   setPasswordById,
 } from '../../identity/accounts';
 import type { Database } from '../../store/schema';
+import { actorOf } from '../auth';
 import { errorResponses, idParams } from '../schemas';
 import { typed } from '../typed';
 
@@ -110,12 +110,8 @@ export async function accountRoutes(
     },
     async (request) => {
       const { id } = request.params;
-      try {
-        await setDisabled(db, id, request.body.disabled);
-      } catch (error) {
-        if (error instanceof AccountError) throw notFound();
-        throw error;
-      }
+      // Not one's own, nor the last administrator's who can sign in (server/core/users.ts).
+      await users.setSignInDisabled(actorOf(request), id, request.body.disabled);
       // Tokens, tickets and cookies the user already holds are refused from now on (the
       // authenticator reads the account with the user's row); its connections close too.
       if (request.body.disabled) listeners.revoke({ subjectId: id });

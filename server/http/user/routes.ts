@@ -127,7 +127,7 @@ export async function userRoutes(
       schema: { body: changedUserBody, response: { 200: userSchema, ...errorResponses } },
     },
     async (request) => {
-      const saved = await users.save(request.body ?? {});
+      const saved = await users.save(actorOf(request), request.body ?? {});
       options.listeners.revoke({ subjectId: saved.id });
       return saved;
     },

@@ -61,22 +61,36 @@ export function createUserRepository(store: Pick<Store, 'db' | 'rowLookup'>) {
     },
 
     /**
-     * Users other than `exceptId` who hold `role`: as their own role, or as the role the identity
-     * provider last assigned them unless their own role is `overriding` (disabled).
+     * Users other than `exceptId` who hold `role` and can sign in. They hold it as their own role,
+     * or as the role the identity provider last assigned them unless their own role is
+     * `overriding` (disabled). They can sign in unless their local account is disabled; with
+     * `localAccountRequired` (the embedded identity provider, the only way in) only with one.
      */
-    async countHolding(
+    async countSigningInHolding(
       role: number,
-      options: { exceptId: string; overriding: number },
+      options: { exceptId: string; overriding: number; localAccountRequired: boolean },
     ): Promise<number> {
       const { n } = await db
         .selectFrom('users')
+        .leftJoin('identityAccounts', 'identityAccounts.id', 'users.id')
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('id', '<>', options.exceptId)
+        .where('users.id', '<>', options.exceptId)
         .where((eb) =>
           eb.or([
-            eb('role', '=', role),
-            eb.and([eb('lastIdpAssignedRole', '=', role), eb('role', '<>', options.overriding)]),
+            eb('users.role', '=', role),
+            eb.and([
+              eb('users.lastIdpAssignedRole', '=', role),
+              eb('users.role', '<>', options.overriding),
+            ]),
           ]),
+        )
+        .where((eb) =>
+          options.localAccountRequired
+            ? eb('identityAccounts.disabled', '=', 0)
+            : eb.or([
+                eb('identityAccounts.id', 'is', null),
+                eb('identityAccounts.disabled', '=', 0),
+              ]),
         )
         .executeTakeFirstOrThrow();
       return Number(n);

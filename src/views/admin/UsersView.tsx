@@ -1,5 +1,5 @@
 import { useSelector } from '@xstate/react';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import type { AnyActorRef } from 'xstate';
 import {
   USER_ROLES,
@@ -67,6 +67,13 @@ function UserList({ search, admin }: { search: AnyActorRef; admin: UserAdminActo
 
 function AccountPanel({ admin }: { admin: UserAdminActorRef }) {
   const account = useSelector(admin, (s) => s.context.account);
+  const canToggle = useSelector(admin, (s) => s.can({ type: 'account.disabledToggled' }));
+  // One's own account is never disabled (the server refuses it too): the panel says why.
+  const ownEnabled = useSelector(
+    admin,
+    (s) => s.context.user?.id === s.context.selfId && s.context.account?.disabled === false,
+  );
+  const noteId = useId();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   return (
@@ -102,9 +109,19 @@ function AccountPanel({ admin }: { admin: UserAdminActorRef }) {
         <button type="submit">Set password</button>
       </form>
       {account?.username && (
-        <button type="button" onClick={() => admin.send({ type: 'account.disabledToggled' })}>
+        <button
+          type="button"
+          disabled={!canToggle}
+          aria-describedby={ownEnabled ? noteId : undefined}
+          onClick={() => admin.send({ type: 'account.disabledToggled' })}
+        >
           {account.disabled ? 'Enable account' : 'Disable account'}
         </button>
+      )}
+      {account?.username && ownEnabled && (
+        <p id={noteId} className="tp-muted">
+          You cannot disable your own account: another administrator can.
+        </p>
       )}
     </section>
   );
