@@ -480,7 +480,7 @@ describe.each(testEngines())('play on %s', (engine) => {
     // A plain player plays but does not manage.
     expect((await call('guest', 'POST', `/gamespace/${game.id}/invite`)).status).toBe(403);
 
-    // Anonymous enlistment: a player whose subject is the token, and a ticket for it.
+    // Anonymous enlistment: a player with a subject id of its own, and a ticket for it.
     const enlisted = await request(server.url, {}, 'PUT', '/player/enlist', {
       code: second.code,
       subjectName: 'Visitor',

@@ -1,6 +1,6 @@
 import { DomainError, forbidden } from '../errors';
 import { playerDto, type PlayerDto } from '../gamespaces';
-import { newToken } from '../ids';
+import { newId, newToken } from '../ids';
 import type { Actor } from '../users';
 import { PERMISSION } from '../workspaces';
 import type { PlayContext } from './context';
@@ -32,8 +32,11 @@ export function createPlayers(context: PlayContext) {
     },
 
     /**
-     * PUT /api/player/enlist (anonymous): a new player whose subject id is a fresh token, and a
-     * ticket for it, so the launchpoint can sign the guest in.
+     * PUT /api/player/enlist (anonymous): a new player, and a ticket for it, so the launchpoint
+     * can sign the guest in. Quirk fixed: the reference makes the ticket the player's subject id
+     * too, which every co-player reads in the player list and in GAME.UPDATE, so one of them
+     * could sign in as the guest first. Here the subject has an id of its own, and the ticket
+     * goes only into this answer, to the guest.
      */
     async enlist(model: {
       code?: unknown;
@@ -49,11 +52,12 @@ export function createPlayers(context: PlayContext) {
         (v): v is string => typeof v === 'string' && v.trim() !== '',
       );
       const name = given ? given.trim().slice(0, 64) : 'anonymous';
-      const token = newToken();
-      await addPlayer(gamespaceId, token, name);
-      await announce({ id: token, name }, gamespaceId);
+      const subjectId = newId();
+      await addPlayer(gamespaceId, subjectId, name);
+      await announce({ id: subjectId, name }, gamespaceId);
       // The guest's ticket reaches this gamespace only.
-      await context.grantTicket(token, { id: token, name, gamespaceId });
+      const token = newToken();
+      await context.grantTicket(token, { id: subjectId, name, gamespaceId });
       return { gamespaceId, token };
     },
 

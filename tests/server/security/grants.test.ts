@@ -275,7 +275,11 @@ describe.each(testEngines())('credentials and their reach on %s', (engine) => {
     expect(
       (await apiRequest(server.url, cookie, 'GET', `/gamespace/${friendGame.id}`)).status,
     ).toBe(403);
-    await ok(call('player', 'DELETE', `/gamespace/${game.id}/player/${enlisted.token}`));
+    // The guest's subject has an id of its own, not its ticket (tests/server/security/guests).
+    const players = await ok(call('player', 'GET', `/players/${game.id}`));
+    const guest = players.find((p: Json) => p.subjectName === 'Guest');
+    await ok(call('player', 'DELETE', `/gamespace/${game.id}/player/${guest.subjectId}`));
+    expect((await apiRequest(server.url, cookie, 'GET', `/gamespace/${game.id}`)).status).toBe(403);
   });
 
   it('holds the grader key, and its tickets, to its own gamespace', async () => {
