@@ -31,6 +31,7 @@ export const POLICY_SCHEMES: Record<Exclude<Policy, 'anonymous'>, readonly Schem
 export const MKS_COOKIE = 'topomojo.mks';
 export const TICKET_TTL_MS = 30_000;
 export const ticketKey = (ticket: string) => `tkt:${ticket}`;
+const endedCookieKey = (id: string) => `mks:ended:${id}`;
 /** How many verified access tokens are remembered, and for how long at most. */
 export const VERIFIED_TOKENS = 10_000;
 export const VERIFIED_TOKEN_MS = 5 * 60_000;
@@ -279,14 +280,19 @@ export function createAuthenticator(options: AuthenticatorOptions) {
     return subject ? actorOfSubject(subject, null) : null;
   }
 
-  async function fromCookie(cookie: string): Promise<Actor | null> {
-    let payload: JWTPayload;
+  async function cookiePayload(cookie: string): Promise<JWTPayload | null> {
     try {
-      ({ payload } = await jwtVerify(cookie, options.cookieSecret, { algorithms: ['HS256'] }));
+      return (await jwtVerify(cookie, options.cookieSecret, { algorithms: ['HS256'] })).payload;
     } catch {
       return null;
     }
-    if (!payload.sub) return null;
+  }
+
+  async function fromCookie(cookie: string): Promise<Actor | null> {
+    const payload = await cookiePayload(cookie);
+    if (!payload?.sub) return null;
+    // A cookie its holder signed out with (POST /api/user/logout) is over before it expires.
+    if (payload.jti && (await cache.get(endedCookieKey(payload.jti))) !== null) return null;
     const subject: TicketSubject = {
       id: payload.sub,
       name: typeof payload.name === 'string' ? payload.name : '',
@@ -335,10 +341,22 @@ export function createAuthenticator(options: AuthenticatorOptions) {
         agt: actor.isAgent || undefined,
       })
         .setProtectedHeader({ alg: 'HS256' })
+        .setJti(newToken())
         .setSubject(actor.id)
         .setIssuedAt()
         .setExpirationTime(`${options.cookieMinutes}m`)
         .sign(options.cookieSecret);
+    },
+
+    /**
+     * Ends a console cookie before it expires (POST /api/user/logout): it is remembered in the
+     * shared cache until it would have expired, so every server refuses it from now on.
+     */
+    async endCookie(cookie: string): Promise<void> {
+      const payload = await cookiePayload(cookie);
+      if (!payload?.jti || !payload.exp) return;
+      const leftMs = payload.exp * 1000 - Date.now();
+      if (leftMs > 0) await cache.set(endedCookieKey(payload.jti), '1', leftMs);
     },
   };
 }

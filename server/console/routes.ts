@@ -70,7 +70,7 @@ export interface ConsoleRouteOptions {
   viewers: ConsoleViewers;
   limits?: ConsoleLimits;
   /** Told of each refused ticket, so that guessing tickets is throttled like other credentials. */
-  onRefusedTicket?(request: FastifyRequest): void;
+  onRefusedTicket?(request: FastifyRequest): Promise<void>;
   /** The open sockets, for metrics and tests. */
   slots?: ConsoleSlots;
 }
@@ -91,7 +91,7 @@ export async function consoleRoutes(
   ): Promise<Admission> => {
     const subject = ticket ? await tickets.take(ticket, machineId) : null;
     if (!subject) {
-      options.onRefusedTicket?.(request);
+      await options.onRefusedTicket?.(request);
       return { refused: INVALID_TICKET };
     }
     // A viewer who says who they are must be the one the ticket was handed to; either way the

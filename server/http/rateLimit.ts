@@ -101,7 +101,7 @@ const hashed = (value: string) => createHash('sha256').update(value).digest('bas
 export async function registerRateLimits(
   app: FastifyInstance,
   options: RateLimitSetup,
-): Promise<{ signIn: SignInThrottle }> {
+): Promise<{ signIn: SignInThrottle; credentialRefused(request: FastifyRequest): Promise<void> }> {
   const { limits } = options;
   let redis: Redis | null = null;
   if (options.redis) {
@@ -151,6 +151,8 @@ export async function registerRateLimits(
     });
   }
 
+  /** Counts a credential a route refused without answering 401 (a console socket's ticket). */
+  let credentialRefused: (request: FastifyRequest) => Promise<void> = async () => {};
   if (limits.credentialFailures > 0) {
     const failures = counter('credential', {
       max: UNREACHABLE,
@@ -180,6 +182,9 @@ export async function registerRateLimits(
         await failures(request, address(request), true);
       }
     });
+    credentialRefused = async (request) => {
+      await failures(request, address(request), true);
+    };
   }
 
   /**
@@ -223,6 +228,7 @@ export async function registerRateLimits(
     `${hashed(username.trim().toLowerCase())}:${address(request)}`;
 
   return {
+    credentialRefused: (request) => credentialRefused(request),
     signIn: {
       async wait(request, username) {
         const [account, from] = await Promise.all([

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { authority } from '../config';
 import { registerBodyHandling } from '../http/body';
@@ -16,6 +17,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Delays password guessing at the embedded identity provider's sign-in. */
     signInThrottle: SignInThrottle;
+    /**
+     * Counts a refused credential towards its address's limit, for routes that refuse without a
+     * 401 (the console socket closes with a reason after its upgrade).
+     */
+    credentialRefused(request: FastifyRequest): Promise<void>;
     /** This process's recent unexpected errors (GET /api/admin/log). */
     errorLog: ErrorLog;
   }
@@ -25,6 +31,13 @@ export const httpPlugin = fp(
   async (fastify) => {
     const { config } = fastify;
     registerRequestIds(fastify);
+    // A WebSocket upgrade answered here (the abuse limits answer in onRequest, before the
+    // WebSocket plugin's own hook marks the request as an upgrade) would keep its socket open:
+    // Node hands an upgrade's socket over and nothing else ends it. An upgraded one is hijacked
+    // and never comes here.
+    fastify.addHook('onResponse', async (request) => {
+      if (request.raw.headers.upgrade !== undefined) request.raw.socket.destroy();
+    });
     // Bodies: size limits per route, JSON with a depth limit, text/plain strings,
     // case-insensitive property names (wire reference §0), and how long a client may take to
     // send them.
@@ -46,6 +59,7 @@ export const httpPlugin = fp(
       redis: fastify.redis,
     });
     fastify.decorate('signInThrottle', limits.signIn);
+    fastify.decorate('credentialRefused', limits.credentialRefused);
   },
   { name: 'http', dependencies: ['settings', 'cache'] },
 );

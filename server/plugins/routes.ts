@@ -64,6 +64,7 @@ export const routesPlugin = fp<{ version: string }>(
       driver,
       tickets: fastify.consoleTickets,
       limits: config.console,
+      onRefusedTicket: (request) => fastify.credentialRefused(request),
       viewers: {
         async viewerOf(request) {
           const creds = readCredentials(request.headers, {});

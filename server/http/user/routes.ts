@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MKS_COOKIE, type Authenticator } from '../../auth/authenticate';
+import { MKS_COOKIE, readCredentials, type Authenticator } from '../../auth/authenticate';
 import type { ListenerRevoker } from '../../core/membership';
 import { actorFrom, userDto, type UserDefaults, type UserService } from '../../core/users';
 import { forbidden } from '../../core/errors';
@@ -233,6 +233,9 @@ export async function userRoutes(
     '/api/user/logout',
     { config: { auth: 'cookie' }, schema: { response: { 200: emptySchema, ...errorResponses } } },
     async (request, reply) => {
+      // Ended on the server too: a copy of the cookie (another tab, a stolen one) opens nothing.
+      const { cookie } = readCredentials(request.headers, {});
+      if (cookie) await authenticator.endCookie(cookie);
       const secure = request.protocol === 'https' ? '; Secure' : '';
       reply.header(
         'Set-Cookie',

@@ -1,5 +1,8 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { newId } from '../../../server/core/ids';
 import { ANONYMOUS_WINDOW_MS, CREDENTIAL_FAILURE_WINDOW_MS } from '../../../server/http/rateLimit';
 import { SEED_PASSWORD, startTestServer, type TestServer } from '../harness';
@@ -50,6 +53,23 @@ describe('anonymous routes', () => {
       headers: { authorization: `Bearer ${accessToken}` },
     });
     expect(user.status).toBe(200);
+  });
+
+  it('closes the connection of a WebSocket upgrade it refuses', async () => {
+    // Over the limit already (the test before): an upgrade to the hub is refused, and its
+    // socket must not stay open for the client to hold.
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    let answer = '';
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+    const ended = once(socket, 'close');
+    socket.write(
+      'GET /hub HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+        'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+    );
+    await ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 429 /);
   });
 });
 
@@ -174,6 +194,36 @@ describe('refused API keys and tickets', () => {
     expect(signedIn.headers.getSetCookie().join()).toContain('topomojo.mks=');
     // Spent now, the launch ticket is refused like any guess.
     expectThrottled(await withTicket(launch.launchTicket));
+  });
+});
+
+describe('refused console tickets', () => {
+  const LIMIT = 3;
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_CREDENTIALS: String(LIMIT) } });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** How a console socket with this ticket ends: its close code and reason. */
+  const consoleClose = (ticket: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = new WebSocket(
+        `${server.url.replace('http', 'ws')}/api/console/vnc/${newId()}?ticket=${ticket}`,
+      );
+      socket.once('close', (code, reason) => resolve(`${code} ${reason.toString()}`));
+      socket.once('error', reject);
+    });
+
+  it("counts them with the address's other refused credentials", async () => {
+    for (let i = 0; i < LIMIT; i++) {
+      expect(await consoleClose(newId())).toBe('1008 Invalid ticket');
+    }
+    // The guesses at console tickets count: the next refused key is held back at once.
+    const refused = await fetch(`${server.url}/api/user`, { headers: { 'x-api-key': 'guess' } });
+    expect(refused.status).toBe(429);
   });
 });
 

@@ -124,7 +124,7 @@ async function labServer(env: Record<string, string>) {
     expect(reply.status, reply.text).toBe(200);
     return reply.body.url as string;
   };
-  return { server, consoleUrl };
+  return { server, consoleUrl, call, keys };
 }
 
 describe('console sockets', () => {
@@ -182,6 +182,46 @@ describe('console sockets', () => {
     open.push(again);
     expect(await again.handshake()).toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe('the console cookie', () => {
+  let lab: Awaited<ReturnType<typeof labServer>>;
+
+  beforeAll(async () => {
+    lab = await labServer({});
+  }, 60_000);
+
+  afterAll(async () => {
+    await lab?.server.close();
+  });
+
+  it('ends on logout for every copy of it, while a new sign-in gets a working one', async () => {
+    const cookieFrom = async () => {
+      const login = await lab.call('player', 'POST', '/user/login');
+      expect(login.status, login.text).toBe(200);
+      return login.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('topomojo.mks='))!
+        .split(';')[0]!;
+    };
+    const ping = async (cookie: string) =>
+      (await apiRequest(lab.server.url, { cookie }, 'GET', '/user/ping')).status;
+    const cookie = await cookieFrom();
+    const other = await cookieFrom();
+    expect(await ping(cookie)).toBe(200);
+    const out = await apiRequest(
+      lab.server.url,
+      { cookie, 'x-requested-with': 'XMLHttpRequest' },
+      'POST',
+      '/user/logout',
+    );
+    expect(out.status).toBe(200);
+    // A copy kept by another tab, or by someone who took it, opens nothing any more.
+    expect(await ping(cookie)).toBe(401);
+    // The holder's other sign-ins are theirs to end.
+    expect(await ping(other)).toBe(200);
+    expect(await ping(await cookieFrom())).toBe(200);
+  });
 });
 
 describe('console sockets behind a trusted proxy', () => {
