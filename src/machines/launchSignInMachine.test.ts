@@ -81,6 +81,16 @@ describe('launchSignInMachine', () => {
     expect(run.forgotten).toEqual([]);
   });
 
+  it('falls back on the cookie when a refused ticket is held back for its address (429)', async () => {
+    const run = start(
+      { ticket: 'tk-used', gamespaceId: 'g-1' },
+      new Map([['tk-used', { status: 429, message: 'TooManyRequests' }]]),
+    );
+    await flush();
+    expect(run.signIns).toEqual(['tk-used', null]);
+    expect(run.status()).toBe('signedIn');
+  });
+
   it('says the link was used when neither the ticket nor a cookie is taken', async () => {
     const run = start(
       { ticket: 'tk-used', gamespaceId: 'g-1' },

@@ -38,6 +38,13 @@ const isUnauthorized = (error: unknown): boolean =>
   (error as { status?: unknown } | null)?.status === 401;
 
 /**
+ * The ticket was not taken: 401, or 429 when others at the same address (a classroom's NAT) have
+ * had too many credentials refused, which the server says instead of 401 to a refused one only.
+ */
+const isTicketRefused = (error: unknown): boolean =>
+  isUnauthorized(error) || (error as { status?: unknown } | null)?.status === 429;
+
+/**
  * Signs a launch link's browser in. The ticket goes first; when the server refuses it (a ticket is
  * good once, and for 3 minutes) the cookie an earlier visit set is tried, so that reloading the
  * page or opening a machine's console from it still works. Refused both ways, the page says so
@@ -75,6 +82,7 @@ export const launchSignInMachine = setup({
     hasCode: ({ context }) => context.ticket === null && context.code !== null,
     hasTicket: ({ context }) => context.ticket !== null,
     isUnauthorized: (_, { error }: { error: unknown }) => isUnauthorized(error),
+    isTicketRefused: (_, { error }: { error: unknown }) => isTicketRefused(error),
   },
 }).createMachine({
   id: 'launchSignIn',
@@ -122,7 +130,7 @@ export const launchSignInMachine = setup({
         },
         onError: [
           {
-            guard: { type: 'isUnauthorized', params: ({ event }) => ({ error: event.error }) },
+            guard: { type: 'isTicketRefused', params: ({ event }) => ({ error: event.error }) },
             target: 'signingInWithCookie',
           },
           {
