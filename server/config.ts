@@ -76,6 +76,8 @@ export interface Config {
     bodyTimeoutMs: number;
     /** A body (an upload's too) that makes no progress for this long is dropped. */
     idleBodyTimeoutMs: number;
+    /** The slowest an upload may come, averaged over each bodyTimeoutMs; 0: any pace. */
+    uploadMinBytesPerSecond: number;
     /** Open connections per client address; 0 is no cap. Not applied with TRUST_PROXY. */
     maxConnectionsPerClient: number;
   };
@@ -377,6 +379,9 @@ export const VARIABLES = {
   HEADERS_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 20000 },
   BODY_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 60000 },
   BODY_IDLE_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 60000 },
+  // 64 kbit/s: an ISO of 1 GiB would take 36 hours at it, yet a client holding connections
+  // open must spend that much on each.
+  UPLOAD_MIN_BYTES_PER_SECOND: { type: 'string', form: 'bytes', default: '8KiB' },
   MAX_CLIENT_CONNECTIONS: { type: 'integer', minimum: 0, maximum: ANY, default: 512 },
   REDIS_URL: { type: 'string', form: 'redisUrl' },
   REDIS_PREFIX: { type: 'string', default: 'topoplay:' },
@@ -582,6 +587,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       headersTimeoutMs: v.HEADERS_TIMEOUT_MS,
       bodyTimeoutMs: v.BODY_TIMEOUT_MS,
       idleBodyTimeoutMs: v.BODY_IDLE_TIMEOUT_MS,
+      uploadMinBytesPerSecond: v.UPLOAD_MIN_BYTES_PER_SECOND,
       maxConnectionsPerClient: v.MAX_CLIENT_CONNECTIONS,
     },
     redisUrl: v.REDIS_URL ?? '',

@@ -1,15 +1,18 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { DomainError, ValidationFailed } from '../core/errors';
 
-// How request bodies are read: their size per route, their nesting, their names' case, and how
-// long a client may take to send them. Multipart uploads are streamed by their routes and are
-// not held to the size limits here, only to the time limits.
+// How request bodies are read: their size per route, their nesting, their names' case, how long
+// a client may take to send them, and what becomes of a body the server answered before it had
+// all arrived. Multipart uploads are streamed by their routes and are not held to the size limits
+// here, only to the time limits.
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The route streams a large upload (an ISO of gigabytes): its body may take as long as it
-     * keeps arriving, and is dropped only when it stalls.
+     * keeps a pace (BodyTimeouts.uploadMinBytesPerSecond), and is dropped when it falls below
+     * it or stalls.
      */
     upload?: boolean;
   }
@@ -23,10 +26,18 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
 
 export interface BodyTimeouts {
-  /** The longest a request may take to send its body, upload routes aside. */
+  /**
+   * The longest a request may take to send its body, upload routes aside; for them, the span
+   * over which their pace is measured.
+   */
   bodyTimeoutMs: number;
   /** A body that makes no progress for this long is dropped, on every route. */
   idleTimeoutMs: number;
+  /**
+   * The slowest an upload may come, averaged over each `bodyTimeoutMs`; 0: any pace, only
+   * `idleTimeoutMs` applies.
+   */
+  uploadMinBytesPerSecond: number;
 }
 
 /** Whether `text` opens more than `max` objects or arrays inside one another. */
@@ -115,13 +126,23 @@ function emptyBodyFor(schema: unknown): 'none' | 'empty-object' | 'required' {
 }
 
 /**
- * Reads and drops what is left of an upload's body once the route has answered or has what it
- * needs, so that the client can finish sending and read the answer on a connection that stays
- * usable. A reader still waiting for the body (./form.ts) leaves it flowing when it stops.
+ * Whether the request's body has yet to arrive whole. (`complete` is Node's: requests made by
+ * app.inject have none, their whole body given from the start.)
  */
-export function discardRest(request: FastifyRequest): void {
-  if (request.raw.readableEnded) return;
-  request.raw.on('data', () => undefined);
+const bodyPending = (request: FastifyRequest) => request.raw.complete === false;
+
+/** Requests whose connection watchBody dropped for a body too slow. */
+const dropped = new WeakSet<IncomingMessage>();
+
+/**
+ * Why the request's body will never arrive whole, if so: the server dropped its connection for
+ * coming too slowly, or the client went away. What fails after that is no fault of the server,
+ * and its answer reaches no one.
+ */
+export function bodyCutShort(request: FastifyRequest): 'dropped' | 'aborted' | null {
+  const raw = request.raw;
+  if (!bodyPending(request) || !(raw.destroyed || raw.socket?.destroyed)) return null;
+  return dropped.has(raw) ? 'dropped' : 'aborted';
 }
 
 /** A route's policy as the authentication hook reads it (server/http/auth.ts). */
@@ -129,19 +150,37 @@ const isAnonymous = (route: RouteOptions) =>
   (route.config?.auth ?? (route.url.startsWith('/api/') ? 'default' : 'anonymous')) === 'anonymous';
 
 /**
- * Drops the connection of a request whose body is late: past `totalMs` from its headers (null:
- * no deadline), or without a byte for `idleMs`. Progress is the socket's byte count, since
- * listening to the body itself would start reading it before its parser is ready.
+ * How long a body may take beyond `idleMs` without a byte: a total from its headers, or (an
+ * upload, which may take hours) at least `minBytes` in each `windowMs`.
  */
-function watchBody(request: FastifyRequest, idleMs: number, totalMs: number | null): void {
+type Deadline = { totalMs: number } | { windowMs: number; minBytes: number };
+
+/**
+ * Drops the connection of a request whose body is late: without a byte for `idleMs`, or past
+ * its deadline. Progress is the socket's byte count, since listening to the body itself would
+ * start reading it before its parser is ready.
+ */
+function watchBody(request: FastifyRequest, idleMs: number, deadline: Deadline): void {
   const raw = request.raw;
   const socket = raw.socket;
   if (raw.complete || !socket) return;
   const started = Date.now();
   let lastBytes = socket.bytesRead;
   let lastProgress = started;
+  let windowStart = started;
+  let windowBytes = lastBytes;
+  const span = 'totalMs' in deadline ? deadline.totalMs : deadline.windowMs;
   // Checked a few times per limit, so a late body is dropped at most a quarter late.
-  const tick = Math.max(10, Math.min(idleMs, totalMs ?? idleMs) / 4);
+  const tick = Math.max(10, Math.min(idleMs, span) / 4);
+  const late = (now: number): string | null => {
+    if (now - lastProgress >= idleMs) return 'stalled';
+    if ('totalMs' in deadline) return now - started >= deadline.totalMs ? 'late' : null;
+    if (now - windowStart < deadline.windowMs) return null;
+    if (socket.bytesRead - windowBytes < deadline.minBytes) return 'too slow';
+    windowStart = now;
+    windowBytes = socket.bytesRead;
+    return null;
+  };
   const timer = setInterval(() => {
     if (raw.complete) return stop();
     const now = Date.now();
@@ -149,9 +188,11 @@ function watchBody(request: FastifyRequest, idleMs: number, totalMs: number | nu
       lastBytes = socket.bytesRead;
       lastProgress = now;
     }
-    if (now - lastProgress >= idleMs || (totalMs !== null && now - started >= totalMs)) {
+    const why = late(now);
+    if (why) {
       stop();
-      request.log.debug({ url: request.url }, 'request body too slow: connection dropped');
+      request.log.debug({ url: request.url, why }, 'request body too slow: connection dropped');
+      dropped.add(raw);
       socket.destroy();
     }
   }, tick);
@@ -209,8 +250,24 @@ export function registerBodyHandling(app: FastifyInstance, timeouts: BodyTimeout
       request.body = normalizeKeys(request.body);
   });
 
+  const uploadPace = {
+    windowMs: timeouts.bodyTimeoutMs,
+    minBytes: Math.ceil((timeouts.uploadMinBytesPerSecond * timeouts.bodyTimeoutMs) / 1000),
+  };
   app.addHook('onRequest', async (request: FastifyRequest) => {
     const upload = request.routeOptions.config?.upload === true;
-    watchBody(request, timeouts.idleTimeoutMs, upload ? null : timeouts.bodyTimeoutMs);
+    watchBody(
+      request,
+      timeouts.idleTimeoutMs,
+      upload ? uploadPace : { totalMs: timeouts.bodyTimeoutMs },
+    );
+  });
+
+  // An answer sent before its request's body has all arrived (a refusal, an upload that had what
+  // it needed) closes the connection once written (RFC 9112 §9.6). Kept open, Node would read and
+  // drop the rest of the body for as long as the client cares to send it, to reuse the
+  // connection: an anonymous client could hold connections without ever being let in.
+  app.addHook('onSend', async (request, reply) => {
+    if (bodyPending(request)) reply.header('connection', 'close');
   });
 }

@@ -3,10 +3,13 @@ import { DomainError, Forbidden, ValidationFailed } from '../core/errors';
 import type { ErrorLog } from '../core/errorLog';
 import { isDriverError, type DriverError } from '../hypervisor';
 import { isInvalidValue } from '../store/db';
+import { bodyCutShort } from './body';
 
 // How every error is answered (wire reference §0): domain errors 400 {"message": name};
 // authorization 403 with an empty body; argument validation 400 problem details; anything else
-// 500 {"message":"Error"}, logged with the request's context.
+// 500 {"message":"Error"}, logged with the request's context. What fails because the request's
+// body was cut short (its client went away, or was too slow) is the client's doing, and its
+// answer reaches no one: it is logged as what happened, never as a server error.
 
 function problem(reply: FastifyReply, request: FastifyRequest, errors: Record<string, string[]>) {
   const first = Object.values(errors)[0]?.[0] ?? 'Invalid';
@@ -40,6 +43,17 @@ export function domainErrorOf(error: DriverError): DomainError {
 /** `errorLog` keeps the unexpected ones (the 500s) for GET /api/admin/log. */
 export function registerErrorHandling(app: FastifyInstance, errorLog?: ErrorLog): void {
   app.setErrorHandler((thrown: FastifyError | Error, request, reply) => {
+    const cut = bodyCutShort(request);
+    if (cut) {
+      const what = request.routeOptions.config?.upload ? 'upload' : 'request';
+      request.log.info(
+        { url: request.url, method: request.method, reason: thrown.message },
+        cut === 'aborted'
+          ? `${what} aborted by the client`
+          : `${what} dropped: its body came too slowly`,
+      );
+      return reply.code(400).send({ message: 'InvalidOperation' });
+    }
     const error = isDriverError(thrown) ? domainErrorOf(thrown) : thrown;
     if (error instanceof Forbidden) return reply.code(403).send('');
     if (error instanceof DomainError) {

@@ -98,7 +98,7 @@ class BodyReader {
     private readonly delimiter: Buffer,
   ) {}
 
-  /** Waits for more of the body; no listener is left behind, so the body can be drained later. */
+  /** Waits for more of the body, and leaves no listener behind once it has. */
   private wait(): Promise<void> {
     const raw = this.raw;
     return new Promise((resolve, reject) => {
@@ -210,7 +210,8 @@ class BodyReader {
 /**
  * The parts of a multipart/form-data body, in order. A part must have a form-data disposition
  * with a name (RFC 7578 §4.2); one with a filename is a file, streamed; the others are fields.
- * What follows the closing delimiter is not read: the route drops the rest of the body.
+ * What follows the closing delimiter is not read: a route that answers before the body's end
+ * closes the connection (./body.ts).
  */
 export async function* readForm(
   request: FastifyRequest,

@@ -44,6 +44,7 @@ export const httpPlugin = fp(
     registerBodyHandling(fastify, {
       bodyTimeoutMs: config.http.bodyTimeoutMs,
       idleTimeoutMs: config.http.idleBodyTimeoutMs,
+      uploadMinBytesPerSecond: config.http.uploadMinBytesPerSecond,
     });
     const errorLog = createErrorLog({ now: () => fastify.clock.now() });
     fastify.decorate('errorLog', errorLog);

@@ -42,7 +42,13 @@ export interface TestServer {
  * (tests/server/manualClock.ts), the sim driver's tasks end when the test moves it on.
  */
 export async function startTestServer(
-  options: { engine?: 'sqlite' | 'postgres'; env?: Record<string, string>; clock?: Clock } = {},
+  options: {
+    engine?: 'sqlite' | 'postgres';
+    env?: Record<string, string>;
+    clock?: Clock;
+    /** Where the server's log goes (at LOG_LEVEL, `warn` unless `env` sets it); unset: no log. */
+    logDestination?: NodeJS.WritableStream;
+  } = {},
 ): Promise<TestServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-test-'));
@@ -67,7 +73,9 @@ export async function startTestServer(
     RATE_LIMIT_CREDENTIALS: '0',
     ...options.env,
   });
-  const build = () => buildApp(config, { logger: false, clock: options.clock });
+  const { logDestination, clock } = options;
+  const build = () =>
+    buildApp(config, logDestination ? { logDestination, clock } : { logger: false, clock });
   let app = await build();
   await app.app.listen({ port, host: '127.0.0.1' });
 

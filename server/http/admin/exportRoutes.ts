@@ -10,7 +10,6 @@ import {
   type ParsedArchive,
 } from '../../core/workspaceArchive';
 import type { Db } from '../../store/db';
-import { discardRest } from '../body';
 import { isForm, readForm } from '../form';
 import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
 import { typed } from '../typed';
@@ -141,15 +140,10 @@ export async function adminExportRoutes(
       schema: { response: { 200: resultsSchema, ...errorResponses, ...bodyErrorResponses } },
     },
     async (request) => {
-      try {
-        const archives = (await formFiles(request)).map(readArchive);
-        const results: string[] = [];
-        for (const archive of archives)
-          results.push(...(await importArchive(db, docsDir, archive)));
-        return results;
-      } finally {
-        discardRest(request);
-      }
+      const archives = (await formFiles(request)).map(readArchive);
+      const results: string[] = [];
+      for (const archive of archives) results.push(...(await importArchive(db, docsDir, archive)));
+      return results;
     },
   );
 }

@@ -4,7 +4,6 @@ import { CRDT_HEADER, MAX_DOCUMENT_CHARS, type DocumentService } from '../../cor
 import { ValidationFailed } from '../../core/errors';
 import type { ImageService, IncomingFile } from '../../core/images';
 import { actorOf } from '../auth';
-import { discardRest } from '../body';
 import { isForm, readForm } from '../form';
 import {
   anonymousErrorResponses,
@@ -31,7 +30,7 @@ import { typed } from '../typed';
  * The most a document's text/plain body may take: its characters (UTF-16 units, which the
  * service limits) take at most 3 bytes each in UTF-8, with room left for a JSON string's escapes.
  */
-const DOCUMENT_BODY_LIMIT = 4 * MAX_DOCUMENT_CHARS;
+export const DOCUMENT_BODY_LIMIT = 4 * MAX_DOCUMENT_CHARS;
 
 /** Fields are not used: a client may send some before the file, short ones. */
 const FORM_LIMITS = { parts: 20, fieldBytes: 8 * 1024 };
@@ -117,15 +116,9 @@ export async function documentRoutes(
         response: { 200: imageFileSchema, ...errorResponses, ...bodyErrorResponses },
       },
     },
-    async (request) => {
-      try {
-        return await images.upload(actorOf(request), request.params.id, () => firstFile(request));
-      } finally {
-        // The rest of the body (of a refused upload, too) is read and dropped, so the client gets
-        // the answer on a connection that stays usable instead of a reset in its request.
-        discardRest(request);
-      }
-    },
+    // A refused upload is answered at once and its connection closed (../body.ts), the rest of
+    // its body unread.
+    async (request) => images.upload(actorOf(request), request.params.id, () => firstFile(request)),
   );
 
   app.delete(

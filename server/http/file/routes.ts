@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../core/errors';
 import { parseUploadMeta, type IsoStore, type UploadMeta } from '../../core/isos';
 import { actorOf } from '../auth';
-import { discardRest } from '../body';
 import { isForm, readForm } from '../form';
 import { bodyErrorResponses, errorResponses } from '../schemas';
 import { typed } from '../typed';
@@ -38,24 +37,20 @@ export async function fileRoutes(fastify: FastifyInstance, options: { isos: IsoS
       if (!isForm(request)) throw new DomainError('InvalidOperation', 'Expected a form.');
       const actor = actorOf(request);
       const controller = abortedByClient(request);
-      try {
-        let meta: UploadMeta = parseUploadMeta('');
-        for await (const part of readForm(request, FORM_LIMITS)) {
-          if (part.type === 'field') {
-            // Every non-file section replaces the metadata, as the reference reads them. It is
-            // checked at once, so that a refused upload is answered before its file is read.
-            meta = parseUploadMeta(part.value);
-            await isos.authorizeUpload(actor, meta);
-            continue;
-          }
-          await isos.upload(actor, meta, part.filename, part.file, controller.signal);
-          // One file per upload, as the SPA and the reference's clients send it.
-          return true;
+      let meta: UploadMeta = parseUploadMeta('');
+      for await (const part of readForm(request, FORM_LIMITS)) {
+        if (part.type === 'field') {
+          // Every non-file section replaces the metadata, as the reference reads them. It is
+          // checked at once, so that a refused upload is answered before its file is read.
+          meta = parseUploadMeta(part.value);
+          await isos.authorizeUpload(actor, meta);
+          continue;
         }
-        throw new DomainError('InvalidOperation', 'The form has no file.');
-      } finally {
-        discardRest(request);
+        await isos.upload(actor, meta, part.filename, part.file, controller.signal);
+        // One file per upload, as the SPA and the reference's clients send it.
+        return true;
       }
+      throw new DomainError('InvalidOperation', 'The form has no file.');
     },
   );
 

@@ -10,12 +10,14 @@ import { head, openRaw, type RawClient } from './raw';
 // Slow and greedy clients over real sockets (issue 12, "Timeouts"): headers that never finish,
 // bodies that trickle or stall, and too many connections from one address are dropped within
 // their limits, while uploads that keep making progress and WebSockets are left alone. The
-// limits are small here (HEADERS_TIMEOUT_MS, BODY_TIMEOUT_MS, BODY_IDLE_TIMEOUT_MS) so that each
-// case takes about a second.
+// limits are small here (HEADERS_TIMEOUT_MS, BODY_TIMEOUT_MS, BODY_IDLE_TIMEOUT_MS,
+// UPLOAD_MIN_BYTES_PER_SECOND) so that each case takes about a second.
 
 const HEADERS_MS = 400;
 const BODY_MS = 800;
 const IDLE_MS = 400;
+/** Well below the pace of the upload that progresses below: 64 bytes every 50 ms. */
+const MIN_BYTES_PER_SECOND = 256;
 /** Longer than any limit above plus Node's and the server's checking intervals. */
 const WITHIN = 5_000;
 
@@ -49,6 +51,7 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
         HEADERS_TIMEOUT_MS: String(HEADERS_MS),
         BODY_TIMEOUT_MS: String(BODY_MS),
         BODY_IDLE_TIMEOUT_MS: String(IDLE_MS),
+        UPLOAD_MIN_BYTES_PER_SECOND: String(MIN_BYTES_PER_SECOND),
       },
     });
     token = (await signIn(server.url, 'creator', SEED_PASSWORD)).accessToken;
