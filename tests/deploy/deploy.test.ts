@@ -4,12 +4,19 @@ import { join, posix, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { loadConfig, VARIABLES } from '../../server/config';
+import { CHALLENGE_BODY_LIMIT } from '../../server/core/challenges';
+import { MAX_IMAGE_BYTES } from '../../server/core/images';
+import { MAX_ARCHIVE_BYTES } from '../../server/core/workspaceArchive';
+import { ANONYMOUS_BODY_LIMIT, DEFAULT_BODY_LIMIT } from '../../server/http/body';
+import { DOCUMENT_BODY_LIMIT } from '../../server/http/document/routes';
+import { FORM_HEAD_BYTES } from '../../server/http/form';
 import { freePort, startTestServer, type TestServer } from '../server/harness';
 import {
   durationSeconds,
   envPairs,
   interpolate,
   interpolated,
+  nginxBytes,
   nginxSeconds,
   parseDockerfile,
   parseEnvFile,
@@ -365,8 +372,8 @@ describe('the compose stack', () => {
 describe('the nginx proxy', () => {
   const routes = () => live.app.routes;
 
-  /** The paths of the server's WebSocket routes, found where the routes are declared. */
-  function webSocketRoutes(): string[] {
+  /** The paths of the server's routes whose declaration matches `pattern` (the path its group 1). */
+  function declaredRoutes(pattern: RegExp): string[] {
     const files = execFileSync(
       'git',
       ['ls-files', '--cached', '--others', '--exclude-standard', 'server'],
@@ -377,13 +384,17 @@ describe('the nginx proxy', () => {
     )
       .split('\n')
       .filter((f) => f.endsWith('.ts') && existsSync(join(ROOT, f)));
-    return files.flatMap((f) =>
-      [...read(f).matchAll(/\.get(?:<[^(]*>)?\(\s*'([^']+)',\s*\{\s*websocket: true/g)].map(
-        (m) => m[1] ?? '',
-      ),
-    );
+    return files.flatMap((f) => [...read(f).matchAll(pattern)].map((m) => m[1] ?? ''));
   }
+  const webSocketRoutes = () =>
+    declaredRoutes(/\.get(?:<[^(]*>)?\(\s*'([^']+)',\s*\{\s*websocket: true/g);
+  /** The upload routes (`config: { upload: true }`, server/http/body.ts). */
+  const uploadRoutes = () =>
+    declaredRoutes(/\.post(?:<[^(]*>)?\(\s*'([^']+)',\s*\{\s*config: \{[^}]*upload: true/g);
   const example = (route: string) => route.replace(/:(\w+)/g, 'example-$1');
+  const bodyLimitIn = (location: NginxBlock) =>
+    // nginx's own default is 1m.
+    nginxBytes(effective(location, 'client_max_body_size')[0]?.[0] ?? '1m');
 
   it('passes every WebSocket route through as a WebSocket, for as long as it stays open', () => {
     const paths = webSocketRoutes();
@@ -420,15 +431,60 @@ describe('the nginx proxy', () => {
     }
   });
 
-  it('streams uploads of any size to the server, and waits while it wraps one', () => {
-    expect(routes()).toContainEqual(
-      expect.objectContaining({ method: 'POST', url: '/api/file/upload' }),
-    );
-    const upload = locationFor('/api/file/upload');
-    expect(effective(upload, 'client_max_body_size')).toEqual([['0']]);
-    expect(effective(upload, 'proxy_request_buffering')).toEqual([['off']]);
-    const timeout = nginxSeconds(effective(upload, 'proxy_read_timeout')[0]?.[0] ?? '60s');
+  it('streams each upload to the server, bounded by what the server accepts there', () => {
+    // The file each route takes at most, and the most a form adds around it: 20 parts (the
+    // upload routes' limit), each with a head of FORM_HEAD_BYTES and a field of 8 KiB at most.
+    const accepted: Record<string, number> = {
+      '/api/file/upload': loadConfig(composeSettings()).uploadMaxBytes,
+      '/api/image/:id': MAX_IMAGE_BYTES,
+      '/api/admin/upload': MAX_ARCHIVE_BYTES,
+    };
+    const formRoom = 20 * (FORM_HEAD_BYTES + 8 * 1024) + FORM_HEAD_BYTES;
+    expect(uploadRoutes().sort()).toEqual(Object.keys(accepted).sort());
+    for (const [path, bytes] of Object.entries(accepted)) {
+      expect(routes()).toContainEqual(expect.objectContaining({ method: 'POST', url: path }));
+      const location = locationFor(example(path));
+      expect(effective(location, 'proxy_request_buffering'), path).toEqual([['off']]);
+      expect(bodyLimitIn(location), path).toBeGreaterThanOrEqual(bytes + formRoom);
+      expect(bodyLimitIn(location), path).toBeLessThanOrEqual(bytes + 2 * 1024 * 1024);
+    }
+    // The server may still wrap an ISO with xorriso (up to 30 minutes) before it answers.
+    const iso = locationFor('/api/file/upload');
+    const timeout = nginxSeconds(effective(iso, 'proxy_read_timeout')[0]?.[0] ?? '60s');
     expect(timeout).toBeGreaterThanOrEqual(30 * 60);
+  });
+
+  it('reads every other body whole first, bounded by the largest a route takes', () => {
+    const largest = Math.max(
+      ANONYMOUS_BODY_LIMIT,
+      DEFAULT_BODY_LIMIT,
+      CHALLENGE_BODY_LIMIT,
+      DOCUMENT_BODY_LIMIT,
+    );
+    const uploads = new Set(uploadRoutes().map((path) => locationFor(example(path))));
+    const others = locations.filter((l) => directive(l, 'proxy_pass') && !uploads.has(l));
+    expect(others).toContain(locationFor('/api/workspace'));
+    for (const location of others) {
+      const name = location.params.join(' ');
+      expect(bodyLimitIn(location), name).toBeGreaterThanOrEqual(largest);
+      expect(bodyLimitIn(location), name).toBeLessThanOrEqual(2 * largest);
+      expect(effective(location, 'proxy_request_buffering')[0] ?? ['on'], name).toEqual(['on']);
+    }
+  });
+
+  it('waits for headers and bodies no longer than the server does', () => {
+    const seconds = (location: NginxBlock, name: string) =>
+      nginxSeconds(effective(location, name)[0]?.[0] ?? '60s');
+    const settings = loadConfig(composeSettings());
+    for (const location of locations.filter((l) => directive(l, 'proxy_pass'))) {
+      const name = location.params.join(' ');
+      expect(seconds(location, 'client_header_timeout') * 1000, name).toBeLessThanOrEqual(
+        settings.http.headersTimeoutMs,
+      );
+      expect(seconds(location, 'client_body_timeout') * 1000, name).toBeLessThanOrEqual(
+        settings.http.idleBodyTimeoutMs,
+      );
+    }
   });
 
   it("keeps each replica's metrics away from the public address", () => {

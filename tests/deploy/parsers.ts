@@ -114,6 +114,14 @@ export function nginxSeconds(text: string): number {
   return Number(match[1]) * (units[match[2] ?? ''] ?? Number.NaN);
 }
 
+/** An nginx size (`4m`, `49m`, `1g`, `512k`, `1024`) in bytes. */
+export function nginxBytes(text: string): number {
+  const units: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+  const match = /^(\d+)([kmg]?)$/i.exec(text);
+  if (!match) throw new Error(`not an nginx size: ${text}`);
+  return Number(match[1]) * (units[(match[2] ?? '').toLowerCase()] ?? Number.NaN);
+}
+
 /** A Docker/compose duration (`30s`, `1m30s`) in seconds. */
 export function durationSeconds(text: string): number {
   const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 0.001 };
