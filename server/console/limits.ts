@@ -25,14 +25,16 @@ export const DEFAULT_CONSOLE_LIMITS: ConsoleLimits = {
 /** The close reason of a viewer that did not finish the handshake in time. */
 export const HANDSHAKE_TIMEOUT_REASON = 'The console handshake took too long.';
 
+const consoles = (n: number): string => (n === 1 ? '1 console' : `${n} consoles`);
+
 export const userCapReason = (max: number): string =>
-  `You have ${max} consoles open, the most allowed. Close one to open another.`;
+  `You have ${consoles(max)} open, the most allowed. Close one to open another.`;
 export const machineCapReason = (max: number): string =>
-  `This machine has ${max} consoles open, the most allowed. Try again when one closes.`;
+  `This machine has ${consoles(max)} open, the most allowed. Try again when one closes.`;
 export const addressCapReason = (max: number): string =>
-  `${max} consoles are open from your network address, the most allowed.`;
+  `Your network address has ${consoles(max)} open, the most allowed.`;
 export const serverCapReason = (max: number): string =>
-  `The server has ${max} consoles open, the most it allows. Try again in a moment.`;
+  `The server has ${consoles(max)} open, the most it allows. Try again in a moment.`;
 
 export interface ConsoleSlot {
   release(): void;

@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test';
-import { apiOf, canvasPixels, signIn } from './support';
+import { E2E_PORT } from '../../playwright.config';
+import { apiOf, canvasPixels, extraServer, signedInPage, signIn } from './support';
 
 // A machine's console page end to end: the sim machine's VNC console through noVNC, its NIC
 // switch, typing into it, an unknown console's error page, and the page noticing when the
@@ -58,18 +59,16 @@ async function strayPixels(page: Page): Promise<number> {
   );
 }
 
-test('an author opens a running machine’s console, types into it, and sees it stop', async ({
-  page,
-}) => {
-  test.setTimeout(120_000);
+/**
+ * Signed in as the creator: a new workspace with the stock linux-server linked (its machine uses
+ * the stock disks), deployed and started; the running machine and the workspace.
+ */
+async function runningMachine(page: Page): Promise<{ machine: Vm; workspaceId: string }> {
   await signIn(page, 'creator');
   await page.getByRole('button', { name: 'New Workspace' }).click();
   await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
   const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? '';
-
   const api = await apiOf(page);
-
-  // Link the stock linux-server and deploy its machine (the linked template uses the stock disks).
   const stock = await api<Array<{ id: string; name: string }>>(
     'GET',
     'templates?term=linux-server',
@@ -93,7 +92,15 @@ test('an author opens a running machine’s console, types into it, and sees it 
       { timeout: 60_000, intervals: [500] },
     )
     .toBe('deployed/running');
-  const machine = vm as unknown as Vm;
+  return { machine: vm as unknown as Vm, workspaceId };
+}
+
+test('an author opens a running machine’s console, types into it, and sees it stop', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const { machine, workspaceId } = await runningMachine(page);
+  const api = await apiOf(page);
   const name = machine.name.split('#')[0] ?? '';
 
   // The console page, outside the shell: the toolbar names the machine and says it is connected.
@@ -155,4 +162,37 @@ test('an author opens a running machine’s console, types into it, and sees it 
   await expect(page.getByRole('button', { name: 'Retry' })).toBeVisible();
   await expect(toolbar.getByRole('status')).toHaveText('not running');
   await page.screenshot({ path: test.info().outputPath('console-stopped.png') });
+});
+
+test('a console over the viewer’s cap says why, and opens once the other one closes', async ({
+  browser,
+}) => {
+  test.setTimeout(150_000);
+  const server = extraServer(E2E_PORT + 4, { CONSOLE_MAX_PER_USER: '1' });
+  await server.start();
+  try {
+    const first = await browser.newPage({ baseURL: server.baseURL });
+    const { machine, workspaceId } = await runningMachine(first);
+    const name = machine.name.split('#')[0] ?? '';
+    const path = `/console/${machine.id}/${name}?f=0&s=${workspaceId}&v=${name}`;
+    await first.goto(path);
+    const status = (page: Page) =>
+      page.getByRole('banner', { name: 'Console toolbar' }).getByRole('status');
+    await expect(status(first)).toHaveText('connected', { timeout: 20_000 });
+
+    // The same person in another browser: one console at a time is all this server allows.
+    const second = await signedInPage(browser, server.baseURL, 'creator');
+    await second.goto(path);
+    await expect(second.getByRole('alert')).toContainText(
+      'You have 1 console open, the most allowed. Close one to open another.',
+      { timeout: 20_000 },
+    );
+    await second.screenshot({ path: test.info().outputPath('console-over-cap.png') });
+
+    await first.close();
+    await second.getByRole('button', { name: 'Retry' }).click();
+    await expect(status(second)).toHaveText('connected', { timeout: 20_000 });
+  } finally {
+    await server.stop();
+  }
 });
