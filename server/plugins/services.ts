@@ -85,8 +85,15 @@ function createServices(fastify: FastifyInstance) {
   const removal = createMachineRemoval(db, {
     deleteMachines: vms.workspaceMachines.gamespaceEnded,
     log: fastify.log,
+    now: () => fastify.clock.now(),
   });
-  fastify.addHook('onClose', () => removal.settled());
+  // Expired games' machines go within seconds, as part of the janitor's work: not at all with
+  // JANITOR_ENABLED false, where an administrator runs the janitor.
+  const stopExpiryWatch = config.janitor.enabled ? removal.watchExpiry(fastify.clock) : () => {};
+  fastify.addHook('onClose', async () => {
+    stopExpiryWatch();
+    await removal.settled();
+  });
   // Playing (wire reference §4.2, §4.5): launches deploy through the driver; machines are
   // removed through the VM service, which tells the gamespace's group.
   const play = createPlayService(db, {

@@ -299,6 +299,22 @@ export function createGamespaceRepository(db: Db) {
       return rows.map((r) => r.id);
     },
 
+    /**
+     * Gamespaces whose time ran out (not ended yet: the janitor ends them after the player's
+     * grace) and whose machines were not removed yet.
+     */
+    async expiredUncleaned(now: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('gamespaces')
+        .select('id')
+        .where('endTime', '<=', 0)
+        .where('cleaned', '=', 0)
+        .where('expirationTime', '>', 0)
+        .where('expirationTime', '<=', now)
+        .execute();
+      return rows.map((r) => r.id);
+    },
+
     /** Claims the cleanup of a gamespace (cleaned 0 -> 1 in one statement): true for one caller. */
     async claimCleanup(id: string): Promise<boolean> {
       const claim = await db

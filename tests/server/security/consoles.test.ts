@@ -1,16 +1,13 @@
 import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { ROLE_NUMBERS } from '../../../server/auth/roles';
 import {
   addressCapReason,
   HANDSHAKE_TIMEOUT_REASON,
   userCapReason,
 } from '../../../server/console/limits';
-import { newId } from '../../../server/core/ids';
-import { startTestServer } from '../harness';
-import { apiKey } from '../hubClients';
-import { apiRequest, type Json } from '../api';
+import { apiRequest } from '../api';
+import { labServer } from './lab';
 
 // Console sockets cannot be used to run the server out of memory (issue: "Security, round two"):
 // a viewer that never answers the RFB greeting costs no screen buffer and is closed at the
@@ -70,62 +67,6 @@ function viewer(url: string, headers: Record<string, string> = {}) {
 }
 
 type Viewer = ReturnType<typeof viewer>;
-
-async function labServer(env: Record<string, string>) {
-  const server = await startTestServer({ env: { SIM_SPEED: '0', ...env } });
-  const db = server.app.store.db;
-  const keys: Record<string, Record<string, string>> = {};
-  for (const [name, role] of [
-    ['admin', 'administrator'],
-    ['creator', 'creator'],
-    ['player', 'user'],
-  ] as const) {
-    await db
-      .updateTable('users')
-      .set({ role: ROLE_NUMBERS[role], gamespaceLimit: 0 })
-      .where('id', '=', await server.userId(name))
-      .execute();
-    keys[name] = apiKey(await server.apiKeyFor(name));
-  }
-  const call = (who: string, method: string, path: string, body?: unknown) =>
-    apiRequest(server.url, keys[who]!, method, path, body);
-  const workspace = (
-    await call('creator', 'POST', '/workspace', { name: 'Lab', audience: 'everyone' })
-  ).body as Json;
-  await db
-    .insertInto('templates')
-    .values({
-      id: newId(),
-      name: 'kali',
-      description: '',
-      audience: '',
-      iso: '',
-      networks: 'lan',
-      guestinfo: '',
-      isHidden: 0,
-      isPublished: 0,
-      isLinked: 0,
-      detail: null,
-      parentId: null,
-      replicas: 1,
-      variant: 0,
-      workspaceId: workspace.id,
-      whenCreated: Date.now(),
-    })
-    .execute();
-  const game = (
-    await call('player', 'POST', '/gamespace', { resourceId: workspace.id, startGamespace: true })
-  ).body as Json;
-  expect(game.vms).toHaveLength(1);
-  const vmId = game.vms[0].id as string;
-  /** A fresh console address (with its one-time ticket) for `who`. */
-  const consoleUrl = async (who: string): Promise<string> => {
-    const reply = await call(who, 'GET', `/vm-console/${vmId}`);
-    expect(reply.status, reply.text).toBe(200);
-    return reply.body.url as string;
-  };
-  return { server, consoleUrl, call, keys };
-}
 
 describe('console sockets', () => {
   let lab: Awaited<ReturnType<typeof labServer>>;

@@ -6,6 +6,8 @@ import { buildApp, type App } from '../../../server/app';
 import { actorFrom } from '../../../server/core/users';
 import { testEngines } from '../databases';
 import { startTestServer, type TestServer } from '../harness';
+import { EXPIRY_CHECK_MS } from '../../../server/core/play/removal';
+import { labServer } from './lab';
 import { apiKey } from '../hubClients';
 import { apiRequest, type Json, type Reply } from '../api';
 
@@ -303,4 +305,36 @@ describe.each(testEngines())('machines of an ended gamespace on %s', (engine) =>
     const row = await server.app.app.services.users.find(id);
     return actorFrom(row, { id, name: username }, null, { workspaceLimit: 0, gamespaceLimit: 0 });
   }
+});
+
+describe('machines of an expired gamespace, with the janitor on', () => {
+  let lab: Awaited<ReturnType<typeof labServer>>;
+
+  beforeAll(async () => {
+    // The janitor's own run is an hour away: what removes the machines is the quick look.
+    lab = await labServer({ JANITOR_ENABLED: 'true', JANITOR_START_SECONDS: '3600-3600' });
+  }, 60_000);
+  afterAll(() => lab?.server.close());
+
+  it('removes them within seconds of the time running out, before the janitor ends the game', async () => {
+    const { server, gameId } = lab;
+    const machines = () => server.app.driver.machinesOf(gameId);
+    expect(await machines()).toHaveLength(1);
+    await server.app.store.db
+      .updateTable('gamespaces')
+      .set({ expirationTime: Date.now() - 1_000 })
+      .where('id', '=', gameId)
+      .execute();
+    await vi.waitFor(async () => expect(await machines()).toEqual([]), {
+      timeout: 3 * EXPIRY_CHECK_MS,
+      interval: 250,
+    });
+    // Ending the game is still the janitor's, after the player's grace.
+    const row = await server.app.store.db
+      .selectFrom('gamespaces')
+      .select(['endTime', 'cleaned'])
+      .where('id', '=', gameId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ endTime: 0, cleaned: 1 });
+  }, 30_000);
 });
