@@ -1,6 +1,5 @@
 import { expect } from 'vitest';
 import { ROLE_NUMBERS } from '../../../server/auth/roles';
-import { newId } from '../../../server/core/ids';
 import { apiRequest, type Json } from '../api';
 import { startTestServer } from '../harness';
 import { apiKey } from '../hubClients';
@@ -33,27 +32,14 @@ export async function labServer(env: Record<string, string>) {
   const workspace = (
     await call('creator', 'POST', '/workspace', { name: 'Lab', audience: 'everyone' })
   ).body as Json;
-  await db
-    .insertInto('templates')
-    .values({
-      id: newId(),
-      name: 'kali',
-      description: '',
-      audience: '',
-      iso: '',
-      networks: 'lan',
-      guestinfo: '',
-      isHidden: 0,
-      isPublished: 0,
-      isLinked: 0,
-      detail: null,
-      parentId: null,
-      replicas: 1,
-      variant: 0,
-      workspaceId: workspace.id,
-      whenCreated: Date.now(),
-    })
-    .execute();
+  // The stock linux-server, linked as an author links it.
+  const stock = (await call('creator', 'GET', '/templates?term=linux-server')).body as Json[];
+  const parent = stock.find((t) => t.name === 'linux-server');
+  const linked = await call('creator', 'POST', '/template', {
+    templateId: parent.id,
+    workspaceId: workspace.id,
+  });
+  expect(linked.status, linked.text).toBe(200);
   const game = (
     await call('player', 'POST', '/gamespace', { resourceId: workspace.id, startGamespace: true })
   ).body as Json;
