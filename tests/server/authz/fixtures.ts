@@ -194,6 +194,8 @@ export async function buildWorld(server: TestServer): Promise<World> {
   const db = server.app.store.db;
   const app = server.app.app;
 
+  // A logout ends the cookie it was made with (on the server too): the next check gets a new one.
+  let cookiesEnded = () => {};
   const send = async (req: Req, headers: Record<string, string> = {}): Promise<Reply> => {
     if (req.ws) {
       const url = `${server.url.replace(/^http/, 'ws')}${req.url}`;
@@ -214,6 +216,7 @@ export async function buildWorld(server: TestServer): Promise<World> {
         ? {}
         : { payload: isObject ? JSON.stringify(payload) : (payload as string | Buffer) }),
     });
+    if (res.statusCode === 200 && req.url === '/api/user/logout') cookiesEnded();
     return { status: res.statusCode, body: res.body };
   };
 
@@ -245,17 +248,20 @@ export async function buildWorld(server: TestServer): Promise<World> {
     return json(reply);
   };
 
-  // Registering stores the user; the player's registration also sets its console cookie.
-  let userCookie = '';
-  for (const actor of JWT_ACTORS) {
+  // Registering stores the user, and sets its console cookie.
+  const register = async (actor: JwtActor): Promise<string> => {
     const res = await app.inject({
       method: 'POST',
       url: '/api/user/register',
       headers: bearer(actor),
     });
     expect(res.statusCode, res.body).toBe(200);
-    if (actor === 'player') userCookie = cookieOf(res.headers['set-cookie']);
-  }
+    return cookieOf(res.headers['set-cookie']);
+  };
+  for (const actor of JWT_ACTORS) await register(actor);
+  /** The player's console cookie, made again after a logout ended it. */
+  let userCookie = '';
+  const playerCookie = async () => (userCookie ||= await register('player'));
   const ids = {} as World['ids'];
   for (const actor of JWT_ACTORS) ids[actor] = await server.userId(usernames[actor]);
   ids.bystander = newId();
@@ -371,6 +377,10 @@ export async function buildWorld(server: TestServer): Promise<World> {
 
   // --- Credentials.
   const launchCookies = new Map<string, string>();
+  cookiesEnded = () => {
+    userCookie = '';
+    launchCookies.clear();
+  };
   const launchTicket = async (game: GameRef): Promise<string> => {
     const reply = await send(
       {
@@ -420,7 +430,7 @@ export async function buildWorld(server: TestServer): Promise<World> {
       // The console page's calls, as a browser makes them: the cookie and the header a page of
       // another site cannot add (changes by cookie need it).
       case 'userCookie':
-        return { cookie: `topomojo.mks=${userCookie}`, [CSRF_HEADER]: 'XMLHttpRequest' };
+        return { cookie: `topomojo.mks=${await playerCookie()}`, [CSRF_HEADER]: 'XMLHttpRequest' };
       case 'launchTicket':
         return { authorization: `Ticket ${await launchTicket(game)}` };
       case 'launchCookie':
