@@ -11,7 +11,7 @@ import { createGradingService } from '../core/grading';
 import { createImageService } from '../core/images';
 import { createIsoStore } from '../core/isos';
 import type { ListenerRevoker } from '../core/membership';
-import { createMachineRemoval } from '../core/play/removal';
+import { createMachineRemoval, oneAtATime } from '../core/play/removal';
 import { createPlayService } from '../core/play/service';
 import { createTemplateService } from '../core/templates';
 import { createUserService, type UserDefaults } from '../core/users';
@@ -82,8 +82,9 @@ function createServices(fastify: FastifyInstance) {
   const templates = createTemplateService(db, { publisher, machines: vms.templateMachines });
   // A completed or solved gamespace's machines go in the background right away; closing waits
   // for the removals under way, before the driver and the store close.
+  const deleteMachines = oneAtATime(vms.workspaceMachines.gamespaceEnded);
   const removal = createMachineRemoval(db, {
-    deleteMachines: vms.workspaceMachines.gamespaceEnded,
+    deleteMachines,
     log: fastify.log,
     now: () => fastify.clock.now(),
   });
@@ -102,7 +103,7 @@ function createServices(fastify: FastifyInstance) {
     publisher,
     listeners,
     vmPublisher,
-    deleteMachines: vms.workspaceMachines.gamespaceEnded,
+    deleteMachines,
     machinesEnded: removal.ended,
     docsDir,
     stateCache,

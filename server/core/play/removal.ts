@@ -18,6 +18,31 @@ export const EXPIRY_CHECK_MS = 5_000;
 /** How long a gamespace whose removal failed is left to the janitor before this looks again. */
 export const RETRY_AFTER_FAILURE_MS = 60_000;
 
+/**
+ * `remove` run one call at a time per gamespace: the background removal, a stop and a delete of
+ * the same gamespace may come together (a player deletes a game just completed), and a driver
+ * deleting the same machines twice at once may fail the second call; one after the other, the
+ * second finds nothing left to delete.
+ */
+export function oneAtATime(
+  remove: (gamespaceId: string) => Promise<void>,
+): (gamespaceId: string) => Promise<void> {
+  const running = new Map<string, Promise<void>>();
+  return (gamespaceId) => {
+    const before = running.get(gamespaceId) ?? Promise.resolve();
+    const run = before.then(
+      () => remove(gamespaceId),
+      () => remove(gamespaceId),
+    );
+    running.set(gamespaceId, run);
+    const forget = () => {
+      if (running.get(gamespaceId) === run) running.delete(gamespaceId);
+    };
+    run.then(forget, forget);
+    return run;
+  };
+}
+
 export interface MachineRemovalOptions {
   /** Removes a gamespace's machines and announces it (the VM service's deleteAll). */
   deleteMachines(gamespaceId: string): Promise<void>;

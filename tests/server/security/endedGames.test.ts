@@ -248,6 +248,41 @@ describe.each(testEngines())('machines of an ended gamespace on %s', (engine) =>
     expect(await machinesOf(game.id)).toEqual([]);
   });
 
+  it('deletes a game just completed without racing its removal', async () => {
+    const { game } = await launch('Completed then deleted');
+    // The background removal is held until a second delete of the same machines starts, or for
+    // two seconds: a delete of the game must wait for the removal rather than run beside it.
+    let running = 0;
+    let mostAtOnce = 0;
+    let secondStarted = () => {};
+    const second = new Promise<void>((resolve) => (secondStarted = resolve));
+    const deleteAll = server.app.driver.deleteAll.bind(server.app.driver);
+    const removing = vi.spyOn(server.app.driver, 'deleteAll').mockImplementation(async (term) => {
+      running += 1;
+      mostAtOnce = Math.max(mostAtOnce, running);
+      try {
+        if (removing.mock.calls.length === 1) {
+          await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+        } else {
+          secondStarted();
+        }
+        return await deleteAll(term);
+      } finally {
+        running -= 1;
+      }
+    });
+    try {
+      await ok(call('player', 'POST', `/gamespace/${game.id}/complete`));
+      await vi.waitFor(() => expect(removing).toHaveBeenCalledTimes(1));
+      const deleted = await call('admin', 'DELETE', `/gamespace/${game.id}`);
+      expect(deleted.status, deleted.text).toBe(200);
+      expect(mostAtOnce).toBe(1);
+      expect(await machinesOf(game.id)).toEqual([]);
+    } finally {
+      removing.mockRestore();
+    }
+  });
+
   it('refuses on another server at once, whatever game state that server keeps', async () => {
     const { game, vmId } = await launch('Two servers');
     // A second server process on the same database, its own caches and hub (no backplane).
