@@ -267,7 +267,8 @@ export function registerBodyHandling(app: FastifyInstance, timeouts: BodyTimeout
   // it needed) closes the connection once written (RFC 9112 §9.6). Kept open, Node would read and
   // drop the rest of the body for as long as the client cares to send it, to reuse the
   // connection: an anonymous client could hold connections without ever being let in.
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (bodyPending(request)) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

@@ -167,15 +167,17 @@ export async function registerRateLimits(
     });
     // Whatever route refused the credential (the API's authentication, the hub's), its 401
     // becomes 429 once the address is over the limit.
-    app.addHook('onSend', async (request, reply, payload) => {
+    // A callback hook: it runs for every answer, and an async one costs a promise each time.
+    app.addHook('onSend', (request, reply, payload, done) => {
       const count = counted.get(request);
       if (reply.statusCode !== 401 || !count || count.current < limits.credentialFailures) {
-        return payload;
+        done(null, payload);
+        return;
       }
       throttled(reply, count.ttlMs)
         .removeHeader('WWW-Authenticate')
         .type('application/json; charset=utf-8');
-      return JSON.stringify(TOO_MANY_REQUESTS);
+      done(null, JSON.stringify(TOO_MANY_REQUESTS));
     });
     app.addHook('onResponse', async (request, reply) => {
       if (reply.statusCode === 401 && counted.has(request)) {

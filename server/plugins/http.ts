@@ -35,8 +35,9 @@ export const httpPlugin = fp(
     // WebSocket plugin's own hook marks the request as an upgrade) would keep its socket open:
     // Node hands an upgrade's socket over and nothing else ends it. An upgraded one is hijacked
     // and never comes here.
-    fastify.addHook('onResponse', async (request) => {
+    fastify.addHook('onResponse', (request, _reply, done) => {
       if (request.raw.headers.upgrade !== undefined) request.raw.socket.destroy();
+      done();
     });
     // Bodies: size limits per route, JSON with a depth limit, text/plain strings,
     // case-insensitive property names (wire reference §0), and how long a client may take to
