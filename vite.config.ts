@@ -1,12 +1,14 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { precompressPlugin } from './scripts/precompress.mjs';
 
 // The API server (npm run server) listens on PORT (default 5080); the dev server proxies to it
 // so that the SPA and the API share one origin, as they do in production.
 const api = `http://127.0.0.1:${process.env.PORT ?? '5080'}`;
 
 export default defineConfig({
-  plugins: [react()],
+  // Brotli and gzip copies of the build, which the server sends as browsers accept them.
+  plugins: [react(), precompressPlugin()],
   server: {
     port: 5173,
     proxy: {

@@ -56,6 +56,9 @@ export const spaPlugin = fp(
         index: false,
         redirect: false,
         list: false,
+        // The build's brotli and gzip copies (scripts/precompress.mjs), as Accept-Encoding
+        // allows; the file itself otherwise.
+        preCompressed: true,
         setHeaders(res, path) {
           // Vite names built assets by content hash, so they never change under one name.
           if (path.includes(`${join(config.spaDir, 'assets')}`)) {

@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, SEED_PASSWORD } from '../harness';
 import { signIn } from '../oidc';
@@ -133,6 +135,43 @@ describe('a production install (npm ci --omit=dev)', () => {
     const docs = await fetch(`${url}/api`);
     expect(docs.status).toBe(200);
     expect(await docs.text()).toContain('swagger');
+  });
+
+  it('sends the SPA compressed as the browser accepts, from copies made at build time', async () => {
+    const html = await (await fetch(`${url}/`)).text();
+    const script = /<script type="module" crossorigin src="([^"]+)"/.exec(html)?.[1] ?? '';
+    /** The raw answer (fetch would decompress it): its encoding, Vary and bytes. */
+    const raw = (path: string, acceptEncoding?: string) =>
+      new Promise<{ encoding: string | undefined; vary: string | undefined; body: Buffer }>(
+        (resolve, reject) => {
+          get(
+            `${url}${path}`,
+            { headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (chunk: Buffer) => chunks.push(chunk));
+              res.on('end', () =>
+                resolve({
+                  encoding: res.headers['content-encoding'],
+                  vary: res.headers.vary,
+                  body: Buffer.concat(chunks),
+                }),
+              );
+            },
+          ).on('error', reject);
+        },
+      );
+    const plain = await raw(script);
+    expect(plain.encoding).toBeUndefined();
+    const br = await raw(script, 'gzip, deflate, br, zstd');
+    expect(br.encoding).toBe('br');
+    expect(br.vary).toMatch(/accept-encoding/i);
+    expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    // About a quarter of the file: what the bundle budget counts is what a browser receives.
+    expect(br.body.length).toBeLessThan(plain.body.length * 0.35);
+    const gz = await raw(script, 'gzip');
+    expect(gz.encoding).toBe('gzip');
+    expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
   });
 
   it('signs in through the embedded identity provider and keeps data in SQLite', async () => {
