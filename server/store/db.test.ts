@@ -44,6 +44,20 @@ describe.each(testEngines())('store on %s', (engine) => {
     const lookup = store.rowLookup('users', 'id');
     expect(await lookup(id)).toEqual(built);
     expect(await lookup('nobody')).toBeUndefined();
+
+    // With a column of another table's row of the same key: null while there is none.
+    const withAccount = store.rowLookup('users', 'id', {
+      table: 'identityAccounts',
+      column: 'disabled',
+      as: 'accountDisabled',
+    });
+    expect(await withAccount(id)).toEqual({ ...built, accountDisabled: null });
+    await store.db
+      .insertInto('identityAccounts')
+      .values({ id, username: id, name: 'Ada', passwordHash: 'x', whenCreated: 0, disabled: 1 })
+      .execute();
+    expect(await withAccount(id)).toEqual({ ...built, accountDisabled: 1 });
+    expect(await withAccount('nobody')).toBeUndefined();
   });
 
   it('creates every table of the data model', async () => {
