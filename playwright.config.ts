@@ -6,6 +6,20 @@ export const E2E_PORT = Number(process.env.E2E_PORT ?? 5181);
 export const E2E_PASSWORD = process.env.E2E_PASSWORD ?? 'e2e-password-123';
 const baseURL = `http://127.0.0.1:${E2E_PORT}`;
 
+/** Debian's Chromium, headless on this machine (the e2e tests and tests/bench/wire.ts). */
+export const CHROMIUM = {
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+};
+
 export default defineConfig({
   testDir: 'tests/e2e',
   timeout: 60_000,
@@ -18,18 +32,7 @@ export default defineConfig({
     baseURL,
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    },
+    launchOptions: CHROMIUM,
   },
   webServer: {
     command: 'node scripts/e2e-server.mjs',

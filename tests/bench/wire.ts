@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from '@playwright/test';
+import { CHROMIUM } from '../../playwright.config';
 import { freePort } from './processes';
 
 // npm run bench:wire: what the signed-out home page costs on the wire from our own server, as
@@ -35,20 +36,10 @@ async function main() {
       LOG_LEVEL: 'warn',
       JANITOR_ENABLED: 'false',
     },
-    stdio: 'ignore',
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  const browser = await chromium.launch(CHROMIUM);
   try {
     for (let i = 0; ; i++) {
       const ready = await fetch(`${url}/api/health/ready`).then(
@@ -56,7 +47,7 @@ async function main() {
         () => false,
       );
       if (ready) break;
-      if (i > 120) throw new Error('the server did not start');
+      if (server.exitCode !== null || i > 120) throw new Error('the server did not start');
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const totals: number[] = [];
@@ -96,8 +87,8 @@ async function main() {
     );
   } finally {
     await browser.close();
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    if (server.exitCode === null) server.kill('SIGTERM');
+    await exited;
     rmSync(data, { recursive: true, force: true });
   }
 }
