@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { expect, vi } from 'vitest';
 
 // A client on a bare TCP socket, for requests no HTTP library sends: headers or bodies that
 // trickle, stall or never end, and multipart bodies written byte for byte.
@@ -58,3 +59,22 @@ export function head(method: string, path: string, headers: Record<string, strin
   );
   return `${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`;
 }
+
+/**
+ * Writes `chunk` every `ms`, as a client with more to send would, until stopped (the returned
+ * function) or until the test's cleanup clears `timers`.
+ */
+export function trickle(
+  timers: NodeJS.Timeout[],
+  client: RawClient,
+  chunk: () => string | Buffer,
+  ms = 50,
+): () => void {
+  const timer = setInterval(() => client.write(chunk()), ms);
+  timers.push(timer);
+  return () => clearInterval(timer);
+}
+
+/** Resolves once the server has closed the client's connection; fails after `timeoutMs`. */
+export const closedWithin = (client: RawClient, timeoutMs: number) =>
+  vi.waitFor(() => expect(client.closed()).toBe(true), { timeout: timeoutMs, interval: 20 });

@@ -5,7 +5,7 @@ import { testEngines } from '../databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from '../harness';
 import { connect as connectHub, type Client } from '../hubClients';
 import { signIn } from '../oidc';
-import { head, openRaw, type RawClient } from './raw';
+import { closedWithin, head, openRaw, trickle, type RawClient } from './raw';
 
 // Slow and greedy clients over real sockets (issue 12, "Timeouts"): headers that never finish,
 // bodies that trickle or stall, and too many connections from one address are dropped within
@@ -35,14 +35,6 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
     clients.push(client);
     return client;
   };
-  /** Writes `chunk` every `ms` until stopped, as a slow client would. */
-  const trickle = (client: RawClient, chunk: () => string | Buffer, ms = 50) => {
-    const timer = setInterval(() => client.write(chunk()), ms);
-    timers.push(timer);
-    return () => clearInterval(timer);
-  };
-  const closedWithin = (client: RawClient) =>
-    vi.waitFor(() => expect(client.closed()).toBe(true), { timeout: WITHIN, interval: 20 });
 
   beforeAll(async () => {
     server = await startTestServer({
@@ -72,14 +64,14 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
     const client = await open();
     client.write('GET /api/health/version HTTP/1.1\r\nHost: localhost\r\n');
     // Each header line is progress of a kind, but the headers as a whole are late.
-    trickle(client, () => 'X-Slow: 1\r\n');
-    await closedWithin(client);
+    trickle(timers, client, () => 'X-Slow: 1\r\n');
+    await closedWithin(client, WITHIN);
     expect(client.status()).toBe(408);
   });
 
   it('closes a connection that opens and sends nothing', async () => {
     const client = await open();
-    await closedWithin(client);
+    await closedWithin(client, WITHIN);
   });
 
   it('drops a JSON body that keeps trickling past the body deadline', async () => {
@@ -93,8 +85,8 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
     );
     client.write('{"name":"');
     // One byte every 50 ms is never idle, but 10,000 of them would take 500 s.
-    trickle(client, () => 'x');
-    await closedWithin(client);
+    trickle(timers, client, () => 'x');
+    await closedWithin(client, WITHIN);
     expect(client.status()).toBeNull();
   });
 
@@ -108,7 +100,7 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
       }),
     );
     client.write('# half a guide');
-    await closedWithin(client);
+    await closedWithin(client, WITHIN);
     expect(client.status()).toBeNull();
   });
 
@@ -141,7 +133,7 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
       client.write(Buffer.concat([start, PNG]));
       let sent = 0;
       // 24 chunks, 50 ms apart: past the body deadline, never idle.
-      const stop = trickle(client, () => {
+      const stop = trickle(timers, client, () => {
         sent += 1;
         if (sent === chunks) {
           stop();
@@ -165,7 +157,7 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
       const client = await open();
       client.write(headers);
       client.write(Buffer.concat([start, PNG, Buffer.alloc(10_000, 0x61)]));
-      await closedWithin(client);
+      await closedWithin(client, WITHIN);
       expect(client.status()).toBeNull();
       await vi.waitFor(() => expect(leftovers()).toEqual([]), { timeout: WITHIN, interval: 20 });
     });
@@ -185,8 +177,8 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
           'content-length': 10_000,
         }),
       );
-      trickle(slow, () => ' ');
-      await closedWithin(slow);
+      trickle(timers, slow, () => ' ');
+      await closedWithin(slow, WITHIN);
       expect(hub.connection.state).toBe('Connected');
       await hub.connection.invoke('Listen', ws);
     } finally {

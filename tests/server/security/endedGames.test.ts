@@ -87,6 +87,18 @@ describe.each(testEngines())('machines of an ended gamespace on %s', (engine) =>
     return { game, vmId };
   }
 
+  /** The driver's deletes wait until `release`; `removing` is the spy (restore it after). */
+  function holdRemovals() {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const deleteAll = server.app.driver.deleteAll.bind(server.app.driver);
+    const removing = vi.spyOn(server.app.driver, 'deleteAll').mockImplementation(async (term) => {
+      await held;
+      return deleteAll(term);
+    });
+    return { removing, release };
+  }
+
   const machinesOf = (gamespaceId: string) => server.app.driver.machinesOf(gamespaceId);
   const rowOf = (id: string) =>
     server.app.store.db
@@ -131,13 +143,7 @@ describe.each(testEngines())('machines of an ended gamespace on %s', (engine) =>
     const { game, vmId } = await launch('Completed while deleting');
     // The removal hangs until released: the complete call must not wait for it, and the
     // refusal must not depend on the machines being gone already.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const deleteAll = server.app.driver.deleteAll.bind(server.app.driver);
-    const removing = vi.spyOn(server.app.driver, 'deleteAll').mockImplementation(async (term) => {
-      await held;
-      return deleteAll(term);
-    });
+    const { removing, release } = holdRemovals();
     try {
       const completed = await ok(call('player', 'POST', `/gamespace/${game.id}/complete`));
       // The reference's answer: the ended state, without machines.
@@ -303,13 +309,7 @@ describe.each(testEngines())('machines of an ended gamespace on %s', (engine) =>
       expect(await onOther('GET', `/api/vm-console/${vmId}`)).toBe(200);
 
       // The removal is held back, so the other server's refusal is its own.
-      let release = () => {};
-      const held = new Promise<void>((resolve) => (release = resolve));
-      const deleteAll = server.app.driver.deleteAll.bind(server.app.driver);
-      const removing = vi.spyOn(server.app.driver, 'deleteAll').mockImplementation(async (term) => {
-        await held;
-        return deleteAll(term);
-      });
+      const { removing, release } = holdRemovals();
       try {
         await ok(call('player', 'POST', `/gamespace/${game.id}/complete`));
         expect(await onOther('GET', `/api/vm-console/${vmId}`)).toBe(403);

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { STAGING_PREFIX } from '../../../server/core/staging';
 import { testEngines } from '../databases';
 import { startTestServer, type TestServer } from '../harness';
-import { head, openRaw, type RawClient } from '../robustness/raw';
+import { closedWithin, head, openRaw, trickle, type RawClient } from '../robustness/raw';
 
 // Connections of the three upload routes (security issue 26, findings 2 and 7), over real
 // sockets. A refused upload, anonymous or not, closes its connection as soon as it is answered,
@@ -154,14 +154,6 @@ describe.each(testEngines())('upload connections on %s', (engine) => {
     client.write(first);
     return client;
   }
-  /** Writes `chunk` every `ms` until the test ends, as a client with more to send would. */
-  const trickle = (client: RawClient, chunk: () => string | Buffer, ms = 50) => {
-    const timer = setInterval(() => client.write(chunk()), ms);
-    timers.push(timer);
-    return () => clearInterval(timer);
-  };
-  const closedWithin = (client: RawClient) =>
-    vi.waitFor(() => expect(client.closed()).toBe(true), { timeout: WITHIN, interval: 20 });
   /** Staging files and folders of uploads anywhere in the data folder. */
   const leftovers = () =>
     readdirSync(server.dataDir, { recursive: true, encoding: 'utf8' }).filter((path) =>
@@ -185,8 +177,8 @@ describe.each(testEngines())('upload connections on %s', (engine) => {
     async (_name, who, route) => {
       const client = await startUpload(who, route, route.lead(ws));
       // About 10 KiB a second: never idle, and faster than an accepted upload must be.
-      trickle(client, () => Buffer.alloc(512, 0x61));
-      await closedWithin(client);
+      trickle(timers, client, () => Buffer.alloc(512, 0x61));
+      await closedWithin(client, WITHIN);
       expect(client.status()).toBe(who === 'anonymous' ? 401 : 403);
       expect(client.received()).toMatch(/\r\nconnection: close\r\n/i);
     },
@@ -203,8 +195,8 @@ describe.each(testEngines())('upload connections on %s', (engine) => {
         id,
       );
       // A byte every 50 ms is never idle, but 20 bytes a second is far below the pace.
-      trickle(client, () => 'a');
-      await closedWithin(client);
+      trickle(timers, client, () => 'a');
+      await closedWithin(client, WITHIN);
       expect(client.status()).toBeNull();
       await vi.waitFor(
         () =>
@@ -240,7 +232,7 @@ describe.each(testEngines())('upload connections on %s', (engine) => {
     client.write(lead);
     let sent = 0;
     // 30 chunks 50 ms apart, about 10 KiB a second: past the body deadline, above the pace.
-    const stop = trickle(client, () => {
+    const stop = trickle(timers, client, () => {
       sent += 1;
       if (sent < chunks) return chunk;
       stop();
