@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './harness';
-import { qemuFolders, type QemuFolders } from './hypervisor/qemuMachines';
+import { qemuFolders, removeQemuState, type QemuFolders } from './hypervisor/qemuMachines';
 
 // A launch the qemu host has no room for (QEMU_MAX_RUNNING=1, one machine running already): the
 // player is told why, in a sentence with what is in use, and nothing of the launch is left: no
@@ -47,22 +47,7 @@ describe('a launch beyond the qemu host’s capacity', () => {
 
   afterAll(async () => {
     await server?.close();
-    // Machines and the switch outlive a server by design; the test's own go with it.
-    for (const dir of ['switch']) {
-      try {
-        process.kill(Number(readFileSync(join(stateDir, dir, 'switch.pid'), 'utf8')));
-      } catch {
-        // Gone already.
-      }
-    }
-    const { execFileSync } = await import('node:child_process');
-    try {
-      execFileSync('pkill', ['-KILL', '-f', stateDir]);
-    } catch {
-      // No process was left.
-    }
-    rmSync(stateDir, { recursive: true, force: true });
-    rmSync(folders.root, { recursive: true, force: true });
+    removeQemuState(stateDir, folders);
   }, 60_000);
 
   it('refuses with what is in use, and leaves no gamespace and no machine behind', async () => {

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -58,4 +59,23 @@ export function tinySpec(
     baseImageSource: null,
     ...fields,
   };
+}
+
+/**
+ * Ends what a server on `stateDir` left running (machines and the switch outlive a server by
+ * design) and removes the test's folders.
+ */
+export function removeQemuState(stateDir: string, folders: QemuFolders): void {
+  try {
+    process.kill(Number(readFileSync(join(stateDir, 'switch', 'switch.pid'), 'utf8')));
+  } catch {
+    // Gone already.
+  }
+  try {
+    execFileSync('pkill', ['-KILL', '-f', stateDir]);
+  } catch {
+    // No process was left.
+  }
+  rmSync(stateDir, { recursive: true, force: true });
+  rmSync(folders.root, { recursive: true, force: true });
 }

@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { qemuProcessesUnder } from '../../../server/hypervisor/qemu/processes';
 import { startTestServer, type TestServer } from '../harness';
-import { qemuFolders, type QemuFolders } from '../hypervisor/qemuMachines';
+import { qemuFolders, removeQemuState, type QemuFolders } from '../hypervisor/qemuMachines';
 import { apiKey } from '../hubClients';
 import { apiRequest, type Json } from '../api';
 
@@ -43,19 +42,7 @@ describe('a completed gamespace on the qemu host', () => {
 
   afterAll(async () => {
     await server?.close();
-    // Machines and the switch outlive a server by design; the test's own go with it.
-    try {
-      process.kill(Number(readFileSync(join(stateDir, 'switch', 'switch.pid'), 'utf8')));
-    } catch {
-      // Gone already.
-    }
-    try {
-      execFileSync('pkill', ['-KILL', '-f', stateDir]);
-    } catch {
-      // No process was left.
-    }
-    rmSync(stateDir, { recursive: true, force: true });
-    rmSync(folders.root, { recursive: true, force: true });
+    removeQemuState(stateDir, folders);
   }, 60_000);
 
   it('leaves no QEMU process of it shortly after, and its room to the next launch', async () => {
