@@ -7,6 +7,7 @@ import { createUserRepository } from '../store/repositories/users';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { UserTable } from '../store/schema';
 import { createApiKeys } from './apiKeys';
+import { createCallerCache, type Caller } from './callerCache';
 import { hasAnyToken, isoDate } from './dto';
 import { DomainError, forbidden, notFound } from './errors';
 import { integer, invalid, normalizeTerm, optionalText, paging, requiredText } from './fields';
@@ -217,9 +218,10 @@ const CLIENT_ID_MAX = 128;
 const LIMIT_MAX = 2_147_483_647;
 
 export function createUserService(
-  store: Pick<Store, 'db' | 'rowLookup'>,
+  store: Pick<Store, 'db' | 'rowLookup' | 'watchWrites'>,
   defaults: UserDefaults,
   signIn: SignInOptions,
+  options: { callerCacheMs?: number } = {},
 ) {
   const repos = {
     users: createUserRepository(store),
@@ -229,6 +231,11 @@ export function createUserService(
   };
   const find = async (id: string): Promise<UserTable | null> =>
     (await repos.users.find(id)) ?? null;
+  // The callers' rows, kept briefly (callerCache.ts); any write to users or accounts drops them.
+  const callers = createCallerCache({ ttlMs: options.callerCacheMs });
+  store.watchWrites((table) => {
+    if (table === 'users' || table === 'identityAccounts') callers.clear();
+  });
   const ADMIN = ROLE_NUMBERS.administrator;
 
   /** Whether the stored user is an administrator: by its own role or the identity provider's. */
@@ -265,13 +272,24 @@ export function createUserService(
     /**
      * The stored user a credential's subject stands for, and whether its local sign-in is
      * disabled (PUT /api/user/{id}/disabled): then none of its tokens, tickets or cookies work
-     * any more, at once. One query for a stored user; a second only for one not stored yet.
+     * any more, at once on this server and within CALLER_CACHE_MS on the others (callerCache.ts).
+     * One query for a stored user; a second only for one not stored yet.
      */
-    async findCaller(id: string): Promise<{ row: UserTable | null; signInDisabled: boolean }> {
+    async findCaller(id: string): Promise<Caller> {
+      const now = Date.now();
+      const kept = callers.get(id, now);
+      if (kept) return kept;
+      const since = callers.epoch();
       const found = await repos.users.findWithAccount(id);
-      if (!found) return { row: null, signInDisabled: await repos.users.accountDisabled(id) };
-      const { accountDisabled, ...row } = found;
-      return { row, signInDisabled: !!accountDisabled };
+      let caller: Caller;
+      if (found) {
+        const { accountDisabled, ...row } = found;
+        caller = { row, signInDisabled: !!accountDisabled };
+      } else {
+        caller = { row: null, signInDisabled: await repos.users.accountDisabled(id) };
+      }
+      callers.set(id, caller, since, now);
+      return caller;
     },
 
     /** The user's API keys (GET /api/user/{id}/keys, POST and DELETE /api/apikey). */

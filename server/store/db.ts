@@ -29,6 +29,7 @@ import * as m003 from './migrations/003_documents';
 import * as m004 from './migrations/004_play_indexes';
 import * as m005 from './migrations/005_registrar';
 import * as m006 from './migrations/006_account_disabled';
+import { WriteWatchPlugin, type WriteListener } from './writeWatch';
 
 export type Db = Kysely<Database>;
 export type Dialect = 'sqlite' | 'postgres';
@@ -72,6 +73,11 @@ export interface Store {
   ): (
     value: string,
   ) => Promise<(Selectable<Database[T]> & Partial<Record<A, unknown>>) | undefined>;
+  /**
+   * Calls `listener` with the table of every insert, update or delete made through `db`, as the
+   * query starts and again once it has run (see writeWatch.ts); returns the function that stops.
+   */
+  watchWrites(listener: WriteListener): () => void;
   /** Migrations this build knows that the database has not applied; rejects when it is away. */
   pendingMigrations(): Promise<string[]>;
   /** The PostgreSQL pool's connections now; null on SQLite, which has one connection. */
@@ -170,7 +176,9 @@ class OwnSchemaPostgresDialect extends PostgresDialect {
 }
 
 export async function openStore(options: StoreOptions): Promise<Store> {
-  const plugins = [new CamelCasePlugin()];
+  // The write watch first: it tells the table names as the code writes them.
+  const writes = new WriteWatchPlugin();
+  const plugins = [writes, new CamelCasePlugin()];
   let raw: SQLite.Database | null = null;
   let pool: pg.Pool | null = null;
   let db: Db;
@@ -264,6 +272,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
         return result as never;
       };
     },
+    watchWrites: (listener) => writes.watch(listener),
     async pendingMigrations() {
       const table = sql.table(DEFAULT_MIGRATION_TABLE);
       const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(db);
