@@ -3,6 +3,7 @@ import {
   POLICY_SCHEMES,
   readCredentials,
   type Authenticator,
+  type Credentials,
   type Policy,
 } from '../auth/authenticate';
 import { assertEnabled, type Actor } from '../core/users';
@@ -35,7 +36,7 @@ export function registerAuth(
   app.addHook('onRequest', async (request, reply) => {
     const policy = policyOf(request);
     if (policy === 'anonymous') return;
-    const creds = readCredentials(request.headers, request.query as Record<string, unknown>);
+    const creds = credentialsOf(request);
     const actor = await authenticator.authenticate(creds, POLICY_SCHEMES[policy]);
     if (!actor) {
       reply.header('WWW-Authenticate', 'Bearer');
@@ -48,10 +49,27 @@ export function registerAuth(
     }
     request.actor = actor;
   });
-  app.addHook('preHandler', async (request) => {
+  // A callback hook: only an actor held to a gamespace needs the wait.
+  app.addHook('preHandler', (request, _reply, done) => {
     const actor = request.actor;
-    if (actor?.grant && !(await withinGrant(grants, actor, request))) throw forbidden();
+    if (!actor?.grant) return done();
+    withinGrant(grants, actor, request).then(
+      (within) => done(within ? undefined : forbidden()),
+      (error: Error) => done(error),
+    );
   });
+}
+
+const credentials = new WeakMap<FastifyRequest, Credentials>();
+
+/** The credentials a request carries, read once (the rate limits look at them first). */
+export function credentialsOf(request: FastifyRequest): Credentials {
+  let creds = credentials.get(request);
+  if (!creds) {
+    creds = readCredentials(request.headers, (request.query ?? {}) as Record<string, unknown>);
+    credentials.set(request, creds);
+  }
+  return creds;
 }
 
 /**

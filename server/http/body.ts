@@ -234,7 +234,7 @@ export function registerBodyHandling(app: FastifyInstance, timeouts: BodyTimeout
     done(null, body),
   );
 
-  app.addHook('preValidation', async (request: FastifyRequest) => {
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
     if (request.body === undefined) {
       // No body (none sent, or an empty one): a route that reads none gets none, a body whose
       // properties are all optional is `{}`, and a required one is named as missing, as ASP.NET
@@ -242,25 +242,27 @@ export function registerBodyHandling(app: FastifyInstance, timeouts: BodyTimeout
       const expected = emptyBodyFor(request.routeOptions.schema?.body);
       if (expected === 'empty-object') request.body = {};
       else if (expected === 'required')
-        throw new ValidationFailed('', 'A non-empty request body is required.');
-      return;
+        return done(new ValidationFailed('', 'A non-empty request body is required.'));
+      return done();
     }
     // Wire reference §0: property names are case-insensitive.
     if (request.body && typeof request.body === 'object')
       request.body = normalizeKeys(request.body);
+    done();
   });
 
   const uploadPace = {
     windowMs: timeouts.bodyTimeoutMs,
     minBytes: Math.ceil((timeouts.uploadMinBytesPerSecond * timeouts.bodyTimeoutMs) / 1000),
   };
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const upload = request.routeOptions.config?.upload === true;
     watchBody(
       request,
       timeouts.idleTimeoutMs,
       upload ? uploadPace : { totalMs: timeouts.bodyTimeoutMs },
     );
+    done();
   });
 
   // An answer sent before its request's body has all arrived (a refusal, an upload that had what

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import fastifyRateLimit, { normalizeIP, type RateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
-import { readCredentials } from '../auth/authenticate';
-import { policyOf, routedPath } from './auth';
+import { credentialsOf, policyOf, routedPath } from './auth';
 import type { SignInThrottle } from '../identity';
 
 // Abuse limits, per client address (request.ip: set TRUST_PROXY behind a reverse proxy, or every
@@ -84,9 +83,8 @@ function tooManyRequests(reply: FastifyReply, waitMs: number) {
 
 /** The credential a caller could be guessing: an API key or a ticket. */
 function guessableCredential(request: FastifyRequest): boolean {
-  // The cookie is left out: it is signed, and its parsing is not this hook's business.
-  const { cookie: _cookie, ...headers } = request.headers;
-  const creds = readCredentials(headers, (request.query ?? {}) as Record<string, unknown>);
+  // The cookie is left out: it is signed.
+  const creds = credentialsOf(request);
   return Boolean(creds.apiKey || creds.ticket);
 }
 
@@ -143,11 +141,17 @@ export async function registerRateLimits(
       max: UNREACHABLE,
       timeWindow: ANONYMOUS_WINDOW_MS,
     });
-    app.addHook('onRequest', async (request, reply) => {
-      if (policyOf(request) !== 'anonymous') return;
-      if (!LIMITED_ANONYMOUS.test(routedPath(request))) return;
-      const count = await anonymous(request, address(request), true);
-      if (count.current > limits.anonymousPerMinute) return tooManyRequests(reply, count.ttlMs);
+    app.addHook('onRequest', (request, reply, done) => {
+      if (policyOf(request) !== 'anonymous' || !LIMITED_ANONYMOUS.test(routedPath(request))) {
+        return done();
+      }
+      anonymous(request, address(request), true).then(
+        (count) => {
+          if (count.current > limits.anonymousPerMinute) tooManyRequests(reply, count.ttlMs);
+          else done();
+        },
+        (error: Error) => done(error),
+      );
     });
   }
 
@@ -160,10 +164,16 @@ export async function registerRateLimits(
     });
     // The address's count when a request carrying an API key or a ticket arrived.
     const counted = new WeakMap<FastifyRequest, Count>();
-    app.addHook('onRequest', async (request) => {
-      if (guessableCredential(request)) {
-        counted.set(request, await failures(request, address(request), false));
-      }
+    // Callback hooks: a request without a key or a ticket (most of them) costs no promise.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (!guessableCredential(request)) return done();
+      failures(request, address(request), false).then(
+        (count) => {
+          counted.set(request, count);
+          done();
+        },
+        (error: Error) => done(error),
+      );
     });
     // Whatever route refused the credential (the API's authentication, the hub's), its 401
     // becomes 429 once the address is over the limit.
@@ -179,10 +189,12 @@ export async function registerRateLimits(
         .type('application/json; charset=utf-8');
       done(null, JSON.stringify(TOO_MANY_REQUESTS));
     });
-    app.addHook('onResponse', async (request, reply) => {
-      if (reply.statusCode === 401 && counted.has(request)) {
-        await failures(request, address(request), true);
-      }
+    app.addHook('onResponse', (request, reply, done) => {
+      if (reply.statusCode !== 401 || !counted.has(request)) return done();
+      failures(request, address(request), true).then(
+        () => done(),
+        (error: Error) => done(error),
+      );
     });
     credentialRefused = async (request) => {
       await failures(request, address(request), true);

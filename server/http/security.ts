@@ -130,10 +130,11 @@ export async function registerSecurityHeaders(
     done();
   });
   // Guide images are shown by other applications too (Gameboard shows TopoMojo's guides).
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (routedPath(request).startsWith('/docs/')) {
       reply.raw.setHeader('Cross-Origin-Resource-Policy', 'cross-origin');
     }
+    done();
   });
 }
 
@@ -161,11 +162,14 @@ function takesJson(request: FastifyRequest): boolean {
  *   Routes that take text (documents, announcements) or files (uploads) declare no JSON body.
  */
 export function registerRequestGuards(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (SAFE_METHODS.has(request.method)) return;
-    if (request.actor?.via === 'cookie' && !request.headers[CSRF_HEADER]) throw forbidden();
+  // Callback hooks here and in the other per-request hooks: an async hook costs a promise and a
+  // turn of the microtask queue on every request, reads included.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (SAFE_METHODS.has(request.method)) return done();
+    if (request.actor?.via === 'cookie' && !request.headers[CSRF_HEADER]) return done(forbidden());
     if (hasBody(request) && FORM_TYPES.test(request.headers['content-type'] ?? '')) {
       if (takesJson(request)) return reply.code(415).send({ message: 'UnsupportedMediaType' });
     }
+    done();
   });
 }
