@@ -1,6 +1,5 @@
 import 'primereact/resources/themes/lara-light-blue/theme.css';
 import 'primereact/resources/primereact.min.css';
-import 'primeicons/primeicons.css';
 import './app.css';
 import './accessibility.css';
 

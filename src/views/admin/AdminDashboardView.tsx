@@ -25,6 +25,7 @@ import {
 import type { WorkspaceArchiveActorRef } from '../../machines/workspaceArchiveMachine';
 import { WorkspaceArchivePanel } from './WorkspaceArchivePanel';
 import { RefreshButton } from './RefreshButton';
+import { Icon, piMegaphone, piSearch, piSpinner, piTrash } from '../common/icons';
 
 function Announce({ dashboard }: { dashboard: AdminDashboardActorRef }) {
   const draft = useSelector(dashboard, selectDraft);
@@ -54,7 +55,7 @@ function Announce({ dashboard }: { dashboard: AdminDashboardActorRef }) {
         </label>
         <div className="tp-actions">
           <button type="submit" className="p-button p-component p-button-sm" disabled={!canSend}>
-            <i className="pi pi-megaphone" aria-hidden="true" />
+            <Icon shape={piMegaphone} />
             <span>{sending ? 'Sending...' : 'Announce'}</span>
           </button>
         </div>
@@ -135,7 +136,7 @@ function Janitor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
           disabled={running}
           onClick={() => dashboard.send({ type: 'janitor.runRequested', dryRun: true })}
         >
-          <i className="pi pi-search" aria-hidden="true" />
+          <Icon shape={piSearch} />
           <span>Dry run</span>
         </button>
         <button
@@ -144,10 +145,10 @@ function Janitor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
           disabled={running}
           onClick={() => dashboard.send({ type: 'janitor.runRequested', dryRun: false })}
         >
-          <i className="pi pi-trash" aria-hidden="true" />
+          <Icon shape={piTrash} />
           <span>Run janitor</span>
         </button>
-        {running && <i className="pi pi-spin pi-spinner" aria-label="Running" />}
+        {running && <Icon shape={piSpinner} spin label="Running" />}
       </div>
       {error && (
         <p className="tp-alert tp-alert-danger" role="alert">

@@ -11,11 +11,20 @@ import {
 } from '../../machines/adminVmsMachine.selectors';
 import { ConfirmPrompt } from '../topo/ConfirmPrompt';
 import { RefreshButton } from './RefreshButton';
+import {
+  Icon,
+  type IconShape,
+  piExclamationTriangle,
+  piSpinner,
+  piPlay,
+  piStop,
+  piTrash,
+} from '../common/icons';
 
-const OPERATIONS: { operation: AdminVmOperation; label: string; icon: string }[] = [
-  { operation: 'start', label: 'Start', icon: 'pi-play' },
-  { operation: 'stop', label: 'Stop', icon: 'pi-stop' },
-  { operation: 'delete', label: 'Delete', icon: 'pi-trash' },
+const OPERATIONS: { operation: AdminVmOperation; label: string; icon: IconShape }[] = [
+  { operation: 'start', label: 'Start', icon: piPlay },
+  { operation: 'stop', label: 'Stop', icon: piStop },
+  { operation: 'delete', label: 'Delete', icon: piTrash },
 ];
 
 /** The admin Machines section: every machine, its group, power state and orphan flag. */
@@ -59,7 +68,7 @@ export function AdminMachinesView({ vms }: { vms: AdminVmsActorRef }) {
                 <td>
                   {orphan ? (
                     <span className="tp-alert-danger tp-badge">
-                      <i className="pi pi-exclamation-triangle" aria-hidden="true" /> orphaned
+                      <Icon shape={piExclamationTriangle} /> orphaned
                     </span>
                   ) : (
                     vm.groupName
@@ -78,14 +87,11 @@ export function AdminMachinesView({ vms }: { vms: AdminVmsActorRef }) {
                         vms.send({ type: 'vm.operationRequested', id: vm.id, operation })
                       }
                     >
-                      <i
-                        className={`pi ${
-                          pending?.id === vm.id && pending.operation === operation
-                            ? 'pi-spin pi-spinner'
-                            : icon
-                        }`}
-                        aria-hidden="true"
-                      />
+                      {pending?.id === vm.id && pending.operation === operation ? (
+                        <Icon shape={piSpinner} spin />
+                      ) : (
+                        <Icon shape={icon} />
+                      )}
                     </button>
                   ))}
                   {confirmingId === vm.id && (

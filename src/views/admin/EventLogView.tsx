@@ -1,4 +1,5 @@
 import { useState, useSyncExternalStore } from 'react';
+import { Icon, piAngleDown, piAngleRight, piDownload } from '../common/icons';
 
 /** One recorded event, as the event log keeps it. */
 export interface EventLogRow {
@@ -46,7 +47,7 @@ function EventRow({ row }: { row: EventLogRow }) {
               aria-controls={open ? detailsId : undefined}
               onClick={() => setOpen(!open)}
             >
-              <i className={`pi ${open ? 'pi-angle-down' : 'pi-angle-right'}`} aria-hidden="true" />
+              <Icon shape={open ? piAngleDown : piAngleRight} />
               <code>{summaryOf(line)}</code>
             </button>
           )}
@@ -85,7 +86,7 @@ export function EventLogView({
       <div className="tp-section-header">
         <h2 id="tp-event-log">Event log</h2>
         <button type="button" className="p-button p-component p-button-sm" onClick={onExport}>
-          <i className="pi pi-download" aria-hidden="true" />
+          <Icon shape={piDownload} />
           <span>Export</span>
         </button>
       </div>

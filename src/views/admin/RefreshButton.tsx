@@ -1,3 +1,5 @@
+import { Icon, piRefresh, piSpinner } from '../common/icons';
+
 /** The admin panels' Refresh: a spinner while loading, and no second load meanwhile. */
 export function RefreshButton({
   loading,
@@ -17,7 +19,7 @@ export function RefreshButton({
       disabled={loading}
       onClick={onClick}
     >
-      <i className={`pi ${loading ? 'pi-spin pi-spinner' : 'pi-refresh'}`} aria-hidden="true" />
+      <Icon shape={loading ? piSpinner : piRefresh} spin={loading} />
       <span>Refresh</span>
     </button>
   );

@@ -8,6 +8,7 @@ import {
   selectCanExport,
   selectIsArchiveBusy,
 } from '../../machines/workspaceArchiveMachine.selectors';
+import { Icon, piDownload, piFolderOpen, piServer, piSpinner } from '../common/icons';
 
 const BUTTON = 'p-button p-component p-button-sm';
 
@@ -42,7 +43,7 @@ export function WorkspaceArchivePanel({ archive }: { archive: WorkspaceArchiveAc
           disabled={!canExport}
           onClick={() => archive.send({ type: 'archive.downloadRequested' })}
         >
-          <i className="pi pi-download" aria-hidden="true" />
+          <Icon shape={piDownload} />
           <span>Download</span>
         </button>
         <button
@@ -51,7 +52,7 @@ export function WorkspaceArchivePanel({ archive }: { archive: WorkspaceArchiveAc
           disabled={!canExport}
           onClick={() => archive.send({ type: 'archive.exportRequested' })}
         >
-          <i className="pi pi-server" aria-hidden="true" />
+          <Icon shape={piServer} />
           <span>Export to the server&apos;s folder</span>
         </button>
       </div>
@@ -62,7 +63,7 @@ export function WorkspaceArchivePanel({ archive }: { archive: WorkspaceArchiveAc
           disabled={busy}
           onClick={() => archive.send({ type: 'archive.importRequested' })}
         >
-          <i className="pi pi-folder-open" aria-hidden="true" />
+          <Icon shape={piFolderOpen} />
           <span>Import from the server&apos;s folder</span>
         </button>
         <label className="tp-field">
@@ -80,7 +81,7 @@ export function WorkspaceArchivePanel({ archive }: { archive: WorkspaceArchiveAc
             }}
           />
         </label>
-        {busy && <i className="pi pi-spin pi-spinner" aria-label="Working" />}
+        {busy && <Icon shape={piSpinner} spin label="Working" />}
       </div>
       {error && (
         <p className="tp-alert tp-alert-danger" role="alert">

@@ -1,3 +1,4 @@
+import { Icon, piTimes } from './icons';
 /** Danger alerts that the user closes one by one (spec §8, 'Dismissible danger alerts'). */
 export function DismissibleAlerts({
   messages,
@@ -18,7 +19,7 @@ export function DismissibleAlerts({
             aria-label="Dismiss"
             onClick={() => onDismiss(index)}
           >
-            <i className="pi pi-times" aria-hidden="true" />
+            <Icon shape={piTimes} />
           </button>
         </li>
       ))}

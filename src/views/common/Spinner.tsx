@@ -1,8 +1,9 @@
+import { Icon, piSpinner } from './icons';
 /** A busy indicator with a name for assistive technology. */
 export function Spinner({ label }: { label: string }) {
   return (
     <div className="tp-spinner" role="status" aria-label={label}>
-      <i className="pi pi-spin pi-spinner" aria-hidden="true" />
+      <Icon shape={piSpinner} spin />
     </div>
   );
 }

@@ -24,6 +24,15 @@ import {
 } from '../../machines/consoleNetworkMachine.selectors';
 import { Spinner } from '../common/Spinner';
 import { useTitle } from '../common/useTitle';
+import {
+  Icon,
+  type IconShape,
+  piClipboard,
+  piPowerOff,
+  piRefresh,
+  piTimes,
+  piWindowMaximize,
+} from '../common/icons';
 import './console.css';
 
 /**
@@ -75,7 +84,7 @@ function NetworkSwitcher({ network }: { network: ConsoleNetworkActorRef }) {
             aria-label="Dismiss"
             onClick={() => network.send({ type: 'console.networkErrorDismissed' })}
           >
-            <i className="pi pi-times" aria-hidden="true" />
+            <Icon shape={piTimes} />
           </button>
         </span>
       ) : null}
@@ -90,7 +99,7 @@ function ToolButton({
   onClick,
 }: {
   label: string;
-  icon: string;
+  icon: IconShape;
   enabled: boolean;
   onClick: () => void;
 }) {
@@ -101,7 +110,7 @@ function ToolButton({
       disabled={!enabled}
       onClick={onClick}
     >
-      <i className={`pi ${icon}`} aria-hidden="true" />
+      <Icon shape={icon} />
       <span className="tp-console-button-label">{label}</span>
     </button>
   );
@@ -133,7 +142,7 @@ function PasteForm({ session, enabled }: { session: ConsoleActorRef; enabled: bo
         className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
         disabled={!enabled}
       >
-        <i className="pi pi-clipboard" aria-hidden="true" />
+        <Icon shape={piClipboard} />
         <span className="tp-console-button-label">Paste</span>
       </button>
     </form>
@@ -218,20 +227,20 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         </span>
         <ToolButton
           label="Reconnect"
-          icon="pi-refresh"
+          icon={piRefresh}
           enabled={canReconnect}
           onClick={() => session.send({ type: 'console.reconnectRequested' })}
         />
         <ToolButton
           label="Ctrl-Alt-Del"
-          icon="pi-power-off"
+          icon={piPowerOff}
           enabled={live}
           onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
         />
         <PasteForm session={session} enabled={live} />
         <ToolButton
           label="Full screen"
-          icon="pi-window-maximize"
+          icon={piWindowMaximize}
           enabled={live}
           onClick={() => session.send({ type: 'console.fullscreenRequested' })}
         />

@@ -17,6 +17,7 @@ import type { SidebarActorRef } from '../../machines/sidebarMachine';
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { Spinner } from '../common/Spinner';
 import { useTitle } from '../common/useTitle';
+import { Icon, piAngleDoubleLeft, piPlus, piSpinner } from '../common/icons';
 
 function GettingStarted({
   auth,
@@ -44,7 +45,7 @@ function GettingStarted({
           className="p-button p-component p-button-outlined p-button-secondary"
           onClick={() => sidebar.send({ type: 'sidebar.openRequested' })}
         >
-          <i className="pi pi-angle-double-left" aria-hidden="true" />
+          <Icon shape={piAngleDoubleLeft} />
           <span>Find A Space</span>
         </button>
         {mayCreate && (
@@ -55,7 +56,7 @@ function GettingStarted({
             aria-busy={creating}
             onClick={() => newWorkspace.send({ type: 'workspace.createRequested' })}
           >
-            <i className={creating ? 'pi pi-spin pi-spinner' : 'pi pi-plus'} aria-hidden="true" />
+            <Icon shape={creating ? piSpinner : piPlus} spin={creating} />
             <span>New Workspace</span>
           </button>
         )}

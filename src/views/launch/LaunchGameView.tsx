@@ -24,6 +24,7 @@ import { GameOver, Tally } from '../mojo/GameStatus';
 import { QuestionSets } from '../mojo/QuestionSets';
 import { ActionButton, MachineActions, SessionConfirm } from '../mojo/sessionActions';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
+import { Icon, piDesktop } from '../common/icons';
 
 // The launch page (/lp): the play page of one gamespace for a browser signed in by the console
 // cookie. It shows what that cookie may do: start, deploy, destroy and end the game, open the
@@ -60,7 +61,7 @@ function Machines({ session }: { session: GamespaceSessionActorRef }) {
                 rel="noopener"
                 aria-label={`Open the console of ${name}`}
               >
-                <i className="pi pi-desktop" aria-hidden="true" />
+                <Icon shape={piDesktop} />
                 <span>{name}</span>
               </a>
               <span className="tp-muted tp-small">

@@ -6,6 +6,7 @@ import {
   selectLoginError,
 } from '../../machines/loginMachine.selectors';
 import { Spinner } from '../common/Spinner';
+import { Icon, piSignIn } from '../common/icons';
 
 /** The login prompt (login page, and home when signed out). */
 export function LoginView({ login, authority }: { login: LoginActorRef; authority: string }) {
@@ -30,7 +31,7 @@ export function LoginView({ login, authority }: { login: LoginActorRef; authorit
             className="p-button p-component tp-login-button"
             onClick={() => login.send({ type: 'login.requested' })}
           >
-            <i className="pi pi-sign-in" aria-hidden="true" />
+            <Icon shape={piSignIn} />
             <span>Login with {authority || 'the identity provider'}</span>
           </button>
         )

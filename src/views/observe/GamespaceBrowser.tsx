@@ -32,6 +32,7 @@ import {
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { ConfirmPrompt } from '../topo/ConfirmPrompt';
 import { GamespaceDetailView } from './GamespaceDetailView';
+import { Icon, piRefresh } from '../common/icons';
 
 type Search = PagedSearchActorRef<GamespaceRow>;
 
@@ -104,7 +105,7 @@ function Toolbar({ browser, search }: { browser: GamespaceBrowserActorRef; searc
         className={`${buttonClass} p-button-outlined`}
         onClick={() => search.send({ type: 'search.refreshRequested' })}
       >
-        <i className={`pi ${loading ? 'pi-spin ' : ''}pi-refresh`} aria-hidden="true" /> Refresh
+        <Icon shape={piRefresh} spin={loading} /> Refresh
       </button>
       {full &&
         (confirming?.kind === 'selected' ? (

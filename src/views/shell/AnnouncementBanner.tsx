@@ -1,6 +1,7 @@
 import { useSelector } from '@xstate/react';
 import type { AnnouncementsActorRef } from '../../machines/announcementsMachine';
 import { selectAnnouncements } from '../../machines/announcementsMachine.selectors';
+import { Icon, piMegaphone, piTimes } from '../common/icons';
 
 /** Administrators' announcements, each until the user dismisses it (wire reference §1.8). */
 export function AnnouncementBanner({ announcements }: { announcements: AnnouncementsActorRef }) {
@@ -10,7 +11,7 @@ export function AnnouncementBanner({ announcements }: { announcements: Announcem
     <div className="tp-announcements" role="region" aria-label="Announcements">
       {shown.map((a) => (
         <div key={a.id} className="tp-alert tp-alert-info" role="status">
-          <i className="pi pi-megaphone" aria-hidden="true" />
+          <Icon shape={piMegaphone} />
           <span className="tp-announcement-text">
             {a.message}
             {a.from && <span className="tp-muted"> — {a.from}</span>}
@@ -21,7 +22,7 @@ export function AnnouncementBanner({ announcements }: { announcements: Announcem
             aria-label="Dismiss announcement"
             onClick={() => announcements.send({ type: 'announcement.dismissRequested', id: a.id })}
           >
-            <i className="pi pi-times" aria-hidden="true" />
+            <Icon shape={piTimes} />
           </button>
         </div>
       ))}

@@ -15,6 +15,7 @@ import type { SidebarActorRef } from '../../machines/sidebarMachine';
 import type { WorkspaceBrowserActorRef } from '../../machines/workspaceBrowserMachine';
 import { AnnouncementBanner } from './AnnouncementBanner';
 import { Sidebar } from './Sidebar';
+import { Icon, piExclamationTriangle } from '../common/icons';
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
   isActive ? 'tp-topbar-link tp-topbar-link-active' : 'tp-topbar-link';
@@ -31,7 +32,7 @@ function ReconnectBanner({ auth, hub }: { auth: AuthTokenActorRef; hub: HubConne
   if (!show) return null;
   return (
     <div className="tp-banner" role="alert">
-      <i className="pi pi-exclamation-triangle" aria-hidden="true" />
+      <Icon shape={piExclamationTriangle} />
       <span>Attempting re-connection...</span>
     </div>
   );

@@ -6,6 +6,7 @@ import {
 } from '../../machines/sidebarMachine.selectors';
 import type { WorkspaceBrowserActorRef } from '../../machines/workspaceBrowserMachine';
 import { WorkspaceBrowser } from './WorkspaceBrowser';
+import { Icon, piBars, piThumbtack } from '../common/icons';
 
 /**
  * The left panel that hosts the workspace browser. It opens while hovered and stays open when
@@ -48,7 +49,7 @@ export function Sidebar({
               })
             }
           >
-            <i className={pinned ? 'pi pi-thumbtack' : 'pi pi-bars'} aria-hidden="true" />
+            <Icon shape={pinned ? piThumbtack : piBars} />
           </button>
         </div>
         {expanded && <WorkspaceBrowser browser={browser} uploadEnabled={uploadEnabled} />}

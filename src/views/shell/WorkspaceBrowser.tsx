@@ -29,6 +29,7 @@ import {
   selectPlayWorkspacesSearch,
 } from '../../machines/workspaceBrowserMachine.selectors';
 import { WORKSPACE_SECTIONS, type WorkspaceSection } from '../../machines/workspaceSections';
+import { Icon, piRefresh, piSpinner } from '../common/icons';
 
 const MODE_LABELS: Record<BrowseMode, string> = {
   workspaces: 'Workspaces',
@@ -126,7 +127,7 @@ function SearchList<T extends { id: string }>({
     <section className="tp-browser-section" aria-labelledby={headingId}>
       <h3 id={headingId} className="tp-browser-heading">
         {title}
-        {loading && <i className="pi pi-spin pi-spinner tp-muted" aria-hidden="true" />}
+        {loading && <Icon shape={piSpinner} spin className="tp-muted" />}
       </h3>
       {error !== null && (
         <p className="tp-browser-error" role="status">
@@ -262,7 +263,7 @@ function SignedInBrowser({
           title="Refresh"
           onClick={() => browser.send({ type: 'search.refreshRequested' })}
         >
-          <i className="pi pi-refresh" aria-hidden="true" />
+          <Icon shape={piRefresh} />
         </button>
       </div>
       <div className="tp-browser-modes" role="group" aria-label="Browse">

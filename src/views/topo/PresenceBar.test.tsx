@@ -53,7 +53,7 @@ async function renderBar() {
       [...el.querySelectorAll<HTMLElement>('ul[aria-label="Present"] > li')].map((li) => ({
         label: li.getAttribute('aria-label'),
         online: li.dataset.online,
-        icon: li.querySelector('i')?.className,
+        icon: li.querySelector('svg')?.dataset.icon,
         text: li.textContent,
       })),
   };
@@ -82,19 +82,19 @@ describe('PresenceBar', () => {
       {
         label: 'Creator, connected',
         online: 'true',
-        icon: 'pi pi-user',
+        icon: 'user',
         text: 'Creator connected',
       },
       {
         label: 'Administrator, disconnected',
         online: 'false',
-        icon: 'pi pi-user',
+        icon: 'user',
         text: 'Administrator disconnected',
       },
       {
         label: 'anonymous, connected, editing',
         online: 'true',
-        icon: 'pi pi-pencil',
+        icon: 'pencil',
         text: 'anonymous connected',
       },
     ]);

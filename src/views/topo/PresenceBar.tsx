@@ -1,6 +1,7 @@
 import { useSelector } from '@xstate/react';
 import type { PresenceActorRef } from '../../machines/presenceMachine';
 import { presenceLabel, selectPresentActors } from '../../machines/presenceMachine.selectors';
+import { Icon, piPencil, piUser } from '../common/icons';
 
 /**
  * Who else is in the workspace (spec §2 Workspace editor): each actor's name or 'anonymous', a
@@ -20,7 +21,7 @@ export function PresenceBar({ presence }: { presence: PresenceActorRef }) {
           data-online={actor.online}
           data-editing={actor.editing}
         >
-          <i className={actor.editing ? 'pi pi-pencil' : 'pi pi-user'} aria-hidden="true" />
+          <Icon shape={actor.editing ? piPencil : piUser} />
           <span>{actor.name}</span>{' '}
           <span className="tp-presence-status">{actor.online ? 'connected' : 'disconnected'}</span>
         </li>

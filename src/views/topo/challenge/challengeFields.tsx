@@ -14,6 +14,7 @@ import {
 } from '../../../machines/challengeFormMachine.selectors';
 import { ConfirmPrompt } from '../ConfirmPrompt';
 import { FormField } from '../FormField';
+import { Icon, piPlus, piTrash } from '../../common/icons';
 
 // The building blocks of the challenge form: each field reads its own value from the form's
 // draft by path, so that typing in one question re-renders that field only.
@@ -103,7 +104,7 @@ export function AddButton({ form, list, label }: FormProps & { list: string; lab
       className="p-button p-component p-button-sm p-button-outlined"
       onClick={() => form.challenge.send({ type: 'challenge.itemAdded', list })}
     >
-      <i className="pi pi-plus" aria-hidden="true" /> {label}
+      <Icon shape={piPlus} /> {label}
     </button>
   );
 }
@@ -131,7 +132,7 @@ export function RemoveButton({
       className="p-button p-component p-button-sm p-button-text p-button-danger"
       onClick={() => form.challenge.send({ type: 'challenge.removeRequested', path })}
     >
-      <i className="pi pi-trash" aria-hidden="true" /> {label}
+      <Icon shape={piTrash} /> {label}
     </button>
   );
 }

@@ -18,6 +18,7 @@ import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorM
 import { Spinner } from '../../common/Spinner';
 import { ImageManagerPanel } from './ImageManager';
 import { MarkdownPreview } from './MarkdownPreview';
+import { Icon, type IconShape, piEye, piImages, piSave } from '../../common/icons';
 
 // Monaco is large: it loads with the editor, only once the Document tab is shown.
 const MonacoEditor = lazy(() => import('./MonacoEditor'));
@@ -58,7 +59,7 @@ function Toggle({
   onToggle,
 }: {
   label: string;
-  icon: string;
+  icon: IconShape;
   pressed: boolean;
   onToggle: () => void;
 }) {
@@ -69,7 +70,7 @@ function Toggle({
       aria-pressed={pressed}
       onClick={onToggle}
     >
-      <i className={`pi ${icon}`} aria-hidden="true" /> {label}
+      <Icon shape={icon} /> {label}
     </button>
   );
 }
@@ -99,17 +100,17 @@ function DocumentTab({
           disabled={!canSave}
           onClick={() => document.send({ type: 'document.saveRequested' })}
         >
-          <i className="pi pi-save" aria-hidden="true" /> Save
+          <Icon shape={piSave} /> Save
         </button>
         <Toggle
           label="Images"
-          icon="pi-images"
+          icon={piImages}
           pressed={showImages}
           onToggle={() => document.send({ type: 'images.toggleRequested' })}
         />
         <Toggle
           label="Preview"
-          icon="pi-eye"
+          icon={piEye}
           pressed={showPreview}
           onToggle={() => setShowPreview((shown) => !shown)}
         />

@@ -100,7 +100,7 @@ describe('ImageManager', () => {
     const [image, pdf] = view.el.querySelectorAll('.tp-images-item');
     expect(image?.querySelector('img')?.getAttribute('src')).toBe('/docs/ws-1/net-ab12.png');
     expect(pdf?.querySelector('img')).toBeNull();
-    expect(pdf?.querySelector('.pi-file-pdf')).not.toBeNull();
+    expect(pdf?.querySelector('[data-icon="file-pdf"]')).not.toBeNull();
   });
 
   it('offers a multiple file input labelled Upload, with the hint "5MB limit"', async () => {

@@ -18,6 +18,7 @@ import {
 import { DismissibleAlerts } from '../../common/DismissibleAlerts';
 import { Spinner } from '../../common/Spinner';
 import { ConfirmPrompt } from '../ConfirmPrompt';
+import { Icon, piFilePdf, piSpinner, piUpload } from '../../common/icons';
 
 /** What the file chooser offers; the machine's check decides what is actually sent. */
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,application/pdf';
@@ -40,7 +41,7 @@ function UploadControl({ manager }: { manager: ImageManagerActorRef }) {
       <label
         className={`p-button p-component p-button-sm tp-images-upload${canUpload ? '' : ' p-disabled'}`}
       >
-        <i className="pi pi-upload" aria-hidden="true" />
+        <Icon shape={piUpload} />
         <span>Upload</span>
         <input
           type="file"
@@ -56,7 +57,7 @@ function UploadControl({ manager }: { manager: ImageManagerActorRef }) {
       </span>
       {uploading !== null && (
         <span className="tp-images-progress" role="status">
-          <i className="pi pi-spin pi-spinner" aria-hidden="true" /> Uploading {uploading}
+          <Icon shape={piSpinner} spin /> Uploading {uploading}
           {waiting > 0 && ` (${waiting} waiting)`}
         </span>
       )}
@@ -78,7 +79,7 @@ function FileList({ manager }: { manager: ImageManagerActorRef }) {
           {isImageFile(file.filename) ? (
             <img className="tp-images-thumb" src={file.url} alt="" loading="lazy" />
           ) : (
-            <i className="pi pi-file-pdf tp-images-icon" aria-hidden="true" />
+            <Icon shape={piFilePdf} className="tp-images-icon" />
           )}
           <a className="tp-images-name" href={file.url} target="_blank" rel="noopener noreferrer">
             {file.filename}

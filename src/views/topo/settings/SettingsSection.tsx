@@ -11,6 +11,7 @@ import { Collaborators } from './Collaborators';
 import { Invitation } from './Invitation';
 import { SettingsForm } from './SettingsForm';
 import { WorkspaceActions } from './WorkspaceActions';
+import { Icon, piTimes } from '../../common/icons';
 
 function JanitorNotice({ editor }: { editor: WorkspaceEditorActorRef }) {
   const show = useSelector(editor, selectShowJanitorNotice);
@@ -24,7 +25,7 @@ function JanitorNotice({ editor }: { editor: WorkspaceEditorActorRef }) {
         aria-label="Dismiss"
         onClick={() => editor.send({ type: 'workspace.janitorNoticeDismissed' })}
       >
-        <i className="pi pi-times" aria-hidden="true" />
+        <Icon shape={piTimes} />
       </button>
     </div>
   );

@@ -7,6 +7,7 @@ import {
   selectWorkspaceActionErrors,
 } from '../../../machines/workspaceActionsMachine.selectors';
 import { ConfirmPrompt } from '../ConfirmPrompt';
+import { Icon, piTimes } from '../../common/icons';
 
 const QUESTIONS = {
   clone: 'Clone this workspace?',
@@ -34,7 +35,7 @@ export function WorkspaceActions({ actions }: { actions: WorkspaceActionsActorRe
                   aria-label="Dismiss"
                   onClick={() => actions.send({ type: 'workspace.actionErrorDismissed', index })}
                 >
-                  <i className="pi pi-times" aria-hidden="true" />
+                  <Icon shape={piTimes} />
                 </button>
               </li>
             ))}

@@ -37,6 +37,7 @@ import { ConfirmPrompt } from '../ConfirmPrompt';
 import { FormField, SaveStatus } from '../FormField';
 import { IsoChooser } from './IsoChooser';
 import { VmController } from './VmController';
+import { Icon, piLink, piTimesCircle } from '../../common/icons';
 
 type TextField = Exclude<TemplateField, 'isHidden' | 'iso'>;
 
@@ -103,7 +104,7 @@ function LinkActions({ editor, actions, disabled }: Omit<Parts, 'form'> & { disa
   return (
     <div className="tp-template-link">
       <span className="tp-muted tp-small">
-        <i className={linked ? 'pi pi-link' : 'pi pi-times-circle'} aria-hidden="true" />{' '}
+        <Icon shape={linked ? piLink : piTimesCircle} />{' '}
         {linked
           ? `Linked to ${parentName ?? 'its parent'}`
           : parentName

@@ -172,14 +172,14 @@ describe('VmController', () => {
   it('shows a spinner and disables the buttons while a request runs', async () => {
     const answer = deferred<void>();
     const view = await renderController(machine({}), {}, { hold: answer.promise });
-    expect(view.el.querySelector('.pi-spinner')).toBeNull();
+    expect(view.el.querySelector('[data-icon="spinner"]')).toBeNull();
     await view.click('Stop');
     await act(async () => view.clock.increment(REQUEST_DEBOUNCE_MS));
-    expect(view.el.querySelector('.pi-spinner')).not.toBeNull();
+    expect(view.el.querySelector('[data-icon="spinner"]')).not.toBeNull();
     expect(view.button('Stop')?.disabled).toBe(true);
     answer.resolve();
     await act(flush);
-    expect(view.el.querySelector('.pi-spinner')).toBeNull();
+    expect(view.el.querySelector('[data-icon="spinner"]')).toBeNull();
     expect(view.button('Start')?.disabled).toBe(false);
   });
 

@@ -31,6 +31,19 @@ import {
 } from '../../../machines/vmControllerMachine.selectors';
 import { DismissibleAlerts } from '../../common/DismissibleAlerts';
 import { ConfirmPrompt } from '../ConfirmPrompt';
+import {
+  Icon,
+  type IconShape,
+  piDesktop,
+  piHistory,
+  piPlay,
+  piRefresh,
+  piSave,
+  piServer,
+  piSpinner,
+  piStop,
+  piTrash,
+} from '../../common/icons';
 
 const STATUS_TEXT: Record<Exclude<VmStatus, 'deployed'>, string> = {
   unknown: 'Unknown',
@@ -49,7 +62,7 @@ function IconButton({
   onClick,
 }: {
   label: string;
-  icon: string;
+  icon: IconShape;
   enabled: boolean;
   severity?: 'danger' | 'secondary';
   onClick: () => void;
@@ -65,7 +78,7 @@ function IconButton({
       disabled={!enabled}
       onClick={onClick}
     >
-      <i className={`pi ${icon}`} aria-hidden="true" />
+      <Icon shape={icon} />
     </button>
   );
 }
@@ -117,21 +130,21 @@ function DeployedButtons({ controller, actions, name }: ControllerProps & { name
     <>
       <IconButton
         label="Console"
-        icon="pi-desktop"
+        icon={piDesktop}
         enabled={canConsole}
         onClick={send('vm.consoleRequested')}
       />
       {running ? (
         <IconButton
           label="Stop"
-          icon="pi-stop"
+          icon={piStop}
           enabled={canStop}
           onClick={send('vm.stopRequested')}
         />
       ) : (
         <IconButton
           label="Start"
-          icon="pi-play"
+          icon={piPlay}
           enabled={canStart}
           onClick={send('vm.startRequested')}
         />
@@ -139,7 +152,7 @@ function DeployedButtons({ controller, actions, name }: ControllerProps & { name
       {hasSave && (
         <IconButton
           label="Save"
-          icon="pi-save"
+          icon={piSave}
           enabled={canSave}
           onClick={send('vm.saveRequested')}
         />
@@ -147,7 +160,7 @@ function DeployedButtons({ controller, actions, name }: ControllerProps & { name
       {hasRevert && (
         <IconButton
           label="Revert"
-          icon="pi-history"
+          icon={piHistory}
           enabled={canRevert}
           onClick={send('vm.revertRequested')}
         />
@@ -158,7 +171,7 @@ function DeployedButtons({ controller, actions, name }: ControllerProps & { name
       {hasDelete && (
         <IconButton
           label="Delete machine"
-          icon="pi-trash"
+          icon={piTrash}
           severity="danger"
           enabled={canDelete}
           onClick={send('vm.deleteRequested')}
@@ -218,19 +231,19 @@ function Controller({ controller, actions }: ControllerProps) {
   return (
     <div className="tp-vm" role="group" aria-label={`Machine ${name}`} aria-busy={busy}>
       <div className="tp-vm-bar">
-        <i className="pi pi-server tp-muted" aria-hidden="true" />
+        <Icon shape={piServer} className="tp-muted" />
         <span className="tp-vm-name">{name}</span>
         <span className={`tp-vm-state tp-vm-state-${status === 'deployed' ? power : status}`}>
           <span className="tp-visually-hidden">State: </span>
           {stateText}
         </span>
         <span className="tp-vm-spinner" role="status" aria-label={busy ? 'Working' : undefined}>
-          {busy && <i className="pi pi-spin pi-spinner" aria-hidden="true" />}
+          {busy && <Icon shape={piSpinner} spin />}
         </span>
         <div className="tp-vm-buttons" role="toolbar" aria-label={`Machine ${name} actions`}>
           <IconButton
             label="Refresh"
-            icon="pi-refresh"
+            icon={piRefresh}
             enabled
             onClick={() => controller.send({ type: 'vm.refreshRequested' })}
           />
