@@ -41,7 +41,7 @@ export const selectAreImagesShown = (snapshot: DocumentEditorSnapshot): boolean 
 export const selectDocumentText = (snapshot: DocumentEditorSnapshot): string =>
   snapshot.context.text;
 
-/** The editor refuses typing: the document is loading, or the writable delay has not passed. */
+/** The editor refuses typing: the server's log is not merged yet. */
 export const selectIsReadOnly = (snapshot: DocumentEditorSnapshot): boolean =>
   !snapshot.hasTag('writable');
 
@@ -49,6 +49,7 @@ export const selectIsReadOnly = (snapshot: DocumentEditorSnapshot): boolean =>
 export const selectReadOnlyMessage = (snapshot: DocumentEditorSnapshot): string | null =>
   snapshot.hasTag('writable') ? null : LOADING_MESSAGE;
 
+/** The text is not in the editor yet: the log, or Monaco, is still loading (the tab says so). */
 export const selectIsDocumentLoading = (snapshot: DocumentEditorSnapshot): boolean =>
   snapshot.hasTag('loading');
 

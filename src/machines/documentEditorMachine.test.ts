@@ -30,7 +30,6 @@ import {
   documentEditorMachine,
   EDIT_IDLE_MS,
   LOADING_MESSAGE,
-  WRITABLE_DELAY_MS,
   type DocumentEditorSnapshot,
   type DocumentSourceEvent,
 } from './documentEditorMachine';
@@ -48,7 +47,7 @@ import {
   selectReadOnlyMessage,
   selectRemoteCursors,
 } from './documentEditorMachine.selectors';
-import { documentLogMachine, LOAD_DEBOUNCE_MS } from './documentLogMachine';
+import { documentLogMachine } from './documentLogMachine';
 import { imageManagerMachine } from './imageManagerMachine';
 import {
   AUTOSAVE_IDLE_MS,
@@ -182,11 +181,11 @@ function startDocument({ initial = 'Hello' }: { initial?: string } = {}) {
     failEdits: (fail: boolean) => {
       failEdits = fail;
     },
-    /** Mounts the editor and lets the document load. */
+    /** Opens the tab, lets the document load and mounts the editor. */
     open: async () => {
-      actor.send({ type: 'editor.ready' });
-      clock.increment(LOAD_DEBOUNCE_MS);
+      actor.send({ type: 'editor.opened' });
       await flush();
+      actor.send({ type: 'editor.ready' });
     },
     /** The user types `text` at `offset` (the editor changes first, as Monaco does). */
     type: (offset: number, text: string, at = 1_000) => {
@@ -222,45 +221,70 @@ function remoteEdit(log: string[], offset: number, text: string): string {
 }
 
 describe('documentEditorMachine: loading', () => {
-  it('loads nothing until an editor opens, then loads after the debounce', async () => {
+  it('loads nothing until the tab opens, then loads at once, while the editor loads', async () => {
     const d = startDocument();
     await d.wait(10_000);
     expect(d.calls).toEqual([]);
-    d.actor.send({ type: 'editor.ready' });
-    await d.wait(LOAD_DEBOUNCE_MS - 1);
-    expect(d.calls).toEqual([]);
-    await d.wait(1);
+    d.actor.send({ type: 'editor.opened' });
+    await flush();
     expect(d.calls).toEqual(['loadCrdt']);
     expect(selectDocumentText(d.snapshot())).toBe('Hello');
     expect(d.editor()).toBe('Hello');
   });
 
-  it('is read-only with the loading message until loaded, and writable 5 s after', async () => {
+  it('is read-only with the loading message until the log is merged, and writable at once', async () => {
     const d = startDocument();
     d.holdLoads();
+    d.actor.send({ type: 'editor.opened' });
     d.actor.send({ type: 'editor.ready' });
     expect(selectIsReadOnly(d.snapshot())).toBe(true);
     expect(selectReadOnlyMessage(d.snapshot())).toBe(LOADING_MESSAGE);
-    await d.wait(LOAD_DEBOUNCE_MS);
+    await d.wait(60_000);
+    expect(selectIsReadOnly(d.snapshot())).toBe(true);
     await d.finishLoad();
-    expect(selectIsReadOnly(d.snapshot())).toBe(true);
-    await d.wait(WRITABLE_DELAY_MS - 1);
-    expect(selectIsReadOnly(d.snapshot())).toBe(true);
-    await d.wait(1);
     expect(selectIsReadOnly(d.snapshot())).toBe(false);
     expect(selectReadOnlyMessage(d.snapshot())).toBeNull();
     expect(!selectIsReadOnly(d.snapshot()) && selectCanRequestSave(d.outbox())).toBe(true);
   });
 
+  it('is loading until both the log is merged and the editor is mounted, in either order', async () => {
+    const logFirst = startDocument();
+    logFirst.actor.send({ type: 'editor.opened' });
+    await flush();
+    expect(selectIsReadOnly(logFirst.snapshot())).toBe(false);
+    expect(selectIsDocumentLoading(logFirst.snapshot())).toBe(true);
+    logFirst.actor.send({ type: 'editor.ready' });
+    expect(selectIsDocumentLoading(logFirst.snapshot())).toBe(false);
+
+    const editorFirst = startDocument();
+    editorFirst.holdLoads();
+    editorFirst.actor.send({ type: 'editor.opened' });
+    editorFirst.actor.send({ type: 'editor.ready' });
+    expect(selectIsDocumentLoading(editorFirst.snapshot())).toBe(true);
+    await editorFirst.finishLoad();
+    expect(selectIsDocumentLoading(editorFirst.snapshot())).toBe(false);
+    expect(editorFirst.editor()).toBe('Hello');
+  });
+
+  it('takes a mounted editor as an opened tab when it says so first', async () => {
+    const d = startDocument();
+    d.actor.send({ type: 'editor.ready' });
+    d.actor.send({ type: 'editor.opened' });
+    await flush();
+    expect(d.calls).toEqual(['loadCrdt']);
+    expect(selectIsDocumentLoading(d.snapshot())).toBe(false);
+    expect(selectIsReadOnly(d.snapshot())).toBe(false);
+  });
+
   it('merges the updates that arrived while loading, after the loaded state', async () => {
     const d = startDocument({ initial: 'ab' });
     d.holdLoads();
-    d.actor.send({ type: 'editor.ready' });
+    d.actor.send({ type: 'editor.opened' });
     // Someone types while we load; their update is also in the log we will get.
     const update = remoteEdit(d.log, 1, 'X');
     d.log.push(update);
     d.receive({ type: 'document.updatedRemotely', update });
-    await d.wait(LOAD_DEBOUNCE_MS);
+    await flush();
     const late = remoteEdit(d.log, 3, 'Y');
     d.receive({ type: 'document.updatedRemotely', update: late });
     await d.finishLoad();
@@ -286,8 +310,8 @@ describe('documentEditorMachine: loading', () => {
       }),
       { clock: d.clock, input: { workspaceId: 'ws-1' } },
     ).start();
-    failing.send({ type: 'editor.ready' });
-    await d.wait(LOAD_DEBOUNCE_MS);
+    failing.send({ type: 'editor.opened' });
+    await flush();
     expect(failing.getSnapshot().matches({ document: { active: { content: 'open' } } })).toBe(true);
     expect(selectDocumentText(failing.getSnapshot())).toBe('');
     failing.stop();
@@ -298,7 +322,6 @@ describe('documentEditorMachine: editing and saving', () => {
   it('sends edits in 500 ms batches with Edited, merged into one update', async () => {
     const d = startDocument();
     await d.open();
-    await d.wait(WRITABLE_DELAY_MS);
     d.type(5, ' w');
     await d.wait(100);
     d.type(7, 'o');
@@ -415,7 +438,6 @@ describe('documentEditorMachine: other authors', () => {
   it('resyncs on a newer saved text while not editing, without losing local edits', async () => {
     const d = startDocument();
     await d.open();
-    await d.wait(WRITABLE_DELAY_MS);
     d.type(0, 'A', 1_000);
     // An update we never received reached the log; its author saved.
     d.log.push(remoteEdit(d.log, 5, ' B'));
@@ -425,9 +447,7 @@ describe('documentEditorMachine: other authors', () => {
     expect(d.calls.filter((c) => c === 'loadCrdt')).toHaveLength(2);
     expect(selectDocumentText(d.snapshot())).toBe('AHello B');
     expect(d.editor()).toBe('AHello B');
-    // The resync changed the text: read-only again for the writable delay.
-    expect(selectIsReadOnly(d.snapshot())).toBe(true);
-    await d.wait(WRITABLE_DELAY_MS);
+    // The resync merged the text rather than replacing it: typing may go on.
     expect(selectIsReadOnly(d.snapshot())).toBe(false);
   });
 
@@ -477,15 +497,15 @@ describe('documentEditorMachine: other authors', () => {
     ]);
   });
 
-  it('keeps the document when the editor closes and is writable 5 s after it reopens', async () => {
+  it('keeps the document when the tab closes, and is writable once its editor is back', async () => {
     const d = startDocument();
     await d.open();
-    await d.wait(WRITABLE_DELAY_MS);
     d.type(5, '!');
     d.actor.send({ type: 'editor.closed' });
-    expect(selectIsReadOnly(d.snapshot())).toBe(true);
+    d.actor.send({ type: 'editor.opened' });
+    expect(selectIsDocumentLoading(d.snapshot())).toBe(true);
     d.actor.send({ type: 'editor.ready' });
-    await d.wait(WRITABLE_DELAY_MS);
+    expect(selectIsDocumentLoading(d.snapshot())).toBe(false);
     expect(selectIsReadOnly(d.snapshot())).toBe(false);
     expect(selectDocumentText(d.snapshot())).toBe('Hello!');
     expect(d.calls.filter((c) => c === 'loadCrdt')).toHaveLength(1);
@@ -663,36 +683,42 @@ describe('documentEditorMachine against the save model', () => {
 });
 
 /**
- * Model-based test of the editor's modes (spec §4: read-only until loaded and for 5 s after the
- * editor is ready or a resync changed the text; the document and its edits outlive a closed tab)
- * and of the image panel (its manager runs while it is open; a closed tab closes it), driving the
- * real actor.
+ * Model-based test of the editor's modes (issue 27: the log loads as the tab opens, alongside
+ * Monaco; read-only until the log is merged and writable from then on, a resync included; loading
+ * until the log is merged and the editor mounted, in either order; the document and its edits
+ * outlive a closed tab) and of the image panel (its manager runs while it is open; a closed tab
+ * closes it), driving the real actor.
  */
 describe('documentEditorMachine against the editor model', () => {
   type ModelEvent =
+    | { type: 'OPEN' }
     | { type: 'READY' }
     | { type: 'LOADED' }
-    | { type: 'WAIT' }
     | { type: 'CLOSE' }
     | { type: 'RESYNC' }
     | { type: 'TOGGLE_IMAGES' };
 
+  // The states name what is there: the log (loading or merged) and the editor (mounting, shown or
+  // hidden with its tab).
   const model = createMachine({
     types: {} as { events: ModelEvent },
     id: 'documentEditorModel',
     initial: 'closed',
     states: {
-      closed: { on: { READY: 'loading', TOGGLE_IMAGES: 'closedWithImages' } },
+      closed: { on: { OPEN: 'loading', READY: 'loadingShown', TOGGLE_IMAGES: 'closedWithImages' } },
       closedWithImages: { on: { TOGGLE_IMAGES: 'closed' } },
-      loading: { on: { LOADED: 'settling' } },
-      settling: { on: { WAIT: 'writable', CLOSE: 'hidden', TOGGLE_IMAGES: 'settlingWithImages' } },
-      settlingWithImages: { on: { TOGGLE_IMAGES: 'settling', CLOSE: 'hidden' } },
-      writable: { on: { CLOSE: 'hidden', RESYNC: 'settling' } },
-      hidden: { on: { READY: 'settling' } },
+      loading: { on: { LOADED: 'mounting', READY: 'loadingShown', CLOSE: 'loadingHidden' } },
+      loadingShown: { on: { LOADED: 'writable', CLOSE: 'loadingHidden' } },
+      loadingHidden: { on: { OPEN: 'loading', READY: 'loadingShown', LOADED: 'hidden' } },
+      mounting: { on: { READY: 'writable', CLOSE: 'hidden', TOGGLE_IMAGES: 'mountingWithImages' } },
+      mountingWithImages: { on: { TOGGLE_IMAGES: 'mounting', CLOSE: 'hidden' } },
+      writable: { on: { CLOSE: 'hidden', RESYNC: 'writable' } },
+      hidden: { on: { OPEN: 'mounting', READY: 'writable' } },
     },
   });
 
-  const editorState = 'document.active.content.open.editor';
+  const content = 'document.active.content';
+  const view = 'document.active.view';
 
   it('agrees with the real machine', () => {
     expect(
@@ -700,23 +726,25 @@ describe('documentEditorMachine against the editor model', () => {
         states: {
           closed: ['document.closed', 'images.hidden'],
           closedWithImages: ['document.closed', 'images.shown'],
-          loading: 'document.active.content.loading',
-          settling: `${editorState}.settling`,
-          settlingWithImages: [`${editorState}.settling`, 'images.shown'],
-          writable: `${editorState}.writable`,
-          hidden: `${editorState}.hidden`,
+          loading: [`${content}.loading`, `${view}.opening`],
+          loadingShown: [`${content}.loading`, `${view}.shown`],
+          loadingHidden: [`${content}.loading`, `${view}.hidden`],
+          mounting: [`${content}.open`, `${view}.opening`],
+          mountingWithImages: [`${content}.open`, `${view}.opening`, 'images.shown'],
+          writable: [`${content}.open`, `${view}.shown`],
+          hidden: [`${content}.open`, `${view}.hidden`],
         },
         events: {
+          OPEN: 'editor.opened',
           READY: 'editor.ready',
           LOADED: 'document.logLoaded',
-          WAIT: `xstate.after.writableDelay.documentEditor.${editorState}.settling`,
           CLOSE: 'editor.closed',
           // A reconnection, and the replica's report of the missed edits it merged.
           RESYNC: ['hub.reconnected', 'replica.remotelyEdited'],
           TOGGLE_IMAGES: 'images.toggleRequested',
         },
         // Typing: the editing tests above; the replica's own traffic: the tests above.
-        unmodelledStates: ['document.active.model', 'document.active.content.open.activity'],
+        unmodelledStates: ['document.active.model'],
         unmodelledEvents: [
           'editor.changed',
           'editor.cursorMoved',
@@ -742,17 +770,19 @@ describe('documentEditorMachine against the editor model', () => {
     closed: { loading: true, readOnly: true, images: false },
     closedWithImages: { loading: true, readOnly: true, images: true },
     loading: { loading: true, readOnly: true, images: false },
-    settling: { loading: false, readOnly: true, images: false },
-    settlingWithImages: { loading: false, readOnly: true, images: true },
+    loadingShown: { loading: true, readOnly: true, images: false },
+    loadingHidden: { loading: true, readOnly: true, images: false },
+    mounting: { loading: true, readOnly: false, images: false },
+    mountingWithImages: { loading: true, readOnly: false, images: true },
     writable: { loading: false, readOnly: false, images: false },
-    hidden: { loading: false, readOnly: true, images: false },
+    hidden: { loading: false, readOnly: false, images: false },
   };
 
   for (const path of paths) {
     it(path.description, async () => {
       const d = startDocument();
       d.holdLoads();
-      // The document loads once, when the first editor is ready, and again on each resync.
+      // The document loads once, when the tab first opens, and again on each resync.
       let loads = 0;
       await path.test({
         states: Object.fromEntries(
@@ -763,17 +793,23 @@ describe('documentEditorMachine against the editor model', () => {
               expect(selectIsReadOnly(d.snapshot())).toBe(seen.readOnly);
               expect(selectImageManager(d.snapshot()) !== undefined).toBe(seen.images);
               expect(d.calls.filter((c) => c === 'loadCrdt')).toHaveLength(loads);
+              // Once merged, the editor model holds the document's text.
+              if (!seen.readOnly) expect(d.editor()).toBe(selectDocumentText(d.snapshot()));
             },
           ]),
         ),
         events: {
+          OPEN: async () => {
+            if (d.snapshot().matches({ document: 'closed' })) loads += 1;
+            d.actor.send({ type: 'editor.opened' });
+            await flush();
+          },
           READY: async () => {
             if (d.snapshot().matches({ document: 'closed' })) loads += 1;
             d.actor.send({ type: 'editor.ready' });
-            await d.wait(LOAD_DEBOUNCE_MS);
+            await flush();
           },
           LOADED: () => d.finishLoad(),
-          WAIT: () => d.wait(WRITABLE_DELAY_MS),
           CLOSE: () => d.actor.send({ type: 'editor.closed' }),
           RESYNC: async () => {
             // An update that never reached us is in the log; the reconnection brings it in.

@@ -26,8 +26,6 @@ import { imageManagerMachine, type ImageManagerReport } from './imageManagerMach
 
 /** The user counts as editing until this long without an edit (spec §4, §9). */
 export const EDIT_IDLE_MS = 3_000;
-/** The editor becomes writable this long after it is ready, or after a resync (spec §4, §9). */
-export const WRITABLE_DELAY_MS = 5_000;
 /** What the read-only editor says to someone typing (spec §2, §8). */
 export const LOADING_MESSAGE = 'Loading document...';
 
@@ -42,9 +40,14 @@ export type DocumentSourceEvent =
   | { type: 'hub.reconnected' };
 
 export type DocumentEditorEvent =
-  /** The editor (Monaco) is mounted: the document loads on the first one. */
+  /**
+   * The Document tab opened: its editor is on its way (Monaco loads on demand). The document
+   * loads on the first one, alongside Monaco rather than after it.
+   */
+  | { type: 'editor.opened' }
+  /** The editor (Monaco) is mounted and shows the replica's text. */
   | { type: 'editor.ready' }
-  /** The editor was unmounted (the tab closed); the document stays, with its unsaved edits. */
+  /** The tab closed and its editor with it; the document stays, with its unsaved edits. */
   | { type: 'editor.closed' }
   /** The user changed the text; `at` is when, in epoch ms. */
   | { type: 'editor.changed'; changes: EditorChange[]; at: number }
@@ -88,9 +91,12 @@ const workspaceOf = ({ context }: { context: DocumentEditorContext }) => ({
  * children: the server's log (`documentLogMachine`: the load, then resyncs), the outbox
  * (`documentOutboxMachine`: batches with Edited, autosave, the save indicator), the cursors
  * (`documentCursorsMachine`), and the image manager (`imageManagerMachine`) while its panel is
- * open, whose inserts go to the editor model. Read-only until loaded and for 5 s after the editor
- * is ready; a save from elsewhere whose text differs from ours resyncs (merges the server's log)
- * rather than replacing the text.
+ * open, whose inserts go to the editor model. The log loads as soon as the tab opens, while Monaco
+ * loads. Read-only until the log is merged, then writable at once (issue 27): the reference waits
+ * 5 s after the editor is ready or a remote update (spec §4) because it relays changes it cannot
+ * merge; every change here is merged, a resync included, so there is nothing to wait out. A save
+ * from elsewhere whose text differs from ours resyncs (merges the server's log) rather than
+ * replacing the text.
  */
 export const documentEditorMachine = setup({
   types: {
@@ -105,13 +111,13 @@ export const documentEditorMachine = setup({
       cursors: 'cursors';
       images: 'images';
     },
-    // 'writable': the user may type. 'loading': the document is not there yet.
+    // 'writable': the document is in sync (the server's log merged): the user may type.
+    // 'loading': the text is not in the editor yet (the log or Monaco is loading).
     // 'editing': the user changed the text less than 3 s ago.
     tags: {} as 'writable' | 'loading' | 'editing',
   },
   delays: {
     editIdle: EDIT_IDLE_MS,
-    writableDelay: WRITABLE_DELAY_MS,
   },
   actors: {
     replica: documentReplica,
@@ -177,7 +183,6 @@ export const documentEditorMachine = setup({
     }),
   },
   guards: {
-    isResync: ({ event }) => event.type === 'replica.remotelyEdited' && event.resync === true,
     /**
      * A save from elsewhere brings text we do not have (spec §4): newer than our last change
      * (the machine also asks that we are not editing). Merging the server's log keeps our edits.
@@ -186,12 +191,12 @@ export const documentEditorMachine = setup({
       event.type === 'document.savedRemotely' &&
       event.timestamp > context.lastChangeAt &&
       event.text !== context.text,
-    isEditing: stateIn('#documentEditor.document.active.content.open.activity.editing'),
+    isEditing: stateIn('#documentEditor.document.active.content.open.editing'),
   },
 }).createMachine({
   id: 'documentEditor',
   description:
-    "The Document tab: merges the server's log once the editor first opens, read-only until then and for 5 s after the editor is ready or a resync; hands local updates to the outbox and cursors to their throttle; resyncs on a newer saved text while not editing and after a reconnection; runs the image manager while its panel is open.",
+    "The Document tab: merges the server's log once the tab first opens, while Monaco loads; loading until both are there, read-only until the log is merged and writable from then on; hands local updates to the outbox and cursors to their throttle; resyncs on a newer saved text while not editing and after a reconnection; runs the image manager while its panel is open.",
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
     text: '',
@@ -207,10 +212,14 @@ export const documentEditorMachine = setup({
     document: {
       initial: 'closed',
       states: {
-        /** No editor has opened yet: nothing is loaded. */
+        /** The tab has not opened yet: nothing is loaded. */
         closed: {
           tags: ['loading'],
-          on: { 'editor.ready': 'active' },
+          on: {
+            'editor.opened': 'active',
+            // A mounted editor is in an open tab, whichever of the two said so first.
+            'editor.ready': 'active.view.shown',
+          },
         },
         active: {
           // Listening starts before the load, so that no update falls between the two.
@@ -236,6 +245,19 @@ export const documentEditorMachine = setup({
                 'document.cursorMovedRemotely': { actions: 'forwardToCursors' },
               },
             },
+            // Whether the tab's editor shows the replica: Monaco mounts some time after the tab
+            // opens (its first load is seconds of script on a slow machine).
+            view: {
+              initial: 'opening',
+              states: {
+                opening: {
+                  tags: ['loading'],
+                  on: { 'editor.ready': 'shown', 'editor.closed': 'hidden' },
+                },
+                shown: { on: { 'editor.closed': 'hidden' } },
+                hidden: { on: { 'editor.opened': 'opening', 'editor.ready': 'shown' } },
+              },
+            },
             content: {
               initial: 'loading',
               states: {
@@ -249,8 +271,9 @@ export const documentEditorMachine = setup({
                     },
                   },
                 },
+                /** In sync: the server's log is merged, and every later change merges into it. */
                 open: {
-                  type: 'parallel',
+                  tags: ['writable'],
                   on: {
                     'document.updatedRemotely': { actions: 'mergeRemote' },
                     'document.logLoaded': { actions: 'mergeLoaded' },
@@ -263,34 +286,13 @@ export const documentEditorMachine = setup({
                     'editor.cursorMoved': { actions: 'forwardToCursors' },
                     'document.saveRequested': { actions: 'forwardToOutbox' },
                   },
+                  initial: 'idle',
                   states: {
-                    editor: {
-                      initial: 'settling',
-                      states: {
-                        settling: {
-                          after: { writableDelay: 'writable' },
-                          on: { 'editor.closed': 'hidden' },
-                        },
-                        writable: {
-                          tags: ['writable'],
-                          on: {
-                            'editor.closed': 'hidden',
-                            'replica.remotelyEdited': { guard: 'isResync', target: 'settling' },
-                          },
-                        },
-                        hidden: { on: { 'editor.ready': 'settling' } },
-                      },
-                    },
-                    activity: {
-                      initial: 'idle',
-                      states: {
-                        idle: { on: { 'editor.changed': 'editing' } },
-                        editing: {
-                          tags: ['editing'],
-                          after: { editIdle: 'idle' },
-                          on: { 'editor.changed': { target: 'editing', reenter: true } },
-                        },
-                      },
+                    idle: { on: { 'editor.changed': 'editing' } },
+                    editing: {
+                      tags: ['editing'],
+                      after: { editIdle: 'idle' },
+                      on: { 'editor.changed': { target: 'editing', reenter: true } },
                     },
                   },
                 },

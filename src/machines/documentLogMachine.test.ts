@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromCallback, fromPromise, SimulatedClock } from 'xstate';
-import { documentLogMachine, LOAD_DEBOUNCE_MS, type DocumentLogReport } from './documentLogMachine';
+import { documentLogMachine, type DocumentLogReport } from './documentLogMachine';
 import { deferred, flush, type Deferred } from './testing/deferred';
 import { modelDisagreements } from './testing/modelAgreement';
 import { modelPaths, transitionCoverage } from './testing/modelPaths';
@@ -34,15 +34,12 @@ function startLog() {
     await flush();
   };
   const resync = () => actor.send({ type: 'log.resyncRequested' });
-  return { actor, clock, loads, reports, settle, resync, snapshot: () => actor.getSnapshot() };
+  return { actor, loads, reports, settle, resync, snapshot: () => actor.getSnapshot() };
 }
 
 describe('documentLogMachine', () => {
-  it('loads the log 500 ms after it starts and reports it', async () => {
+  it('loads the log as soon as it starts, with no wait, and reports it', async () => {
     const l = startLog();
-    l.clock.increment(LOAD_DEBOUNCE_MS - 1);
-    expect(l.loads).toHaveLength(0);
-    l.clock.increment(1);
     expect(l.loads).toHaveLength(1);
     await l.settle('ok', 'AQID');
     expect(l.reports).toEqual([{ type: 'document.logLoaded', update: 'AQID', resync: false }]);
@@ -50,15 +47,15 @@ describe('documentLogMachine', () => {
 
   it('reports an empty document when the load fails (spec §8)', async () => {
     const l = startLog();
-    l.clock.increment(LOAD_DEBOUNCE_MS);
     await l.settle('fail');
     expect(l.reports).toEqual([{ type: 'document.logLoaded', update: null, resync: false }]);
   });
 
   it('resyncs on request, one at a time, and a failed resync changes nothing', async () => {
     const l = startLog();
+    // The first load is a load: a resync asked for meanwhile adds nothing to it.
     l.resync();
-    l.clock.increment(LOAD_DEBOUNCE_MS);
+    expect(l.loads).toHaveLength(1);
     await l.settle('ok', 'AQ==');
     l.resync();
     l.resync();
@@ -83,18 +80,17 @@ describe('documentLogMachine', () => {
 });
 
 /**
- * Model-based test: the first load after the debounce, then resyncs one at a time, each answer
- * reported (a failed first load as an empty document, a failed resync not at all).
+ * Model-based test: the first load at once, then resyncs one at a time, each answer reported (a
+ * failed first load as an empty document, a failed resync not at all).
  */
 describe('documentLogMachine against the load and resync model', () => {
-  type ModelEvent = { type: 'WAIT' } | { type: 'LOADED' } | { type: 'FAILED' } | { type: 'RESYNC' };
+  type ModelEvent = { type: 'LOADED' } | { type: 'FAILED' } | { type: 'RESYNC' };
 
   const model = createMachine({
     types: {} as { events: ModelEvent },
     id: 'documentLogModel',
-    initial: 'debouncing',
+    initial: 'loading',
     states: {
-      debouncing: { on: { WAIT: 'loading', RESYNC: 'debouncing' } },
       loading: { on: { LOADED: 'loaded', FAILED: 'loaded', RESYNC: 'loading' } },
       loaded: { on: { RESYNC: 'resyncing' } },
       resyncing: { on: { LOADED: 'loaded', FAILED: 'loaded', RESYNC: 'resyncing' } },
@@ -105,13 +101,11 @@ describe('documentLogMachine against the load and resync model', () => {
     expect(
       modelDisagreements(model, documentLogMachine, {
         states: {
-          debouncing: 'debouncing',
           loading: 'loading',
           loaded: 'loaded',
           resyncing: 'resyncing',
         },
         events: {
-          WAIT: 'xstate.after.loadDebounce.documentLog.debouncing',
           LOADED: ['xstate.done.actor.load', 'xstate.done.actor.resync'],
           FAILED: ['xstate.error.actor.load', 'xstate.error.actor.resync'],
           RESYNC: 'log.resyncRequested',
@@ -130,10 +124,11 @@ describe('documentLogMachine against the load and resync model', () => {
   for (const path of paths) {
     it(path.description, async () => {
       const l = startLog();
-      let loads = 0;
+      // The first load starts with the log.
+      let loads = 1;
       const reports: DocumentLogReport[] = [];
-      type State = 'debouncing' | 'loading' | 'loaded' | 'resyncing';
-      let current: State = 'debouncing';
+      type State = 'loading' | 'loaded' | 'resyncing';
+      let current: State = 'loading';
       const expectLog = (state: State) => () => {
         current = state;
         expect(l.snapshot().matches(state)).toBe(true);
@@ -142,16 +137,11 @@ describe('documentLogMachine against the load and resync model', () => {
       };
       await path.test({
         states: {
-          debouncing: expectLog('debouncing'),
           loading: expectLog('loading'),
           loaded: expectLog('loaded'),
           resyncing: expectLog('resyncing'),
         },
         events: {
-          WAIT: () => {
-            loads += 1;
-            l.clock.increment(LOAD_DEBOUNCE_MS);
-          },
           RESYNC: () => {
             if (current === 'loaded') loads += 1;
             l.resync();

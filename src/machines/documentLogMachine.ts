@@ -8,9 +8,6 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 
-/** The route's document load waits this long (spec §9 "Document load debounce"). */
-export const LOAD_DEBOUNCE_MS = 500;
-
 export type DocumentLogEvent =
   /** A save elsewhere brought text we do not have, or the hub reconnected: merge the log again. */
   { type: 'log.resyncRequested' };
@@ -46,9 +43,16 @@ const updateOf = (output: unknown): string | null =>
     : null;
 
 /**
- * The document's way to the server's log (the co-editing contract): loaded once, 500 ms after the
- * editor first opens, and again on request to resync (one resync at a time; a failed one changes
- * nothing). Each load is reported to the document editor, which merges it into the replica.
+ * The document's way to the server's log (the co-editing contract): loaded once, as soon as the
+ * Document tab first opens, and again on request to resync (one resync at a time; a failed one
+ * changes nothing). Each load is reported to the document editor, which merges it into the replica.
+ *
+ * The reference waits 500 ms first (spec §9 "Document load debounce": its editor follows the
+ * route's workspace id, and the wait lets a quick run of route changes settle). Ours is started
+ * once per workspace editor, so there is nothing to settle, and the wait cost more than its
+ * 500 ms: the timer fell inside Monaco's first script evaluation, which held it back until the
+ * script was done, and the text came after both (issue 27). Started at once, the request is out
+ * before Monaco's script runs.
  */
 export const documentLogMachine = setup({
   types: {
@@ -56,7 +60,6 @@ export const documentLogMachine = setup({
     context: {} as DocumentLogContext,
     events: {} as DocumentLogEvent,
   },
-  delays: { loadDebounce: LOAD_DEBOUNCE_MS },
   actors: {
     /** GET document/{id}/crdt: the server's whole update log, merged (base64). */
     loadCrdt: fromPromise<{ update: string }, { workspaceId: string }>(() => {
@@ -78,11 +81,10 @@ export const documentLogMachine = setup({
 }).createMachine({
   id: 'documentLog',
   description:
-    "The server's update log of the document: loaded 500 ms after the editor first opens (an empty document when that fails), and again on each resync request, one at a time.",
+    "The server's update log of the document: loaded as soon as the tab first opens (an empty document when that fails), and again on each resync request, one at a time.",
   context: ({ input }) => ({ workspaceId: input.workspaceId, reportTo: input.reportTo ?? null }),
-  initial: 'debouncing',
+  initial: 'loading',
   states: {
-    debouncing: { after: { loadDebounce: 'loading' } },
     loading: {
       invoke: {
         id: 'load',

@@ -75,7 +75,14 @@ test('two authors type into the document at the same time and both keep every ke
     await player.goto(`/topo/${id}/invite/${code.code}`);
     await player.waitForURL(new RegExp(`/topo/${id}/settings$`));
 
-    // The creator opens the Document tab: typing before it is writable says it is loading.
+    // The creator opens the Document tab: typing before it is writable says it is loading. It is
+    // writable as soon as the document has loaded, so the load waits at the network until then.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await creator.route(`**/api/document/${id}/crdt`, async (route) => {
+      await released;
+      await route.continue();
+    });
     await creator.getByRole('link', { name: 'Document' }).click();
     // Monaco loads on demand: on a busy machine that takes a while.
     await expect(editor(creator).locator('.view-lines')).toBeVisible({ timeout: 30_000 });
@@ -84,6 +91,7 @@ test('two authors type into the document at the same time and both keep every ke
     await expect(
       editor(creator).locator('.monaco-editor-overlaymessage', { hasText: 'Loading document...' }),
     ).toBeVisible();
+    release();
     await expect(editor(creator)).toHaveAttribute('data-readonly', 'false', { timeout: 30_000 });
     await creator.keyboard.type('# Lab guide ');
 

@@ -41,7 +41,7 @@ test('an author uploads a PNG in the image manager, inserts it and sees it in th
   // The thumbnail is decorative (alt=""): the name beside it says what it is.
   await expect(item.locator('img')).toHaveAttribute('src', url);
 
-  // The editor takes text once the document has loaded and its writable delay has passed.
+  // The editor takes text once the document has loaded.
   await expect(page.getByTestId('document-editor')).toHaveAttribute('data-readonly', 'false', {
     timeout: 20_000,
   });

@@ -1,5 +1,5 @@
 import { useSelector } from '@xstate/react';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import type { DocumentEditorActorRef } from '../../../machines/documentEditorMachine';
 import {
   selectAreImagesShown,
@@ -8,6 +8,7 @@ import {
   selectDocumentOutbox,
   selectDocumentText,
   selectImageManager,
+  selectIsDocumentLoading,
   selectIsReadOnly,
   selectIsSaved,
   selectIsSaving,
@@ -20,8 +21,23 @@ import { ImageManagerPanel } from './ImageManager';
 import { MarkdownPreview } from './MarkdownPreview';
 import { Icon, type IconShape, piEye, piImages, piSave } from '../../common/icons';
 
-// Monaco is large: it loads with the editor, only once the Document tab is shown.
-const MonacoEditor = lazy(() => import('./MonacoEditor'));
+// Monaco is large: it loads only once the Document tab is shown, and as soon as this module is
+// there, rather than once the tab has rendered: its script is most of the wait for the text.
+const monacoEditor = import('./MonacoEditor');
+const MonacoEditor = lazy(() => monacoEditor);
+
+/**
+ * Over the editor until it shows the text: the document's log or Monaco is still loading. The
+ * editor is read-only meanwhile, and says so to someone typing.
+ */
+function DocumentLoading() {
+  return (
+    <div className="tp-document-loading">
+      <Spinner label="Loading document" />
+      <span aria-hidden="true">Loading document...</span>
+    </div>
+  );
+}
 
 /** Saving, saved (for 4 s) or unsaved (a failed save being retried). */
 function SaveStatus({ outbox }: { outbox: DocumentOutboxActorRef }) {
@@ -85,11 +101,17 @@ function DocumentTab({
   // Save is offered once the document is writable and no save is in flight.
   const readOnly = useSelector(document, selectIsReadOnly);
   const canSave = useSelector(outbox, selectCanRequestSave) && !readOnly;
+  const loading = useSelector(document, selectIsDocumentLoading);
   const showImages = useSelector(document, selectAreImagesShown);
   const images = useSelector(document, selectImageManager);
   // Whether the preview shows is the view's own matter; the image panel runs a manager, which
   // the document editor starts and stops.
   const [showPreview, setShowPreview] = useState(false);
+  // The document loads as the tab opens, while Monaco loads, not once Monaco is there.
+  useEffect(() => {
+    document.send({ type: 'editor.opened' });
+    return () => document.send({ type: 'editor.closed' });
+  }, [document]);
 
   return (
     <div className="tp-document">
@@ -118,9 +140,12 @@ function DocumentTab({
       </div>
       {images && <ImageManagerPanel manager={images} />}
       <div className={showPreview ? 'tp-document-panes tp-document-split' : 'tp-document-panes'}>
-        <Suspense fallback={<Spinner label="Loading editor" />}>
-          <MonacoEditor document={document} />
-        </Suspense>
+        <div className="tp-document-editor-pane">
+          <Suspense fallback={<div className="tp-document-editor" />}>
+            <MonacoEditor document={document} />
+          </Suspense>
+          {loading && <DocumentLoading />}
+        </div>
         {showPreview && <Preview document={document} />}
       </div>
     </div>

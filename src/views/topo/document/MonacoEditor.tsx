@@ -77,12 +77,12 @@ export default function MonacoEditor({ document }: { document: DocumentEditorAct
   const decorations = useRef<Decorations | null>(null);
   const binding = useRef<(() => void) | null>(null);
 
-  // Unbinding when the tab closes; the document (and its unsaved edits) stays in the machine.
+  // Unbinding when the tab closes (the tab tells the machine); the document (and its unsaved
+  // edits) stays in the machine.
   useEffect(
     () => () => {
       binding.current?.();
       binding.current = null;
-      document.send({ type: 'editor.closed' });
     },
     [document],
   );
@@ -161,7 +161,8 @@ export default function MonacoEditor({ document }: { document: DocumentEditorAct
           ariaLabel: 'Document markdown',
         }}
         onMount={onMount}
-        loading={<span className="tp-muted">Loading editor...</span>}
+        // The tab shows that the document is loading until this editor is ready.
+        loading={null}
       />
     </div>
   );
