@@ -29,6 +29,7 @@ import * as m003 from './migrations/003_documents';
 import * as m004 from './migrations/004_play_indexes';
 import * as m005 from './migrations/005_registrar';
 import * as m006 from './migrations/006_account_disabled';
+import { registerSqlite } from './prepared';
 import { WriteWatchPlugin, type WriteListener } from './writeWatch';
 
 export type Db = Kysely<Database>;
@@ -218,6 +219,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
       plugins,
     });
+    registerSqlite(db, sqlite);
   }
   await migrate(db, options.schema);
   const sqliteHandle = raw;

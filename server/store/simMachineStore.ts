@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { SimDiskCopy, SimMachineRow, SimMachineStore } from '../hypervisor/sim/port';
 import { NO_TASK } from '../hypervisor/sim/port';
 import { isUniqueViolation, type Db } from './db';
+import { preparedRead } from './prepared';
 
 // The sim driver's machines and disk copies in the `vms` and `vm_disks` tables, on SQLite and
 // PostgreSQL alike: the store side of the port the driver declares (hypervisor/sim/port.ts).
@@ -10,6 +11,11 @@ const likeEscape = (term: string): string => term.replace(/[!%_]/g, (c) => `!${c
 
 const byName = (a: SimMachineRow, b: SimMachineRow) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+/** Read on every game state built of an active gamespace. */
+const ofTag = preparedRead((db: Db, tag: string) =>
+  db.selectFrom('vms').selectAll().where('tag', '=', tag),
+);
 
 export function createSimMachineStore(db: Db): SimMachineStore {
   return {
@@ -24,7 +30,7 @@ export function createSimMachineStore(db: Db): SimMachineStore {
 
     byName: (name) => db.selectFrom('vms').selectAll().where('name', '=', name).executeTakeFirst(),
 
-    ofTag: (tag) => db.selectFrom('vms').selectAll().where('tag', '=', tag).execute(),
+    ofTag: (tag) => ofTag(db, tag),
 
     withTask: () => db.selectFrom('vms').selectAll().where('taskId', '!=', '').execute(),
 

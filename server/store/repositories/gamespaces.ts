@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../db';
+import { preparedRead } from '../prepared';
 import type { GamespaceTable, PlayerTable } from '../schema';
 import { contains, startsWith } from './search';
 
@@ -20,10 +21,15 @@ export interface GamespaceQuery {
   term?: string;
 }
 
+/** Read on every call about a gamespace. */
+const byId = preparedRead((db: Db, id: string) =>
+  db.selectFrom('gamespaces').selectAll().where('id', '=', id),
+);
+
 export function createGamespaceRepository(db: Db) {
   return {
-    find(id: string): Promise<GamespaceTable | undefined> {
-      return db.selectFrom('gamespaces').selectAll().where('id', '=', id).executeTakeFirst();
+    async find(id: string): Promise<GamespaceTable | undefined> {
+      return (await byId(db, id))[0];
     },
 
     async exists(id: string): Promise<boolean> {

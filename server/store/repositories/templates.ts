@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { preparedRead } from '../prepared';
 import type { TemplateTable } from '../schema';
 import { contains, startsWith } from './search';
 
@@ -32,6 +33,11 @@ export interface IsoUser {
   workspaceId: string | null;
   workspaceName: string | null;
 }
+
+/** Read on every game state built of an active gamespace. */
+const visibility = preparedRead((db: Db, workspaceId: string) =>
+  db.selectFrom('templates').select(['name', 'isHidden']).where('workspaceId', '=', workspaceId),
+);
 
 export function createTemplateRepository(db: Db) {
   const named = () =>
@@ -160,11 +166,7 @@ export function createTemplateRepository(db: Db) {
     visibilityInWorkspace(
       workspaceId: string,
     ): Promise<Array<Pick<TemplateTable, 'name' | 'isHidden'>>> {
-      return db
-        .selectFrom('templates')
-        .select(['name', 'isHidden'])
-        .where('workspaceId', '=', workspaceId)
-        .execute();
+      return visibility(db, workspaceId);
     },
 
     async insert(row: TemplateTable): Promise<void> {
