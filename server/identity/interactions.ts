@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type Provider from 'oidc-provider';
+import type { Interaction, InteractionResults } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Database } from '../store/schema';
 import { verifyCredentials } from './accounts';
@@ -100,6 +101,16 @@ export function registerInteractions(app: FastifyInstance, setup: InteractionSet
     }
   }
 
+  /**
+   * Stores the result in the interaction already loaded and answers where the browser goes next,
+   * as provider.interactionResult does, without reading the cookie and the interaction again.
+   */
+  async function finish(interaction: Interaction, result: InteractionResults): Promise<string> {
+    interaction.result = { ...interaction.lastSubmission, ...result };
+    await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
+    return interaction.returnTo;
+  }
+
   /** Runs a handler; unexpected errors are logged and answered with a page without details. */
   function guarded(handler: (request: UidRequest, reply: FastifyReply) => Promise<unknown>) {
     return async (request: UidRequest, reply: FastifyReply) => {
@@ -127,10 +138,7 @@ export function registerInteractions(app: FastifyInstance, setup: InteractionSet
           grantId: details.grantId,
           requestedScope: details.params.scope,
         });
-        const returnTo = await provider.interactionResult(request.raw, reply.raw, {
-          consent: { grantId: grant.jti },
-        });
-        return reply.redirect(returnTo, 303);
+        return reply.redirect(await finish(details, { consent: { grantId: grant.jti } }), 303);
       }
       logger.warn({ prompt: details.prompt.name }, 'identity: unsupported interaction prompt');
       return showError(reply, 400, 'This sign-in request cannot be completed here.');
@@ -156,10 +164,7 @@ export function registerInteractions(app: FastifyInstance, setup: InteractionSet
         await setup.throttle.failed(request, username);
         return sendPage(reply, showLogin(details.uid, { username, failed: true }));
       }
-      const returnTo = await provider.interactionResult(request.raw, reply.raw, {
-        login: { accountId: account.id },
-      });
-      return reply.redirect(returnTo, 303);
+      return reply.redirect(await finish(details, { login: { accountId: account.id } }), 303);
     }),
   );
 

@@ -143,6 +143,7 @@ export function createProvider(setup: ProviderSetup): Provider {
       if (!account) return undefined;
       return {
         accountId: account.id,
+        name: account.name,
         claims: () => ({
           sub: account.id,
           name: account.name,
@@ -150,8 +151,13 @@ export function createProvider(setup: ProviderSetup): Provider {
         }),
       };
     },
-    async extraTokenClaims(_ctx, token) {
+    async extraTokenClaims(ctx, token) {
       if (token.kind !== 'AccessToken' || !token.accountId) return undefined;
+      // The token endpoint has just found the account (findAccount above): no second query.
+      const found = ctx.oidc.account;
+      if (found?.accountId === token.accountId && typeof found.name === 'string') {
+        return { name: found.name };
+      }
       const account = await findAccount(db, token.accountId);
       return account ? { name: account.name } : undefined;
     },
