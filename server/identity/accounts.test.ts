@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { availableParallelism } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, testEngines, type TestDatabase } from '../../tests/server/databases';
 import { openStore, type Store } from '../store/db';
 import {
@@ -9,6 +10,22 @@ import {
   setPassword,
   verifyCredentials,
 } from './accounts';
+
+// crypto.scrypt as it is, counting the derivations under way in libuv's pool.
+const pool = vi.hoisted(() => ({ running: 0, most: 0 }));
+vi.mock('node:crypto', async (importOriginal) => {
+  const crypto = await importOriginal<typeof import('node:crypto')>();
+  type Done = (error: Error | null, key: Buffer) => void;
+  const scrypt = (...args: unknown[]) => {
+    const done = args.pop() as Done;
+    pool.most = Math.max(pool.most, ++pool.running);
+    (crypto.scrypt as (...a: unknown[]) => void)(...args, (error: Error | null, key: Buffer) => {
+      pool.running--;
+      done(error, key);
+    });
+  };
+  return { ...crypto, default: { ...crypto, scrypt }, scrypt };
+});
 
 describe('password hashing', () => {
   it('writes a self-describing scrypt hash with a random 16-byte salt', async () => {
@@ -25,6 +42,18 @@ describe('password hashing', () => {
 
   it('salts every hash, so the same password never hashes the same twice', async () => {
     expect(await hashPassword('same')).not.toBe(await hashPassword('same'));
+  });
+
+  it('derives one key more at once than there are cores, leaving a pool thread free', async () => {
+    // UV_THREADPOOL_SIZE is not set here: libuv's pool has its 4 threads.
+    const bound = Math.max(1, Math.min(availableParallelism() + 1, 4 - 1));
+    pool.most = 0;
+    const hashes = await Promise.all(
+      Array.from({ length: 2 * bound + 2 }, () => hashPassword('pw')),
+    );
+    expect(pool.most).toBe(bound);
+    expect(pool.running).toBe(0);
+    expect(new Set(hashes).size).toBe(hashes.length);
   });
 
   it('generates long URL-safe passwords that differ every time', () => {

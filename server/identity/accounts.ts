@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { Kysely } from 'kysely';
 import { isUniqueViolation } from '../store/db';
 import type { Database } from '../store/schema';
@@ -27,14 +28,47 @@ export class AccountError extends Error {
   }
 }
 
-function derive(password: string, salt: Buffer, n: number, r: number, p: number, length: number) {
-  // maxmem must exceed 128 * N * r, or Node refuses the parameters above.
-  const options: ScryptOptions = { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 };
-  return new Promise<Buffer>((resolve, reject) => {
-    scrypt(password.normalize('NFC'), salt, length, options, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
-  });
+/** libuv's thread pool, which runs every crypto.scrypt: UV_THREADPOOL_SIZE, 4 by default. */
+function threadPoolSize(): number {
+  const size = Number(process.env.UV_THREADPOOL_SIZE);
+  return Number.isInteger(size) && size > 0 ? size : 4;
+}
+
+/**
+ * Derivations run at once; the others wait their turn here, first come first served. Each one
+ * holds 32 MiB and a pool thread for its whole run, and more of them than there are cores only
+ * share the cores: unbounded, a crowd signing in would take every pool thread, and the token
+ * endpoint's signatures (WebCrypto runs in the same pool) would wait behind whole derivations.
+ * One more than the cores keeps them all busy while the event loop hands the next turn out.
+ */
+const MAX_DERIVATIONS = Math.max(1, Math.min(availableParallelism() + 1, threadPoolSize() - 1));
+let derivations = 0;
+const turns: Array<() => void> = [];
+
+async function derive(
+  password: string,
+  salt: Buffer,
+  n: number,
+  r: number,
+  p: number,
+  length: number,
+): Promise<Buffer> {
+  if (derivations < MAX_DERIVATIONS) derivations++;
+  else await new Promise<void>((resolve) => turns.push(resolve));
+  try {
+    // maxmem must exceed 128 * N * r, or Node refuses the parameters above.
+    const options: ScryptOptions = { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 };
+    return await new Promise<Buffer>((resolve, reject) => {
+      scrypt(password.normalize('NFC'), salt, length, options, (error, key) =>
+        error ? reject(error) : resolve(key),
+      );
+    });
+  } finally {
+    // The turn passes to the next waiting derivation, or the slot is freed.
+    const next = turns.shift();
+    if (next) next();
+    else derivations--;
+  }
 }
 
 /** Hashes a password as `scrypt$N$r$p$salt$hash` (salt and hash in base64url). */
