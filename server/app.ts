@@ -82,6 +82,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }),
     // Requests for no route read this much at most; routes set their own (server/http/body.ts).
     bodyLimit: ANONYMOUS_BODY_LIMIT,
+    // Fastify gives a plugin 10 s by default. The qemu driver's may need more: on a host whose
+    // KVM opens but runs no guest, its two accelerator probes take 8 s each before it settles on
+    // software emulation, and a first start builds the tiny stock image from Debian's packages.
+    pluginTimeout: 120_000,
     serverFactory: serverWithLimits({
       headersTimeoutMs: config.http.headersTimeoutMs,
       // Behind a reverse proxy every connection comes from the proxy.
