@@ -89,6 +89,8 @@ export interface Config {
   hubKeepAliveMs: number;
   /** How long the hub keeps a connection whose client sends nothing. */
   hubClientTimeoutMs: number;
+  /** The most people one presence message names; per-member presence up to this many members. */
+  hubPresenceLimit: number;
   /** Caps on open console sockets, and the handshake's deadline (server/console/limits.ts). */
   console: ConsoleLimits;
   /**
@@ -387,6 +389,8 @@ export const VARIABLES = {
   REDIS_PREFIX: { type: 'string', default: 'topoplay:' },
   HUB_KEEP_ALIVE_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 15000 },
   HUB_CLIENT_TIMEOUT_MS: { type: 'integer', minimum: 1, maximum: TIMER_MAX_MS, default: 30000 },
+  // At least 1: a newcomer is always told of someone present, if anyone is.
+  HUB_PRESENCE_LIMIT: { type: 'integer', minimum: 1, maximum: ANY, default: 100 },
   // Console caps are at least 1: a cap that a setting switches off is no cap.
   CONSOLE_MAX_PER_USER: { type: 'integer', minimum: 1, maximum: ANY, default: 8 },
   CONSOLE_MAX_PER_MACHINE: { type: 'integer', minimum: 1, maximum: ANY, default: 24 },
@@ -594,6 +598,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: v.REDIS_PREFIX,
     hubKeepAliveMs: v.HUB_KEEP_ALIVE_MS,
     hubClientTimeoutMs: v.HUB_CLIENT_TIMEOUT_MS,
+    hubPresenceLimit: v.HUB_PRESENCE_LIMIT,
     console: {
       perUser: v.CONSOLE_MAX_PER_USER,
       perMachine: v.CONSOLE_MAX_PER_MACHINE,

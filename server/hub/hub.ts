@@ -1,9 +1,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { DomainError } from '../core/errors';
+import { newToken } from '../core/ids';
 import type { Actor } from '../core/users';
 import type { Audience, Backplane, LiveEntry } from './backplane';
 import type { ChannelAccess } from './access';
+import { createPresence, PRESENCE_ACTIONS } from './presence';
 import {
   CLOSE_RECONNECT,
   closeWithError,
@@ -78,9 +80,15 @@ declare module 'fastify' {
   }
 }
 
+/** How a connection asked to be served when it connected. */
+export interface ConnectionOptions {
+  /** Presence in the batched form (server/hub/presence.ts), as `?presence=batched` asks. */
+  batchedPresence?: boolean;
+}
+
 export interface Hub extends HubPublisher {
   /** Takes an upgraded, authenticated WebSocket; the hub owns it from now on. */
-  accept(socket: WebSocket, connectionId: string, actor: Actor): void;
+  accept(socket: WebSocket, connectionId: string, actor: Actor, options?: ConnectionOptions): void;
   /** Connections and their rooms on every server process (GET /api/admin/live). */
   live(): Promise<LiveEntry[]>;
   /**
@@ -107,7 +115,10 @@ export interface HubMetrics {
   disconnected(): void;
   /** A message from a client, after the handshake. */
   received(type: ClientMessage['type']): void;
-  /** An event published to a group or everyone, from any process's code. */
+  /**
+   * An event published to a group or everyone, from any process's code; for presence, one per
+   * arrival, greeting or departure, whichever form (server/hub/presence.ts) tells it.
+   */
   published(event: HubEventName): void;
   /** Event messages written to this process's connections by one delivery. */
   sent(count: number): void;
@@ -126,6 +137,8 @@ export interface HubOptions {
   clientTimeoutMs?: number;
   documents?: HubDocuments;
   metrics?: HubMetrics;
+  /** The most people one presence message names (server/hub/presence.ts; PRESENCE_LIMIT). */
+  presenceLimit?: number;
 }
 
 /** An error the client sees as the completion's `error` text. */
@@ -135,6 +148,8 @@ interface Connection {
   id: string;
   actor: Actor;
   user: HubActor;
+  /** Presence in the batched form rather than the reference's per-member events. */
+  batched: boolean;
   socket: WebSocket;
   groups: Set<string>;
   handshaken: boolean;
@@ -249,9 +264,24 @@ export function createHub(options: HubOptions): Hub {
     }
   }
 
+  // Presence changes travel between processes as control frames; each process tells its own
+  // connections in the form each asked for.
+  const presence = createPresence<Connection>(newToken(), {
+    limit: options.presenceLimit,
+    members: (room) => groups.get(room),
+    connection: (id) => connections.get(id),
+    write,
+    publish: (room, frame) => backplane.publish({ all: false, group: room }, frame),
+    sent: (count) => metrics?.sent(count),
+  });
+
   backplane.attach((audience, frame) => {
     if (frame[0] === REVOKE) {
       revoked(audience, frame);
+      return;
+    }
+    if (presence.handles(frame)) {
+      if (!audience.all) presence.received(audience.group, frame);
       return;
     }
     let sent = 0;
@@ -304,17 +334,18 @@ export function createHub(options: HubOptions): Hub {
   // A user's own channel (their id) carries news of their workspaces to their tabs: another tab
   // of theirs is nobody arriving. (A gamespace agent's id is its gamespace's channel, where it
   // is announced as in the reference.)
-  const presence = (conn: Connection, room: string, action: string) => {
-    if (room === conn.actor.id && !conn.actor.isAgent) return;
-    publisher.toGroupExcept(room, conn.id).send('PresenceEvent', { action, actor: conn.user });
-  };
+  const announced = (conn: Connection, room: string) =>
+    room !== conn.actor.id || conn.actor.isAgent;
 
   function leaveGroup(conn: Connection, room: string): Promise<void> {
     conn.groups.delete(room);
     const members = groups.get(room);
     members?.delete(conn);
     if (members?.size === 0) groups.delete(room);
-    presence(conn, room, 'PRESENCE.DEPARTED');
+    if (announced(conn, room)) {
+      metrics?.published('PresenceEvent');
+      presence.left(conn, room);
+    }
     return backplane.left(conn.id, room);
   }
 
@@ -339,6 +370,9 @@ export function createHub(options: HubOptions): Hub {
       let members = groups.get(room);
       if (!members) groups.set(room, (members = new Set()));
       members.add(conn);
+      // Listening again on a channel announces the connection again, as in the reference, but
+      // it is still one connection there.
+      if (!conn.groups.has(room) && announced(conn, room)) presence.entered(conn, room);
       conn.groups.add(room);
       await backplane.joined({
         id: conn.id,
@@ -346,7 +380,11 @@ export function createHub(options: HubOptions): Hub {
         profileId: conn.user.id,
         profileName: conn.user.name,
       });
-      if (conn.open) presence(conn, room, 'PRESENCE.ARRIVED');
+      // Gone meanwhile (closed, or its right revoked): its departure has been announced.
+      if (conn.open && conn.groups.has(room) && announced(conn, room)) {
+        metrics?.published('PresenceEvent');
+        presence.announce(conn, room, PRESENCE_ACTIONS.arrived);
+      }
     }),
     leave: method(1, async (conn, [channel], name) => {
       const room = channelOf(name, channel);
@@ -356,7 +394,10 @@ export function createHub(options: HubOptions): Hub {
     greet: method(1, (conn, [channel], name) => {
       const room = channelOf(name, channel);
       requireJoined(conn, room);
-      presence(conn, room, 'PRESENCE.GREETED');
+      if (announced(conn, room)) {
+        metrics?.published('PresenceEvent');
+        presence.announce(conn, room, PRESENCE_ACTIONS.greeted);
+      }
     }),
     edited: method(2, async (conn, [channel, changes], name) => {
       const room = channelOf(name, channel);
@@ -550,15 +591,17 @@ export function createHub(options: HubOptions): Hub {
     ]);
     clearTimeout(timer);
     for (const conn of connections.values()) conn.socket.terminate();
-    // Departures are announced to the other server processes before the backplane closes.
+    // Departures are announced to the other server processes before the backplane closes, the
+    // batches they make too.
     for (const conn of [...connections.values()]) disconnected(conn);
+    presence.flush();
     await Promise.all(settling);
   }
 
   return {
     ...publisher,
 
-    accept(socket, connectionId, actor) {
+    accept(socket, connectionId, actor, connectionOptions = {}) {
       if (closing) {
         socket.close(1001);
         return;
@@ -567,6 +610,7 @@ export function createHub(options: HubOptions): Hub {
         id: connectionId,
         actor,
         user: { id: actor.id, name: actor.name },
+        batched: connectionOptions.batchedPresence === true,
         socket,
         groups: new Set(),
         handshaken: false,

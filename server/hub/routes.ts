@@ -11,7 +11,8 @@ import type { Cache } from '../core/cache';
 import { newToken } from '../core/ids';
 import { assertEnabled, type Actor } from '../core/users';
 import { anonymousErrorResponses, emptySchema } from '../http/schemas';
-import type { Hub } from './hub';
+import type { ConnectionOptions, Hub } from './hub';
+import { BATCHED_PRESENCE_QUERY } from './presence';
 import { typed } from '../http/typed';
 
 // The hub's endpoint, /hub. Two ways in, both with a one-time ticket (GET /api/user/ticket):
@@ -22,6 +23,9 @@ import { typed } from '../http/typed';
 //   The binding lives in the Cache, so negotiating with one server process and connecting to
 //   another works when they share Redis.
 // Only WebSockets are offered: no long polling, no server-sent events.
+// `?presence=batched` on the WebSocket's URL (the SPA puts it on the hub URL, so it is on both
+// requests of a negotiated connection too) asks for presence in the batched form
+// (server/hub/presence.ts); the reference server ignores it.
 
 export const NEGOTIATION_TTL_MS = 30_000;
 const negotiationKey = (token: string) => `hubneg:${token}`;
@@ -29,6 +33,7 @@ const negotiationKey = (token: string) => `hubneg:${token}`;
 interface Admission {
   connectionId: string;
   actor: Actor;
+  options: ConnectionOptions;
 }
 
 interface Negotiation {
@@ -112,12 +117,20 @@ export async function hubRoutes(
       websocket: true,
       config: { auth: 'anonymous' },
       // The ticket may come in any case of `access_token` or `ticket`, so other keys are allowed.
-      schema: { querystring: { type: 'object', properties: { id: { type: 'string' } } } },
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { id: { type: 'string' }, [BATCHED_PRESENCE_QUERY.name]: { type: 'string' } },
+        },
+      },
       // Runs before the upgrade, so a refused client gets a plain HTTP status.
       async preValidation(request, reply) {
         if (!request.ws) return;
         const query = request.query as Record<string, unknown>;
         const token = typeof query.id === 'string' ? query.id : '';
+        const options: ConnectionOptions = {
+          batchedPresence: query[BATCHED_PRESENCE_QUERY.name] === BATCHED_PRESENCE_QUERY.value,
+        };
         let admission: Admission;
         if (token) {
           const stored = await cache.take(negotiationKey(token));
@@ -130,11 +143,12 @@ export async function hubRoutes(
           admission = {
             connectionId: binding.connectionId,
             actor: await authenticator.actorForSubject(binding.subject),
+            options,
           };
         } else {
           const actor = await ticketActor(request);
           if (!actor) return unauthorized(reply);
-          admission = { connectionId: newToken(), actor };
+          admission = { connectionId: newToken(), actor, options };
         }
         assertEnabled(admission.actor);
         admissions.set(request, admission);
@@ -144,7 +158,7 @@ export async function hubRoutes(
       const admission = admissions.get(request);
       admissions.delete(request);
       if (!admission) socket.close(1008);
-      else hub.accept(socket, admission.connectionId, admission.actor);
+      else hub.accept(socket, admission.connectionId, admission.actor, admission.options);
     },
   );
 }

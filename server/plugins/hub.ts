@@ -17,6 +17,7 @@ export const hubPlugin = fp(
       log: fastify.log,
       keepAliveMs: config.hubKeepAliveMs,
       clientTimeoutMs: config.hubClientTimeoutMs,
+      presenceLimit: config.hubPresenceLimit,
       documents: services.documents,
       metrics: fastify.metrics?.hub,
       // A revocation rechecks a connection's user as stored now (roles, disabled); an agent

@@ -47,6 +47,8 @@ export interface ClientOptions {
   reconnectDelays?: number[];
   /** Where tickets come from (defaults to the hub's server). */
   ticketUrl?: string;
+  /** Ask for presence in the batched form, as the SPA does (`/hub?presence=batched`). */
+  batchedPresence?: boolean;
 }
 
 export interface Client {
@@ -75,7 +77,7 @@ export async function connect(
   options: ClientOptions = {},
 ): Promise<Client> {
   let builder = new HubConnectionBuilder()
-    .withUrl(`${url}/hub`, {
+    .withUrl(`${url}/hub${options.batchedPresence ? '?presence=batched' : ''}`, {
       ...(options.negotiate
         ? {}
         : { skipNegotiation: true, transport: HttpTransportType.WebSockets }),

@@ -8,7 +8,7 @@ import { createRedisCache } from '../../server/core/redisCache';
 import { newId } from '../../server/core/ids';
 import { createTestDatabase, type TestDatabase } from './databases';
 import { freePort, SEED_PASSWORD } from './harness';
-import { connect, HANDSHAKE, rawConnect, ticketFor, type Client } from './hubClients';
+import { connect, HANDSHAKE, rawConnect, ticketFor, until, type Client } from './hubClients';
 import { signIn } from './oidc';
 
 // Several server processes sharing Redis (REDIS_URL; CI sets it, these suites are skipped
@@ -190,8 +190,13 @@ describe.skipIf(!REDIS_URL)(
       await deleteKeys(prefix);
     });
 
-    const open = async (url: string, headers: Record<string, string>, ticketUrl = url) => {
-      const client = await connect(url, headers, { ticketUrl });
+    const open = async (
+      url: string,
+      headers: Record<string, string>,
+      ticketUrl = url,
+      options: { batchedPresence?: boolean } = {},
+    ) => {
+      const client = await connect(url, headers, { ticketUrl, ...options });
       clients.push(client);
       return client;
     };
@@ -262,6 +267,53 @@ describe.skipIf(!REDIS_URL)(
       ).toBe('Administrator');
       // The sender is left out everywhere.
       expect(onA.events.filter((e) => e.payload.action === 'DOCUMENT.UPDATED')).toEqual([]);
+    });
+
+    it('tells batched-form clients of the people on the other process, and greets for them', async () => {
+      const created = await fetch(`${a.url}/api/workspace`, {
+        method: 'POST',
+        headers: { ...creatorBearer, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Presence across processes' }),
+      });
+      const room = ((await created.json()) as { id: string }).id;
+      const batched = { batchedPresence: true };
+      const presence = (c: Client) =>
+        c.events.filter((e) => e.name === 'PresenceEvent').map((e) => e.payload);
+      const names = (people: Array<{ name: string }>) => people.map((p) => p.name);
+
+      const onA = await open(a.url, creatorBearer, a.url, batched);
+      await onA.connection.invoke('Listen', room);
+      const onB = await open(b.url, adminBearer, b.url, batched);
+      await onB.connection.invoke('Listen', room);
+      // B's own list (nobody there) before the completion; A's, through Redis, after it.
+      await until(() => presence(onB).length === 2);
+      expect(presence(onB).map((p) => [p.action, names(p.model.actors)])).toEqual([
+        ['PRESENCE.PRESENT', []],
+        ['PRESENCE.PRESENT', ['Creator']],
+      ]);
+      const arrival = await onA.next((e) => e.payload.action === 'PRESENCE.CHANGED');
+      expect(arrival.payload.model).toEqual({
+        channelId: room,
+        arrived: [expect.objectContaining({ name: 'Administrator' })],
+        departed: [],
+      });
+
+      // A reference-form newcomer (the creator's other tab, on B) is greeted on behalf of
+      // everyone, who are all in the batched form: by B for the admin, by A for the creator.
+      const reference = await open(b.url, creatorBearer);
+      await reference.connection.invoke('Listen', room);
+      await until(() => presence(reference).length === 2);
+      expect(presence(reference).map((p) => `${p.action} ${p.actor.name}`)).toEqual([
+        'PRESENCE.GREETED Administrator',
+        'PRESENCE.GREETED Creator',
+      ]);
+      await reference.stop();
+
+      await onB.stop();
+      const departure = await onA.next(
+        (e) => e.payload.action === 'PRESENCE.CHANGED' && e.payload.model.departed.length,
+      );
+      expect(names(departure.payload.model.departed)).toEqual(['Administrator']);
     });
 
     it("serves on B a game state that A changed, without waiting for B's kept copy to run out", async () => {
