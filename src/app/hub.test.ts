@@ -81,10 +81,12 @@ function startAdapter({ refuse = () => false }: { refuse?: (attempt: number) => 
 }
 
 describe('hubUrl', () => {
-  it('is {apphost}hub, the SPA origin when the app host is empty', () => {
-    expect(hubUrl('')).toBe('/hub');
-    expect(hubUrl('https://topo.example')).toBe('https://topo.example/hub');
-    expect(hubUrl('https://topo.example/base/')).toBe('https://topo.example/base/hub');
+  it('is {apphost}hub, the SPA origin when the app host is empty, asking for batched presence', () => {
+    expect(hubUrl('')).toBe('/hub?presence=batched');
+    expect(hubUrl('https://topo.example')).toBe('https://topo.example/hub?presence=batched');
+    expect(hubUrl('https://topo.example/base/')).toBe(
+      'https://topo.example/base/hub?presence=batched',
+    );
   });
 });
 

@@ -10,10 +10,18 @@ import type {
 import { hubOutboxMachine } from '../machines/hubOutboxMachine';
 import { HUB_EVENT_NAMES, type HubEventHandler, type HubEventSource } from '../streams/hub';
 
+/**
+ * Asks the server for presence in the batched form: a snapshot of who is present when a channel
+ * is joined, then changes at most twice a second, and no greetings (server/hub/presence.ts). The
+ * reference server ignores it and sends per-member presence, which the SPA answers with greetings
+ * as the reference UI does.
+ */
+export const BATCHED_PRESENCE_QUERY = 'presence=batched';
+
 /** The hub endpoint from the app host (spec §7: `{apphost}hub`; '' means the SPA's origin). */
 export function hubUrl(apphost: string): string {
   const host = apphost === '' ? '/' : apphost.endsWith('/') ? apphost : `${apphost}/`;
-  return `${host}hub`;
+  return `${host}hub?${BATCHED_PRESENCE_QUERY}`;
 }
 
 /** What the adapter uses of @microsoft/signalr's HubConnection. */

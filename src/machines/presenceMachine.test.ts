@@ -56,6 +56,13 @@ const greeted = (actor: HubActor) => ({ type: 'presence.greeted', actor }) as co
 const departed = (actor: HubActor) =>
   ({ type: 'presence.departed', actor, action: 'PRESENCE.DEPARTED' }) as const;
 const edited = (actor: HubActor) => ({ type: 'document.updated', actor, changes: [] }) as const;
+const listed = (actors: HubActor[], channelId = 'ws-1') =>
+  ({ type: 'presence.listed', channelId, actors }) as const;
+const changed = (
+  { arrived = [], departed = [] }: { arrived?: HubActor[]; departed?: HubActor[] },
+  channelId = 'ws-1',
+) => ({ type: 'presence.changed', channelId, arrived, departed }) as const;
+const CAROL: HubActor = { id: 'u-carol', name: 'Carol' };
 
 const summary = (actors: readonly PresenceActor[]) =>
   actors.map((a) => `${a.name}:${a.online ? 'on' : 'off'}${a.editing ? ':editing' : ''}`);
@@ -128,6 +135,45 @@ describe('presenceMachine', () => {
     p.settle();
     expect(p.shown().map((actor) => actor.self)).toEqual([true, false]);
     expect(presenceLabel(p.shown()[0] as PresenceActor)).toBe('Ada (you, elsewhere), connected');
+  });
+
+  // Our server's batched form (asked for with ?presence=batched): the server tells a newcomer
+  // who is present, so nobody greets.
+  describe('batched form', () => {
+    it('takes the list of who was present on joining, greeting nobody', () => {
+      const p = startPresence({ selfId: 'u-ada' });
+      p.receive(listed([ADA, BOB]));
+      p.settle();
+      expect(summary(p.shown())).toEqual(['Ada:on', 'Bob:on']);
+      expect(presenceLabel(p.shown()[0] as PresenceActor)).toBe('Ada (you, elsewhere), connected');
+      expect(p.greets).toEqual([]);
+    });
+
+    it('marks arrivals online and departures offline, greeting nobody', () => {
+      const p = startPresence();
+      p.receive(listed([ADA]), edited(ADA));
+      p.receive(changed({ arrived: [BOB], departed: [ADA] }));
+      p.settle();
+      expect(summary(p.shown())).toEqual(['Ada:off', 'Bob:on']);
+      p.receive(changed({ arrived: [ADA], departed: [BOB] }));
+      p.settle();
+      expect(summary(p.shown())).toEqual(['Ada:on', 'Bob:off']);
+      expect(p.greets).toEqual([]);
+    });
+
+    it('does not add someone it never saw who departed', () => {
+      const p = startPresence();
+      p.receive(changed({ departed: [CAROL] }));
+      expect(p.roster()).toEqual([]);
+      expect(p.actor.getSnapshot().value).toBe('settled');
+    });
+
+    it('ignores the lists and changes of other channels', () => {
+      const p = startPresence();
+      p.receive(listed([ADA], 'ws-2'), changed({ arrived: [BOB] }, 'ws-2'));
+      expect(p.roster()).toEqual([]);
+      expect(p.actor.getSnapshot().value).toBe('settled');
+    });
   });
 
   describe('editing', () => {
@@ -257,7 +303,12 @@ describe('presenceMachine against the spec model', () => {
     | { type: 'IDLE_ELAPSED' }
     /** The server's document.idled for the actor. */
     | { type: 'IDLED' }
-    | { type: 'DISCONNECTED' };
+    | { type: 'DISCONNECTED' }
+    /** The batched form: the actor listed when we joined, or in a change as arrived. */
+    | { type: 'LISTED' }
+    | { type: 'CHANGED_ARRIVED' }
+    /** The batched form: the actor in a change as departed (known actors only). */
+    | { type: 'CHANGED_DEPARTED' };
 
   const model = createMachine({
     types: {} as { events: ModelEvent },
@@ -273,6 +324,9 @@ describe('presenceMachine against the spec model', () => {
           EDITED: 'editing',
           IDLE_ELAPSED: 'absent',
           DISCONNECTED: 'absent',
+          LISTED: 'online',
+          CHANGED_ARRIVED: 'online',
+          CHANGED_DEPARTED: 'absent',
         },
       },
       online: {
@@ -284,6 +338,9 @@ describe('presenceMachine against the spec model', () => {
           EDITED: 'editing',
           IDLE_ELAPSED: 'online',
           DISCONNECTED: 'offline',
+          LISTED: 'online',
+          CHANGED_ARRIVED: 'online',
+          CHANGED_DEPARTED: 'offline',
         },
       },
       editing: {
@@ -295,6 +352,9 @@ describe('presenceMachine against the spec model', () => {
           EDITED: 'editing',
           IDLE_ELAPSED: 'online',
           DISCONNECTED: 'offline',
+          LISTED: 'editing',
+          CHANGED_ARRIVED: 'editing',
+          CHANGED_DEPARTED: 'offline',
         },
       },
       offline: {
@@ -306,6 +366,9 @@ describe('presenceMachine against the spec model', () => {
           EDITED: 'editing',
           IDLE_ELAPSED: 'offline',
           DISCONNECTED: 'offline',
+          LISTED: 'online',
+          CHANGED_ARRIVED: 'online',
+          CHANGED_DEPARTED: 'offline',
         },
       },
     },
@@ -326,6 +389,9 @@ describe('presenceMachine against the spec model', () => {
           IDLE_ELAPSED: ['presence.editIdled', 'xstate.after.presenceDebounce.presence.debouncing'],
           IDLED: 'document.idled',
           DISCONNECTED: 'hub.disconnected',
+          LISTED: 'presence.listed',
+          CHANGED_ARRIVED: 'presence.changed',
+          CHANGED_DEPARTED: 'presence.changed',
         },
       }),
     ).toEqual([]);
@@ -365,6 +431,9 @@ describe('presenceMachine against the spec model', () => {
           IDLE_ELAPSED: () => p.clock.increment(EDIT_IDLE_MS),
           IDLED: () => p.receive({ type: 'document.idled', actor: ADA }),
           DISCONNECTED: () => p.receive({ type: 'hub.disconnected' }),
+          LISTED: () => p.receive(listed([ADA])),
+          CHANGED_ARRIVED: () => p.receive(changed({ arrived: [ADA] })),
+          CHANGED_DEPARTED: () => p.receive(changed({ departed: [ADA] })),
         },
       });
     });

@@ -101,6 +101,18 @@ function upsert(
   return context.actors.map((actor, i) => (i === index ? { ...actor, ...changes, name } : actor));
 }
 
+/** `upsert` for each of `people`; the same array if nobody changed. */
+function upsertAll(
+  context: PresenceContext,
+  people: readonly HubActor[],
+  changes: Changes,
+): PresenceActor[] {
+  return people.reduce(
+    (actors, who) => upsert({ ...context, actors }, who, changes),
+    context.actors,
+  );
+}
+
 /** Changes a known actor; unknown ids change nothing. */
 function update(
   context: PresenceContext,
@@ -115,7 +127,9 @@ function update(
 /**
  * What an event does to the actors (spec §4 Presence): arriving or greeting marks them online,
  * any other presence action offline; an edit marks them editing (and present: only a listener
- * can edit) until EDIT_IDLE_MS idle.
+ * can edit) until EDIT_IDLE_MS idle. The batched form (our server's, src/streams/hub.ts) names
+ * its channel: a list or a change on another channel changes nothing here. Someone it says left
+ * whom this page never saw is not added: a newcomer may hear of a departure from before it came.
  */
 function rosterAfter(context: PresenceContext, event: PresenceEvent): PresenceActor[] {
   switch (event.type) {
@@ -124,6 +138,17 @@ function rosterAfter(context: PresenceContext, event: PresenceEvent): PresenceAc
       return upsert(context, event.actor, { online: true });
     case 'presence.departed':
       return upsert(context, event.actor, { online: false, editing: false });
+    case 'presence.listed':
+      if (event.channelId !== context.channelId) return context.actors;
+      return upsertAll(context, event.actors, { online: true });
+    case 'presence.changed': {
+      if (event.channelId !== context.channelId) return context.actors;
+      const arrived = upsertAll(context, event.arrived, { online: true });
+      return event.departed.reduce(
+        (actors, who) => update({ ...context, actors }, who.id, { online: false, editing: false }),
+        arrived,
+      );
+    }
     case 'document.updated':
       return upsert(context, event.actor, { online: true, editing: true });
     case 'document.idled':
@@ -159,6 +184,9 @@ const rosterEvents = {
   ],
   'presence.greeted': changeRoster,
   'presence.departed': changeRoster,
+  // The batched form needs no greeting: the server tells newcomers who is here.
+  'presence.listed': changeRoster,
+  'presence.changed': changeRoster,
   'document.updated': [
     { ...changeRoster, actions: ['updateRoster', 'scheduleEditIdle'] },
     { actions: 'scheduleEditIdle' },
@@ -171,8 +199,9 @@ const rosterEvents = {
 
 /**
  * Who else is on one channel (a workspace): one actor per channel while it is open. Greets each
- * newcomer so that they learn who is here, tracks who is online and who is editing, and hands
- * the view a debounced list.
+ * newcomer announced in the reference's per-member form so that they learn who is here (the
+ * batched form tells them itself), tracks who is online and who is editing, and hands the view a
+ * debounced list.
  */
 export const presenceMachine = setup({
   types: {
@@ -214,7 +243,7 @@ export const presenceMachine = setup({
 }).createMachine({
   id: 'presence',
   description:
-    'Who else is on a channel: greets arrivals, marks actors online or offline and editing until 3 s idle, and publishes the list once changes settle for 500 ms.',
+    'Who else is on a channel: greets per-member arrivals, takes batched lists and changes of its channel, marks actors online or offline and editing until 3 s idle, and publishes the list once changes settle for 500 ms.',
   context: ({ input }) => ({ ...input, actors: [], shown: [] }),
   invoke: {
     id: 'hubEvents',

@@ -78,6 +78,37 @@ describe('hub event streams', () => {
     expect(hub.invalid).toEqual([]);
   });
 
+  it("maps the batched form's lists and changes, checking their models", () => {
+    const hub = collect(presenceEvents$);
+    const TOPOPLAY = { id: '00000000-0000-0000-0000-000000000000', name: 'Topoplay' };
+    const BOB = { id: 'u-bob', name: null };
+    hub.emit('PresenceEvent', {
+      action: 'PRESENCE.PRESENT',
+      actor: TOPOPLAY,
+      model: { channelId: 'ws-1', actors: [ADA, BOB] },
+    });
+    hub.emit('PresenceEvent', {
+      action: 'PRESENCE.CHANGED',
+      actor: TOPOPLAY,
+      model: { channelId: 'ws-1', arrived: [BOB], departed: [ADA] },
+    });
+    hub.emit('PresenceEvent', { action: 'PRESENCE.PRESENT', actor: TOPOPLAY, model: {} });
+    hub.emit('PresenceEvent', {
+      action: 'PRESENCE.CHANGED',
+      actor: TOPOPLAY,
+      model: { channelId: 'ws-1', arrived: [{ name: 'x' }], departed: [] },
+    });
+    const bob = { id: 'u-bob', name: '' };
+    expect(hub.received).toEqual([
+      { type: 'presence.listed', channelId: 'ws-1', actors: [ADA, bob] },
+      { type: 'presence.changed', channelId: 'ws-1', arrived: [bob], departed: [ADA] },
+    ]);
+    expect(hub.invalid.map((i) => i.reason)).toEqual([
+      'model: invalid channelId, invalid actors',
+      'model: invalid arrived.0.id',
+    ]);
+  });
+
   it('drops and reports invalid payloads without ending the stream', () => {
     const hub = collect(presenceEvents$);
     hub.emit('PresenceEvent', { action: 'PRESENCE.ARRIVED' });

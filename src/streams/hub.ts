@@ -168,13 +168,32 @@ function identifiedEvents<T extends string>(actions: Record<string, T>) {
 // ---------------------------------------------------------------------------------------------
 // Presence
 
+// Two forms (server/hub/presence.ts). The reference's: one event per member and change, each
+// arrival greeted. The batched form, which our server sends when the hub URL asks for it
+// (`?presence=batched`): a list of who is present when we join a channel, then lists of who
+// arrived and who left, naming the channel; nobody greets. The reference server never sends it.
+
+const people = (actors: ReadonlyArray<t.TypeOf<typeof WireActor>>): HubActor[] =>
+  actors.map((actor) => ({ id: actor.id, name: actor.name ?? '' }));
+
+const PresentModel = t.type({ channelId: t.string, actors: t.array(WireActor) });
+const ChangedModel = t.type({
+  channelId: t.string,
+  arrived: t.array(WireActor),
+  departed: t.array(WireActor),
+});
+
 export type PresenceHubEvent =
   /** Someone started listening on a channel we listen on (PRESENCE.ARRIVED). */
   | { type: 'presence.arrived'; actor: HubActor }
   /** Someone present answered our arrival (PRESENCE.GREETED). */
   | { type: 'presence.greeted'; actor: HubActor }
   /** PRESENCE.DEPARTED, and any other presence action: spec §4 marks the actor offline. */
-  | { type: 'presence.departed'; actor: HubActor; action: string };
+  | { type: 'presence.departed'; actor: HubActor; action: string }
+  /** Who was on the channel when we joined it (PRESENCE.PRESENT, the batched form). */
+  | { type: 'presence.listed'; channelId: string; actors: HubActor[] }
+  /** Who arrived on the channel and who left it lately (PRESENCE.CHANGED, the batched form). */
+  | { type: 'presence.changed'; channelId: string; arrived: HubActor[]; departed: HubActor[] };
 
 export const presenceEvents$ = (
   source: HubEventSource,
@@ -190,6 +209,25 @@ export const presenceEvents$ = (
           return E.right({ type: 'presence.arrived', actor });
         case 'PRESENCE.GREETED':
           return E.right({ type: 'presence.greeted', actor });
+        case 'PRESENCE.PRESENT':
+          return pipe(
+            decodeWith(PresentModel, 'model')(envelope.model),
+            E.map(({ channelId, actors }) => ({
+              type: 'presence.listed' as const,
+              channelId,
+              actors: people(actors),
+            })),
+          );
+        case 'PRESENCE.CHANGED':
+          return pipe(
+            decodeWith(ChangedModel, 'model')(envelope.model),
+            E.map(({ channelId, arrived, departed }) => ({
+              type: 'presence.changed' as const,
+              channelId,
+              arrived: people(arrived),
+              departed: people(departed),
+            })),
+          );
         default:
           return E.right({ type: 'presence.departed', actor, action: envelope.action });
       }

@@ -10,6 +10,27 @@ const present = (page: Page) => page.getByRole('list', { name: 'Present' });
 const banner = (page: Page) =>
   page.getByRole('alert').filter({ hasText: 'Attempting re-connection...' });
 
+/**
+ * What a page's hub connection says and hears about presence: the actions it receives and the
+ * hub methods it invokes, from the moment it is called (before the page connects).
+ */
+function hubPresence(page: Page) {
+  const received: string[] = [];
+  const invoked: string[] = [];
+  page.on('websocket', (socket) => {
+    if (!new URL(socket.url()).pathname.endsWith('/hub')) return;
+    socket.on('framereceived', ({ payload }) => {
+      for (const [, action] of String(payload).matchAll(/"action":"(PRESENCE\.[A-Z]+)"/g)) {
+        received.push(action!);
+      }
+    });
+    socket.on('framesent', ({ payload }) => {
+      for (const [, target] of String(payload).matchAll(/"target":"(\w+)"/g)) invoked.push(target!);
+    });
+  });
+  return { received, invoked };
+}
+
 /** Creates a workspace with New Workspace and returns its settings URL. */
 async function newWorkspace(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'New Workspace' }).click();
@@ -28,11 +49,13 @@ test('two users on one workspace see each other come and go in the presence bar'
   const adminContext = await browser.newContext();
   try {
     const creator = await creatorContext.newPage();
+    const creatorHub = hubPresence(creator);
     await signIn(creator, 'creator');
     const url = await newWorkspace(creator);
 
     // Administrators may listen on any channel.
     const admin = await adminContext.newPage();
+    const adminHub = hubPresence(admin);
     await signIn(admin, 'admin');
     await admin.goto(url);
     await expect(admin.getByRole('heading', { name: 'Workspace Title' })).toBeVisible();
@@ -53,6 +76,16 @@ test('two users on one workspace see each other come and go in the presence bar'
     await expect(departed).toBeVisible();
     await expect(departed).toHaveAttribute('data-online', 'false');
     await expect(banner(creator)).toHaveCount(0);
+
+    // Against our server the SPA asks for presence in the batched form: the newcomer is told who
+    // is here, the others of the arrival and the departure, and nobody greets.
+    expect(adminHub.received).toContain('PRESENCE.PRESENT');
+    expect(creatorHub.received).toContain('PRESENCE.CHANGED');
+    for (const hub of [creatorHub, adminHub]) {
+      expect(hub.received).not.toContain('PRESENCE.ARRIVED');
+      expect(hub.invoked).toContain('Listen');
+      expect(hub.invoked).not.toContain('Greet');
+    }
   } finally {
     await creatorContext.close();
     await adminContext.close();
