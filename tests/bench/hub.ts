@@ -461,6 +461,20 @@ async function measure(n: number, { rounds, presence, users }: Options): Promise
   }
 }
 
+/** One event to n clients in one channel, `rounds` publishes: p95 of the hub and of bare ws. */
+export async function hubFanOut(
+  n: number,
+  rounds: number,
+): Promise<{ p95: number; bareP95: number }> {
+  const results = await measure(n, { rounds, presence: 'batched', users: 1 });
+  const p95 = (impl: Impl) =>
+    percentile(
+      [...results.find((r) => r.impl === impl)!.samples].sort((a, b) => a - b),
+      95,
+    );
+  return { p95: p95('hub'), bareP95: p95('bare') };
+}
+
 async function orchestrate(): Promise<void> {
   const sizes = (process.env.BENCH_CLIENTS || '100,1000,10000').split(',').map(Number);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -534,4 +548,5 @@ const role = process.argv[2];
 process.on('disconnect', () => process.exit(1));
 if (role === 'server') await (process.argv[3] === 'hub' ? hubServer() : bareServer());
 else if (role === 'clients') await clients();
-else await orchestrate();
+// The orchestrator runs only when this file is the program (bench:api imports it).
+else if (process.argv[1] === SELF) await orchestrate();
