@@ -23,5 +23,16 @@ export default defineConfig({
     outDir: 'dist',
     sourcemap: false,
     chunkSizeWarningLimit: 1200,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          // Every module the first page imports statically in one chunk (beside the bundler's
+          // small runtime, which the lazy chunks share): the browser fetches it at once with the
+          // page, instead of twenty small chunks queued six at a time on the HTTP/1.1
+          // connections it opens. Lazily loaded routes keep their own chunks.
+          groups: [{ name: 'index', tags: ['$initial'] }],
+        },
+      },
+    },
   },
 });

@@ -48,6 +48,13 @@ function nodeHeaders(): string {
   return found;
 }
 
+/**
+ * The page's own script: the last of its module scripts, after the bundler's small runtime
+ * helpers that it imports.
+ */
+const appScript = (html: string) =>
+  [...html.matchAll(/<script type="module" crossorigin src="([^"]+)"/g)].at(-1)?.[1];
+
 describe('a production install (npm ci --omit=dev)', () => {
   let work: string;
   let app: string;
@@ -125,7 +132,7 @@ describe('a production install (npm ci --omit=dev)', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await page.text();
-    const script = /<script type="module" crossorigin src="([^"]+)"/.exec(html)?.[1];
+    const script = appScript(html);
     expect(script).toMatch(/^\/assets\/.+\.js$/);
     expect((await fetch(`${url}${script}`)).status).toBe(200);
 
@@ -139,7 +146,7 @@ describe('a production install (npm ci --omit=dev)', () => {
 
   it('sends the SPA compressed as the browser accepts, from copies made at build time', async () => {
     const html = await (await fetch(`${url}/`)).text();
-    const script = /<script type="module" crossorigin src="([^"]+)"/.exec(html)?.[1] ?? '';
+    const script = appScript(html) ?? '';
     /** The raw answer (fetch would decompress it): its encoding, Vary and bytes. */
     const raw = (path: string, acceptEncoding?: string) =>
       new Promise<{ encoding: string | undefined; vary: string | undefined; body: Buffer }>(
