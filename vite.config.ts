@@ -1,14 +1,16 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { precompressPlugin } from './scripts/precompress.mjs';
+import { prerenderPlugin } from './scripts/prerender.mjs';
 
 // The API server (npm run server) listens on PORT (default 5080); the dev server proxies to it
 // so that the SPA and the API share one origin, as they do in production.
 const api = `http://127.0.0.1:${process.env.PORT ?? '5080'}`;
 
 export default defineConfig({
-  // Brotli and gzip copies of the build, which the server sends as browsers accept them.
-  plugins: [react(), precompressPlugin()],
+  // The home page rendered into home.html; brotli and gzip copies of the build, which the server
+  // sends as browsers accept them.
+  plugins: [react(), prerenderPlugin(), precompressPlugin()],
   server: {
     port: 5173,
     proxy: {

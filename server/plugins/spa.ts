@@ -1,14 +1,72 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import fastifyStatic from '@fastify/static';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import {
+  APP_NAME_SLOT,
+  escapeHtml,
+  HOME_PAGE_FILE,
+  RESTORE_PENDING_COOKIE,
+} from '../../src/domain/homePage';
 import { allowedOrigins, authority } from '../config';
 import { routedPath } from '../http/auth';
 
 // The SPA: its settings (assets/settings.json, written from the configuration), its built files,
 // and its page for every other path a browser may load; API and protocol paths that no route
-// answers get 404.
+// answers get 404. On `/` it sends the home page already rendered (home.html, written by the
+// build), whose title the browser paints before the scripts have run.
+
+/** The rendered home page with the configured name, and its compressed copies. */
+interface HomePage {
+  identity: Buffer;
+  br: Buffer;
+  gzip: Buffer;
+}
+
+/**
+ * The build's home page, made once per build: it is read again when the file changes, so that a
+ * new build is picked up on the next load (its script names change with it), as index.html is.
+ */
+function homePageOf(spaDir: string, appName: string): () => HomePage | null {
+  const file = join(spaDir, HOME_PAGE_FILE);
+  let made: { mtimeMs: number; page: HomePage } | null = null;
+  return () => {
+    const mtimeMs = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+    if (mtimeMs === undefined) return null;
+    if (made?.mtimeMs !== mtimeMs) {
+      const identity = Buffer.from(
+        readFileSync(file, 'utf8').replaceAll(APP_NAME_SLOT, escapeHtml(appName)),
+      );
+      const br = brotliCompressSync(identity, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY },
+      });
+      made = { mtimeMs, page: { identity, br, gzip: gzipSync(identity, { level: 9 }) } };
+    }
+    return made.page;
+  };
+}
+
+/** The encoding of the home page that the request accepts: brotli, else gzip, else none. */
+function homeEncoding(request: FastifyRequest): 'br' | 'gzip' | 'identity' {
+  const accepted = new Set<string>();
+  for (const part of (request.headers['accept-encoding'] ?? '').split(',')) {
+    const [coding = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    const q = params.find((param) => param.startsWith('q='));
+    if (q === undefined || Number(q.slice(2)) > 0) accepted.add(coding);
+  }
+  if (accepted.has('br')) return 'br';
+  if (accepted.has('gzip')) return 'gzip';
+  return 'identity';
+}
+
+/** The SPA keeps a page to go back to: home will leave at once, so it is not worth painting. */
+function restorePending(request: FastifyRequest): boolean {
+  return (request.headers.cookie ?? '')
+    .split(';')
+    .some((pair) => pair.trim() === `${RESTORE_PENDING_COOKIE}=1`);
+}
 
 export const spaPlugin = fp(
   async (fastify) => {
@@ -56,6 +114,8 @@ export const spaPlugin = fp(
         index: false,
         redirect: false,
         list: false,
+        // home.html holds a slot for the application's name; it is sent on `/`, filled in.
+        allowedPath: (pathName) => pathName !== `/${HOME_PAGE_FILE}`,
         // The build's brotli and gzip copies (scripts/precompress.mjs), as Accept-Encoding
         // allows; the file itself otherwise.
         preCompressed: true,
@@ -79,7 +139,17 @@ export const spaPlugin = fp(
       reply.header('Cache-Control', 'no-cache');
       return reply.type('text/html').sendFile('index.html', { cacheControl: false });
     };
-    fastify.get('/', { config: { auth: 'anonymous' } }, (_request, reply) => sendIndex(reply));
+    const homePage = homePageOf(config.spaDir, config.appName);
+    fastify.get('/', { config: { auth: 'anonymous' } }, (request, reply) => {
+      // Which page `/` gets depends on the restore cookie as well.
+      reply.header('Vary', 'Accept-Encoding, Cookie');
+      const home = hasSpa && !restorePending(request) ? homePage() : null;
+      if (!home) return sendIndex(reply);
+      const encoding = homeEncoding(request);
+      reply.header('Cache-Control', 'no-cache');
+      if (encoding !== 'identity') reply.header('Content-Encoding', encoding);
+      return reply.type('text/html; charset=utf-8').send(home[encoding]);
+    });
 
     // History fallback: any other GET for a page gets the SPA; API and protocol paths get 404.
     const reserved = /^\/(api|identity|hub|docs|assets|metrics)(\/|$)/;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalSettings, localSettingsKey } from './localSettings';
+import { RESTORE_PENDING_COOKIE } from '../domain/homePage';
+import { createLocalSettings, localSettingsKey, restorePendingCookie } from './localSettings';
 
 /** An in-memory Storage. */
 function memoryStorage(initial: Record<string, string> = {}): Storage {
@@ -76,5 +77,33 @@ describe('local settings', () => {
       throw new Error('QuotaExceededError');
     };
     expect(() => createLocalSettings(storage, HOST).rememberLast('/about')).not.toThrow();
+  });
+
+  it('tell whether home will leave for a remembered page, on creation and after every change', () => {
+    const heard: boolean[] = [];
+    const storage = memoryStorage({ [localSettingsKey(HOST)]: '{"last":"/topo/ws-1/play"}' });
+    const local = createLocalSettings(storage, HOST, (pending) => heard.push(pending));
+    expect(heard).toEqual([true]);
+    local.takeLastForRestore();
+    local.rememberLast('/topo/ws-2/settings');
+    local.update({ browseMode: 'gamespaces' });
+    local.forgetLast();
+    // Home itself is no page to leave for.
+    local.rememberLast('/');
+    expect(heard).toEqual([true, false, true, true, false, false]);
+    createLocalSettings(memoryStorage(), HOST, (pending) => heard.push(pending));
+    expect(heard.at(-1)).toBe(false);
+  });
+});
+
+describe('the restore cookie', () => {
+  it('is set for the whole site while home will leave, and removed otherwise', () => {
+    const document = { cookie: '' };
+    restorePendingCookie(document)(true);
+    expect(document.cookie).toBe(
+      `${RESTORE_PENDING_COOKIE}=1; Path=/; Max-Age=31536000; SameSite=Lax`,
+    );
+    restorePendingCookie(document)(false);
+    expect(document.cookie).toBe(`${RESTORE_PENDING_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`);
   });
 });

@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
+import { RESTORE_PENDING_COOKIE } from '../domain/homePage';
 
 // `browseMode` is kept as any string: a value this version does not know (an older or newer
 // build's) must not make the whole document unreadable; the browser checks it when reading.
@@ -24,11 +25,35 @@ export interface LocalSettingsStore {
 
 export const localSettingsKey = (host: string): string => `topoplay__${host}`;
 
+/** Home goes to the remembered page on load (src/app/router.tsx) unless it is home itself. */
+const leadsAway = ({ last }: LocalSettings): boolean => !!last && last !== '/';
+
+/** How long the browser keeps the restore cookie; it is written again on every page load. */
+const RESTORE_COOKIE_DAYS = 365;
+
+/**
+ * Tells the server whether a page to go back to is remembered, in a cookie (`1` while one is):
+ * on `/` it then sends the plain page rather than home's prerendered content, which would only
+ * flash before home leaves for the remembered page (server/plugins/spa.ts).
+ */
+export const restorePendingCookie =
+  (document: Pick<Document, 'cookie'>) =>
+  (pending: boolean): void => {
+    document.cookie = pending
+      ? `${RESTORE_PENDING_COOKIE}=1; Path=/; Max-Age=${RESTORE_COOKIE_DAYS * 86_400}; SameSite=Lax`
+      : `${RESTORE_PENDING_COOKIE}=; Path=/; Max-Age=0; SameSite=Lax`;
+  };
+
 /**
  * Local settings stored as one JSON document under `topoplay__{host}`. Storage errors (private
  * mode, quota, corrupt JSON) are absorbed: local settings are a convenience, never a failure.
+ * `restorePending` hears whether a page to go back to is remembered, now and after every change.
  */
-export function createLocalSettings(storage: Storage, host: string): LocalSettingsStore {
+export function createLocalSettings(
+  storage: Storage,
+  host: string,
+  restorePending: (pending: boolean) => void = () => undefined,
+): LocalSettingsStore {
   const key = localSettingsKey(host);
   let restorationComplete = false;
 
@@ -49,6 +74,7 @@ export function createLocalSettings(storage: Storage, host: string): LocalSettin
     } catch {
       // Nothing to do: the value simply is not remembered.
     }
+    restorePending(leadsAway(read()));
   };
 
   const update = (patch: Partial<LocalSettings>): void => {
@@ -58,6 +84,8 @@ export function createLocalSettings(storage: Storage, host: string): LocalSettin
     }
     write(next);
   };
+
+  restorePending(leadsAway(read()));
 
   return {
     read,

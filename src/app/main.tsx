@@ -5,7 +5,7 @@ import './accessibility.css';
 
 import { Log } from 'oidc-client-ts';
 import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import * as E from 'fp-ts/Either';
 import { distinctUntilChanged, filter, map } from 'rxjs';
@@ -32,7 +32,7 @@ import { announcementsImplementations } from './announcements';
 import { authorizationOf, authTokenImplementations, createUserManager } from './auth';
 import { createEventLog } from './eventLog';
 import { createHubAdapter, hubUrl } from './hub';
-import { createLocalSettings } from './localSettings';
+import { createLocalSettings, restorePendingCookie } from './localSettings';
 import { createAppRouter } from './router';
 import { AppServicesContext, machineImplementations, type AppServices } from './services';
 import { loadSettings } from './settings';
@@ -54,7 +54,11 @@ async function start(container: HTMLElement): Promise<void> {
     Log.setLevel(Log.DEBUG);
   }
 
-  const local = createLocalSettings(window.localStorage, window.location.host);
+  const local = createLocalSettings(
+    window.localStorage,
+    window.location.host,
+    restorePendingCookie(document),
+  );
   const eventLog = createEventLog({ capacity: EVENT_LOG_CAPACITY });
   const userManager = createUserManager(settings.oidc);
 
@@ -199,15 +203,19 @@ async function start(container: HTMLElement): Promise<void> {
     auth.start();
   }
 
-  createRoot(container).render(
+  const app = (
     <StrictMode>
       <AppServicesContext value={services}>
         <AppNameContext value={settings.appname}>
           <RouterProvider router={router} />
         </AppNameContext>
       </AppServicesContext>
-    </StrictMode>,
+    </StrictMode>
   );
+  // On `/` the server sends the home page already rendered (src/app/prerender.tsx): React takes
+  // over its elements as they are, so what was painted stays in place. Other pages start empty.
+  if (container.hasChildNodes()) hydrateRoot(container, app);
+  else createRoot(container).render(app);
 }
 
 const container = document.getElementById('root');

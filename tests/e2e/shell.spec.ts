@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { signIn, topBar } from './support';
 
 // The seeded roles and the top-bar entries each should see (spec: Shell, Roles and permissions).
@@ -30,6 +30,84 @@ test('a signed-out visitor sees the login prompt and no Logout', async ({ page }
   await expect(page.getByText('a simple virtual topology builder and player')).toBeVisible();
   await expect(page.getByText('Please login to continue.')).toBeVisible();
   await expect(topBar(page).getByRole('button', { name: 'Logout' })).toHaveCount(0);
+});
+
+/** Before the page's scripts: keeps the first h1 the page gets, and whether home's hero came. */
+function watchTitle() {
+  const page = globalThis as unknown as { __firstTitle?: Element; __heroSeen?: boolean };
+  new MutationObserver((records) => {
+    for (const node of records.flatMap((record) => Array.from(record.addedNodes))) {
+      if (!(node instanceof Element)) continue;
+      page.__firstTitle ??= node.matches('h1') ? node : (node.querySelector('h1') ?? undefined);
+      if (node.matches('.tp-hero') || node.querySelector('.tp-hero')) page.__heroSeen = true;
+    }
+  }).observe(document, { childList: true, subtree: true });
+}
+
+/** The page's first h1 is still the one in the document: the app took it over in place. */
+const titleKept = (page: Page) =>
+  page.evaluate(() => {
+    const first = (globalThis as unknown as { __firstTitle?: Element }).__firstTitle;
+    return first !== undefined && first.isConnected && first === document.querySelector('h1');
+  });
+
+for (const signedIn of [false, true]) {
+  test(`home comes rendered in its page and the app takes it over in place, ${signedIn ? 'signed in' : 'signed out'}`, async ({
+    page,
+  }) => {
+    if (signedIn) await signIn(page, 'player');
+    const errors: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.addInitScript(watchTitle);
+    const response = await page.goto('/');
+    // The title and tagline are in the HTML, painted before any script has run.
+    const html = (await response?.text()) ?? '';
+    expect(html).toContain('<h1>Topoplay</h1>');
+    expect(html).toContain('a simple virtual topology builder and player');
+    await expect(
+      signedIn
+        ? page.getByRole('heading', { name: 'Getting Started' })
+        : page.getByText('Please login to continue.'),
+    ).toBeVisible();
+    expect(await titleKept(page)).toBe(true);
+    // React reports a page that does not match its first render (a hydration error) here.
+    expect(errors).toEqual([]);
+  });
+}
+
+test("a deep link gets the plain page, never home's content", async ({ page }) => {
+  await page.addInitScript(watchTitle);
+  const pages = [
+    { path: '/topo/some-id/settings', shows: page.getByText('Please login to continue.') },
+    { path: '/admin', shows: page.getByText('Please login to continue.') },
+    { path: '/about', shows: page.getByRole('heading', { name: 'About' }) },
+  ];
+  for (const { path, shows } of pages) {
+    const response = await page.goto(path);
+    expect(await response?.text(), path).not.toContain('tp-hero');
+    await expect(shows, path).toBeVisible();
+    const heroSeen = await page.evaluate(() => (globalThis as { __heroSeen?: boolean }).__heroSeen);
+    expect(heroSeen, path).toBeUndefined();
+  }
+});
+
+test('home goes back to the remembered workspace without showing itself first', async ({
+  page,
+}) => {
+  await signIn(page, 'creator');
+  await page.getByRole('button', { name: 'New Workspace' }).click();
+  await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  const workspace = page.url();
+  await page.addInitScript(watchTitle);
+  const response = await page.goto('/');
+  expect(await response?.text()).not.toContain('tp-hero');
+  await page.waitForURL(workspace);
+  await expect(page.getByRole('heading', { name: 'Workspace Title' })).toBeVisible();
+  expect(await page.evaluate(() => (globalThis as { __heroSeen?: boolean }).__heroSeen)).toBe(
+    undefined,
+  );
 });
 
 test('a wrong password is refused with a clear message', async ({ page }) => {

@@ -1,0 +1,32 @@
+/**
+ * The home page, rendered at build time: `home.html` beside `index.html`, which the server sends
+ * for `/` (server/plugins/spa.ts) so that the page's title is painted as soon as the HTML and CSS
+ * arrive, without waiting for the scripts, settings.json and React. The markup comes from the
+ * app's own routes and views (src/app/prerender.tsx), so it is what the app renders first and
+ * what it hydrates.
+ *
+ * Used by vite.config.ts; it reads the built index.html, so its script and style tags are the
+ * build's own.
+ */
+import { runnerImport } from 'vite';
+
+export function prerenderPlugin() {
+  return {
+    name: 'topoplay-prerender',
+    apply: 'build',
+    enforce: 'post',
+    async generateBundle(_options, bundle) {
+      const index = bundle['index.html'];
+      if (!index || index.type !== 'asset') this.error('prerender: the build wrote no index.html');
+      const { module } = await runnerImport('/src/app/prerender.tsx', {
+        configFile: false,
+        logLevel: 'warn',
+      });
+      this.emitFile({
+        type: 'asset',
+        fileName: module.HOME_PAGE_FILE,
+        source: await module.renderHomePage(String(index.source)),
+      });
+    },
+  };
+}
