@@ -2,9 +2,22 @@ import { defineConfig } from '@playwright/test';
 
 // End-to-end tests drive Debian's Chromium (no browser download) against the real server with a
 // fresh data folder, signing in through the embedded identity provider.
-export const E2E_PORT = Number(process.env.E2E_PORT ?? 5181);
+//
+// Several workers run the specs at once, each against a server of its own (its own port, data
+// folder and database), so that no spec sees another's workspaces, games or users. This file is
+// loaded again in every worker with TEST_PARALLEL_INDEX set (0 to E2E_WORKERS - 1, kept when a
+// worker is replaced), which gives each worker its block of PORTS_PER_WORKER ports: its server on
+// E2E_PORT, and the extra servers its specs start on E2E_PORT + 1 and up. Choose the number of
+// workers with E2E_WORKERS, not --workers: only the servers of E2E_WORKERS workers are started.
+const E2E_BASE_PORT = Number(process.env.E2E_PORT ?? 5181);
+const E2E_WORKERS = Number(process.env.E2E_WORKERS ?? 3);
+const PORTS_PER_WORKER = 10;
+const portOf = (worker: number) => E2E_BASE_PORT + worker * PORTS_PER_WORKER;
+
+/** This worker's server; `E2E_PORT + n` (n from 1 to 9) are free for a spec's extra servers. */
+export const E2E_PORT = portOf(Number(process.env.TEST_PARALLEL_INDEX ?? 0));
 export const E2E_PASSWORD = process.env.E2E_PASSWORD ?? 'e2e-password-123';
-const baseURL = `http://127.0.0.1:${E2E_PORT}`;
+const urlOf = (port: number) => `http://127.0.0.1:${port}`;
 
 /** Debian's Chromium, headless on this machine (the e2e tests and tests/bench/wire.ts). */
 export const CHROMIUM = {
@@ -24,21 +37,23 @@ export default defineConfig({
   testDir: 'tests/e2e',
   timeout: 60_000,
   expect: { timeout: 10_000 },
-  fullyParallel: false,
-  workers: 1,
+  // Tests, not whole files, are shared out, so that the long ones do not end up on one worker.
+  // Every test builds what it needs; the server a test runs against is its worker's alone.
+  fullyParallel: true,
+  workers: E2E_WORKERS,
   retries: 0,
   reporter: [['list']],
   use: {
-    baseURL,
+    baseURL: urlOf(E2E_PORT),
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
     launchOptions: CHROMIUM,
   },
-  webServer: {
+  webServer: Array.from({ length: E2E_WORKERS }, (_, worker) => ({
     command: 'node scripts/e2e-server.mjs',
-    url: `${baseURL}/assets/settings.json`,
+    url: `${urlOf(portOf(worker))}/assets/settings.json`,
     reuseExistingServer: false,
     timeout: 60_000,
-    env: { E2E_PORT: String(E2E_PORT), E2E_PASSWORD },
-  },
+    env: { E2E_PORT: String(portOf(worker)), E2E_PASSWORD },
+  })),
 });
