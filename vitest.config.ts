@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -11,6 +12,10 @@ export default defineConfig({
       'tests/*.test.ts',
     ],
     environment: 'node',
+    // Vitest's default is one worker fewer than the cores: a single worker on a machine of two,
+    // which leaves a core idle, and that worker mostly waits too: most suites wait on servers,
+    // child processes, databases and QEMU rather than compute. Three at once keep two cores busy.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     testTimeout: 20_000,
     hookTimeout: 60_000,
   },

@@ -145,13 +145,18 @@ describe.skipIf(!available)('the tiny image under QEMU', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('boots to a root prompt named from fw_cfg and prints its address and guest settings', async () => {
-    const end = await serialShows(a, 'web:~# ');
-    const banner = a.output.slice(a.output.indexOf('Topoplay tiny machine'), end);
-    expect(banner).toContain('Topoplay tiny machine web');
-    expect(banner).toContain('eth0 52:54:00:0a:00:01 10.10.0.1/8');
-    expect(banner).toContain('guestinfo.flag = ABC123');
-  });
+  it(
+    'boots to a root prompt named from fw_cfg and prints its address and guest settings',
+    async () => {
+      const end = await serialShows(a, 'web:~# ');
+      const banner = a.output.slice(a.output.indexOf('Topoplay tiny machine'), end);
+      expect(banner).toContain('Topoplay tiny machine web');
+      expect(banner).toContain('eth0 52:54:00:0a:00:01 10.10.0.1/8');
+      expect(banner).toContain('guestinfo.flag = ABC123');
+    },
+    // The boot's own wait (BOOT_MS), not vitest's default 20 s, decides when it is too slow.
+    BOOT_MS + 10_000,
+  );
 
   it('shows the banner and the prompt on the VGA text screen', async () => {
     await vi.waitFor(
