@@ -60,7 +60,9 @@ describe.each(testEngines())('oidc-provider storage on %s', (engine) => {
   it('keeps at most maxRows of its model, dropping those that expire first', async () => {
     const capped = new KyselyAdapter(store.db, 'CappedModel', { maxRows: 20 });
     const other = new KyselyAdapter(store.db, 'OtherModel');
-    await other.upsert('kept', { uid: 'kept' }, 1);
+    // It expires before every capped row, but not while the 200 writes run (under load they
+    // took over a second, when this lived 1 s).
+    await other.upsert('kept', { uid: 'kept' }, 30);
     for (let i = 0; i < 200; i++) await capped.upsert(`c${i}`, { uid: `c${i}` }, 60 + i);
     const rows = await store.db
       .selectFrom('identityPayloads')
