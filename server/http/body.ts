@@ -131,6 +131,17 @@ function emptyBodyFor(schema: unknown): 'none' | 'empty-object' | 'required' {
  */
 const bodyPending = (request: FastifyRequest) => request.raw.complete === false;
 
+/**
+ * Whether the request announces a body (RFC 9112 §6.3: a Content-Length above 0 or a
+ * Transfer-Encoding); a request without either has none, whatever its method.
+ */
+export function announcesBody(request: { headers: IncomingMessage['headers'] }): boolean {
+  const { headers } = request;
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const length = headers['content-length'];
+  return length !== undefined && Number(length) > 0;
+}
+
 /** Requests whose connection watchBody dropped for a body too slow. */
 const dropped = new WeakSet<IncomingMessage>();
 
@@ -256,6 +267,8 @@ export function registerBodyHandling(app: FastifyInstance, timeouts: BodyTimeout
     minBytes: Math.ceil((timeouts.uploadMinBytesPerSecond * timeouts.bodyTimeoutMs) / 1000),
   };
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+    // Most requests (every read) announce no body: nothing to watch, no timer to run.
+    if (!announcesBody(request.raw)) return done();
     const upload = request.routeOptions.config?.upload === true;
     watchBody(
       request,

@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden } from '../core/errors';
 import { routedPath } from './auth';
+import { announcesBody } from './body';
 
 // Browser protections: security headers on every answer (the SPA, the API, the identity
 // provider's endpoints), and guards on requests a browser could be tricked into sending.
@@ -142,11 +143,6 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The types a plain HTML form (or a no-cors fetch) can send to another site. */
 const FORM_TYPES = /^\s*(text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)\b/i;
 
-function hasBody(request: FastifyRequest): boolean {
-  const length = Number(request.headers['content-length'] ?? 0);
-  return length > 0 || request.headers['transfer-encoding'] !== undefined;
-}
-
 /** A route whose declared body is JSON: any body schema but a string's. */
 function takesJson(request: FastifyRequest): boolean {
   const body = (request.routeOptions.schema as { body?: { type?: unknown } } | undefined)?.body;
@@ -167,7 +163,7 @@ export function registerRequestGuards(app: FastifyInstance): void {
   app.addHook('onRequest', (request, reply, done) => {
     if (SAFE_METHODS.has(request.method)) return done();
     if (request.actor?.via === 'cookie' && !request.headers[CSRF_HEADER]) return done(forbidden());
-    if (hasBody(request) && FORM_TYPES.test(request.headers['content-type'] ?? '')) {
+    if (announcesBody(request) && FORM_TYPES.test(request.headers['content-type'] ?? '')) {
       if (takesJson(request)) return reply.code(415).send({ message: 'UnsupportedMediaType' });
     }
     done();

@@ -104,6 +104,22 @@ describe.each(testEngines())('slow clients on %s', (engine) => {
     expect(client.status()).toBeNull();
   });
 
+  it('drops a chunked body that stalls', async () => {
+    // Requests that announce no body are not watched; one that announces a body is, with a
+    // length or in chunks.
+    const client = await open();
+    client.write(
+      head('PUT', `/api/document/${ws}`, {
+        authorization: `Bearer ${token}`,
+        'content-type': 'text/plain',
+        'transfer-encoding': 'chunked',
+      }),
+    );
+    client.write('e\r\n# half a guide\r\n');
+    await closedWithin(client, WITHIN);
+    expect(client.status()).toBeNull();
+  });
+
   describe('uploads', () => {
     const boundary = 'robustnessBoundary';
     const uploadHead = (size: number) => {
