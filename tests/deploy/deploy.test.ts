@@ -247,6 +247,33 @@ describe('the container image', () => {
     expect(scripted).toEqual([]);
   });
 
+  it('builds on a Node image without Python or a compiler: allowScripts names every install script and denies node-gyp', () => {
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { dev?: boolean; hasInstallScript?: boolean }>;
+    };
+    const { allowScripts = {} } = JSON.parse(read('package.json')) as {
+      allowScripts?: Record<string, boolean>;
+    };
+    const packageName = (path: string) => path.replace(/^.*node_modules\//, '');
+    // npm runs `node-gyp rebuild` for a package with a binding.gyp and no install script of its
+    // own, though the lockfile does not say so; node-gyp needs Python, make and a compiler.
+    const gyp = Object.keys(lock.packages).filter((path) =>
+      existsSync(join(ROOT, path, 'binding.gyp')),
+    );
+    const scripted = Object.entries(lock.packages)
+      .filter(([, p]) => p.hasInstallScript)
+      .map(([path]) => path);
+    expect(gyp.length + scripted.length).toBeGreaterThan(0);
+    // Every one is decided, so that no install warns; npm 11 lists undecided ones at every install.
+    for (const path of [...gyp, ...scripted])
+      expect(allowScripts[packageName(path)], packageName(path)).toBeTypeOf('boolean');
+    for (const path of gyp) {
+      expect(allowScripts[packageName(path)], packageName(path)).toBe(false);
+      // What it would have built ships in the package: the binary for the image's system.
+      expect(existsSync(join(ROOT, path, 'prebuilds', 'linux-x64.node')), path).toBe(true);
+    }
+  });
+
   it('uses a Node.js that package.json supports', () => {
     const major = dockerfile.args.get('NODE_VERSION');
     for (const stage of dockerfile.stages) expect(stage.from).toMatch(/^node:\$\{NODE_VERSION\}-/);
