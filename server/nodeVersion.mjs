@@ -4,7 +4,8 @@
  * in a dependency or a native module built for another ABI, which says nothing about the cause.
  *
  * Plain JavaScript that any Node can parse, with no imports. package.json's `engines` says the same
- * (tests/server/release/build.test.ts checks that the two agree).
+ * (tests/server/release/build.test.ts checks that the two agree), and .npmrc's engine-strict makes
+ * npm refuse to install on any other Node.
  */
 
 /** The oldest supported release of each LTS line, newest line first. */
@@ -33,5 +34,7 @@ export function unsupportedNode(version) {
   const wanted = SUPPORTED_LINES.map(
     ([major, minor, patch]) => `${major} LTS (${major}.${minor}.${patch} or later)`,
   ).join(' or ');
-  return `Topoplay needs Node.js ${wanted}; this is Node ${release.join('.')}.`;
+  // The way out on machines whose Node is older (Debian 12 has 20): scripts/node24.sh installs
+  // Node 24 from the npm registry into the checkout, for bash and zsh.
+  return `Topoplay needs Node.js ${wanted}; this is Node ${release.join('.')}: run \`source scripts/node24.sh\`, then try again.`;
 }

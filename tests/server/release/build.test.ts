@@ -1,5 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +24,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 };
 
 const OLD_NODE = '20.20.2';
-const REFUSAL = `Topoplay needs Node.js 24 LTS (24.15.0 or later) or 22 LTS (22.22.2 or later); this is Node ${OLD_NODE}.\n`;
+const REFUSAL = `Topoplay needs Node.js 24 LTS (24.15.0 or later) or 22 LTS (22.22.2 or later); this is Node ${OLD_NODE}: run \`source scripts/node24.sh\`, then try again.\n`;
 
 /** The module specifiers a built file imports: statically, dynamically and through require. */
 function imports(code: string): { static: string[]; dynamic: string[] } {
@@ -136,6 +144,30 @@ describe('the compiled server', () => {
             !s.endsWith('start.mjs') && !s.endsWith('nodeVersion.mjs') && !s.startsWith('node:'),
         ),
       ).toEqual([]);
+    });
+
+    it('npm install stops before it installs anything (.npmrc: engine-strict)', () => {
+      // The project's files alone, and the npm that runs here, on a Node that says it is 20.
+      const project = mkdtempSync(join(work, 'install-'));
+      for (const file of ['package.json', 'package-lock.json', '.npmrc'])
+        writeFileSync(join(project, file), readFileSync(join(ROOT, file)));
+      const version = join(work, 'version20.mjs');
+      writeFileSync(
+        version,
+        `Object.defineProperty(process, 'version', { value: 'v${OLD_NODE}' });`,
+      );
+      const npm = realpathSync(
+        spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim(),
+      );
+      const run = spawnSync(
+        process.execPath,
+        ['--import', version, npm, 'install', '--offline', '--no-audit', '--no-fund'],
+        { cwd: project, encoding: 'utf8' },
+      );
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain('EBADENGINE');
+      expect(run.stderr).toContain(`Required: ${JSON.stringify(pkg.engines)}`);
+      expect(existsSync(join(project, 'node_modules'))).toBe(false);
     });
   });
 });
