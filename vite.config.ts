@@ -53,7 +53,10 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     sourcemap: false,
-    chunkSizeWarningLimit: 1200,
+    // Monaco's chunk (about 2,900 kB, loaded only when the guide editor opens) is the largest by
+    // design; a chunk above this is news. What the first page loads is held to the much smaller
+    // bundle budget instead (scripts/bench-bundle.mjs, part of npm test).
+    chunkSizeWarningLimit: 3_200,
     rolldownOptions: {
       output: {
         codeSplitting: {

@@ -1,4 +1,5 @@
 import { DISK_STORAGE, ISO_STORAGE } from './config';
+import { exportLines } from './settings';
 import { startPveSimulator } from './simulator';
 
 // Runs the Topoplay PVE API SIMULATOR on its own (`tsx tests/pvesim/main.ts`) for a manual
@@ -31,15 +32,17 @@ console.log(
   [
     `PVE API simulator (Topoplay's test double, NOT Proxmox VE) listening on ${simulator.url}`,
     '',
-    'Start Topoplay with:',
-    'HYPERVISOR=proxmox',
-    `PROXMOX_URL=${simulator.url}`,
-    `PROXMOX_TOKEN_ID=${simulator.tokenId}`,
-    `PROXMOX_TOKEN_SECRET=${simulator.tokenSecret}`,
-    ...(simulator.fingerprint ? [`PROXMOX_FINGERPRINT=${simulator.fingerprint}`] : []),
-    `PROXMOX_STORAGE=${DISK_STORAGE}`,
-    `PROXMOX_ISO_STORAGE=${ISO_STORAGE}`,
-    `PROXMOX_SDN_ZONE=${zone}`,
+    'Paste these lines into the shell that starts Topoplay (then `npm start`):',
+    ...exportLines([
+      ['HYPERVISOR', 'proxmox'],
+      ['PROXMOX_URL', simulator.url],
+      ['PROXMOX_TOKEN_ID', simulator.tokenId],
+      ['PROXMOX_TOKEN_SECRET', simulator.tokenSecret],
+      ...(simulator.fingerprint ? [['PROXMOX_FINGERPRINT', simulator.fingerprint] as const] : []),
+      ['PROXMOX_STORAGE', DISK_STORAGE],
+      ['PROXMOX_ISO_STORAGE', ISO_STORAGE],
+      ['PROXMOX_SDN_ZONE', zone],
+    ]),
     '',
     template
       ? `Simulated nodes pve1, pve2, pve3; template ${template.vmid} '${template.name}' on ${template.node}.`
