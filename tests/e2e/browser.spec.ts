@@ -170,14 +170,8 @@ const card = (list: Locator, id: string) =>
 /** Pins the sidebar open and returns its list of the user's workspaces. */
 async function pinnedWorkspaces(page: Page) {
   const sidebar = workspaceBrowser(page);
-  // Under load a click right after the invitation's redirect was once not seen (the sidebar
-  // stayed unpinned); clicked again until pinned, never unpinning it.
-  await expect(async () => {
-    if ((await sidebar.getAttribute('data-pinned')) !== 'true') {
-      await sidebar.getByRole('button', { name: 'Pin sidebar' }).click();
-    }
-    await expect(sidebar).toHaveAttribute('data-pinned', 'true', { timeout: 2_000 });
-  }).toPass();
+  await sidebar.getByRole('button', { name: 'Pin sidebar' }).click();
+  await expect(sidebar).toHaveAttribute('data-pinned', 'true');
   return sidebar.getByRole('list', { name: 'My Workspaces' });
 }
 

@@ -152,6 +152,22 @@ test('Ctrl+L toggles the sidebar between 48 and 400 pixels', async ({ page }) =>
   await expect(sidebar).toHaveAttribute('data-state', 'collapsed');
 });
 
+test('the pin button stays under the pointer while the hovered sidebar opens', async ({ page }) => {
+  await signIn(page, 'player');
+  const sidebar = page.getByRole('navigation', { name: 'Workspace browser' });
+  const pin = sidebar.getByRole('button', { name: 'Pin sidebar' });
+  await page.mouse.move(900, 500);
+  await expect(sidebar).toHaveAttribute('data-state', 'collapsed');
+  const before = await pin.boundingBox();
+  // The pointer on its way to the button opens the panel: the button must not move away from it.
+  await pin.hover();
+  await expect(sidebar).toHaveAttribute('data-state', 'expanded');
+  await expect.poll(async () => (await sidebar.boundingBox())?.width).toBe(400);
+  expect(await pin.boundingBox()).toEqual(before);
+  await pin.click();
+  await expect(sidebar).toHaveAttribute('data-pinned', 'true');
+});
+
 test('New Workspace lands on /topo/{id}/settings', async ({ page }) => {
   await signIn(page, 'creator');
   await page.getByRole('button', { name: 'New Workspace' }).click();
