@@ -4,6 +4,7 @@ import type { AuthTokenActorRef } from '../../machines/authTokenMachine';
 import {
   selectIsAuthenticated,
   selectIsResolved,
+  selectIsSigningOut,
   selectMayCreateWorkspaces,
   selectWorkspaceLimit,
 } from '../../machines/authTokenMachine.selectors';
@@ -91,6 +92,7 @@ export function HomeView({
 }) {
   const resolved = useSelector(auth, selectIsResolved);
   const signedIn = useSelector(auth, selectIsAuthenticated);
+  const signingOut = useSelector(auth, selectIsSigningOut);
   useTitle('Home');
 
   return (
@@ -101,6 +103,10 @@ export function HomeView({
       </header>
       {!resolved ? (
         <Spinner label="Checking your session" />
+      ) : signingOut ? (
+        // The logout leaves for the identity provider's sign-out page. A login prompt meanwhile
+        // would offer a sign-in that the provider, its session not ended yet, grants at once.
+        <Spinner label="Signing out" />
       ) : signedIn ? (
         <GettingStarted auth={auth} sidebar={sidebar} newWorkspace={newWorkspace} />
       ) : (
