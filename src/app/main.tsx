@@ -8,7 +8,7 @@ import { StrictMode } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router/dom';
 import * as E from 'fp-ts/Either';
-import { distinctUntilChanged, filter, map } from 'rxjs';
+import { delayWhen, distinctUntilChanged, filter, map, ReplaySubject, take } from 'rxjs';
 import { createActor } from 'xstate';
 import { apiBaseUrl, createHttpClient } from '../api/http';
 import { createIsoUploader } from '../api/isoUpload';
@@ -49,6 +49,15 @@ const currentUrl = () =>
 
 async function start(container: HTMLElement): Promise<void> {
   const settings = await loadSettings(window.location.origin);
+  // On `/` the server sends the home page already rendered (src/app/prerender.tsx), and React
+  // takes it over by comparing its own render with it, the route's part last and when the page is
+  // idle. That render must be the one the page was made from: with the session settled meanwhile
+  // (a slow device, a busy machine) it differs, and React throws the page away and renders it
+  // anew (error #418, the title flickers). So the session check starts, and shortcuts reach the
+  // sidebar, once the page is React's (`routeShown`); at once on any other page.
+  const hydrating = container.hasChildNodes();
+  const pageShown = new ReplaySubject<void>(1);
+  if (!hydrating) pageShown.next();
   if (settings.oidc.debug) {
     Log.setLogger(console);
     Log.setLevel(Log.DEBUG);
@@ -124,6 +133,7 @@ async function start(container: HTMLElement): Promise<void> {
     local,
     eventLog,
     inspect: eventLog.inspect,
+    routeShown: () => pageShown.next(),
     implementations: machineImplementations({
       http,
       userManager,
@@ -155,27 +165,29 @@ async function start(container: HTMLElement): Promise<void> {
   };
   const router = createAppRouter({ local, uploadEnabled: settings.enable_upload });
 
-  hotkeys$(document).subscribe((intent) => {
-    switch (intent.type) {
-      case 'sidebar.openRequested':
-        // Ctrl+O opens the sidebar with the focus in its search box (spec §2 Shell).
-        sidebar.send(intent);
-        browser.send({ type: 'search.focusRequested' });
-        break;
-      case 'sidebar.toggleRequested':
-        sidebar.send(intent);
-        break;
-      case 'navigation.homeRequested':
-        navigate('/');
-        break;
-      case 'navigation.sectionRequested': {
-        // Section shortcuts mean something only inside a workspace.
-        const workspace = /^\/topo\/([^/]+)\//.exec(router.state.location.pathname);
-        if (workspace) navigate(`/topo/${workspace[1]}/${intent.section}`);
-        break;
+  hotkeys$(document)
+    .pipe(delayWhen(() => pageShown))
+    .subscribe((intent) => {
+      switch (intent.type) {
+        case 'sidebar.openRequested':
+          // Ctrl+O opens the sidebar with the focus in its search box (spec §2 Shell).
+          sidebar.send(intent);
+          browser.send({ type: 'search.focusRequested' });
+          break;
+        case 'sidebar.toggleRequested':
+          sidebar.send(intent);
+          break;
+        case 'navigation.homeRequested':
+          navigate('/');
+          break;
+        case 'navigation.sectionRequested': {
+          // Section shortcuts mean something only inside a workspace.
+          const workspace = /^\/topo\/([^/]+)\//.exec(router.state.location.pathname);
+          if (workspace) navigate(`/topo/${workspace[1]}/${intent.section}`);
+          break;
+        }
       }
-    }
-  });
+    });
 
   sidebar.start();
   browser.start();
@@ -200,7 +212,7 @@ async function start(container: HTMLElement): Promise<void> {
     userChannelRequests$(
       snapshots$(auth).pipe(map((snapshot) => selectProfile(snapshot)?.id ?? null)),
     ).subscribe((event) => hub.send(event));
-    auth.start();
+    pageShown.pipe(take(1)).subscribe(() => auth.start());
   }
 
   const app = (
@@ -212,9 +224,9 @@ async function start(container: HTMLElement): Promise<void> {
       </AppServicesContext>
     </StrictMode>
   );
-  // On `/` the server sends the home page already rendered (src/app/prerender.tsx): React takes
-  // over its elements as they are, so what was painted stays in place. Other pages start empty.
-  if (container.hasChildNodes()) hydrateRoot(container, app);
+  // The prerendered page: React takes over its elements as they are, so what was painted stays in
+  // place. Other pages start empty.
+  if (hydrating) hydrateRoot(container, app);
   else createRoot(container).render(app);
 }
 

@@ -26,6 +26,8 @@ describe('the prerendered home page', () => {
       `<a class="tp-brand" href="/" data-discover="true">${APP_NAME_SLOT}</a>`,
     );
     expect(root).toContain('aria-label="Workspace browser" data-state="collapsed"');
+    // Its pin button does nothing before the app has taken the page over.
+    expect(root).toMatch(/<button [^>]*aria-label="Pin sidebar"[^>]* disabled=""/);
     expect(root).not.toContain('Logout');
     // Home: the title and tagline, then the check of the session, never its outcome.
     expect(root).toContain(`<h1>${APP_NAME_SLOT}</h1>`);

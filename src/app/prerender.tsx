@@ -73,6 +73,7 @@ function inertServices(): AppServices {
       newWorkspace: {},
       workspaceInvitation: {},
     },
+    routeShown: () => undefined,
     workspace: {
       http,
       apphost: '',

@@ -1,4 +1,4 @@
-import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, redirect, useLocation, type RouteObject } from 'react-router';
 import { isWorkspaceSection } from '../machines/workspaceSections';
 import type { RouteRole } from '../machines/routeGuard.selectors';
@@ -28,12 +28,26 @@ const ConsoleRoute = lazy(() => import('./routes/ConsoleRoute'));
 const LaunchRoute = lazy(() => import('./routes/LaunchRoute'));
 const LaunchConsoleRoute = lazy(() => import('./routes/LaunchConsoleRoute'));
 
+/**
+ * Tells the app that the route's content is on screen. Inside the route's Suspense boundary, which
+ * React takes over last when it hydrates the prerendered home page, so that its effect runs once
+ * the whole page is React's.
+ */
+function Shown() {
+  const { routeShown } = useAppServices();
+  useEffect(() => routeShown(), [routeShown]);
+  return null;
+}
+
 /** Each routed view gets its own error boundary, which recovers when the location changes. */
 function RouteFrame({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
   return (
     <RouteErrorBoundary resetKey={pathname}>
-      <Suspense fallback={<Spinner label="Loading" />}>{children}</Suspense>
+      <Suspense fallback={<Spinner label="Loading" />}>
+        {children}
+        <Shown />
+      </Suspense>
     </RouteErrorBoundary>
   );
 }

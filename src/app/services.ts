@@ -57,6 +57,12 @@ export interface AppServices {
   inspect: NonNullable<ActorOptions<AnyActorLogic>['inspect']>;
   implementations: MachineImplementations;
   /**
+   * Called by each route once its content is on screen. For the home page the server sent
+   * already rendered, that is once React has taken the page over (hydrated it), which main.tsx
+   * waits for before the session check may change what the page shows.
+   */
+  routeShown: () => void;
+  /**
    * What the workspace editor's effects are built from; they are built by the lazily loaded
    * workspace route (src/app/workspaceImplementations.ts), so that they stay out of the first page.
    */

@@ -60,7 +60,13 @@ for (const signedIn of [false, true]) {
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
     });
+    // React reports a failed hydration as an uncaught error (minified: error #418), not a log.
+    page.on('pageerror', (error) => errors.push(error.message));
     await page.addInitScript(watchTitle);
+    // A slow device: React takes the page over long after the session check could have settled.
+    test.slow();
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 20 });
     const response = await page.goto('/');
     // The title and tagline are in the HTML, painted before any script has run.
     const html = (await response?.text()) ?? '';
@@ -71,9 +77,11 @@ for (const signedIn of [false, true]) {
         ? page.getByRole('heading', { name: 'Getting Started' })
         : page.getByText('Please login to continue.'),
     ).toBeVisible();
-    expect(await titleKept(page)).toBe(true);
     // React reports a page that does not match its first render (a hydration error) here.
     expect(errors).toEqual([]);
+    expect(await titleKept(page)).toBe(true);
+    // The pin button, disabled in the page as sent, works once the app has taken the page over.
+    await expect(page.getByRole('button', { name: 'Pin sidebar' })).toBeEnabled();
   });
 }
 

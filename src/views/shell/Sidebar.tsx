@@ -7,6 +7,7 @@ import {
 import type { WorkspaceBrowserActorRef } from '../../machines/workspaceBrowserMachine';
 import { WorkspaceBrowser } from './WorkspaceBrowser';
 import { Icon, piBars, piThumbtack } from '../common/icons';
+import { useHydrated } from '../common/useHydrated';
 
 /**
  * The left panel that hosts the workspace browser. It opens while hovered and stays open when
@@ -23,6 +24,7 @@ export function Sidebar({
 }) {
   const expanded = useSelector(sidebar, selectIsSidebarExpanded);
   const pinned = useSelector(sidebar, selectIsSidebarPinned);
+  const hydrated = useHydrated();
 
   return (
     <div className={pinned ? 'tp-sidebar-slot tp-sidebar-slot-pinned' : 'tp-sidebar-slot'}>
@@ -40,6 +42,7 @@ export function Sidebar({
             className="tp-icon-button"
             aria-label="Pin sidebar"
             aria-pressed={pinned}
+            disabled={!hydrated}
             title={pinned ? 'Unpin the left panel (Ctrl+L)' : 'Pin the left panel open (Ctrl+L)'}
             onClick={(event) =>
               sidebar.send({
