@@ -35,6 +35,7 @@ import {
   selectTemplateText,
   selectVariantHint,
 } from './templateEditorMachine.selectors';
+import { selectVmController, selectVmName } from './vmControllerMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
 import { modelDisagreements } from './testing/modelAgreement';
 import { unreachedStateIds } from './testing/reachability';
@@ -209,6 +210,22 @@ describe('templateEditorMachine: the form', () => {
     expect(selectTemplateSaveStatus(e.form())).toBe('saved');
     e.blur();
     expect(e.saves).toHaveLength(1);
+  });
+
+  it('shows a saved rename in its header and machine bar at once, without a reload', async () => {
+    const e = startEditor();
+    const machineName = () => {
+      const controller = selectVmController(e.snapshot());
+      if (!controller) throw new Error('no machine controller');
+      return selectVmName(controller.getSnapshot());
+    };
+    expect(machineName()).toBe('linux-server-123');
+    e.edit('name', 'router');
+    e.blur();
+    expect(selectSavedTemplateName(e.snapshot())).toBe('linux-server-123');
+    await e.settleSave('ok');
+    expect(selectSavedTemplateName(e.snapshot())).toBe('router');
+    expect(machineName()).toBe('router');
   });
 
   it('does not save on blur when nothing changed', () => {
@@ -474,9 +491,10 @@ describe('templateEditorMachine against the autosave and lock model', () => {
           UNDEPLOYED: 'template.deploymentChanged',
         },
         // The actions, remote updates and the server copies of unlink and re-link: the tests
-        // above and templateActionsMachine's.
+        // above and templateActionsMachine's; the form's report of a save: the rename test.
         unmodelledEvents: [
           'template.updatedRemotely',
+          'form.saved',
           'template.unlinkRequested',
           'template.relinkRequested',
           'template.siblingChosen',

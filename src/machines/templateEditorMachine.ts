@@ -13,8 +13,13 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { Template } from '../api/template';
-import { templateValuesOf as valuesOf, type TemplateField } from '../domain/templateFields';
-import { autosaveFormMachine } from './autosaveFormMachine';
+import {
+  changedTemplate,
+  templateValuesOf as valuesOf,
+  type TemplateField,
+  type TemplateValues,
+} from '../domain/templateFields';
+import { autosaveFormMachine, type AutosaveFormReport } from './autosaveFormMachine';
 import { isoChooserMachine } from './isoChooserMachine';
 import {
   templateActionsMachine,
@@ -38,7 +43,9 @@ export type TemplateEditorEvent =
   | { type: 'template.deploymentChanged'; deployed: boolean }
   /** Unlink, Re-link and Delete, for the actions. */
   | TemplateActionsEvent
-  | TemplateActionsReport;
+  | TemplateActionsReport
+  /** The form's save went through: the server has these values now. */
+  | AutosaveFormReport;
 
 /** What an editor tells the template list. */
 export type TemplateEditorReport = { type: 'template.deleted'; templateId: string };
@@ -122,6 +129,22 @@ export const templateEditorMachine = setup({
         template: controllerTemplate(template, context.workspaceId),
       });
     }),
+    /**
+     * Our own save is the server's copy now (the hub does not echo it to its author): the header
+     * and the machine controller show the name just saved, not the one loaded.
+     */
+    takeSavedValues: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'form.saved');
+      // A traversal's event carries no values.
+      if (typeof event.values !== 'object' || event.values === null) return;
+      const saved = changedTemplate(context.template.id, event.values as TemplateValues);
+      const template: Template = { ...context.template, ...saved };
+      enqueue.assign({ template });
+      enqueue.sendTo('vmController', {
+        type: 'vm.templateChanged',
+        template: controllerTemplate(template, context.workspaceId),
+      });
+    }),
     reportDeleted: enqueueActions(({ context, enqueue }) => {
       if (context.reportTo) {
         enqueue.sendTo(context.reportTo, {
@@ -156,9 +179,10 @@ export const templateEditorMachine = setup({
     {
       id: 'form',
       src: 'form',
-      input: ({ context }) => ({
+      input: ({ context, self }) => ({
         values: valuesOf(context.template),
         rules: templateRules(context.template.id),
+        reportTo: self,
       }),
     },
     {
@@ -198,6 +222,7 @@ export const templateEditorMachine = setup({
     'template.errorDismissed': { actions: 'forwardToActions' },
     'template.updatedRemotely': { actions: 'takeServerCopy' },
     'template.linkChanged': { actions: 'takeServerCopy' },
+    'form.saved': { actions: 'takeSavedValues' },
     'template.deleted': { actions: 'reportDeleted' },
   },
   initial: 'checking',

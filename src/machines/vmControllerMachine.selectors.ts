@@ -29,7 +29,13 @@ export const selectVmStatus = (snapshot: VmControllerSnapshot): VmStatus => {
 
 /** The machine's name without its '#tag' (the template's name until a machine is loaded). */
 export const selectVmName = (snapshot: VmControllerSnapshot): string =>
-  splitVmName(snapshot.context.vm?.name ?? snapshot.context.template.name).name;
+  // Until a machine is deployed, the name it will take is the template's as last saved: the
+  // server's answer for an undeployed template carries the name it had when it was loaded.
+  splitVmName(
+    snapshot.matches({ status: 'deployed' })
+      ? (snapshot.context.vm?.name ?? snapshot.context.template.name)
+      : snapshot.context.template.name,
+  ).name;
 
 /** 'running', 'off', 'suspended', or '' when no machine is deployed. */
 export const selectVmPowerState = (snapshot: VmControllerSnapshot): string =>
