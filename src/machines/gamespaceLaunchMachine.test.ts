@@ -31,11 +31,11 @@ function startLaunch(answer: GameState | Error) {
 }
 
 describe('gamespaceLaunchMachine', () => {
-  it('starts from the spec defaults', () => {
+  it("starts from the spec defaults, but asks for the longest game allowed (the workspace's duration) rather than 60 minutes", () => {
     expect(PLAY_TAB_LAUNCH).toEqual({
       variant: 0,
       maxAttempts: 3,
-      maxMinutes: 60,
+      maxMinutes: 0,
       points: 100,
       allowReset: true,
       allowPreview: false,

@@ -2,13 +2,18 @@ import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from
 import type { GameState, LaunchSettings } from '../api/play';
 import { errorMessage } from '../domain/text';
 
-/** The launch settings a workspace's Play tab edits (spec §3, §9: minutes 60 there). */
+/** The launch settings a workspace's Play tab edits (spec §3). */
 export type LaunchOptions = Omit<LaunchSettings, 'resourceId'>;
 
+/**
+ * Max minutes 0 asks for the longest game the server allows (domain/gameLength): the workspace's
+ * duration unless the account sets its own cap. The spec's 60 was lowered to a shorter workspace
+ * duration at launch, with a warning, before the author had chosen anything.
+ */
 export const PLAY_TAB_LAUNCH: LaunchOptions = {
   variant: 0,
   maxAttempts: 3,
-  maxMinutes: 60,
+  maxMinutes: 0,
   points: 100,
   allowReset: true,
   allowPreview: false,
@@ -69,7 +74,7 @@ export const gamespaceLaunchMachine = setup({
 }).createMachine({
   id: 'gamespaceLaunch',
   description:
-    'The Play tab: edits the launch settings (variant 0, 3 attempts, 60 minutes, 100 points, reset allowed, no preview, started); Launch registers and opens the play page, a failure is shown.',
+    'The Play tab: edits the launch settings (variant 0, 3 attempts, the longest game allowed, 100 points, reset allowed, no preview, started); Launch registers and opens the play page, a failure is shown.',
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
     accountMaxMinutes: input.accountMaxMinutes ?? 0,

@@ -90,7 +90,9 @@ test('an author launches their workspace from the Play tab with their own settin
   const launch = page.getByRole('form', { name: 'Launch settings' });
   await expect(launch.getByLabel('Variant')).toHaveValue('0');
   await expect(launch.getByLabel('Max attempts')).toHaveValue('3');
-  await expect(launch.getByLabel('Max minutes')).toHaveValue('60');
+  // Max minutes offers the workspace's own 60 minutes.
+  await expect(launch.getByLabel('Max minutes')).toHaveValue('');
+  await expect(launch.getByLabel('Max minutes')).toHaveAttribute('placeholder', '60');
   await expect(launch.getByLabel('Points')).toHaveValue('100');
   await expect(launch.getByRole('checkbox', { name: 'Allow reset' })).toBeChecked();
   await expect(launch.getByRole('checkbox', { name: 'Allow preview' })).not.toBeChecked();
@@ -213,7 +215,7 @@ test('an author launches their workspace from the Play tab with their own settin
   await context.close();
 });
 
-test("the Play tab shows that Max minutes is capped by the workspace's duration, and when it lowers a value", async ({
+test("the Play tab offers the workspace's duration as Max minutes, explains Variant and Start, and says when it lowers a value", async ({
   page,
 }) => {
   test.setTimeout(90_000);
@@ -228,19 +230,34 @@ test("the Play tab shows that Max minutes is capped by the workspace's duration,
   await page.goto(`/topo/${workspaceId}/play`);
   const launch = page.getByRole('form', { name: 'Launch settings' });
   const minutes = launch.getByLabel('Max minutes');
-  await expect(minutes).toHaveValue('60');
+  // The default is the workspace's duration, so nothing is lowered before the author chooses.
+  await expect(minutes).toHaveValue('');
+  await expect(minutes).toHaveAttribute('placeholder', '30');
   await expect(minutes).toHaveAccessibleDescription(
-    /At most 30 minutes: the workspace's duration\./,
+    "At most 30 minutes: the workspace's duration. Left empty, the game lasts 30 minutes.",
   );
   const lowered = launch.getByRole('status');
-  await expect(lowered).toHaveText('60 minutes is lowered to 30 at launch.');
+  await expect(lowered).toHaveCount(0);
+  // Variant and Start say what they do.
+  await expect(launch.getByLabel('Variant')).toHaveAccessibleDescription(
+    /^0: a variant picked at random for each game\. 1, 2, …: that variant/,
+  );
+  await expect(launch.getByRole('checkbox', { name: 'Start' })).toHaveAccessibleDescription(
+    /^Deploy the machines and start the clock at launch\. Unchecked, the game waits/,
+  );
+  // Launch lines up with the fields above it.
+  const fieldBox = await minutes.boundingBox();
+  const launchBox = await launch.getByRole('button', { name: 'Launch' }).boundingBox();
+  expect(launchBox?.x).toBe(fieldBox?.x);
   await page.screenshot({ path: test.info().outputPath('playtab-cap.png') });
   await minutes.fill('20');
   await expect(lowered).toHaveCount(0);
   await minutes.fill('45');
   await expect(lowered).toHaveText('45 minutes is lowered to 30 at launch.');
+  await minutes.fill('');
+  await expect(lowered).toHaveCount(0);
 
-  // The game gets the 30 minutes the note announced.
+  // The game gets the workspace's 30 minutes.
   await launch.getByRole('button', { name: 'Launch' }).click();
   await page.waitForURL(/\/mojo\/[0-9a-f]{32}\/[^/]+$/, { timeout: 30_000 });
   await expect(page.getByRole('timer', { name: 'Countdown' })).toHaveText(

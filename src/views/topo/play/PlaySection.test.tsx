@@ -50,11 +50,29 @@ async function renderTab(durationMinutes: number, accountMaxMinutes = 0) {
 }
 
 describe('PlaySection', () => {
-  it("shows the workspace's duration as the cap of Max minutes, and says when it lowers a value", async () => {
+  it('explains Variant and Start beside them', async () => {
+    await renderTab(30);
+    const description = (input: HTMLInputElement | null | undefined) =>
+      document.getElementById(input?.getAttribute('aria-describedby') ?? '')?.textContent ?? '';
+    const inputs = [...(container?.querySelectorAll<HTMLInputElement>('input') ?? [])];
+    const variant = inputs.find((input) => input.closest('label')?.textContent === 'Variant');
+    const start = inputs.find((input) => input.closest('label')?.textContent === 'Start');
+    expect(description(variant)).toContain('0: a variant picked at random for each game.');
+    expect(description(start)).toContain('Deploy the machines and start the clock at launch.');
+  });
+
+  it("offers the workspace's duration as Max minutes, and says when it lowers a value", async () => {
     const { note, setMinutes } = await renderTab(30);
-    const field = container?.querySelector<HTMLInputElement>('input[aria-describedby]');
-    expect(field?.value).toBe('60');
+    const field = container?.querySelector<HTMLInputElement>(
+      'input[aria-describedby="tp-launch-minutes-cap"]',
+    );
+    expect(field?.value).toBe('');
+    expect(field?.placeholder).toBe('30');
     expect(note()).toContain("At most 30 minutes: the workspace's duration.");
+    expect(note()).toContain('Left empty, the game lasts 30 minutes.');
+    expect(note()).not.toContain('lowered');
+    await setMinutes(60);
+    expect(field?.value).toBe('60');
     expect(note()).toContain('60 minutes is lowered to 30 at launch.');
     await setMinutes(20);
     expect(note()).not.toContain('lowered');

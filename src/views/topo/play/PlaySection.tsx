@@ -19,18 +19,31 @@ import { selectWorkspaceHeader } from '../../../machines/workspaceEditorMachine.
 import { Spinner } from '../../common/Spinner';
 import { PlayLaunchContext } from './playLaunchContext';
 
-const NUMBERS: readonly [NumericLaunchOption, string][] = [
-  ['variant', 'Variant'],
-  ['maxAttempts', 'Max attempts'],
-  ['maxMinutes', 'Max minutes'],
-  ['points', 'Points'],
+import './play.css';
+
+/** What a number means, where the label alone does not say it (wire reference §4.2). */
+const NUMBERS: readonly [NumericLaunchOption, string, string | null][] = [
+  [
+    'variant',
+    'Variant',
+    '0: a variant picked at random for each game. 1, 2, …: that variant of the challenge (a number past the last is the last).',
+  ],
+  ['maxAttempts', 'Max attempts', null],
+  ['maxMinutes', 'Max minutes', null],
+  ['points', 'Points', null],
 ];
 
-const FLAGS: readonly [FlagLaunchOption, string][] = [
-  ['allowReset', 'Allow reset'],
-  ['allowPreview', 'Allow preview'],
-  ['startGamespace', 'Start'],
+const FLAGS: readonly [FlagLaunchOption, string, string | null][] = [
+  ['allowReset', 'Allow reset', null],
+  ['allowPreview', 'Allow preview', null],
+  [
+    'startGamespace',
+    'Start',
+    'Deploy the machines and start the clock at launch. Unchecked, the game waits on its page until Start is pressed there.',
+  ],
 ];
+
+const hintId = (option: string) => `tp-launch-hint-${option}`;
 
 const selectOptions = (snapshot: GamespaceLaunchSnapshot) => snapshot.context.options;
 const selectError = (snapshot: GamespaceLaunchSnapshot) => snapshot.context.error;
@@ -50,13 +63,14 @@ const CAP_NOTE_ID = 'tp-launch-minutes-cap';
 
 /**
  * The server lowers Max minutes to the cap at launch: the author learns of it here rather than
- * from a shorter clock.
+ * from a shorter clock. Left empty (0), the game gets the cap.
  */
 function MinutesCapNote({ cap, requested }: { cap: MinutesCap; requested: number }) {
   return (
     <div id={CAP_NOTE_ID} className="tp-launch-note">
       <span className="tp-muted">
         At most {cap.minutes} minutes: {CAP_SOURCES[cap.source]}.
+        {requested === 0 && ` Left empty, the game lasts ${cap.minutes} minutes.`}
       </span>
       {requested > cap.minutes && (
         <span className="tp-launch-lowered" role="status">
@@ -80,7 +94,7 @@ function LaunchForm({ launcher, cap }: { launcher: GamespaceLaunchActorRef; cap:
         launcher.send({ type: 'launch.requested' });
       }}
     >
-      {NUMBERS.map(([option, label]) => (
+      {NUMBERS.map(([option, label, hint]) => (
         <Fragment key={option}>
           <label className="tp-launch-field">
             <span>{label}</span>
@@ -88,8 +102,12 @@ function LaunchForm({ launcher, cap }: { launcher: GamespaceLaunchActorRef; cap:
               className="p-inputtext p-component"
               type="number"
               min={0}
-              value={options[option]}
-              aria-describedby={option === 'maxMinutes' ? CAP_NOTE_ID : undefined}
+              // Max minutes 0 is the cap, shown as the field's placeholder.
+              value={option === 'maxMinutes' && options.maxMinutes === 0 ? '' : options[option]}
+              placeholder={option === 'maxMinutes' ? String(cap.minutes) : undefined}
+              aria-describedby={
+                option === 'maxMinutes' ? CAP_NOTE_ID : hint ? hintId(option) : undefined
+              }
               onChange={(e) =>
                 launcher.send({
                   type: 'launch.numberChanged',
@@ -100,19 +118,32 @@ function LaunchForm({ launcher, cap }: { launcher: GamespaceLaunchActorRef; cap:
             />
           </label>
           {option === 'maxMinutes' && <MinutesCapNote cap={cap} requested={options.maxMinutes} />}
+          {hint && (
+            <p id={hintId(option)} className="tp-launch-note tp-muted">
+              {hint}
+            </p>
+          )}
         </Fragment>
       ))}
-      {FLAGS.map(([option, label]) => (
-        <label key={option} className="tp-launch-flag">
-          <input
-            type="checkbox"
-            checked={options[option]}
-            onChange={(e) =>
-              launcher.send({ type: 'launch.flagChanged', option, value: e.target.checked })
-            }
-          />
-          <span>{label}</span>
-        </label>
+      {FLAGS.map(([option, label, hint]) => (
+        <Fragment key={option}>
+          <label className="tp-launch-flag">
+            <input
+              type="checkbox"
+              checked={options[option]}
+              aria-describedby={hint ? hintId(option) : undefined}
+              onChange={(e) =>
+                launcher.send({ type: 'launch.flagChanged', option, value: e.target.checked })
+              }
+            />
+            <span>{label}</span>
+          </label>
+          {hint && (
+            <p id={hintId(option)} className="tp-launch-note tp-muted">
+              {hint}
+            </p>
+          )}
+        </Fragment>
       ))}
       <div className="tp-actions">
         <button type="submit" className="p-button p-component" disabled={launching}>
