@@ -45,6 +45,13 @@ const FORM_LIMITED_FIELDS = ['name', 'description', 'networks', 'guestinfo'] as 
 export const ONE_PER_PLAYER = -1;
 export const MAX_REPLICAS = 5;
 
+/**
+ * What each Replicas value deploys in a gamespace (wire reference §4.5: `replicas < 0 ?
+ * playerCount : min(replicas, 5)`, copies named `name_1 … name_n` when more than one). 0 is what
+ * a new or linked template has, and deploys one machine like 1.
+ */
+export const REPLICAS_HINT = `0 or 1: one machine. 2 to ${MAX_REPLICAS}: that many, named name_1, name_2, …. ${ONE_PER_PLAYER}: one per player, at most ${MAX_REPLICAS}.`;
+
 /** A template as the server sends it: any field may be missing or null. */
 export interface TemplateFieldsSource {
   name?: string | null;

@@ -112,6 +112,19 @@ describe('TemplateEditor', () => {
     expect(view.button('Re-link')).toBeNull();
   });
 
+  it('explains every value of Replicas: 0 or 1, 2 to 5, and -1', async () => {
+    const view = await renderEditor();
+    const replicas = view.control('Replicas');
+    expect(replicas.value).toBe('0');
+    const description = (replicas.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .map((id) => document.getElementById(id)?.textContent ?? '')
+      .join(' ');
+    expect(description).toBe(
+      '0 or 1: one machine. 2 to 5: that many, named name_1, name_2, …. -1: one per player, at most 5.',
+    );
+  });
+
   it('shows the name rule, hyphenates as typed and saves when the field is left', async () => {
     const view = await renderEditor();
     await view.type('Name', '');

@@ -1,6 +1,6 @@
 import { useSelector } from '@xstate/react';
 import { useId } from 'react';
-import type { TemplateField } from '../../../domain/templateFields';
+import { REPLICAS_HINT, type TemplateField } from '../../../domain/templateFields';
 import type { AutosaveFormActorRef } from '../../../machines/autosaveFormMachine';
 import type { TemplateActionsActorRef } from '../../../machines/templateActionsMachine';
 import {
@@ -57,7 +57,7 @@ const FIELDS: Array<{
     multiline: true,
     hint: 'key = value, one per line; lines starting with # are ignored.',
   },
-  { field: 'replicas', label: 'Replicas', type: 'number', hint: '-1 deploys one per player.' },
+  { field: 'replicas', label: 'Replicas', type: 'number', hint: REPLICAS_HINT },
   { field: 'variant', label: 'Variant', type: 'number', hint: '0 deploys in all variants.' },
 ];
 
