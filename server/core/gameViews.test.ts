@@ -109,12 +109,29 @@ describe('challengeView', () => {
     expect(currentSectionIndex(s.challenge!)).toBe(1);
   });
 
-  it('reveals an answer only once it is graded correct', () => {
+  it('shows the answer that was submitted once graded correct, never the answer key', () => {
     const s = spec(true);
+    s.challenge!.sections[0]!.questions[0]! = {
+      ...s.challenge!.sections[0]!.questions[0]!,
+      answer: 'secret|hush',
+      grader: 'matchAny',
+    };
     s.challenge!.sections[0]!.questions[1]!.hidden = false;
+    s.submissions = [
+      { id: 'g', timestamp: 't1', sectionIndex: 0, questions: [{ answer: 'nope' }] },
+      { id: 'g', timestamp: 't2', sectionIndex: 1, questions: [{ answer: 'Hush' }] },
+      {
+        id: 'g',
+        timestamp: 't3',
+        sectionIndex: 0,
+        questions: [{ answer: 'Hush' }, { answer: 'x' }],
+      },
+    ];
     const [found, open] = challengeView(s)!.questions;
-    expect(found!.answer).toBe('secret');
+    expect(found!.answer).toBe('Hush');
     expect(open!.answer).toBe('');
+    const progress = challengeProgress(s, { id: 'g', expirationTime: 0 });
+    expect(progress.variant.sections[0]!.questions.map((q) => q.answer)).toEqual(['Hush', '']);
   });
 });
 

@@ -4,7 +4,7 @@ import type {
   SectionSpec,
   VariantSpec,
 } from '../../src/domain/challenge';
-import { isSectionEligible, points } from '../../src/domain/graders';
+import { isMatch, isSectionEligible, points } from '../../src/domain/graders';
 import type { GamespaceTable } from '../store/schema';
 
 // What a player sees of a gamespace's challenge (wire reference §2.3). Two views of the same
@@ -15,7 +15,7 @@ import type { GamespaceTable } from '../store/schema';
 export interface QuestionView {
   text: string;
   hint: string;
-  /** Only once the question is graded correct; grading replaces it with the submitted answer. */
+  /** Only once the question is graded correct: the answer the player submitted, never the key. */
   answer: string;
   example: string;
   weight: number;
@@ -76,18 +76,59 @@ export interface ChallengeProgressView {
 
 const isUnset = (date: string | null | undefined) => !date || date.startsWith('0001-');
 
-/** A question as a player may see it: the answer stays secret until it is found. */
-function questionView(q: QuestionSpec, scale: (weight: number) => number): QuestionView {
+/**
+ * The answer a player gave to a question they got right: the first stored submission of its set
+ * that the question's grader accepts. Grading skips a question once it is correct, so that is the
+ * submission that made it correct, in a grade as in a regrade (which replays the submissions in
+ * order). Empty for a question not yet correct. The stored `answer` is the key, which for
+ * matchAny and matchAll lists every alternative: a player is shown what they found, never it.
+ */
+function foundAnswer(
+  spec: Pick<ChallengeSpec, 'submissions'>,
+  sectionIndex: number,
+  questionIndex: number,
+  q: QuestionSpec,
+): string {
+  if (!(q.isCorrect && q.isGraded)) return '';
+  for (const submission of spec.submissions) {
+    if (submission.sectionIndex !== sectionIndex) continue;
+    const answer = submission.questions[questionIndex]?.answer ?? '';
+    if (answer.trim() !== '' && isMatch(q.grader, q.answer, answer)) return answer;
+  }
+  return '';
+}
+
+/** A question as a player may see it: the answer key stays secret, even once it is found. */
+function questionView(
+  q: QuestionSpec,
+  scale: (weight: number) => number,
+  found: string,
+): QuestionView {
   return {
     text: q.text,
     hint: q.hint,
-    answer: q.isCorrect && q.isGraded ? q.answer : '',
+    answer: found,
     example: q.example,
     weight: scale(q.weight),
     penalty: scale(q.penalty),
     isCorrect: q.isCorrect,
     isGraded: q.isGraded,
   };
+}
+
+/** The visible questions of a set as a player sees them. */
+function sectionQuestions(
+  spec: ChallengeSpec,
+  sectionIndex: number,
+  scale: (weight: number) => number,
+  options: { hidden: boolean },
+): QuestionView[] {
+  const section = spec.challenge?.sections[sectionIndex];
+  return (section?.questions ?? []).flatMap((q, j) =>
+    q.hidden && !options.hidden
+      ? []
+      : [questionView(q, scale, foundAnswer(spec, sectionIndex, j, q))],
+  );
 }
 
 const isComplete = (section: SectionSpec) => section.questions.every((q) => q.isCorrect);
@@ -121,7 +162,7 @@ export function challengeView(spec: ChallengeSpec): ChallengeView | null {
     sectionScore: inPoints(section.score),
     sectionText: section.text,
     lastScoreTime: spec.lastScoreTime,
-    questions: section.questions.filter((q) => !q.hidden).map((q) => questionView(q, inPoints)),
+    questions: sectionQuestions(spec, index, inPoints, { hidden: false }),
   };
 }
 
@@ -153,16 +194,20 @@ export function challengeProgress(
     score: points(spec.score, spec.maxPoints),
     variant: {
       text: variant?.text ?? '',
-      sections: sections
-        .filter((_, i) => isSectionEligible({ sections }, i))
-        .map((s) => ({
-          name: s.name,
-          preReqPrevSection: s.preReqPrevSection,
-          preReqTotal: s.preReqTotal,
-          score: s.score,
-          text: s.text,
-          questions: s.questions.map((q) => questionView(q, (w) => w)),
-        })),
+      sections: sections.flatMap((s, i) =>
+        isSectionEligible({ sections }, i)
+          ? [
+              {
+                name: s.name,
+                preReqPrevSection: s.preReqPrevSection,
+                preReqTotal: s.preReqTotal,
+                score: s.score,
+                text: s.text,
+                questions: sectionQuestions(spec, i, (w) => w, { hidden: true }),
+              },
+            ]
+          : [],
+      ),
       totalSectionCount: sections.length,
     },
     text: spec.text,

@@ -227,7 +227,26 @@ export interface GradingDeps {
 
 /** What grading needs to know of GameState: its challenge's questions, to copy answers into. */
 export interface GameStateLike {
-  challenge?: { questions: Array<{ answer: string }> } | null;
+  challenge?: { sectionIndex: number; questions: Array<{ answer: string }> } | null;
+}
+
+/**
+ * The state answered to a submission: the submitted answers copied into its questions by
+ * position (§4.4 step 6), while it still shows the set submitted (completing a set moves the view
+ * on to the next one, whose questions those answers are not). A copy, never the state itself:
+ * gamespaces.ts keeps each gamespace's challenge view for every later reader.
+ */
+export function withSubmittedAnswers<S extends GameStateLike>(
+  state: S,
+  input: Pick<SubmissionInput, 'sectionIndex' | 'questions'>,
+): S {
+  const challenge = state.challenge;
+  if (!challenge || challenge.sectionIndex !== input.sectionIndex) return state;
+  const questions = challenge.questions.map((q, i) => ({
+    ...q,
+    answer: input.questions[i]?.answer ?? '',
+  }));
+  return { ...state, challenge: { ...challenge, questions } };
 }
 
 export function createGradingService(deps: GradingDeps) {
@@ -360,11 +379,7 @@ export function createGradingService(deps: GradingDeps) {
       const state = await stateOf(row);
       announce(row, actor, state);
       if (result.completed) deps.ended(row.id);
-      const questions = state.challenge?.questions ?? [];
-      questions.forEach((q, i) => {
-        q.answer = input.questions[i]?.answer ?? '';
-      });
-      return state;
+      return withSubmittedAnswers(state, input);
     },
 
     /** POST api/gamespace/{id}/regrade (gs.CanManage). */

@@ -174,6 +174,30 @@ describe.each(testEngines())('grading on %s', (engine) => {
     expect((await call('GET', path, keys.observer!)).status).toBe(403);
   });
 
+  it('a correct question shows the answer submitted for it, never the answer key', async () => {
+    // Question 2 is matchAny with the key 'red|blue': a player who answered 'Blue' must not be
+    // shown the other alternatives, neither in the progress nor in GameState (wire §2.3).
+    const gs = await gamespace();
+    await grade(keys.player!, gs.id, 0, 'nothing', 'Blue');
+    const state = await call('GET', `/api/gamespace/${gs.id}`, keys.player!);
+    expect(state.body!.challenge.questions.map((x: Json) => [x.answer, x.isCorrect])).toEqual([
+      ['', false],
+      ['Blue', true],
+    ]);
+    await grade(keys.player!, gs.id, 0, 'Alpha', 'Blue');
+    const progress = await call('GET', `/api/gamespace/${gs.id}/challenge/progress`, keys.player!);
+    expect(progress.status).toBe(200);
+    const first = progress.body!.variant.sections[0].questions as Json[];
+    expect(first.map((x) => [x.answer, x.isCorrect])).toEqual([
+      ['Alpha', true],
+      ['Blue', true],
+    ]);
+    // The set this opened, not yet answered, shows no answer.
+    expect(progress.body!.variant.sections[1].questions[0].answer).toBe('');
+    expect(JSON.stringify(progress.body)).not.toContain('red|blue');
+    expect(JSON.stringify(state.body)).not.toContain('red|blue');
+  });
+
   it('challenge: admins and observers of the audience read the answers; others get 403', async () => {
     const secret = await gamespace();
     const open = await gamespace({ workspaceId: openWs });
