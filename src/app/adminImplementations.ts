@@ -16,6 +16,7 @@ import {
   uploadWorkspaces,
 } from '../api/admin';
 import type { HttpClient } from '../api/http';
+import { listWorkspaces } from '../api/workspaces';
 import type { adminDashboardMachine } from '../machines/adminDashboardMachine';
 import type { adminVmsMachine } from '../machines/adminVmsMachine';
 import type { serverLogMachine } from '../machines/serverLogMachine';
@@ -74,11 +75,18 @@ export const workspaceArchiveImplementations = (
     exportWorkspaces: fromTaskEither(({ ids }: { ids: string[] }, signal) =>
       exportWorkspaces(http)(ids, signal),
     ),
-    downloadArchive: fromTaskEither(({ ids }: { ids: string[] }, signal) =>
+    loadWorkspaces: fromTaskEither((_: void, signal) =>
       pipe(
-        downloadWorkspaces(http)(ids, signal),
-        TE.map((zip): unknown => saveBlob(zip, 'topomojo-export.zip')),
+        listWorkspaces(http)({}, signal),
+        TE.map((list) => list.map((w) => ({ id: w.id, name: w.name ?? w.id }))),
       ),
+    ),
+    downloadArchive: fromTaskEither(
+      ({ ids, fileName }: { ids: string[]; fileName: string }, signal) =>
+        pipe(
+          downloadWorkspaces(http)(ids, signal),
+          TE.map((zip): unknown => saveBlob(zip, fileName)),
+        ),
     ),
     importWorkspaces: fromTaskEither((_: void, signal) => importWorkspaces(http)(signal)),
     uploadArchive: fromTaskEither(({ file, fileName }: { file: Blob; fileName: string }, signal) =>

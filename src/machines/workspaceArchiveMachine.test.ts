@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise } from 'xstate';
-import {
-  parseWorkspaceIds,
-  workspaceArchiveMachine,
-  type WorkspaceArchiveSnapshot,
-} from './workspaceArchiveMachine';
+import { archiveFileName, type ArchiveCandidate } from '../domain/workspaceArchive';
+import { workspaceArchiveMachine, type WorkspaceArchiveSnapshot } from './workspaceArchiveMachine';
 import {
   selectArchiveDone,
   selectArchiveError,
+  selectArchiveListError,
+  selectArchiveMatches,
   selectArchiveResults,
   selectCanExport,
   selectIsArchiveBusy,
@@ -24,7 +23,12 @@ interface Call {
   answer: Deferred<unknown>;
 }
 
-function start() {
+const LABS: ArchiveCandidate[] = [
+  { id: 'w1', name: 'Web Forensics' },
+  { id: 'w2', name: 'Network Basics' },
+];
+
+function start(list: Promise<ArchiveCandidate[]> = new Promise(() => {})) {
   const calls: Call[] = [];
   const call = <T, I>(kind: Kind) =>
     fromPromise<T, I>(({ input }) => {
@@ -35,8 +39,9 @@ function start() {
   const actor = createActor(
     workspaceArchiveMachine.provide({
       actors: {
+        loadWorkspaces: fromPromise<ArchiveCandidate[], void>(() => list),
         exportWorkspaces: call<unknown, { ids: string[] }>('exportWorkspaces'),
-        downloadArchive: call<unknown, { ids: string[] }>('downloadArchive'),
+        downloadArchive: call<unknown, { ids: string[]; fileName: string }>('downloadArchive'),
         importWorkspaces: call<string[], void>('importWorkspaces'),
         uploadArchive: call<string[], { file: Blob; fileName: string }>('uploadArchive'),
       },
@@ -54,34 +59,55 @@ function start() {
   return { actor, calls, last, answer, fail, snap: () => actor.getSnapshot() };
 }
 
-describe('parseWorkspaceIds', () => {
-  it('splits on spaces, commas and lines, once each; "all" alone means every workspace', () => {
-    expect(parseWorkspaceIds('  ')).toEqual([]);
-    expect(parseWorkspaceIds('a1, b2\nc3 a1')).toEqual(['a1', 'b2', 'c3']);
-    expect(parseWorkspaceIds('a1 ALL')).toEqual(['all']);
-  });
-});
-
 describe('workspaceArchiveMachine', () => {
-  it('downloads the ids typed, one operation at a time, and confirms it', async () => {
-    const d = start();
+  it('lists the workspaces by name and narrows them to the search typed', async () => {
+    const d = start(Promise.resolve(LABS));
+    await flush();
+    expect(selectArchiveMatches(d.snap()).map((w) => w.name)).toEqual([
+      'Network Basics',
+      'Web Forensics',
+    ]);
+    d.actor.send({ type: 'archive.termEdited', text: 'web' });
+    expect(selectArchiveMatches(d.snap())).toEqual([LABS[0]]);
+  });
+
+  it('says why the workspaces could not be listed', async () => {
+    const d = start(Promise.reject({ status: 403, message: 'ActionForbidden' }));
+    await flush();
+    expect(selectArchiveListError(d.snap())).toBe('You are not allowed to do this.');
+  });
+
+  it('downloads the workspaces ticked, named after them, one operation at a time', async () => {
+    const d = start(Promise.resolve(LABS));
+    await flush();
     expect(selectCanExport(d.snap())).toBe(false);
     d.actor.send({ type: 'archive.downloadRequested' });
     expect(d.calls).toHaveLength(0);
-    d.actor.send({ type: 'archive.idsEdited', text: 'w1 w2' });
+    d.actor.send({ type: 'archive.workspaceToggled', id: 'w1' });
+    d.actor.send({ type: 'archive.workspaceToggled', id: 'w2' });
     d.actor.send({ type: 'archive.downloadRequested' });
-    expect(d.last('downloadArchive').input).toEqual({ ids: ['w1', 'w2'] });
+    expect(d.last('downloadArchive').input).toEqual({
+      ids: ['w1', 'w2'],
+      fileName: 'topomojo-web-forensics-and-1-more.zip',
+    });
     expect(selectIsArchiveBusy(d.snap())).toBe(true);
     d.actor.send({ type: 'archive.importRequested' });
     expect(d.calls).toHaveLength(1);
     await d.answer('downloadArchive', undefined);
     expect(selectIsArchiveBusy(d.snap())).toBe(false);
-    expect(selectArchiveDone(d.snap())).toMatch(/Downloaded/);
+    expect(selectArchiveDone(d.snap())).toBe('Downloaded topomojo-web-forensics-and-1-more.zip.');
+  });
+
+  it('a workspace ticked twice is not exported', () => {
+    const d = start(Promise.resolve(LABS));
+    d.actor.send({ type: 'archive.workspaceToggled', id: 'w1' });
+    d.actor.send({ type: 'archive.workspaceToggled', id: 'w1' });
+    expect(selectCanExport(d.snap())).toBe(false);
   });
 
   it('exports "all" to the server folder', async () => {
     const d = start();
-    d.actor.send({ type: 'archive.idsEdited', text: 'all' });
+    d.actor.send({ type: 'archive.allToggled' });
     d.actor.send({ type: 'archive.exportRequested' });
     expect(d.last('exportWorkspaces').input).toEqual({ ids: ['all'] });
     await d.answer('exportWorkspaces', '');
@@ -128,10 +154,11 @@ describe('workspaceArchiveMachine', () => {
         serializeState: (snapshot) =>
           JSON.stringify([
             snapshot.value,
-            (snapshot as unknown as WorkspaceArchiveSnapshot).context.ids !== '',
+            (snapshot as unknown as WorkspaceArchiveSnapshot).context.selected.length > 0,
           ]),
         payloads: [
-          { type: 'archive.idsEdited', text: 'w1' },
+          { type: 'archive.workspaceToggled', id: 'w1' },
+          { type: 'archive.termEdited', text: 'w' },
           { type: 'archive.uploadRequested', file: new Blob(['x']), fileName: 'a.zip' },
         ],
       }),
@@ -181,7 +208,7 @@ describe('workspaceArchiveMachine against its model', () => {
       modelDisagreements(model, workspaceArchiveMachine, {
         states: Object.fromEntries(['idle', ...operations].map((s) => [s, s])),
         events: {
-          EDITED: 'archive.idsEdited',
+          EDITED: 'archive.workspaceToggled',
           EXPORT: 'archive.exportRequested',
           DOWNLOAD: 'archive.downloadRequested',
           IMPORT: 'archive.importRequested',
@@ -189,6 +216,8 @@ describe('workspaceArchiveMachine against its model', () => {
           DONE: operations.map((s) => `xstate.done.actor.0.workspaceArchive.${s}`),
           FAILED: operations.map((s) => `xstate.error.actor.0.workspaceArchive.${s}`),
         },
+        // Searching the list and ticking "all" only change what is picked, in any state.
+        unmodelledEvents: ['archive.termEdited', 'archive.allToggled'],
       }),
     ).toEqual([]);
   });
@@ -211,7 +240,7 @@ describe('workspaceArchiveMachine against its model', () => {
     it(path.description, async () => {
       const d = start();
       // What the panel should show.
-      let ids = '';
+      const ids: string[] = [];
       let done: string | null = null;
       let error: string | null = null;
       let results: { kind: 'imported' | 'uploaded'; items: string[] } | null = null;
@@ -221,7 +250,7 @@ describe('workspaceArchiveMachine against its model', () => {
         const s = d.snap();
         expect(s.value).toBe(state);
         expect(selectIsArchiveBusy(s)).toBe(state !== 'idle');
-        expect(selectCanExport(s)).toBe(state === 'idle' && ids !== '');
+        expect(selectCanExport(s)).toBe(state === 'idle' && ids.length > 0);
         expect(selectArchiveDone(s)).toBe(done);
         expect(selectArchiveError(s)).toBe(error);
         expect(selectArchiveResults(s)).toEqual(results);
@@ -234,25 +263,30 @@ describe('workspaceArchiveMachine against its model', () => {
         results = null;
       };
       const edit = () => {
-        ids = `w${++next}`;
-        d.actor.send({ type: 'archive.idsEdited', text: ids });
+        const id = `w${++next}`;
+        ids.push(id);
+        d.actor.send({ type: 'archive.workspaceToggled', id });
       };
       await path.test({
         states: Object.fromEntries(['idle', ...operations].map((s) => [s, expectPanel(s)])),
         events: {
           EDITED: edit,
           EXPORT: () => {
-            // Nothing typed: the model's EXPORT is then typed ids exported.
-            if (ids === '') edit();
+            // Nothing ticked: the model's EXPORT is then ticked workspaces exported.
+            if (ids.length === 0) edit();
             begin('exporting');
             d.actor.send({ type: 'archive.exportRequested' });
-            expect(d.last('exportWorkspaces').input).toEqual({ ids: [ids] });
+            expect(d.last('exportWorkspaces').input).toEqual({ ids });
           },
           DOWNLOAD: () => {
-            if (ids === '') edit();
+            if (ids.length === 0) edit();
             begin('downloading');
             d.actor.send({ type: 'archive.downloadRequested' });
-            expect(d.last('downloadArchive').input).toEqual({ ids: [ids] });
+            // The list is not loaded here: the ids stand for the names.
+            expect(d.last('downloadArchive').input).toEqual({
+              ids,
+              fileName: archiveFileName({ all: false, names: ids }),
+            });
           },
           IMPORT: () => {
             begin('importing');
@@ -267,7 +301,9 @@ describe('workspaceArchiveMachine against its model', () => {
           DONE: async () => {
             const items = [`added-${++next}`];
             if (pending === 'exporting') done = "Exported to the server's folder (_export).";
-            if (pending === 'downloading') done = 'Downloaded topomojo-export.zip.';
+            if (pending === 'downloading') {
+              done = `Downloaded ${archiveFileName({ all: false, names: ids })}.`;
+            }
             if (pending === 'importing') results = { kind: 'imported', items };
             if (pending === 'uploading') results = { kind: 'uploaded', items };
             await d.answer(kindOf[pending]!, items);

@@ -1,18 +1,18 @@
 import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import { errorMessage } from '../domain/text';
-
-/**
- * The ids typed into the export box: separated by spaces, commas or new lines, each once. "all"
- * anywhere means every workspace, which the server reads from `["all"]` alone.
- */
-export function parseWorkspaceIds(text: string): string[] {
-  const ids = [...new Set(text.split(/[\s,;]+/).filter((id) => id !== ''))];
-  return ids.some((id) => id.toLowerCase() === 'all') ? ['all'] : ids;
-}
+import { archiveFileName, type ArchiveCandidate } from '../domain/workspaceArchive';
 
 export interface WorkspaceArchiveContext {
-  /** The export box as typed. */
-  ids: string;
+  /** Every workspace the admin may export, by name; empty until the list has loaded. */
+  workspaces: ArchiveCandidate[];
+  /** Why the list of workspaces could not be loaded; null when it was (or is being) loaded. */
+  listError: string | null;
+  /** The search typed above the list. */
+  term: string;
+  /** The ids ticked in the list, in the order they were ticked. */
+  selected: string[];
+  /** Every workspace is exported, whatever is ticked. */
+  all: boolean;
   /** What the last import or upload answered (ids added, or "{file}: {why}"); null before one. */
   results: { kind: 'imported' | 'uploaded'; items: string[] } | null;
   /** The confirmation of the last export or download. */
@@ -21,11 +21,24 @@ export interface WorkspaceArchiveContext {
 }
 
 export type WorkspaceArchiveEvent =
-  | { type: 'archive.idsEdited'; text: string }
+  | { type: 'archive.termEdited'; text: string }
+  | { type: 'archive.workspaceToggled'; id: string }
+  | { type: 'archive.allToggled' }
   | { type: 'archive.exportRequested' }
   | { type: 'archive.downloadRequested' }
   | { type: 'archive.importRequested' }
   | { type: 'archive.uploadRequested'; file: Blob; fileName: string };
+
+/** The ids the server is asked for: `["all"]` alone means every workspace. */
+const idsOf = (context: WorkspaceArchiveContext): string[] =>
+  context.all ? ['all'] : context.selected;
+
+/** The download's file name, after the workspaces ticked. */
+const fileNameOf = (context: WorkspaceArchiveContext): string =>
+  archiveFileName({
+    all: context.all,
+    names: context.selected.map((id) => context.workspaces.find((w) => w.id === id)?.name ?? id),
+  });
 
 const notProvided = (name: string): Error =>
   new Error(`workspaceArchiveMachine: '${name}' is provided by the app (src/app)`);
@@ -45,8 +58,12 @@ export const workspaceArchiveMachine = setup({
     exportWorkspaces: fromPromise<unknown, { ids: string[] }>(() => {
       throw notProvided('exportWorkspaces');
     }),
-    /** POST admin/download, saved through the browser by the app. */
-    downloadArchive: fromPromise<unknown, { ids: string[] }>(() => {
+    /** GET workspaces: every workspace, for the list to pick from. */
+    loadWorkspaces: fromPromise<ArchiveCandidate[], void>(() => {
+      throw notProvided('loadWorkspaces');
+    }),
+    /** POST admin/download, saved through the browser by the app as `fileName`. */
+    downloadArchive: fromPromise<unknown, { ids: string[]; fileName: string }>(() => {
       throw notProvided('downloadArchive');
     }),
     /** GET admin/import. */
@@ -59,7 +76,7 @@ export const workspaceArchiveMachine = setup({
     }),
   },
   guards: {
-    hasIds: ({ context }) => parseWorkspaceIds(context.ids).length > 0,
+    hasIds: ({ context }) => idsOf(context).length > 0,
   },
   actions: {
     cleared: assign({ done: null, error: null, results: null }),
@@ -67,12 +84,38 @@ export const workspaceArchiveMachine = setup({
 }).createMachine({
   id: 'workspaceArchive',
   description: 'Export and import of workspaces as a zip: download, export, import and upload.',
-  context: { ids: '', results: null, done: null, error: null },
+  context: {
+    workspaces: [],
+    listError: null,
+    term: '',
+    selected: [],
+    all: false,
+    results: null,
+    done: null,
+    error: null,
+  },
+  // The list to pick from is loaded once, while the panel is open, whatever it is doing.
+  invoke: {
+    src: 'loadWorkspaces',
+    onDone: { actions: assign({ workspaces: ({ event }) => event.output }) },
+    onError: { actions: assign({ listError: ({ event }) => errorMessage(event.error) }) },
+  },
+  on: {
+    'archive.termEdited': { actions: assign({ term: ({ event }) => event.text }) },
+  },
   initial: 'idle',
   states: {
     idle: {
       on: {
-        'archive.idsEdited': { actions: assign({ ids: ({ event }) => event.text }) },
+        'archive.workspaceToggled': {
+          actions: assign({
+            selected: ({ context, event }) =>
+              context.selected.includes(event.id)
+                ? context.selected.filter((id) => id !== event.id)
+                : [...context.selected, event.id],
+          }),
+        },
+        'archive.allToggled': { actions: assign({ all: ({ context }) => !context.all }) },
         'archive.exportRequested': { guard: 'hasIds', target: 'exporting', actions: 'cleared' },
         'archive.downloadRequested': {
           guard: 'hasIds',
@@ -87,7 +130,7 @@ export const workspaceArchiveMachine = setup({
       tags: ['busy'],
       invoke: {
         src: 'exportWorkspaces',
-        input: ({ context }) => ({ ids: parseWorkspaceIds(context.ids) }),
+        input: ({ context }) => ({ ids: idsOf(context) }),
         onDone: {
           target: 'idle',
           actions: assign({ done: "Exported to the server's folder (_export)." }),
@@ -102,8 +145,11 @@ export const workspaceArchiveMachine = setup({
       tags: ['busy'],
       invoke: {
         src: 'downloadArchive',
-        input: ({ context }) => ({ ids: parseWorkspaceIds(context.ids) }),
-        onDone: { target: 'idle', actions: assign({ done: 'Downloaded topomojo-export.zip.' }) },
+        input: ({ context }) => ({ ids: idsOf(context), fileName: fileNameOf(context) }),
+        onDone: {
+          target: 'idle',
+          actions: assign({ done: ({ context }) => `Downloaded ${fileNameOf(context)}.` }),
+        },
         onError: {
           target: 'idle',
           actions: assign({ error: ({ event }) => errorMessage(event.error) }),

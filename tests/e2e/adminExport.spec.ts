@@ -4,7 +4,7 @@ import { E2E_PORT } from '../../playwright.config';
 import { accessToken, apiOf, extraServer, signIn } from './support';
 
 // Export and import in the admin Dashboard (issue 17): an admin downloads a workspace's archive
-// from one server and uploads it on a second server with an empty database, where the workspace
+// from one server (picked by name) and uploads it on a second server with an empty database, where the workspace
 // and its guide arrive; a file that is not an archive is refused with a sentence.
 
 test('a workspace downloaded from one server is uploaded on an empty second server', async ({
@@ -32,15 +32,23 @@ test('a workspace downloaded from one server is uploaded on an empty second serv
     await page.goto('/admin');
     const panel = page.getByRole('region', { name: 'Export and import' });
     await expect(panel.getByRole('button', { name: 'Download' })).toBeDisabled();
-    await panel.getByLabel('Workspace ids to export').fill(id);
+    // Picked by name from a searchable list, not by id; the file is named after it.
+    await expect(panel.getByText('_disks.txt')).toBeVisible();
+    await expect(panel).toContainText('copy each of those files to the same path');
+    await panel.getByLabel('Search by name').fill(name);
+    const list = panel.getByRole('list', { name: 'Workspaces' });
+    await expect(list.getByRole('checkbox')).toHaveCount(1);
+    await list.getByRole('checkbox', { name }).check();
+    await expect(panel.getByText('1 selected.')).toBeVisible();
     const downloading = page.waitForEvent('download');
     await panel.getByRole('button', { name: 'Download' }).click();
     const download = await downloading;
-    expect(download.suggestedFilename()).toBe('topomojo-export.zip');
+    const fileName = `topomojo-exported-lab-${name.split(' ').at(-1)}.zip`;
+    expect(download.suggestedFilename()).toBe(fileName);
     const zip = await readFile((await download.path())!);
     // A zip's local file header.
     expect(zip.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
-    await expect(panel.getByRole('status')).toHaveText('Downloaded topomojo-export.zip.');
+    await expect(panel.getByRole('status')).toHaveText(`Downloaded ${fileName}.`);
 
     await startingSecond;
     const other = await secondContext.newPage();

@@ -1,20 +1,31 @@
-import { useSelector } from '@xstate/react';
+import { shallowEqual, useSelector } from '@xstate/react';
 import type { WorkspaceArchiveActorRef } from '../../machines/workspaceArchiveMachine';
 import {
+  selectArchiveAll,
   selectArchiveDone,
   selectArchiveError,
-  selectArchiveIds,
+  selectArchiveListError,
+  selectArchiveMatches,
   selectArchiveResults,
+  selectArchiveSelected,
+  selectArchiveTerm,
+  selectArchiveWorkspaces,
   selectCanExport,
   selectIsArchiveBusy,
 } from '../../machines/workspaceArchiveMachine.selectors';
 import { Icon, piDownload, piFolderOpen, piServer, piSpinner } from '../common/icons';
+import './admin.css';
 
 const BUTTON = 'p-button p-component p-button-sm';
 
 /** Export and import of workspaces as a zip (the admin Dashboard, wire reference §1.8). */
 export function WorkspaceArchivePanel({ archive }: { archive: WorkspaceArchiveActorRef }) {
-  const ids = useSelector(archive, selectArchiveIds);
+  const term = useSelector(archive, selectArchiveTerm);
+  const selected = useSelector(archive, selectArchiveSelected);
+  const all = useSelector(archive, selectArchiveAll);
+  const workspaces = useSelector(archive, selectArchiveWorkspaces);
+  const matches = useSelector(archive, selectArchiveMatches, shallowEqual);
+  const listError = useSelector(archive, selectArchiveListError);
   const canExport = useSelector(archive, selectCanExport);
   const busy = useSelector(archive, selectIsArchiveBusy);
   const done = useSelector(archive, selectArchiveDone);
@@ -27,15 +38,61 @@ export function WorkspaceArchivePanel({ archive }: { archive: WorkspaceArchiveAc
         Moves workspaces between servers as a zip, with their guides, images, templates and
         challenge. Importing the same archive twice adds nothing.
       </p>
-      <label className="tp-field">
-        <span>Workspace ids to export (one or more, or &quot;all&quot;)</span>
-        <textarea
-          className="p-inputtextarea p-inputtext p-component"
-          rows={2}
-          value={ids}
-          onChange={(e) => archive.send({ type: 'archive.idsEdited', text: e.target.value })}
-        />
-      </label>
+      <p className="tp-muted">
+        Disks are not in the archive: its <code>_disks.txt</code> lists the disk images and ISO
+        files the templates use. To bring them along, copy each of those files to the same path in
+        the new server&apos;s storage (its disk and ISO folders) before anyone launches the
+        workspaces there.
+      </p>
+      <fieldset className="tp-archive-pick" disabled={busy}>
+        <legend>Workspaces to export</legend>
+        <label className="tp-archive-all">
+          <input
+            type="checkbox"
+            checked={all}
+            onChange={() => archive.send({ type: 'archive.allToggled' })}
+          />
+          <span>All workspaces ({workspaces.length})</span>
+        </label>
+        <label className="tp-field">
+          <span>Search by name</span>
+          <input
+            type="search"
+            className="p-inputtext p-component"
+            value={term}
+            disabled={all}
+            onChange={(e) => archive.send({ type: 'archive.termEdited', text: e.target.value })}
+          />
+        </label>
+        {listError && (
+          <p className="tp-alert tp-alert-danger" role="alert">
+            The workspaces could not be listed: {listError}
+          </p>
+        )}
+        <ul className="tp-archive-list" aria-label="Workspaces">
+          {matches.map((w) => (
+            <li key={w.id}>
+              <label>
+                <input
+                  type="checkbox"
+                  checked={all || selected.includes(w.id)}
+                  disabled={all}
+                  onChange={() => archive.send({ type: 'archive.workspaceToggled', id: w.id })}
+                />
+                <span>{w.name}</span>
+              </label>
+            </li>
+          ))}
+          {matches.length === 0 && workspaces.length > 0 && (
+            <li className="tp-muted">No workspace is named like that.</li>
+          )}
+        </ul>
+        <p className="tp-muted" aria-live="polite">
+          {all
+            ? 'Every workspace will be exported.'
+            : `${selected.length} selected${selected.length === 0 ? ': tick the workspaces to export.' : '.'}`}
+        </p>
+      </fieldset>
       <div className="tp-actions">
         <button
           type="button"
