@@ -1,4 +1,8 @@
-import type { Collaborator, CollaboratorsSnapshot } from './collaboratorsMachine';
+import {
+  onlyManagerId,
+  type Collaborator,
+  type CollaboratorsSnapshot,
+} from './collaboratorsMachine';
 
 /** The context's own array: a stable reference until the list changes. */
 export const selectCollaborators = (snapshot: CollaboratorsSnapshot): readonly Collaborator[] =>
@@ -20,3 +24,7 @@ export const selectCanRequestRemoval = (snapshot: CollaboratorsSnapshot): boolea
 
 export const selectCollaboratorErrors = (snapshot: CollaboratorsSnapshot): readonly string[] =>
   snapshot.context.errors;
+
+/** The only manager, for whom Remove is not offered (the server would refuse it). */
+export const selectOnlyManagerId = (snapshot: CollaboratorsSnapshot): string | null =>
+  onlyManagerId(snapshot.context.collaborators);

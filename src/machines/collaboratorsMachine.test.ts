@@ -7,6 +7,7 @@ import {
   selectCollaboratorErrors,
   selectCollaborators,
   selectIsConfirmingRemoval,
+  selectOnlyManagerId,
   selectIsRemoving,
   selectRemovalTargetId,
 } from './collaboratorsMachine.selectors';
@@ -81,9 +82,25 @@ describe('collaboratorsMachine', () => {
     expect(selectCanRequestRemoval(actor.getSnapshot())).toBe(true);
   });
 
-  it('lists a refusal (the last manager) as a dismissible error and keeps the collaborator', async () => {
-    const { actor, removals, names } = startCollaborators();
+  it('does not offer to remove the only manager, whom the server would keep', () => {
+    const { actor, removals } = startCollaborators();
+    expect(selectOnlyManagerId(actor.getSnapshot())).toBe('u-1');
     actor.send({ type: 'collaborator.removeRequested', subjectId: 'u-1' });
+    expect(selectIsConfirmingRemoval(actor.getSnapshot())).toBe(false);
+    expect(removals).toHaveLength(0);
+    // With a second manager, either may go.
+    actor.send({
+      type: 'workers.updatedRemotely',
+      workers: [...WORKERS, { subjectId: 'u-3', subjectName: 'Co', permission: 255 }],
+    });
+    expect(selectOnlyManagerId(actor.getSnapshot())).toBeNull();
+    actor.send({ type: 'collaborator.removeRequested', subjectId: 'u-1' });
+    expect(selectIsConfirmingRemoval(actor.getSnapshot())).toBe(true);
+  });
+
+  it('lists a refusal (a non-manager asking) as a dismissible error and keeps the collaborator', async () => {
+    const { actor, removals, names } = startCollaborators();
+    actor.send({ type: 'collaborator.removeRequested', subjectId: 'u-2' });
     actor.send({ type: 'collaborator.removeConfirmed' });
     removals[0]?.result.reject({ status: 400, message: 'ActionForbidden' });
     await flush();

@@ -49,6 +49,15 @@ export const collaboratorsOf = (workers: readonly Worker[] | null | undefined): 
     permission: permissionName(worker.permission),
   }));
 
+/**
+ * The collaborator who is the workspace's only manager, if there is one: the server refuses to
+ * remove them (a workspace keeps a manager), so Remove is not offered for them.
+ */
+export const onlyManagerId = (collaborators: readonly Collaborator[]): string | null => {
+  const managers = collaborators.filter((c) => c.permission === 'manager');
+  return managers.length === 1 ? (managers[0]?.subjectId ?? null) : null;
+};
+
 const notProvided = (name: string): Error =>
   new Error(`collaboratorsMachine: '${name}' is provided by the app (src/app)`);
 
@@ -84,14 +93,16 @@ export const collaboratorsMachine = setup({
     }),
   },
   guards: {
-    isKnownCollaborator: ({ context, event }) =>
+    /** A listed collaborator other than the only manager. */
+    isRemovableCollaborator: ({ context, event }) =>
       event.type === 'collaborator.removeRequested' &&
+      event.subjectId !== onlyManagerId(context.collaborators) &&
       context.collaborators.some((c) => c.subjectId === event.subjectId),
   },
 }).createMachine({
   id: 'collaborators',
   description:
-    'The collaborators list: Remove asks for confirmation, then removes the worker; refusals are listed as dismissible errors; remote updates replace the list.',
+    'The collaborators list: Remove (not offered for the only manager) asks for confirmation, then removes the worker; refusals are listed as dismissible errors; remote updates replace the list.',
   context: ({ input }) => ({
     workspaceId: input.workspaceId,
     collaborators: collaboratorsOf(input.workers),
@@ -107,7 +118,7 @@ export const collaboratorsMachine = setup({
     idle: {
       on: {
         'collaborator.removeRequested': {
-          guard: 'isKnownCollaborator',
+          guard: 'isRemovableCollaborator',
           target: 'confirming',
           actions: assign({
             target: ({ context, event }) =>

@@ -3,6 +3,7 @@ import type { CollaboratorsActorRef } from '../../../machines/collaboratorsMachi
 import {
   selectCanRequestRemoval,
   selectCollaboratorErrors,
+  selectOnlyManagerId,
   selectCollaborators,
   selectIsConfirmingRemoval,
   selectIsRemoving,
@@ -19,6 +20,7 @@ export function Collaborators({ collaborators }: { collaborators: CollaboratorsA
   const removing = useSelector(collaborators, selectIsRemoving);
   const canRemove = useSelector(collaborators, selectCanRequestRemoval);
   const errors = useSelector(collaborators, selectCollaboratorErrors);
+  const onlyManager = useSelector(collaborators, selectOnlyManagerId);
   return (
     <section className="tp-panel" aria-labelledby="tp-collaborators-title">
       <h2 id="tp-collaborators-title">Collaborators</h2>
@@ -33,7 +35,9 @@ export function Collaborators({ collaborators }: { collaborators: CollaboratorsA
           {list.map((c) => (
             <li key={c.subjectId} className="tp-list-item">
               <span>{c.name}</span> <span className="tp-muted tp-small">{c.permission}</span>
-              {target === c.subjectId && confirming ? (
+              {c.subjectId === onlyManager ? (
+                <span className="tp-muted tp-small">Cannot be removed: the only manager.</span>
+              ) : target === c.subjectId && confirming ? (
                 <ConfirmPrompt
                   question={`Remove ${c.name} from this workspace?`}
                   onConfirm={() => collaborators.send({ type: 'collaborator.removeConfirmed' })}

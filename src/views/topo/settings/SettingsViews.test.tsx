@@ -121,7 +121,7 @@ describe('Invitation', () => {
 });
 
 describe('Collaborators', () => {
-  it('lists collaborators and confirms a removal', async () => {
+  it('lists collaborators, offers no Remove for the only manager, and confirms a removal', async () => {
     const removed: unknown[] = [];
     const collaborators = createActor(
       collaboratorsMachine.provide({
@@ -144,7 +144,7 @@ describe('Collaborators', () => {
     const view = await render(<Collaborators collaborators={collaborators} />);
     const items = () => [...view.el.querySelectorAll('ul[aria-label="Collaborators"] > li')];
     expect(items().map((li) => li.textContent)).toEqual([
-      'Creator managerRemove',
+      'Creator managerCannot be removed: the only manager.',
       'Player editorRemove',
     ]);
     await act(async () => items()[1]?.querySelector('button')?.click());
