@@ -31,13 +31,22 @@ import { freePort, nextMessage, percentile } from './processes';
 // PostgreSQL database (BENCH_ENGINE=postgres is implied) and REDIS_URL shared, the same public
 // address (the first's, where players sign in); player i launches through server i % 2.
 //
+// Figures that do not depend on the machine's other load: the server processes' CPU time during
+// the synchronized start, per launch, and on PostgreSQL the database's commits (reads included:
+// every statement outside a transaction commits) and the cluster's WAL flushes per launch.
+//
 // Environment: BENCH_PLAYERS, BENCH_ROUNDS, BENCH_SECONDS, BENCH_ENGINE, BENCH_SERVERS as above;
-// STATE_CACHE_MS=0 to measure without kept game states; BENCH_PROFILE.
+// STATE_CACHE_MS=0 to measure without kept game states; BENCH_PROFILE (the whole run) or
+// BENCH_PROFILE_LAUNCH (the synchronized start), a folder for CPU profiles; BENCH_PORT, the first of
+// the ports the servers listen on (the second server and the bare one take the next two);
+// BENCH_SCRYPT_N, a cheaper password hash for the players (see playerPasswordHash);
+// BENCH_SIGN_IN_CONCURRENCY, players signing in at once (4).
 
 const SELF = fileURLToPath(import.meta.url);
 const PASSWORD = 'bench-player-password';
 const SEED_PASSWORD = 'bench-seed-password';
-const SIGN_IN_CONCURRENCY = 4;
+/** Players signing in at once (BENCH_SIGN_IN_CONCURRENCY): more hide round trips' latency. */
+const SIGN_IN_CONCURRENCY = Number(process.env.BENCH_SIGN_IN_CONCURRENCY || 4);
 const CONNECTIONS = 10;
 
 /** The database of a second server process: the first's. */
@@ -50,7 +59,16 @@ interface SharedDatabase {
 type ServerMessage =
   | { ready: true; url: string; shared?: SharedDatabase }
   | { accounts: string[] }
-  | { checked: { started: number; machines: number; running: number } };
+  | { checked: { started: number; machines: number; running: number } }
+  | { usage: Usage }
+  | { profiled: string };
+
+/** What a server process has used so far: its CPU, and its database's commits and WAL flushes. */
+interface Usage {
+  cpuMs: number;
+  commits: number | null;
+  walSyncs: number | null;
+}
 
 type ClientCommand =
   { cmd: 'prepare'; url: string; usernames: string[] } | { cmd: 'launch'; urls: string[] };
@@ -128,11 +146,26 @@ const GUIDE = [
 // ---------------------------------------------------------------------------------------------
 // Our server
 
+/**
+ * The players' password hash: the product's, or with BENCH_SCRYPT_N a cheaper scrypt cost in the
+ * same format (a stored hash names its own cost, and signing in derives with it), for iterating
+ * on the launch without minutes of sign-in; the sign-in figure is then not the product's.
+ */
+async function playerPasswordHash(product: (password: string) => Promise<string>) {
+  const n = Number(process.env.BENCH_SCRYPT_N);
+  if (!n) return product(PASSWORD);
+  const { randomBytes, scryptSync } = await import('node:crypto');
+  const salt = randomBytes(16);
+  const hash = scryptSync(PASSWORD, salt, 32, { N: n, r: 8, p: 1 });
+  return ['scrypt', n, 8, 1, salt.toString('base64url'), hash.toString('base64url')].join('$');
+}
+
 async function topoplayServer(): Promise<void> {
   const { buildApp } = await import('../../server/app');
   const { loadConfig } = await import('../../server/config');
   const { hashPassword } = await import('../../server/identity/accounts');
   const { createTestDatabase } = await import('../server/databases');
+  const { sql } = await import('kysely');
   const port = Number(process.argv[3]);
   // A second server process uses the first's database and public address.
   const shared = process.argv[4] ? (JSON.parse(process.argv[4]) as SharedDatabase) : null;
@@ -179,7 +212,7 @@ async function topoplayServer(): Promise<void> {
     if (message.cmd === 'accounts') {
       // The players' accounts, as an administrator's bulk import would make them: one password
       // hash for all, so that set-up does not spend minutes in scrypt (signing in still does).
-      const passwordHash = await hashPassword(PASSWORD);
+      const passwordHash = await playerPasswordHash(hashPassword);
       const usernames = Array.from({ length: message.n ?? 0 }, (_, i) => `player${i + 1}`);
       for (let i = 0; i < usernames.length; i += 200) {
         await db
@@ -219,6 +252,45 @@ async function topoplayServer(): Promise<void> {
           .executeTakeFirstOrThrow(),
       );
       process.send?.({ checked: { started, machines, running } } satisfies ServerMessage);
+    } else if (message.cmd === 'profile') {
+      // BENCH_PROFILE_LAUNCH: a CPU profile of the synchronized start alone.
+      const { Session } = await import('node:inspector/promises');
+      const { writeFileSync } = await import('node:fs');
+      const session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+      process.once('message', async () => {
+        const { profile } = await session.post('Profiler.stop');
+        const file = join(process.env.BENCH_PROFILE_LAUNCH!, `launch-${process.pid}.cpuprofile`);
+        writeFileSync(file, JSON.stringify(profile));
+        session.disconnect();
+        process.send?.({ profiled: file });
+      });
+      process.send?.({ profiled: '' });
+    } else if (message.cmd === 'usage') {
+      const { user, system } = process.cpuUsage();
+      const usage: Usage = { cpuMs: (user + system) / 1000, commits: null, walSyncs: null };
+      if (engine === 'postgres') {
+        // Other connections report their statistics within seconds of going idle: read until
+        // the figure holds still.
+        const read = async () => {
+          await sql`select pg_stat_clear_snapshot()`.execute(db);
+          const { rows } = await sql<{ commits: string; syncs: string }>`
+            select (select xact_commit from pg_stat_database where datname = current_database())
+              as commits, (select wal_sync from pg_stat_wal) as syncs`.execute(db);
+          return { commits: Number(rows[0]!.commits), walSyncs: Number(rows[0]!.syncs) };
+        };
+        let last = await read();
+        for (let still = 0, tries = 0; still < 3 && tries < 20; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          const now = await read();
+          still = now.commits === last.commits ? still + 1 : 0;
+          last = now;
+        }
+        Object.assign(usage, last);
+      }
+      process.send?.({ usage } satisfies ServerMessage);
     } else if (message.cmd === 'stop') {
       await app.close();
       await database.cleanup();
@@ -480,16 +552,35 @@ const summary = (list: Cannon[]): Summary => ({
   bad: list.reduce((s, c) => s + c.non2xx + c.errors, 0),
 });
 
+/** BENCH_PORT + i when it is set (the i-th server process's port), else a free port. */
+async function port(i: number): Promise<number> {
+  const base = Number(process.env.BENCH_PORT);
+  return Number.isInteger(base) && base > 0 ? base + i : freePort();
+}
+
+/** The server processes' CPU in all, and the database's counters (asked of the first). */
+async function usage(servers: ChildProcess[]): Promise<Usage> {
+  let cpuMs = 0;
+  let counters: Usage = { cpuMs: 0, commits: null, walSyncs: null };
+  for (const server of servers) {
+    server.send({ cmd: 'usage' });
+    const { usage } = await nextMessage<Extract<ServerMessage, { usage: Usage }>>(server);
+    cpuMs += usage.cpuMs;
+    counters = usage;
+  }
+  return { ...counters, cpuMs };
+}
+
 /** Our server processes (one, or two acting as one), and the players' process. */
 export async function startBench(servers: 1 | 2) {
   process.env.BENCH_REDIS_PREFIX = `bench${process.pid}:`;
   const children: ChildProcess[] = [];
-  const first = start(['server', String(await freePort())]);
+  const first = start(['server', String(await port(0))]);
   children.push(first);
   const ready = await nextMessage<Extract<ServerMessage, { ready: true }>>(first);
   const urls = [ready.url];
   if (servers === 2) {
-    const second = start(['server', String(await freePort()), JSON.stringify(ready.shared)]);
+    const second = start(['server', String(await port(1)), JSON.stringify(ready.shared)]);
     children.unshift(second);
     urls.push((await nextMessage<Extract<ServerMessage, { ready: true }>>(second)).url);
   }
@@ -500,16 +591,40 @@ export async function startBench(servers: 1 | 2) {
     async signIn(n: number) {
       first.send({ cmd: 'accounts', n });
       const { accounts } = await nextMessage<{ accounts: string[] }>(first);
+      const before = await usage(children);
       client.send({ cmd: 'prepare', url: ready.url, usernames: accounts } satisfies ClientCommand);
-      return nextMessage<Extract<ClientMessage, { prepared: true }>>(client);
+      const prepared = await nextMessage<Extract<ClientMessage, { prepared: true }>>(client);
+      const after = await usage(children);
+      // The author's set-up comes first; a thousand players make it negligible.
+      return { ...prepared, cpuMs: after.cpuMs - before.cpuMs };
     },
     /** Every player launches at once; the database is checked afterwards. */
     async launch() {
+      const before = await usage(children);
+      const profiling = !!process.env.BENCH_PROFILE_LAUNCH;
+      if (profiling) {
+        for (const child of children) {
+          child.send({ cmd: 'profile' });
+          await nextMessage(child);
+        }
+      }
       client.send({ cmd: 'launch', urls } satisfies ClientCommand);
       const launched = await nextMessage<Extract<ClientMessage, { launched: true }>>(client);
+      if (profiling) {
+        for (const child of children) {
+          child.send({ cmd: 'profiled' });
+          console.log(`CPU profile: ${(await nextMessage<{ profiled: string }>(child)).profiled}`);
+        }
+      }
+      const after = await usage(children);
       first.send({ cmd: 'check' });
       const { checked } = await nextMessage<Extract<ServerMessage, { checked: unknown }>>(first);
-      return { ...launched, sorted: [...launched.ms].sort((a, b) => a - b), checked };
+      const used = {
+        cpuMs: after.cpuMs - before.cpuMs,
+        commits: after.commits === null ? null : after.commits - before.commits!,
+        walSyncs: after.walSyncs === null ? null : after.walSyncs - before.walSyncs!,
+      };
+      return { ...launched, sorted: [...launched.ms].sort((a, b) => a - b), checked, used };
     },
     async stop() {
       client.kill();
@@ -528,7 +643,7 @@ export async function readRatio(
   rounds: number,
   seconds: number,
 ): Promise<{ bare: Summary; topoplay: Summary }> {
-  const bare = start(['bare', String(await freePort())]);
+  const bare = start(['bare', String(await port(2))]);
   try {
     const bareReady = await nextMessage<Extract<ServerMessage, { ready: true }>>(bare);
     const job = {
@@ -568,7 +683,9 @@ async function orchestrate(): Promise<void> {
     console.log(
       `${n} players signed in and registered in ${prepared.signInSeconds.toFixed(1)} s ` +
         `(${(n / prepared.signInSeconds).toFixed(1)} a second; ${engine}` +
-        `${servers === 2 ? ', two server processes with Redis' : ''})`,
+        `${servers === 2 ? ', two server processes with Redis' : ''}` +
+        `${process.env.BENCH_SCRYPT_N ? `; players' scrypt N=${process.env.BENCH_SCRYPT_N}` : ''}), ` +
+        `server CPU ${(prepared.cpuMs / n).toFixed(1)} ms per sign-in`,
     );
 
     // Part 1: the synchronized start.
@@ -583,6 +700,16 @@ async function orchestrate(): Promise<void> {
       `database: ${checked.started} gamespaces started, ${checked.machines} machines, ${checked.running} running`,
     );
     for (const failure of launched.failures.slice(0, 10)) console.log(`  ${failure}`);
+    const { used } = launched;
+    const perLaunch = (x: number) => (x / n).toFixed(1);
+    console.log(
+      `server CPU during the start: ${(used.cpuMs / 1000).toFixed(1)} s, ` +
+        `${perLaunch(used.cpuMs)} ms per launch` +
+        (used.commits === null
+          ? ''
+          : `; commits ${perLaunch(used.commits)} per launch (reads included), ` +
+            `WAL flushes ${perLaunch(used.walSyncs!)} per launch (the whole cluster's)`),
+    );
 
     // Part 2: throughput of one gamespace read, against the bare route.
     const { bare: b, topoplay: t } = await readRatio(
