@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { SimDiskCopy, SimMachineRow, SimMachineStore } from '../hypervisor/sim/port';
 import { NO_TASK } from '../hypervisor/sim/port';
-import { isUniqueViolation, type Db } from './db';
+import type { Db } from './db';
 import { preparedRead } from './prepared';
 
 // The sim driver's machines and disk copies in the `vms` and `vm_disks` tables, on SQLite and
@@ -64,14 +64,17 @@ export function createSimMachineStore(db: Db): SimMachineStore {
       await db.selectFrom('vms').select('id').limit(1).execute();
     },
 
-    async insert(row) {
-      try {
-        await db.insertInto('vms').values(row).execute();
-        return true;
-      } catch (error) {
-        if (isUniqueViolation(error)) return false;
-        throw error;
-      }
+    // One statement for a whole deploy batch: on PostgreSQL each statement outside a
+    // transaction is a commit, and its wait for the WAL flush.
+    async insert(rows) {
+      if (!rows.length) return new Set();
+      const added = await db
+        .insertInto('vms')
+        .values([...rows])
+        .onConflict((oc) => oc.column('name').doNothing())
+        .returning('name')
+        .execute();
+      return new Set(added.map((r) => r.name));
     },
 
     async update(id, patch) {

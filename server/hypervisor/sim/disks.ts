@@ -24,15 +24,28 @@ export async function diskStates(
   spec: MachineSpec,
   now: number,
 ): Promise<DiskState[]> {
-  const copied = spec.disks.filter((d) => !isBuiltIn(d)).map((d) => d.path);
-  const rows = await store.diskCopies(copied);
+  return (await diskStatesOf(store, [spec], now))[0]!;
+}
+
+/** The disks of several specs, each spec's in order, from one read of the copies. */
+export async function diskStatesOf(
+  store: SimMachineStore,
+  specs: readonly MachineSpec[],
+  now: number,
+): Promise<DiskState[][]> {
+  const copied = specs.flatMap((spec) =>
+    spec.disks.filter((d) => !isBuiltIn(d)).map((d) => d.path),
+  );
+  const rows = await store.diskCopies([...new Set(copied)]);
   const byPath = new Map(rows.map((r) => [r.path, r]));
-  return spec.disks.map((disk) => {
-    if (isBuiltIn(disk)) return { progress: 100, started: 0 };
-    const row = byPath.get(disk.path);
-    if (!row) return { progress: MISSING, started: 0 };
-    return { progress: progressOf(row.started, row.duration, now), started: row.started };
-  });
+  return specs.map((spec) =>
+    spec.disks.map((disk) => {
+      if (isBuiltIn(disk)) return { progress: 100, started: 0 };
+      const row = byPath.get(disk.path);
+      if (!row) return { progress: MISSING, started: 0 };
+      return { progress: progressOf(row.started, row.duration, now), started: row.started };
+    }),
+  );
 }
 
 /**

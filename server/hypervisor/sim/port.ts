@@ -50,8 +50,11 @@ export interface SimMachineStore {
   countRunning(): Promise<number>;
   /** Resolves once the store has answered a query (the cheapest there is). */
   probe(): Promise<void>;
-  /** Adds a machine; false when one of that name exists already (another deploy won). */
-  insert(row: SimMachineRow): Promise<boolean>;
+  /**
+   * Adds machines in one write; answers the names it added. A machine whose name exists already
+   * (another deploy won) is left out, and the others are added all the same.
+   */
+  insert(rows: readonly SimMachineRow[]): Promise<Set<string>>;
   update(id: string, patch: Partial<SimMachineRow>): Promise<void>;
   remove(id: string): Promise<void>;
   /**

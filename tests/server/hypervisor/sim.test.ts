@@ -195,6 +195,61 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
       ]);
     });
 
+    it('deploys a batch at speed 0 with one write to the store, announcing each machine', async () => {
+      const machines = createSimMachineStore(store.db);
+      const writes: string[] = [];
+      const counted = { ...machines };
+      for (const name of ['insert', 'update', 'remove', 'finishTask'] as const) {
+        counted[name] = ((...args: never[]) => {
+          writes.push(name);
+          return (machines[name] as (...a: never[]) => unknown)(...args);
+        }) as never;
+      }
+      const driver = createSimDriver({ store: counted, dataDir, speed: 0, clock });
+      drivers.push(driver);
+      const events = record(driver);
+      const tag = newId();
+      const deployed = await driver.deployBatch(
+        {
+          isolationTag: tag,
+          hostAffinity: false,
+          privileged: false,
+          specs: [spec('a', ''), spec('b', '')],
+        },
+        true,
+      );
+      expect(writes).toEqual(['insert']);
+      expect(deployed.map((vm) => [vm.name, vm.state, vm.task])).toEqual([
+        [`a#${tag}`, 'running', null],
+        [`b#${tag}`, 'running', null],
+      ]);
+      expect(events.map((e) => [e.type, e.machine.name, e.machine.state]).sort()).toEqual([
+        ['updated', `a#${tag}`, 'running'],
+        ['updated', `b#${tag}`, 'running'],
+      ]);
+      // Deployed again: the machines stand, nothing is written or announced.
+      writes.length = 0;
+      events.length = 0;
+      await driver.deployBatch(
+        { isolationTag: tag, hostAffinity: false, privileged: false, specs: [spec('a', '')] },
+        true,
+      );
+      expect(writes).toEqual([]);
+      expect(events).toEqual([]);
+    });
+
+    it('keeps the machine another process deployed under the same name', async () => {
+      const one = make(0);
+      const two = make(0);
+      const tag = newId();
+      const [first, second] = await Promise.all([
+        one.deploy(spec('web', tag), false),
+        two.deploy(spec('web', tag), false),
+      ]);
+      expect(second!.id).toBe(first!.id);
+      expect(await one.machinesOf(tag)).toHaveLength(1);
+    });
+
     it('applies a running task first when another operation comes', async () => {
       const driver = make();
       const vm = await driver.deploy(spec('web', newId()), false);
