@@ -105,6 +105,14 @@ export interface PoolStats {
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
+const postgresDbs = new WeakSet<object>();
+
+/**
+ * True for a database openStore opened on PostgreSQL: for the few writes that take one statement
+ * there (each statement outside a transaction is a commit) and a transaction on SQLite.
+ */
+export const onPostgres = (db: object): boolean => postgresDbs.has(db);
+
 export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
@@ -207,6 +215,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       }
     }
     db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }), plugins });
+    postgresDbs.add(db);
   } else {
     dialect = 'sqlite';
     if (options.url !== ':memory:') mkdirSync(dirname(options.url), { recursive: true });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './db';
+import { writtenTables } from './writeWatch';
 
 describe('the write watch', () => {
   let store: Store;
@@ -40,5 +41,16 @@ describe('the write watch', () => {
     heard.length = 0;
     await db.insertInto('users').values(user).execute();
     expect(heard).toEqual([]);
+  });
+
+  it('tells the tables written in a WITH clause too', async () => {
+    store = await openStore({ url: ':memory:' });
+    // PostgreSQL stores a launch's gamespace and players in one such statement.
+    const node = store.db
+      .with('g', (q) => q.insertInto('gamespaces').values({ id: 'g1' } as never))
+      .insertInto('players')
+      .values({ gamespaceId: 'g1', subjectId: 'p1' } as never)
+      .toOperationNode();
+    expect(writtenTables(node)).toEqual(['gamespaces', 'players']);
   });
 });

@@ -23,8 +23,14 @@ function tableOf(node: OperationNode | undefined): string | null {
   return (node as unknown as { table: { identifier: { name: string } } }).table.identifier.name;
 }
 
-/** The tables an insert, update or delete writes; none for a read. */
+/** The tables an insert, update or delete writes, its WITH clauses' included; none for a read. */
 export function writtenTables(node: RootOperationNode): string[] {
+  const ctes = (node as { with?: { expressions: Array<{ expression: RootOperationNode }> } }).with;
+  const inWith = ctes?.expressions.flatMap((cte) => writtenTables(cte.expression)) ?? [];
+  return [...inWith, ...ownTables(node)];
+}
+
+function ownTables(node: RootOperationNode): string[] {
   switch (node.kind) {
     case 'InsertQueryNode':
       return [tableOf(node.into)].filter((t): t is string => !!t);

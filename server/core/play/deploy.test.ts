@@ -41,6 +41,14 @@ describe('deployAndWait', () => {
     expect(hypervisor.deployBatch).toHaveBeenCalledOnce();
   });
 
+  it('asks no more when the deploy answers every machine already', async () => {
+    const hypervisor = driver(null);
+    hypervisor.deployBatch.mockResolvedValue(TEMPLATES as unknown as Machine[]);
+    const result = await deployAndWait(hypervisor, CONTEXT, TEMPLATES, POLL, createManualClock(0));
+    expect(result).toEqual({ complete: true, deployed: TEMPLATES });
+    expect(hypervisor.looks()).toBe(0);
+  });
+
   it('gives up after its attempts, and the gamespace does not start', async () => {
     const clock = createManualClock(0);
     const hypervisor = driver(null);

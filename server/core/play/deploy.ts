@@ -97,6 +97,8 @@ export async function deployAndWait(
     },
     true,
   );
+  // The driver answers the machines it found after deploying: all there, nothing to wait for.
+  if (deployed.length >= specs.length) return { complete: true, deployed };
   for (let attempt = 0; attempt < poll.attempts; attempt++) {
     const found = await driver.machinesOf(context.gamespaceId);
     if (found.length >= specs.length) return { complete: true, deployed };

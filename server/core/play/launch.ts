@@ -1,3 +1,4 @@
+import { inStateOrder } from '../../store/repositories/players';
 import type { GamespaceTable, PlayerTable, WorkspaceTable } from '../../store/schema';
 import { parseDate } from '../dto';
 import { DomainError, forbidden } from '../errors';
@@ -41,7 +42,7 @@ export interface RequestOrigin {
   origin: string;
 }
 
-type Deploy = (g: GamespaceTable, actor: Actor) => Promise<GamespaceTable>;
+type Deploy = (g: GamespaceTable, actor: Actor, ws?: WorkspaceTable) => Promise<GamespaceTable>;
 
 /** The empty GameState of a preview: just the name and the document above the cut. */
 function previewState(name: string, markdown: string): GameState {
@@ -81,9 +82,13 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
    * the gamespace and whatever machines it got go again, so that the player is told why and a
    * later launch starts afresh rather than finding an empty game.
    */
-  async function deployOrUndo(g: GamespaceTable, actor: Actor): Promise<GamespaceTable> {
+  async function deployOrUndo(
+    g: GamespaceTable,
+    actor: Actor,
+    ws: WorkspaceTable,
+  ): Promise<GamespaceTable> {
     try {
-      return await deploy(g, actor);
+      return await deploy(g, actor, ws);
     } catch (error) {
       await options.deleteMachines(g.id).catch(() => undefined);
       await repos.gamespaces.remove(g.id);
@@ -104,7 +109,7 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
     players: Array<{ subjectId: string; subjectName: string }>,
     graderKey: string,
     graderUrl: string,
-  ): Promise<GamespaceTable> {
+  ): Promise<{ row: GamespaceTable; players: PlayerTable[] }> {
     const t = now();
     const max = maxDuration(actor.gamespaceMaxMinutes, ws.durationMinutes);
     const expirationTime = expirationOf(t, max, {
@@ -147,7 +152,7 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       permission: i === 0 ? PERMISSION.manager : PERMISSION.none,
     }));
     await repos.gamespaces.create(row, rows);
-    return row;
+    return { row, players: rows };
   }
 
   return {
@@ -212,6 +217,8 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       const playerId = requested[0]?.subjectId ?? actor.id;
 
       let g = await activeGamespaceOf(ws.id, playerId);
+      // The players of a gamespace made here, for its state without reading them back.
+      let created: PlayerTable[] | undefined;
       if (!g) {
         if (!(await isBelowLimit(actor))) throw new DomainError('ClientGamespaceLimitReached');
         // One launch at a time per player and workspace, across servers (the lock is in the
@@ -229,8 +236,10 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
             const players = requested.length
               ? requested
               : [{ subjectId: actor.id, subjectName: actor.name }];
-            g = await create(actor, ws, request, players, graderKey, graderUrl);
-            if (request.startGamespace) g = await deployOrUndo(g, actor);
+            const made = await create(actor, ws, request, players, graderKey, graderUrl);
+            g = made.row;
+            created = [...made.players].sort(inStateOrder);
+            if (request.startGamespace) g = await deployOrUndo(g, actor, ws);
           }
         } finally {
           await options.cache.delete(lock);
@@ -249,6 +258,7 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       return state(g, {
         preview: !!request.allowPreview,
         launchpointUrl: `${origin.origin}/lp?t=${token}&g=${g.id}`,
+        ...(created ? { players: created } : {}),
       });
     },
   };

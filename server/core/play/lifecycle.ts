@@ -1,5 +1,5 @@
 import { parseChallengeText } from '../../../src/domain/challenge';
-import type { GamespaceTable } from '../../store/schema';
+import type { GamespaceTable, WorkspaceTable } from '../../store/schema';
 import { parseDate } from '../dto';
 import { DomainError, forbidden } from '../errors';
 import { actorRef } from '../fields';
@@ -24,8 +24,18 @@ export function createLifecycle(context: PlayContext) {
    * Deploys the machines of the gamespace's variant; once all of them exist the gamespace starts
    * (startTime is set only once). Returns the row as it is afterwards.
    */
-  async function deploy(g: GamespaceTable, actor: Actor): Promise<GamespaceTable> {
-    const ws = g.workspaceId ? await context.findWorkspace(g.workspaceId) : undefined;
+  async function deploy(
+    g: GamespaceTable,
+    actor: Actor,
+    workspace?: WorkspaceTable,
+  ): Promise<GamespaceTable> {
+    // The launch that just read the workspace hands it over.
+    const ws =
+      workspace?.id === g.workspaceId && workspace
+        ? workspace
+        : g.workspaceId
+          ? await context.findWorkspace(g.workspaceId)
+          : undefined;
     if (!ws) return g;
     const spec = parseChallengeText(g.challenge);
     const templates = gamespaceTemplates(
@@ -41,8 +51,9 @@ export function createLifecycle(context: PlayContext) {
       options.deployPoll ?? DEPLOY_POLL,
       options.clock,
     );
+    let started: GamespaceTable | undefined;
     if (complete && g.startTime <= 0) {
-      await repos.gamespaces.markStarted(g.id, now());
+      started = await repos.gamespaces.markStarted(g.id, now());
       options.stateCache?.forget(g.id);
     }
     // Announced after the start is stored: a page that reads on the announcement sees it started
@@ -54,7 +65,9 @@ export function createLifecycle(context: PlayContext) {
         model: vmDto(vm, options.driver.capabilities),
       });
     }
-    return (complete && g.startTime <= 0 ? await context.findGamespace(g.id) : g) ?? g;
+    // Started by another call meanwhile: as that one stored it.
+    if (complete && g.startTime <= 0 && !started) started = await context.findGamespace(g.id);
+    return started ?? g;
   }
 
   return {

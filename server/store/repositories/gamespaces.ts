@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../db';
+import { onPostgres, type Db, type Dialect } from '../db';
 import { preparedRead } from '../prepared';
 import type { GamespaceTable, PlayerTable } from '../schema';
 import { contains, startsWith } from './search';
@@ -163,27 +163,28 @@ export function createGamespaceRepository(db: Db) {
       subjectId: string,
       now: number,
     ): Promise<GamespaceTable | undefined> {
-      const managed = await db
+      // Both sides in one statement (a round trip less on every launch), each still by index.
+      const managed = db
         .selectFrom('gamespaces as g')
         .selectAll('g')
         .where('g.managerId', '=', subjectId)
         .where('g.workspaceId', '=', workspaceId)
         .where('g.endTime', '<=', 0)
-        .where('g.expirationTime', '>', now)
-        .orderBy('g.whenCreated', 'desc')
-        .executeTakeFirst();
-      const played = await db
+        .where('g.expirationTime', '>', now);
+      const played = db
         .selectFrom('players as p')
         .innerJoin('gamespaces as g', 'g.id', 'p.gamespaceId')
         .selectAll('g')
         .where('p.subjectId', '=', subjectId)
         .where('g.workspaceId', '=', workspaceId)
         .where('g.endTime', '<=', 0)
-        .where('g.expirationTime', '>', now)
-        .orderBy('g.whenCreated', 'desc')
+        .where('g.expirationTime', '>', now);
+      return db
+        .selectFrom(managed.unionAll(played).as('a'))
+        .selectAll()
+        .orderBy('whenCreated', 'desc')
+        .limit(1)
         .executeTakeFirst();
-      if (!managed || !played) return managed ?? played;
-      return played.whenCreated > managed.whenCreated ? played : managed;
     },
 
     /** Gamespaces the subject manages that started and did not end. */
@@ -266,23 +267,42 @@ export function createGamespaceRepository(db: Db) {
      * way (see launchCounter); resolves once both are stored.
      */
     async create(row: GamespaceTable, players: readonly PlayerTable[]): Promise<void> {
-      await db.transaction().execute(async (tx) => {
-        await tx.insertInto('gamespaces').values(row).execute();
-        if (players.length > 0) await tx.insertInto('players').values(players).execute();
-      });
+      if (players.length === 0) {
+        await db.insertInto('gamespaces').values(row).execute();
+      } else if (onPostgres(db)) {
+        // One statement, so one round trip and one commit: a transaction of two inserts held a
+        // connection across four round trips, and thousands of launches queued for the pool.
+        await db
+          .with('g', (q) => q.insertInto('gamespaces').values(row))
+          .insertInto('players')
+          .values([...players])
+          .execute();
+      } else {
+        await db.transaction().execute(async (tx) => {
+          await tx.insertInto('gamespaces').values(row).execute();
+          await tx
+            .insertInto('players')
+            .values([...players])
+            .execute();
+        });
+      }
       if (row.workspaceId !== null) {
         await launchCounter(db).add(row.workspaceId, row.whenCreated);
       }
     },
 
-    /** Sets the start time unless the gamespace started already (it is set only once). */
-    async markStarted(id: string, startTime: number): Promise<void> {
-      await db
+    /**
+     * Sets the start time unless the gamespace started already (it is set only once); answers
+     * the row when this call set it.
+     */
+    markStarted(id: string, startTime: number): Promise<GamespaceTable | undefined> {
+      return db
         .updateTable('gamespaces')
         .set({ startTime })
         .where('id', '=', id)
         .where('startTime', '<=', 0)
-        .execute();
+        .returningAll()
+        .executeTakeFirst();
     },
 
     async setExpiration(id: string, expirationTime: number): Promise<void> {

@@ -16,7 +16,7 @@ const playersOf = preparedRead((db: Db, gamespaceId: string) =>
  * SQLite (built with STAT4) plans a parameterized ORDER BY again on every run, which cost five
  * times the read.
  */
-const inStateOrder = (a: PlayerTable, b: PlayerTable) =>
+export const inStateOrder = (a: PlayerTable, b: PlayerTable) =>
   a.subjectName < b.subjectName
     ? -1
     : a.subjectName > b.subjectName
