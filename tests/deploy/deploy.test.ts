@@ -353,9 +353,15 @@ describe('the compose stack', () => {
   it('names only settings the server reads, and .env fills them into values it takes', () => {
     for (const name of Object.keys(topoplay.environment ?? {}))
       expect(serverReads(name), name).toBe(true);
-    // Every variable compose.yaml interpolates is in the example .env, and nothing else is.
+    // Every variable compose.yaml interpolates is in the example .env, and nothing else is but
+    // Compose's own: the project's name, which compose.yaml leaves out for Compose 1.29.
     const used = new Set(interpolated(read('compose.yaml')));
-    expect([...composeEnvExample.keys()].sort()).toEqual([...used].sort());
+    const own = [...composeEnvExample.keys()].filter((k) => k.startsWith('COMPOSE_'));
+    expect(own).toEqual(['COMPOSE_PROJECT_NAME']);
+    expect(read('compose.yaml')).not.toMatch(/^name:/m);
+    expect([...composeEnvExample.keys()].filter((k) => !own.includes(k)).sort()).toEqual(
+      [...used].sort(),
+    );
     // The example as it stands, and with the pass-through settings given.
     expect(() => loadConfig(composeSettings())).not.toThrow();
     expect(loadConfig(composeSettings({ APP_NAME: 'Labs', LOG_LEVEL: 'warn' }))).toMatchObject({
@@ -376,6 +382,18 @@ describe('the compose stack', () => {
   it('gives a stopping replica longer than its grace period before killing it', () => {
     const graceMs = Number(composeSettings().SHUTDOWN_GRACE_MS || defaultOf('SHUTDOWN_GRACE_MS'));
     expect(durationSeconds(topoplay.stop_grace_period ?? '10s') * 1000).toBeGreaterThan(graceMs);
+  });
+
+  it('has a stand-in recipe for every base image, for engines that reach no registry', () => {
+    const bases = [
+      ...dockerfile.stages.map((stage) => stage.from),
+      ...Object.values(compose.services).flatMap((service) =>
+        service.build ? [] : [service.image],
+      ),
+    ].map((image) => image?.split(':')[0] ?? '');
+    expect(new Set(bases)).toEqual(new Set(['node', 'nginx', 'postgres', 'redis']));
+    for (const base of bases)
+      expect(existsSync(join(ROOT, 'deploy/standins', `${base}.Dockerfile`)), base).toBe(true);
   });
 
   it('mounts the nginx configuration, which sends to the replicas on their port', () => {
