@@ -94,18 +94,26 @@ test('an admin runs the janitor and reads its report, and sees a deployed machin
     .getByRole('link', { name: 'Machines' })
     .click();
   await expect(page).toHaveURL(/\/admin\/machines$/);
+  // Shown by its template's name and its workspace's, without the isolation tag.
+  const [shown, tag] = vm.name.split('#');
+  expect(tag).toMatch(/^[0-9a-f]{32}$/);
   const row = page
     .getByRole('table', { name: 'Machines' })
     .getByRole('row')
-    .filter({ hasText: vm.name });
+    .filter({ hasText: 'Janitor lab' });
   await expect(row).toBeVisible();
-  await expect(row).toContainText('workspace: Janitor lab');
-  await expect(row.getByRole('button', { name: `Stop ${vm.name}` })).toBeEnabled();
+  await expect(row.getByRole('cell').first()).toHaveText(shown!);
+  await expect(row).toContainText('Workspace: Janitor lab');
+  await expect(row).not.toContainText(tag!);
+  // Running: Stop is offered, Start is not.
+  await expect(row.getByRole('cell').nth(2)).toHaveText('running');
+  await expect(row.getByRole('button', { name: `Stop ${shown}` })).toBeEnabled();
+  await expect(row.getByRole('button', { name: `Start ${shown}` })).toHaveCount(0);
 
   // Delete, asked beside the button: the machine leaves the list.
-  await row.getByRole('button', { name: `Delete ${vm.name}` }).click();
+  await row.getByRole('button', { name: `Delete ${shown}` }).click();
   await row
-    .getByRole('group', { name: `Delete machine ${vm.name}?` })
+    .getByRole('group', { name: `Delete machine ${shown}?` })
     .getByRole('button', { name: 'Confirm' })
     .click();
   await expect(row).toHaveCount(0);

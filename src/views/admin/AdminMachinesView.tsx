@@ -1,7 +1,6 @@
 import { useSelector } from '@xstate/react';
 import type { AdminVmOperation, AdminVmsActorRef } from '../../machines/adminVmsMachine';
 import {
-  isOrphaned,
   selectCanOperate,
   selectConfirmingDeleteId,
   selectIsLoadingVms,
@@ -9,6 +8,7 @@ import {
   selectVms,
   selectVmsError,
 } from '../../machines/adminVmsMachine.selectors';
+import { vmDisplayName, vmOperationsFor, vmOwnerOf, type VmOwner } from '../../domain/vmListing';
 import { ConfirmPrompt } from '../topo/ConfirmPrompt';
 import { RefreshButton } from './RefreshButton';
 import {
@@ -20,12 +20,30 @@ import {
   piStop,
   piTrash,
 } from '../common/icons';
+import './admin.css';
 
 const OPERATIONS: { operation: AdminVmOperation; label: string; icon: IconShape }[] = [
   { operation: 'start', label: 'Start', icon: piPlay },
   { operation: 'stop', label: 'Stop', icon: piStop },
   { operation: 'delete', label: 'Delete', icon: piTrash },
 ];
+
+function Owner({ owner }: { owner: VmOwner }) {
+  switch (owner.kind) {
+    case 'orphaned':
+      return (
+        <span className="tp-alert-danger tp-badge">
+          <Icon shape={piExclamationTriangle} /> orphaned
+        </span>
+      );
+    case 'workspace':
+      return <>Workspace: {owner.name}</>;
+    case 'gamespace':
+      return <>Gamespace: {owner.name}</>;
+    default:
+      return <>{owner.text}</>;
+  }
+}
 
 /** The admin Machines section: every machine, its group, power state and orphan flag. */
 export function AdminMachinesView({ vms }: { vms: AdminVmsActorRef }) {
@@ -53,47 +71,43 @@ export function AdminMachinesView({ vms }: { vms: AdminVmsActorRef }) {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">Group</th>
+            <th scope="col">Belongs to</th>
             <th scope="col">State</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
         <tbody>
           {list.map((vm) => {
-            const orphan = isOrphaned(vm);
-            const name = vm.name ?? vm.id;
+            const name = vmDisplayName(vm.name ?? vm.id);
+            const operations = vmOperationsFor(vm.state);
             return (
               <tr key={vm.id}>
                 <td>{name}</td>
                 <td>
-                  {orphan ? (
-                    <span className="tp-alert-danger tp-badge">
-                      <Icon shape={piExclamationTriangle} /> orphaned
-                    </span>
-                  ) : (
-                    vm.groupName
-                  )}
+                  <Owner owner={vmOwnerOf(vm.groupName)} />
                 </td>
                 <td>{vm.state}</td>
-                <td className="tp-actions">
-                  {OPERATIONS.map(({ operation, label, icon }) => (
-                    <button
-                      key={operation}
-                      type="button"
-                      className="p-button p-component p-button-sm p-button-text"
-                      aria-label={`${label} ${name}`}
-                      disabled={!canOperate}
-                      onClick={() =>
-                        vms.send({ type: 'vm.operationRequested', id: vm.id, operation })
-                      }
-                    >
-                      {pending?.id === vm.id && pending.operation === operation ? (
-                        <Icon shape={piSpinner} spin />
-                      ) : (
-                        <Icon shape={icon} />
-                      )}
-                    </button>
-                  ))}
+                <td className="tp-admin-vm-actions">
+                  {OPERATIONS.filter((o) => operations.includes(o.operation)).map(
+                    ({ operation, label, icon }) => (
+                      <button
+                        key={operation}
+                        type="button"
+                        className="p-button p-component p-button-sm p-button-text"
+                        aria-label={`${label} ${name}`}
+                        disabled={!canOperate}
+                        onClick={() =>
+                          vms.send({ type: 'vm.operationRequested', id: vm.id, operation })
+                        }
+                      >
+                        {pending?.id === vm.id && pending.operation === operation ? (
+                          <Icon shape={piSpinner} spin />
+                        ) : (
+                          <Icon shape={icon} />
+                        )}
+                      </button>
+                    ),
+                  )}
                   {confirmingId === vm.id && (
                     <ConfirmPrompt
                       question={`Delete machine ${name}?`}
