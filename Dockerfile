@@ -51,8 +51,10 @@ ENV COMMIT=${COMMIT}
 USER 1000:1000
 EXPOSE 5080
 # Healthy once the server answers ready (database, migrations, Redis, hypervisor driver). The
-# slim image has no curl; Node's own fetch does the request.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+# slim image has no curl; Node's own fetch does the request. Failures in the first 150 s do not
+# count: a start may take that long (plugins have 2 minutes; replicas migrate one at a time), and
+# Compose gives up on a stack whose replica turned unhealthy while starting.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=150s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 5080) + '/api/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Node is PID 1 and handles SIGTERM itself: it stops accepting, lets requests finish and exits.
 CMD ["node", "dist-server/main.js"]

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM } from '../../playwright.config';
 
@@ -13,7 +15,8 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   reporter: [['list']],
-  outputDir: '../../test-results/image',
+  // Outside test-results/, which every other Playwright run here empties when it starts.
+  outputDir: join(tmpdir(), 'topoplay-check-image'),
   use: {
     trace: 'retain-on-failure',
     screenshot: 'only-on-failure',
