@@ -8,7 +8,7 @@ import { newId } from './ids';
 import type { Actor } from './users';
 import { createFavorites } from './favorites';
 import { createWorkspaceContext, type WorkspaceServiceOptions } from './workspaceContext';
-import { createWorkspaceGames } from './workspaceGames';
+import { createWorkspaceGames, type WorkspaceStats } from './workspaceGames';
 import { createWorkspaceLifecycle } from './workspaceLifecycle';
 import { createWorkspaceList } from './workspaceList';
 import { PERMISSION, type WorkspaceDto } from './workspaceViews';
@@ -125,10 +125,13 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
 
     load: context.load,
 
-    /** GET /api/workspace/{id}. */
-    async get(actor: Actor, id: unknown): Promise<WorkspaceDto> {
+    /**
+     * GET /api/workspace/{id}, with the workspace's stats as the spec's Workspace has them (§3):
+     * the Templates tab offers to delete gamespaces only when some are under way.
+     */
+    async get(actor: Actor, id: unknown): Promise<WorkspaceDto & { stats: WorkspaceStats }> {
       const ws = await editable(actor, id);
-      return loadOrThrow(ws.id);
+      return { ...(await loadOrThrow(ws.id)), stats: await games.stats(actor, ws.id) };
     },
 
     list: createWorkspaceList(context),

@@ -41,6 +41,8 @@ export const Workspace = t.intersection([
     challenge: nullable(t.string),
     workers: nullable(t.array(Worker)),
     templates: nullable(t.array(WorkspaceTemplate)),
+    /** GET workspace/{id}: how many of its gamespaces are under way (spec §3). */
+    stats: nullable(t.partial({ activeGamespaceCount: nullable(t.number) })),
   }),
 ]);
 export type Workspace = t.TypeOf<typeof Workspace>;

@@ -16,3 +16,7 @@ export const selectGamespacesDeleted = (snapshot: GamespaceCleanupSnapshot): boo
 export const selectGamespaceCleanupErrors = (
   snapshot: GamespaceCleanupSnapshot,
 ): readonly string[] => snapshot.context.errors;
+
+/** Some of the workspace's gamespaces were under way when it loaded: the warning applies. */
+export const selectHasGamespaces = (snapshot: GamespaceCleanupSnapshot): boolean =>
+  !snapshot.matches('none');

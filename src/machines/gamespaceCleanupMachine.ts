@@ -9,9 +9,13 @@ export type GamespaceCleanupEvent =
 
 export interface GamespaceCleanupInput {
   workspaceId: string;
+  /** Gamespaces under way when the workspace loaded; none when missing. */
+  activeGamespaceCount?: number;
 }
 
-export interface GamespaceCleanupContext extends GamespaceCleanupInput {
+export interface GamespaceCleanupContext {
+  workspaceId: string;
+  activeGamespaceCount: number;
   /** Failures, camel-case split, until dismissed. */
   errors: string[];
 }
@@ -21,14 +25,17 @@ const notProvided = (name: string): Error =>
 
 /**
  * The Templates tab's warning (spec §2): template changes do not reach running gamespaces, so
- * the author may delete them, after confirming (spec §5). `ended` says it was done until the
- * next request.
+ * the author may delete them, after confirming (spec §5). With none under way (`none`), or once
+ * they are deleted (`deleted`), there is nothing to delete and nothing is offered.
  */
 export const gamespaceCleanupMachine = setup({
   types: {
     input: {} as GamespaceCleanupInput,
     context: {} as GamespaceCleanupContext,
     events: {} as GamespaceCleanupEvent,
+  },
+  guards: {
+    hasGamespaces: ({ context }) => context.activeGamespaceCount > 0,
   },
   actors: {
     /** DELETE workspace/{id}/games. */
@@ -40,7 +47,11 @@ export const gamespaceCleanupMachine = setup({
   id: 'gamespaceCleanup',
   description:
     "Delete the workspace's gamespaces, after confirmation; failures are listed until dismissed.",
-  context: ({ input }) => ({ ...input, errors: [] }),
+  context: ({ input }) => ({
+    workspaceId: input.workspaceId,
+    activeGamespaceCount: input.activeGamespaceCount ?? 0,
+    errors: [],
+  }),
   on: {
     'gamespaces.errorDismissed': {
       actions: assign({
@@ -48,8 +59,13 @@ export const gamespaceCleanupMachine = setup({
       }),
     },
   },
-  initial: 'idle',
+  initial: 'checking',
   states: {
+    checking: {
+      always: [{ guard: 'hasGamespaces', target: 'idle' }, { target: 'none' }],
+    },
+    /** No gamespace of the workspace is under way. */
+    none: {},
     idle: { on: { 'gamespaces.deleteRequested': 'confirming' } },
     confirming: {
       on: {
@@ -71,7 +87,7 @@ export const gamespaceCleanupMachine = setup({
         },
       },
     },
-    deleted: { on: { 'gamespaces.deleteRequested': 'confirming' } },
+    deleted: {},
   },
 });
 

@@ -28,10 +28,13 @@ export type TemplateListEvent =
 export interface TemplateListInput {
   workspaceId: string;
   templates: readonly Template[];
+  /** The workspace's gamespaces under way when it loaded (its stats); none when missing. */
+  activeGamespaceCount?: number;
 }
 
 export interface TemplateListContext {
   workspaceId: string;
+  activeGamespaceCount: number;
   /** One editor per template, in the order shown; its id is `template:{templateId}`. */
   editors: TemplateEditorActorRef[];
 }
@@ -114,6 +117,7 @@ export const templateListMachine = setup({
     "The Templates tab: an editor per template (sorted by name on load), the selector and the gamespace warning; the selector's links, the editors' deletes and the hub's TEMPLATE.* events add and remove editors.",
   context: ({ input, spawn, self }) => ({
     workspaceId: input.workspaceId,
+    activeGamespaceCount: input.activeGamespaceCount ?? 0,
     editors: sortTemplates(input.templates).map((template) =>
       spawn('templateEditor', {
         id: editorId(template.id),
@@ -138,7 +142,10 @@ export const templateListMachine = setup({
     {
       id: 'gamespaceCleanup',
       src: 'gamespaceCleanup',
-      input: ({ context }) => ({ workspaceId: context.workspaceId }),
+      input: ({ context }) => ({
+        workspaceId: context.workspaceId,
+        activeGamespaceCount: context.activeGamespaceCount,
+      }),
     },
   ],
   on: {

@@ -222,6 +222,7 @@ export const workspaceEditorMachine = setup({
           input: ({ context }) => ({
             workspaceId: context.id,
             templates: context.workspace?.templates ?? [],
+            activeGamespaceCount: context.workspace?.stats?.activeGamespaceCount ?? 0,
           }),
         },
         {

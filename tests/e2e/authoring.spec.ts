@@ -102,23 +102,35 @@ test('an author edits settings and a linked template, and invites a collaborator
   }
 });
 
-test('an author is told why the last manager cannot leave, clones the workspace, then deletes the copy', async ({
+test('an author is not offered what cannot be done, clones the workspace, then deletes the copy', async ({
   page,
 }) => {
   await signIn(page, 'creator');
   const id = await newWorkspace(page);
 
-  // The only manager cannot be removed (ActionForbidden), and the list keeps them.
+  // The only manager cannot be removed (the server keeps them): Remove is not offered, and the
+  // list says why.
   const collaborators = page.getByRole('list', { name: 'Collaborators' });
-  await collaborators.getByRole('button', { name: 'Remove' }).click();
-  await page
-    .getByRole('group', { name: 'Remove Creator from this workspace?' })
-    .getByRole('button', { name: 'Confirm' })
-    .click();
-  await expect(
-    page.getByRole('alert').filter({ hasText: 'You are not allowed to do this.' }),
-  ).toBeVisible();
   await expect(collaborators.getByRole('listitem')).toHaveCount(1);
+  await expect(collaborators.getByRole('listitem')).toContainText(
+    'Cannot be removed: the only manager.',
+  );
+  await expect(collaborators.getByRole('button', { name: 'Remove' })).toHaveCount(0);
+
+  // A new workspace has no gamespace: the Templates tab offers none to delete.
+  await page
+    .getByRole('navigation', { name: 'Workspace sections' })
+    .getByRole('link', { name: 'Templates' })
+    .click();
+  await expect(page.getByText('This workspace has no templates yet.')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Delete gamespaces' })).toHaveCount(0);
+  await expect(page.getByText('Changing templates does not affect running gamespaces')).toHaveCount(
+    0,
+  );
+  await page
+    .getByRole('navigation', { name: 'Workspace sections' })
+    .getByRole('link', { name: 'Settings' })
+    .click();
 
   await page.getByRole('button', { name: 'Clone' }).click();
   await page

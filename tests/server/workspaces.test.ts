@@ -303,7 +303,8 @@ describe.each(testEngines())('workspace routes on %s', (engine) => {
       expect(res.status).toBe(200);
       expect(res.text).toBe('');
       const { body } = await call('editor', 'GET', `/workspace/${ws.id}`);
-      expect(Object.keys(body).sort()).toEqual([...WORKSPACE_KEYS].sort());
+      // GET workspace/{id} adds the workspace's stats to the reference's Workspace.
+      expect(Object.keys(body).sort()).toEqual([...WORKSPACE_KEYS, 'stats'].sort());
       expect(body).toMatchObject({
         description: 'About the lab',
         tags: 'a b',
@@ -546,6 +547,9 @@ describe.each(testEngines())('workspace routes on %s', (engine) => {
         launchCount: 0,
         lastActivity: expect.stringMatching(/\+00:00$/),
       });
+      // The workspace itself carries them, for the Templates tab's offer to delete gamespaces.
+      const loaded = await call('editor', 'GET', `/workspace/${ws.id}`);
+      expect(loaded.body.stats).toEqual(stats.body);
       expectForbidden(await call('player', 'GET', `/workspace/${ws.id}/stats`));
       expectForbidden(await call('player', 'DELETE', `/workspace/${ws.id}/games`));
       expectNotFound(await call('editor', 'GET', `/workspace/${newId()}/stats`));

@@ -99,6 +99,16 @@ export const workspaceSchema = {
     challenge: { type: 'string' },
     workers: { type: 'array', items: workerSchema },
     templates: { type: 'array', items: templateSchema },
+    // GET workspace/{id} only: WorkspaceStats, which the spec's Workspace carries (§3).
+    stats: {
+      type: 'object',
+      properties: {
+        id: { type: 'string' },
+        activeGamespaceCount: { type: 'integer' },
+        launchCount: { type: 'integer' },
+        lastActivity: { type: 'string' },
+      },
+    },
   },
 } as const;
 

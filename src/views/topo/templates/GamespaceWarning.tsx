@@ -4,6 +4,7 @@ import {
   selectCanRequestGamespaceDelete,
   selectGamespaceCleanupErrors,
   selectGamespacesDeleted,
+  selectHasGamespaces,
   selectIsConfirmingGamespaceDelete,
 } from '../../../machines/gamespaceCleanupMachine.selectors';
 import { DismissibleAlerts } from '../../common/DismissibleAlerts';
@@ -15,12 +16,15 @@ export function GamespaceWarning({ cleanup }: { cleanup: GamespaceCleanupActorRe
   const canRequest = useSelector(cleanup, selectCanRequestGamespaceDelete);
   const deleted = useSelector(cleanup, selectGamespacesDeleted);
   const errors = useSelector(cleanup, selectGamespaceCleanupErrors);
+  const hasGamespaces = useSelector(cleanup, selectHasGamespaces);
+  // No gamespace was under way: there is nothing to warn of, nor to delete.
+  if (!hasGamespaces) return null;
   return (
     <div className="tp-alert tp-alert-warning tp-gamespace-warning">
       <span>
         Changing templates does not affect running gamespaces; delete them to apply changes.
       </span>
-      {confirming ? (
+      {deleted ? null : confirming ? (
         <ConfirmPrompt
           question="Delete every gamespace of this workspace?"
           onConfirm={() => cleanup.send({ type: 'gamespaces.deleteConfirmed' })}
