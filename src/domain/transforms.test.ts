@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { forAll, seededRandom } from './testing/property';
 import {
+  placeholdersIn,
   B64_DEFAULT,
   GENERATED_MAX,
   HEX_DEFAULT,
@@ -221,4 +222,18 @@ describe('transformValueMessage (the form check)', () => {
       expect(transformValueMessage(spec)).toEqual(expect.any(String));
     },
   );
+});
+
+describe('placeholdersIn', () => {
+  it('lists the distinct ##key## placeholders of a text in order, and nothing else', () => {
+    expect(placeholdersIn('Log in as ##user## with ##pass##, then ##user## again.')).toEqual([
+      '##user##',
+      '##pass##',
+    ]);
+    expect(placeholdersIn('Reach ##ipv4:10.0.0.0/8## or ##app_url##')).toEqual([
+      '##ipv4:10.0.0.0/8##',
+      '##app_url##',
+    ]);
+    expect(placeholdersIn('# A heading\n## Another\n#### not ## a key')).toEqual([]);
+  });
 });

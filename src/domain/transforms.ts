@@ -296,3 +296,15 @@ export function transformValueMessage(value: string): string | null {
         : 'Write ipv4:network/prefix, e.g. ipv4:192.168.22.0/24.';
   }
 }
+
+/** `##key##` as the reference writes a placeholder: a key of word characters, dashes or colons. */
+const PLACEHOLDER = /##([\w:./-]+)##/g;
+
+/**
+ * The distinct placeholders written in `text`, in order of first use. The guide (the workspace's
+ * document) is shown to players as written, so the Document tab warns of the ones it holds: only
+ * the challenge and the templates' guest settings are substituted (wire reference §4.5).
+ */
+export function placeholdersIn(text: string): string[] {
+  return [...new Set([...text.matchAll(PLACEHOLDER)].map((match) => match[0]))];
+}

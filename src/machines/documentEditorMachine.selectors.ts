@@ -8,6 +8,7 @@ import { LOADING_MESSAGE } from './documentEditorMachine';
 import type { DocumentOutboxActorRef, DocumentOutboxSnapshot } from './documentOutboxMachine';
 import type { ImageManagerActorRef } from './imageManagerMachine';
 import type { WorkspaceEditorSnapshot } from './workspaceEditorMachine';
+import { placeholdersIn } from '../domain/transforms';
 
 // The document editor's children hold the rest: the save indicator is its outbox's
 // (DocumentOutboxSnapshot), the other authors' cursors its cursors' (DocumentCursorsSnapshot).
@@ -81,3 +82,10 @@ export const selectRemoteCursors = (() => {
     return shown;
   };
 })();
+
+/**
+ * The `##key##` placeholders the guide holds, space-separated ('' for none): players see them as
+ * written, since only the challenge and guest settings are substituted.
+ */
+export const selectDocumentPlaceholders = (snapshot: DocumentEditorSnapshot): string =>
+  placeholdersIn(selectDocumentText(snapshot)).join(' ');

@@ -129,6 +129,17 @@ describe('DocumentSection', () => {
     expect(el.querySelector('[role="status"]')?.textContent).toBe('');
   });
 
+  it('warns that the guide shows its ##key## placeholders to players as written', async () => {
+    const plain = await renderSection();
+    expect(plain.el.querySelector('[role="note"]')).toBeNull();
+    act(() => root?.unmount());
+    const keyed = { update: toBase64(stateOf(replicaWithText('Log in as ##user## (##pass##).'))) };
+    const { el } = await renderSection(Promise.resolve(keyed));
+    expect(el.querySelector('[role="note"]')?.textContent).toBe(
+      "Players see ##user## ##pass## as written: placeholders are replaced only in the challenge and in templates' guest settings, not in this guide.",
+    );
+  });
+
   it('shows the preview of the text and the image manager when toggled', async () => {
     const { el } = await renderSection();
     expect(el.querySelector('[aria-label="Preview"]')).toBeNull();

@@ -6,6 +6,7 @@ import {
   selectCanRequestSave,
   selectDocumentEditor,
   selectDocumentOutbox,
+  selectDocumentPlaceholders,
   selectDocumentText,
   selectImageManager,
   selectIsDocumentLoading,
@@ -55,6 +56,21 @@ function SaveStatus({ outbox }: { outbox: DocumentOutboxActorRef }) {
     <span className={className} role="status" aria-live="polite">
       {text}
     </span>
+  );
+}
+
+/**
+ * Players read the guide as written: a `##key##` in it stays as it is, unlike in the challenge
+ * and guest settings, where deploy substitutes it.
+ */
+function PlaceholderWarning({ document }: { document: DocumentEditorActorRef }) {
+  const placeholders = useSelector(document, selectDocumentPlaceholders);
+  if (placeholders === '') return null;
+  return (
+    <p className="tp-alert tp-alert-warning" role="note">
+      Players see {placeholders} as written: placeholders are replaced only in the challenge and in
+      templates' guest settings, not in this guide.
+    </p>
   );
 }
 
@@ -139,6 +155,7 @@ function DocumentTab({
         <SaveStatus outbox={outbox} />
       </div>
       {images && <ImageManagerPanel manager={images} />}
+      <PlaceholderWarning document={document} />
       <div className={showPreview ? 'tp-document-panes tp-document-split' : 'tp-document-panes'}>
         <div className="tp-document-editor-pane">
           <Suspense fallback={<div className="tp-document-editor" />}>
