@@ -7,6 +7,7 @@ import {
   type AdminUser,
   type LocalAccount,
 } from './userAdminMachine';
+import { selectAccountNotice, selectUserNotice } from './userAdminMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
 import { modelDisagreements } from './testing/modelAgreement';
 import { modelPaths, transitionCoverage } from './testing/modelPaths';
@@ -118,6 +119,9 @@ describe('userAdminMachine', () => {
     await ok.settle();
     expect(ok.calls.at(-1)).toEqual(['saveUser', { ...DANA, role: 'creator', gamespaceLimit: 3 }]);
     expect(ok.actor.getSnapshot().context.notice).toBe('Saved');
+    // Said beside the user's form, not the account's.
+    expect(selectUserNotice(ok.actor.getSnapshot())).toBe('Saved');
+    expect(selectAccountNotice(ok.actor.getSnapshot())).toBeNull();
 
     const bad = start({ failSave: true });
     bad.actor.send({ type: 'user.selected', user: DANA });
@@ -170,6 +174,9 @@ describe('userAdminMachine', () => {
       'setPassword',
       { id: 'u-1', password: 'long password', username: 'dana' },
     ]);
+    // Said beside the account's form, where the password was typed.
+    expect(selectAccountNotice(actor.getSnapshot())).toBe('Password set');
+    expect(selectUserNotice(actor.getSnapshot())).toBeNull();
     actor.send({ type: 'account.disabledToggled' });
     await settle();
     expect(actor.getSnapshot().context.account).toEqual({ username: 'dana', disabled: true });

@@ -86,6 +86,11 @@ export interface UserAdminContext {
   notice: string | null;
 }
 
+/** The notice after the user's fields were saved. */
+export const SAVED_NOTICE = 'Saved';
+/** The notice after a local password was set (shown beside the account's form). */
+export const PASSWORD_SET_NOTICE = 'Password set';
+
 const draftOf = ({ id: _id, ...draft }: AdminUser): UserDraft => draft;
 const open = (user: AdminUser) => ({
   user,
@@ -266,7 +271,7 @@ export const userAdminMachine = setup({
                 assign(({ event, context }) => ({
                   user: event.output ?? context.user,
                   draft: event.output ? draftOf(event.output) : context.draft,
-                  notice: 'Saved',
+                  notice: SAVED_NOTICE,
                 })),
                 'refreshList',
               ],
@@ -344,7 +349,7 @@ export const userAdminMachine = setup({
               target: 'ready',
               actions: assign({
                 account: ({ event }) => event.output ?? null,
-                notice: 'Password set',
+                notice: PASSWORD_SET_NOTICE,
               }),
             },
             onError: {

@@ -37,11 +37,25 @@ test('an admin adds a user with a working API key, a new role and a password', a
     expect((await me.json()).name).toBe(name);
     await editor.getByRole('button', { name: 'Done' }).click();
     await expect(editor.getByLabel('New API key value')).toHaveCount(0);
+    // Listed under its owner, with a time a person reads rather than ISO.
+    const keys = editor.getByRole('list', { name: `API keys of ${name}` });
+    await expect(keys.getByRole('listitem')).toHaveCount(1);
+    await expect(keys.getByRole('listitem')).toContainText(/^Created \S.*issued by /);
+    await expect(keys.getByRole('listitem')).not.toContainText(/\d{4}-\d{2}-\d{2}T/);
+
+    // Each limit says what 0 means.
+    await expect(editor.getByLabel('Gamespace limit')).toHaveAccessibleDescription(
+      '0: no limit on the gamespaces running at once.',
+    );
+    await expect(editor.getByLabel('Workspace limit')).toHaveAccessibleDescription(
+      /^0: may not create workspaces/,
+    );
 
     // A new role, saved: the key now acts as a creator.
     await editor.getByLabel('Role').selectOption('creator');
     await editor.getByRole('button', { name: 'Save' }).click();
-    await expect(admin.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
+    // Said beside the Save button, not at the top of the page.
+    await expect(editor.getByRole('status').filter({ hasText: 'Saved' })).toBeVisible();
     const after = await admin.request.get('/api/user', { headers: { 'x-api-key': value } });
     expect((await after.json()).isCreator).toBe(true);
 
@@ -52,6 +66,8 @@ test('an admin adds a user with a working API key, a new role and a password', a
     await account.getByLabel('New password').fill('a password for Dana');
     await account.getByRole('button', { name: 'Set password' }).click();
     await expect(account.getByText(`Signs in as ${username}`)).toBeVisible();
+    // Said in the account's own section, beside its form.
+    await expect(account.getByRole('status')).toHaveText('Password set');
 
     const user = await userContext.newPage();
     await signIn(user, username, 'a password for Dana');

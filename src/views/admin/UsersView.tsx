@@ -10,6 +10,9 @@ import {
 } from '../../machines/userAdminMachine';
 import type { PagedSearchActorRef } from '../../machines/pagedSearchMachine';
 import { selectItems, selectSearchError } from '../../machines/pagedSearchMachine.selectors';
+import { selectAccountNotice, selectUserNotice } from '../../machines/userAdminMachine.selectors';
+import { LIMIT_AT_ZERO, readableDateTime } from '../../domain/userLimits';
+import './admin.css';
 
 // The admin Users section: a search over users, a form to add one, and the open user's editor.
 
@@ -74,6 +77,7 @@ function AccountPanel({ admin }: { admin: UserAdminActorRef }) {
     (s) => s.context.user?.id === s.context.selfId && s.context.account?.disabled === false,
   );
   const noteId = useId();
+  const notice = useSelector(admin, selectAccountNotice);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   return (
@@ -107,6 +111,7 @@ function AccountPanel({ admin }: { admin: UserAdminActorRef }) {
           />
         </label>
         <button type="submit">Set password</button>
+        {notice && <span role="status">{notice}</span>}
       </form>
       {account?.username && (
         <button
@@ -127,19 +132,28 @@ function AccountPanel({ admin }: { admin: UserAdminActorRef }) {
   );
 }
 
-function KeysPanel({ admin }: { admin: UserAdminActorRef }) {
+function KeysPanel({ admin, owner }: { admin: UserAdminActorRef; owner: string }) {
   const keys = useSelector(admin, (s) => s.context.keys);
   const newKey = useSelector(admin, (s) => s.context.newKey);
   return (
     <section aria-label="API keys">
       <h4>API keys</h4>
-      <ul>
+      <p className="tp-muted">
+        {keys.length === 0
+          ? `${owner} has no API key.`
+          : `Each key below acts as ${owner}; it was issued by the person named beside it.`}
+      </p>
+      {/* A key's name is who issued it; the key acts as the user it belongs to. */}
+      <ul className="tp-admin-keys" aria-label={`API keys of ${owner}`}>
         {keys.map((key) => (
           <li key={key.id}>
-            {key.name} <span className="tp-muted">{key.whenCreated}</span>{' '}
+            <span>
+              Created <time dateTime={key.whenCreated}>{readableDateTime(key.whenCreated)}</time>
+            </span>
+            {key.name && <span className="tp-muted">issued by {key.name}</span>}
             <button
               type="button"
-              aria-label={`Delete key ${key.name}`}
+              aria-label={`Delete the key created ${readableDateTime(key.whenCreated)}`}
               onClick={() => admin.send({ type: 'key.deleteRequested', keyId: key.id })}
             >
               Delete
@@ -170,6 +184,7 @@ function UserEditor({ admin }: { admin: UserAdminActorRef }) {
   const draft = useSelector(admin, (s) => s.context.draft);
   const user = useSelector(admin, (s) => s.context.user);
   const confirming = useSelector(admin, (s) => s.matches({ editing: 'confirmingDelete' }));
+  const notice = useSelector(admin, selectUserNotice);
   if (!draft || !user) return null;
   const change = (patch: Partial<UserDraft>) => admin.send({ type: 'draft.changed', draft: patch });
   return (
@@ -198,17 +213,26 @@ function UserEditor({ admin }: { admin: UserAdminActorRef }) {
         <label>
           Scope <input value={draft.scope} onChange={(e) => change({ scope: e.target.value })} />
         </label>
-        {LIMITS.map(([field, label]) => (
-          <label key={field}>
-            {label}{' '}
-            <input
-              type="number"
-              min={0}
-              value={draft[field]}
-              onChange={(e) => change({ [field]: Math.max(0, Number(e.target.value) || 0) })}
-            />
-          </label>
-        ))}
+        <fieldset className="tp-admin-limits">
+          <legend>Limits</legend>
+          {LIMITS.map(([field, label]) => (
+            <div key={field} className="tp-admin-limit">
+              <label>
+                {label}{' '}
+                <input
+                  type="number"
+                  min={0}
+                  value={draft[field]}
+                  aria-describedby={`tp-limit-${field}`}
+                  onChange={(e) => change({ [field]: Math.max(0, Number(e.target.value) || 0) })}
+                />
+              </label>
+              <span id={`tp-limit-${field}`} className="tp-field-hint">
+                {LIMIT_AT_ZERO[field]}
+              </span>
+            </div>
+          ))}
+        </fieldset>
         <label>
           <input
             type="checkbox"
@@ -221,6 +245,7 @@ function UserEditor({ admin }: { admin: UserAdminActorRef }) {
         <button type="button" onClick={() => admin.send({ type: 'user.closed' })}>
           Close
         </button>
+        {notice && <span role="status">{notice}</span>}
       </form>
       {confirming ? (
         <p>
@@ -237,7 +262,7 @@ function UserEditor({ admin }: { admin: UserAdminActorRef }) {
           Delete user
         </button>
       )}
-      <KeysPanel admin={admin} />
+      <KeysPanel admin={admin} owner={user.name || user.id} />
       <AccountPanel admin={admin} />
     </section>
   );
@@ -246,7 +271,6 @@ function UserEditor({ admin }: { admin: UserAdminActorRef }) {
 export function UsersView({ admin }: { admin: UserAdminActorRef }) {
   const search = useSelector(admin, selectSearch);
   const error = useSelector(admin, (s) => s.context.error);
-  const notice = useSelector(admin, (s) => s.context.notice);
   const busy = useSelector(admin, (s) => s.hasTag('busy'));
   const [name, setName] = useState('');
   return (
@@ -265,7 +289,6 @@ export function UsersView({ admin }: { admin: UserAdminActorRef }) {
         <button type="submit">Add user</button>
       </form>
       {error && <p role="alert">{error}</p>}
-      {notice && <p role="status">{notice}</p>}
       {search && <UserList search={search} admin={admin} />}
       <UserEditor admin={admin} />
     </section>
