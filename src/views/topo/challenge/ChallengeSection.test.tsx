@@ -146,6 +146,13 @@ describe('ChallengeForm', () => {
     expect(transform.textContent).toContain("Unknown type 'hx'");
   });
 
+  it('says how saving works in the status bar before any change, so the bar is never empty', async () => {
+    const view = await renderForm();
+    expect(view.el.querySelector('[role="status"]')?.textContent).toBe(
+      'Changes are saved as you make them.',
+    );
+  });
+
   it('shows an error beside a field and saves nothing until it is fixed; a fixed field saves on blur', async () => {
     const view = await renderForm();
     const question = view.group('Question 1', view.group('Question set 1'));

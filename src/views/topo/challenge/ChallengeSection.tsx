@@ -103,6 +103,8 @@ function Transforms({ form }: FormProps) {
 }
 
 const STATUS_TEXT: Record<string, string> = {
+  // The bar stays at the top of the tab: before any change it says how saving works.
+  clean: 'Changes are saved as you make them.',
   unsaved: 'Unsaved changes',
   saving: 'Saving…',
   saved: 'Saved',
