@@ -55,6 +55,36 @@ export const selectVmTaskProgress = (snapshot: VmControllerSnapshot): number | n
   return task != null && task.progress < 100 ? Math.max(0, Math.round(task.progress)) : null;
 };
 
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+const STATUS_TEXT: Record<Exclude<VmStatus, 'deployed'>, string> = {
+  unknown: 'Unknown',
+  created: 'Not initialized',
+  initialized: 'Not deployed',
+};
+
+/**
+ * What the machine's badge says: what is happening to it while a task runs ('Deploying' rather
+ * than the 'Off' of a machine that is not yet up), 'Loading' until the first answer, then its
+ * power state, or why there is no machine yet.
+ */
+export const selectVmStateText = (snapshot: VmControllerSnapshot): string => {
+  const task = selectVmTaskName(snapshot);
+  if (task !== null) return task === '' ? 'Working' : capitalized(task);
+  const status = selectVmStatus(snapshot);
+  if (status === 'unknown' && selectIsVmLoading(snapshot)) return 'Loading';
+  if (status !== 'deployed') return STATUS_TEXT[status];
+  return capitalized(selectVmPowerState(snapshot) || 'deployed');
+};
+
+/** The badge's colour: 'busy' while a task runs or it loads, else the power state or status. */
+export const selectVmStateTone = (snapshot: VmControllerSnapshot): string => {
+  const status = selectVmStatus(snapshot);
+  if (selectVmTaskName(snapshot) !== null) return 'busy';
+  if (status === 'unknown' && selectIsVmLoading(snapshot)) return 'busy';
+  return status === 'deployed' ? selectVmPowerState(snapshot) : status;
+};
+
 /** The machine is being loaded (with a request in flight, the spinner turns). */
 export const selectIsVmLoading = (snapshot: VmControllerSnapshot): boolean =>
   snapshot.hasTag('loading');

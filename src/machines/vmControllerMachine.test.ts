@@ -40,6 +40,8 @@ import {
   selectVmHasRevert,
   selectVmName,
   selectVmPowerState,
+  selectVmStateText,
+  selectVmStateTone,
   selectVmStatus,
   selectVmTaskProgress,
 } from './vmControllerMachine.selectors';
@@ -293,6 +295,38 @@ describe('vmControllerMachine', () => {
     await c.answer('loadVm', deployed('running', { task: { name: 'deploying', progress: 100 } }));
     expect(selectVmTaskProgress(c.snapshot())).toBeNull();
     expect(selectVmPowerState(c.snapshot())).toBe('running');
+  });
+
+  it("names what is happening in the badge: 'Loading', then the task, then the power state", async () => {
+    const c = startController();
+    expect([selectVmStateText(c.snapshot()), selectVmStateTone(c.snapshot())]).toEqual([
+      'Loading',
+      'busy',
+    ]);
+    // A machine being deployed is still off: the badge says it is deploying, not 'Off'.
+    await c.answer(
+      'loadTemplateMachine',
+      deployed('off', { task: { name: 'deploying', progress: 21 } }),
+    );
+    expect([selectVmStateText(c.snapshot()), selectVmStateTone(c.snapshot())]).toEqual([
+      'Deploying',
+      'busy',
+    ]);
+    c.clock.increment(POLL_INTERVAL_MS);
+    await c.answer('loadVm', deployed('running', { task: { name: 'deploying', progress: 100 } }));
+    expect([selectVmStateText(c.snapshot()), selectVmStateTone(c.snapshot())]).toEqual([
+      'Running',
+      'running',
+    ]);
+  });
+
+  it('names an undeployed template in the badge, and a machine that could not be loaded', async () => {
+    const c = startController();
+    await c.answer('loadTemplateMachine', pseudo('created'));
+    expect(selectVmStateText(c.snapshot())).toBe('Not initialized');
+    const failed = startController();
+    await failed.fail('loadTemplateMachine', new Error('down'));
+    expect(selectVmStateText(failed.snapshot())).toBe('Unknown');
   });
 
   it('tells the template editor when the machine becomes deployed and when it stops being so', async () => {

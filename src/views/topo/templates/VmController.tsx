@@ -23,11 +23,11 @@ import {
   selectVmHasRevert,
   selectVmHasSave,
   selectVmName,
-  selectVmPowerState,
+  selectVmStateText,
+  selectVmStateTone,
   selectVmStatus,
   selectVmTaskName,
   selectVmTaskProgress,
-  type VmStatus,
 } from '../../../machines/vmControllerMachine.selectors';
 import { DismissibleAlerts } from '../../common/DismissibleAlerts';
 import { ConfirmPrompt } from '../ConfirmPrompt';
@@ -44,12 +44,7 @@ import {
   piStop,
   piTrash,
 } from '../../common/icons';
-
-const STATUS_TEXT: Record<Exclude<VmStatus, 'deployed'>, string> = {
-  unknown: 'Unknown',
-  created: 'Not initialized',
-  initialized: 'Not deployed',
-};
+import './vm.css';
 
 const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
@@ -218,7 +213,8 @@ export function VmController({ controller }: { controller: VmControllerActorRef 
 function Controller({ controller, actions }: ControllerProps) {
   const name = useSelector(controller, selectVmName);
   const status = useSelector(controller, selectVmStatus);
-  const power = useSelector(controller, selectVmPowerState);
+  const stateText = useSelector(controller, selectVmStateText);
+  const stateTone = useSelector(controller, selectVmStateTone);
   const loading = useSelector(controller, selectIsVmLoading);
   const requesting = useSelector(actions, selectIsVmBusy);
   const busy = loading || requesting;
@@ -227,13 +223,12 @@ function Controller({ controller, actions }: ControllerProps) {
   const taskName = useSelector(controller, selectVmTaskName);
   const progress = useSelector(controller, selectVmTaskProgress);
   const errors = useSelector(actions, selectVmErrors);
-  const stateText = status === 'deployed' ? capitalized(power || 'deployed') : STATUS_TEXT[status];
   return (
     <div className="tp-vm" role="group" aria-label={`Machine ${name}`} aria-busy={busy}>
       <div className="tp-vm-bar">
         <Icon shape={piServer} className="tp-muted" />
         <span className="tp-vm-name">{name}</span>
-        <span className={`tp-vm-state tp-vm-state-${status === 'deployed' ? power : status}`}>
+        <span className={`tp-vm-state tp-vm-state-${stateTone}`}>
           <span className="tp-visually-hidden">State: </span>
           {stateText}
         </span>
