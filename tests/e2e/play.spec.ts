@@ -76,9 +76,23 @@ test('a player launches a workspace, deploys, answers both question sets and end
   await signIn(player, 'player');
   await player.goto(`/mojo/${workspaceId}`);
   const actions = player.getByRole('toolbar', { name: 'Game actions' });
+  // The launch is held until the page has shown that it runs: Start stays, disabled, saying so.
+  let releaseLaunch = () => {};
+  const launchHeld = new Promise<void>((resolve) => (releaseLaunch = resolve));
+  await player.route('**/api/gamespace', async (route) => {
+    await launchHeld;
+    await route.continue();
+  });
   await actions.getByRole('button', { name: 'Start' }).click();
   await confirm(player, 'Start the game?');
+  await expect(actions.getByRole('button', { name: 'Starting…' })).toBeDisabled();
+  await expect(
+    player.getByRole('status').filter({ hasText: 'Starting the game: its machines are being' }),
+  ).toBeVisible();
+  releaseLaunch();
   await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 20_000 });
+  await player.unroute('**/api/gamespace');
+  await expect(player.getByText('Starting the game')).toHaveCount(0);
   const clock = player.getByRole('timer', { name: 'Countdown' });
   await expect(clock).toHaveText(/^00:5\d:\d\d$/);
   await expect(player.getByRole('heading', { name: 'Game Over' })).toHaveCount(0);
@@ -227,9 +241,23 @@ test('a player who uses up their attempts sees why the game ended, and the answe
   await signIn(player, 'player');
   await player.goto(`/mojo/${workspaceId}`);
   const actions = player.getByRole('toolbar', { name: 'Game actions' });
+  // The launch is held until the page has shown that it runs: Start stays, disabled, saying so.
+  let releaseLaunch = () => {};
+  const launchHeld = new Promise<void>((resolve) => (releaseLaunch = resolve));
+  await player.route('**/api/gamespace', async (route) => {
+    await launchHeld;
+    await route.continue();
+  });
   await actions.getByRole('button', { name: 'Start' }).click();
   await confirm(player, 'Start the game?');
+  await expect(actions.getByRole('button', { name: 'Starting…' })).toBeDisabled();
+  await expect(
+    player.getByRole('status').filter({ hasText: 'Starting the game: its machines are being' }),
+  ).toBeVisible();
+  releaseLaunch();
   await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 20_000 });
+  await player.unroute('**/api/gamespace');
+  await expect(player.getByText('Starting the game')).toHaveCount(0);
   const score = player.getByRole('status', { name: 'Score' });
   const attempts = player.getByRole('status', { name: 'Attempts' });
   await expect(score).toHaveText('Score 0 / 100');

@@ -22,7 +22,13 @@ import { Spinner } from '../common/Spinner';
 import { useTitle } from '../common/useTitle';
 import { GameOver, Tally } from '../mojo/GameStatus';
 import { QuestionSets } from '../mojo/QuestionSets';
-import { ActionButton, MachineActions, SessionConfirm } from '../mojo/sessionActions';
+import {
+  ActionButton,
+  LaunchProgress,
+  MachineActions,
+  SessionConfirm,
+  StartButton,
+} from '../mojo/sessionActions';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 import { Icon, piDesktop } from '../common/icons';
 
@@ -106,7 +112,7 @@ export function LaunchGameView({ session }: { session: GamespaceSessionActorRef 
       <header className="tp-game-header">
         <h1>{game.name ?? 'Gamespace'}</h1>
         <div className="tp-actions" role="toolbar" aria-label="Game actions">
-          {canLaunch && <ActionButton session={session} action="start" label="Start" enabled />}
+          <StartButton session={session} canStart={canLaunch} launching={launching} />
           {inPlay && (
             <ActionButton
               session={session}
@@ -120,8 +126,8 @@ export function LaunchGameView({ session }: { session: GamespaceSessionActorRef 
             {clock}
           </span>
           <Tally session={session} />
-          {launching && <Spinner label="Launching" />}
         </div>
+        {launching && <LaunchProgress />}
         <SessionConfirm session={session} actions={['start', 'end']} />
         {over && <GameOver session={session} />}
         <DismissibleAlerts

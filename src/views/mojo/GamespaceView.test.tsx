@@ -4,6 +4,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise } from 'xstate';
+import { gamespaceActionMachine } from '../../machines/gamespaceActionMachine';
 import { gamespacePlayMachine } from '../../machines/gamespacePlayMachine';
 import { gamespaceSessionMachine, type GameState } from '../../machines/gamespaceSessionMachine';
 import {
@@ -15,6 +16,7 @@ import { questionSetMachine, type ChallengeProgress } from '../../machines/quest
 import { vmControllerMachine } from '../../machines/vmControllerMachine';
 import { vmLoadMachine } from '../../machines/vmLoadMachine';
 import { UNSET_DATE } from '../../domain/time';
+import { deferred } from '../../machines/testing/deferred';
 import { GamespaceView } from './GamespaceView';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -70,10 +72,19 @@ const runningVm = vmControllerMachine.provide({
   },
 });
 
-async function renderPage(state: GameState | { reject: unknown }, now: number) {
+async function renderPage(
+  state: GameState | { reject: unknown },
+  now: number,
+  options: { launch?: Promise<GameState> } = {},
+) {
   const session = createActor(
     gamespaceSessionMachine.provide({
       actors: {
+        gamespaceAction: gamespaceActionMachine.provide({
+          actors: {
+            registerGamespace: fromPromise(() => options.launch ?? Promise.resolve(game)),
+          },
+        }),
         loadGamespace: fromPromise(async () => {
           if ('reject' in state) throw state.reject;
           return state;
@@ -137,6 +148,23 @@ describe('GamespaceView', () => {
     expect(button('Start')).toBeDefined();
     expect(button('End')).toBeUndefined();
     expect(button('Submit')).toBeUndefined();
+  });
+
+  it('keeps Start in place, disabled, and says what happens while the launch runs', async () => {
+    const launch = deferred<GameState>();
+    const preview: GameState = { workspaceId: 'ws1', name: 'Lab', markdown: '# Welcome' };
+    const { text } = await renderPage(preview, T0, { launch: launch.promise });
+    await act(async () => button('Start')?.click());
+    await act(async () => button('Confirm')?.click());
+    expect(button('Start')).toBeUndefined();
+    expect(button('Starting…')?.disabled).toBe(true);
+    const status = container?.querySelector('.tp-game-launching');
+    expect(status?.getAttribute('role')).toBe('status');
+    expect(status?.textContent).toBe('Starting the game: its machines are being deployed…');
+    await act(async () => launch.resolve(game));
+    expect(button('Starting…')).toBeUndefined();
+    expect(button('End')).toBeDefined();
+    expect(text()).not.toContain('being deployed');
   });
 
   it('shows the score and the attempts, and updates them with each new state', async () => {

@@ -29,7 +29,13 @@ import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 import { VmController } from '../topo/templates/VmController';
 import { GameOver, Tally } from './GameStatus';
 import { QuestionSets } from './QuestionSets';
-import { ActionButton, MachineActions, SessionConfirm } from './sessionActions';
+import {
+  ActionButton,
+  LaunchProgress,
+  MachineActions,
+  SessionConfirm,
+  StartButton,
+} from './sessionActions';
 
 /** The route's id names no gamespace nor workspace (deleted, or a wrong link). */
 function NotFound() {
@@ -125,7 +131,7 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
       <header className="tp-game-header">
         <h1>{game?.name ?? 'Gamespace'}</h1>
         <div className="tp-actions" role="toolbar" aria-label="Game actions">
-          {canStart && <ActionButton session={session} action="start" label="Start" enabled />}
+          <StartButton session={session} canStart={canStart} launching={launching} />
           {inPlay && (
             <>
               <ActionButton
@@ -149,8 +155,8 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
             {clock}
           </span>
           <Tally session={session} />
-          {launching && <Spinner label="Launching" />}
         </div>
+        {launching && <LaunchProgress />}
         <SessionConfirm session={session} actions={['start', 'end', 'reset']} />
         {over && <GameOver session={session} />}
         <DismissibleAlerts

@@ -10,8 +10,10 @@ import {
   selectConfirmation,
   selectIsChangingMachines,
 } from '../../machines/gamespaceSessionMachine.selectors';
+import { Icon, piSpinner } from '../common/icons';
 import { Spinner } from '../common/Spinner';
 import { ConfirmPrompt } from '../topo/ConfirmPrompt';
+import './game.css';
 
 // The session's action buttons, shared by the play page (/mojo) and the launch page (/lp): each
 // sends its request to the session machine, which asks for confirmation with these questions.
@@ -54,6 +56,42 @@ export function ActionButton({
     >
       {label}
     </button>
+  );
+}
+
+/**
+ * Start, for as long as it is offered and while the launch it asked for runs: then it stays in
+ * place, disabled and saying so, rather than vanishing from under the pointer.
+ */
+export function StartButton({
+  session,
+  canStart,
+  launching,
+  label = 'Start',
+}: {
+  session: GamespaceSessionActorRef;
+  canStart: boolean;
+  launching: boolean;
+  label?: string;
+}) {
+  if (!canStart && !launching) return null;
+  return (
+    <ActionButton
+      session={session}
+      action="start"
+      label={launching ? 'Starting…' : label}
+      enabled={canStart && !launching}
+    />
+  );
+}
+
+/** What a launch is doing while it runs: it takes seconds, as the machines are deployed. */
+export function LaunchProgress() {
+  return (
+    <p className="tp-game-launching" role="status">
+      <Icon shape={piSpinner} spin />
+      <span>Starting the game: its machines are being deployed…</span>
+    </p>
   );
 }
 
