@@ -72,18 +72,28 @@ function recordDoor(options: Parameters<typeof createEventLog>[0] = {}, systemId
 }
 
 describe('createEventLog', () => {
-  it('records the events a root actor receives, with sequence, time and actor id', () => {
+  it('records the events a root actor receives, with sequence, time, actor, machine and states', () => {
     let time = 5_000;
     const { log, actor } = recordDoor({ now: () => time++ }, 'door');
     actor.send(UNLOCK);
 
     expect(log.entries()).toEqual([
-      { seq: 1, at: 5_000, actorId: 'door', event: { type: 'xstate.init', input: undefined } },
+      {
+        seq: 1,
+        at: 5_000,
+        actorId: 'door',
+        machine: 'door',
+        event: { type: 'xstate.init', input: undefined },
+        after: 'locked',
+      },
       {
         seq: 2,
         at: 5_001,
         actorId: 'door',
+        machine: 'door',
         event: { ...UNLOCK, user: { ...UNLOCK.user, accessToken: REDACTED } },
+        before: 'locked',
+        after: 'open',
       },
     ]);
   });
@@ -186,19 +196,20 @@ describe('createEventLog', () => {
     const before = log.entries();
     expect(log.entries()).toBe(before);
 
+    // Once for the event, once for the state it led to.
     actor.send(UNLOCK);
-    expect(listener).toHaveBeenCalledTimes(1);
+    expect(listener).toHaveBeenCalledTimes(2);
     const after = log.entries();
     expect(after).not.toBe(before);
     expect(log.entries()).toBe(after);
 
     log.clear();
-    expect(listener).toHaveBeenCalledTimes(2);
+    expect(listener).toHaveBeenCalledTimes(3);
     expect(log.entries()).toEqual([]);
 
     unsubscribe();
     actor.send({ type: 'door.locked' });
-    expect(listener).toHaveBeenCalledTimes(2);
+    expect(listener).toHaveBeenCalledTimes(3);
     expect(log.entries().map((entry) => entry.seq)).toEqual([3]);
   });
 

@@ -10,6 +10,12 @@ export interface EventLogEntry {
   readonly actorId: string;
   /** The event with its secrets replaced by '[redacted]'; plain JSON data. */
   readonly event: AnyEventObject;
+  /** The id of the receiving actor's machine (`workspaceArchive`), when it runs one. */
+  readonly machine?: string;
+  /** The machine's state value before the event, when the log saw it. */
+  readonly before?: unknown;
+  /** Its state value once the event was handled. */
+  after?: unknown;
 }
 
 export interface EventLog {
@@ -49,6 +55,12 @@ const MAX_DEPTH = 12;
 /** The inspection API types actor refs narrowly; at run time they are full actors. */
 type InspectedRef = ActorRefLike &
   Partial<Pick<AnyActorRef, 'id' | '_parent'>> & { systemId?: string | undefined };
+
+/** The id of the machine an actor runs (`logic.id`), if it runs a machine. */
+function machineIdOf(ref: InspectedRef): string | undefined {
+  const id = (ref as { logic?: { id?: unknown } }).logic?.id;
+  return typeof id === 'string' ? id : undefined;
+}
 
 function actorIdOf(ref: InspectedRef): string {
   return ref.systemId ?? ref.sessionId ?? ref.id ?? '';
@@ -107,6 +119,9 @@ export function createEventLog({
   let nextSeq = 1;
   let ordered: readonly EventLogEntry[] | null = [];
   const listeners = new Set<() => void>();
+  /** Each root actor's last state value, and its entry that waits for the state it led to. */
+  const lastValue = new Map<string, unknown>();
+  const awaitingAfter = new Map<string, { entry: EventLogEntry; event: unknown }>();
 
   const changed = () => {
     ordered = null;
@@ -130,15 +145,33 @@ export function createEventLog({
 
   return {
     inspect(inspectionEvent) {
-      if (inspectionEvent.type !== '@xstate.event') return;
       const target = inspectionEvent.actorRef as InspectedRef;
       if (target._parent !== undefined) return;
-      append({
+      const actorId = actorIdOf(target);
+      if (inspectionEvent.type === '@xstate.snapshot') {
+        // The snapshot an event led to follows that event at once (XState handles one at a time).
+        const value = sanitize((inspectionEvent.snapshot as { value?: unknown }).value);
+        lastValue.set(actorId, value);
+        const waiting = awaitingAfter.get(actorId);
+        awaitingAfter.delete(actorId);
+        if (waiting && waiting.event === inspectionEvent.event && value !== undefined) {
+          waiting.entry.after = value;
+          changed();
+        }
+        return;
+      }
+      if (inspectionEvent.type !== '@xstate.event') return;
+      const machine = machineIdOf(target);
+      const entry: EventLogEntry = {
         seq: nextSeq++,
         at: now(),
-        actorId: actorIdOf(target),
+        actorId,
         event: sanitize(inspectionEvent.event) as AnyEventObject,
-      });
+        ...(machine === undefined ? {} : { machine }),
+        ...(lastValue.has(actorId) ? { before: lastValue.get(actorId) } : {}),
+      };
+      awaitingAfter.set(actorId, { entry, event: inspectionEvent.event });
+      append(entry);
     },
     entries,
     clear() {

@@ -53,7 +53,97 @@ function rowOf(container: HTMLElement, seq: number): HTMLTableRowElement {
   return row;
 }
 
-const payloadCell = (container: HTMLElement, seq: number) => rowOf(container, seq).cells[4];
+const payloadCell = (container: HTMLElement, seq: number) => rowOf(container, seq).cells[5];
+
+/** The text of each visible row's cells, newest first. */
+const cellsOf = (container: HTMLElement) =>
+  [...container.querySelectorAll('tbody tr')].map((tr) =>
+    [...tr.querySelectorAll('td')].map((td) => td.textContent),
+  );
+
+function change(element: HTMLInputElement | HTMLSelectElement, value: string) {
+  const proto = Object.getPrototypeOf(element) as object;
+  Object.getOwnPropertyDescriptor(proto, 'value')?.set?.call(element, value);
+  element.dispatchEvent(
+    new Event(element instanceof HTMLSelectElement ? 'change' : 'input', { bubbles: true }),
+  );
+}
+
+const TIMELINE: readonly EventLogRow[] = [
+  {
+    seq: 1,
+    at: new Date(2026, 10, 29, 9, 14, 3, 120).getTime(),
+    actorId: 'x:39',
+    machine: 'workspaceArchive',
+    event: { type: 'archive.downloadRequested' },
+    before: 'idle',
+    after: 'downloading',
+  },
+  {
+    seq: 2,
+    at: new Date(2026, 10, 29, 9, 14, 4, 0).getTime(),
+    actorId: 'x:39',
+    machine: 'workspaceArchive',
+    event: { type: 'xstate.done.actor.0.workspaceArchive.downloading' },
+    before: 'downloading',
+    after: 'idle',
+  },
+  {
+    seq: 3,
+    at: new Date(2026, 10, 29, 9, 14, 5, 0).getTime(),
+    actorId: 'hubConnection',
+    machine: 'hubConnection',
+    event: { type: 'xstate.after.2000.hubConnection.reconnecting' },
+    before: 'reconnecting',
+    after: 'connecting',
+  },
+];
+
+describe('EventLogView as a timeline', () => {
+  it('shows time, screen, what happened and the state before and after, not xstate names', () => {
+    const container = render(TIMELINE);
+    expect(cellsOf(container).map((cells) => cells.slice(0, 5))).toEqual([
+      [
+        '3',
+        '09:14:05.000',
+        'Hub connection',
+        '2 s passed in reconnecting',
+        'reconnecting → connecting',
+      ],
+      ['2', '09:14:04.000', 'Workspace archive', 'Finished: downloading', 'downloading → idle'],
+      [
+        '1',
+        '09:14:03.120',
+        'Workspace archive',
+        'Archive: download requested',
+        'idle → downloading',
+      ],
+    ]);
+    expect(container.textContent).not.toContain('x:39');
+    expect(container.textContent).not.toContain('xstate.done');
+  });
+
+  it('filters by screen, by kind and by words', () => {
+    const container = render(TIMELINE);
+    const screen = container.querySelector('select')!;
+    act(() => change(screen, 'Hub connection'));
+    expect(cellsOf(container).map((cells) => cells[0])).toEqual(['3']);
+    act(() => change(screen, ''));
+
+    const finished = [...container.querySelectorAll('label')].find(
+      (label) => label.textContent === 'Work finished',
+    );
+    act(() => finished?.querySelector('input')?.click());
+    expect(cellsOf(container).map((cells) => cells[0])).toEqual(['2']);
+    act(() => finished?.querySelector('input')?.click());
+
+    act(() => change(container.querySelector<HTMLInputElement>('input[type=search]')!, 'request'));
+    expect(cellsOf(container).map((cells) => cells[0])).toEqual(['1']);
+    expect(container.querySelector('[role=status]')?.textContent).toBe(
+      '3 events recorded, 1 match the filter.',
+    );
+  });
+});
 
 describe('EventLogView', () => {
   it('lays the table out in fixed columns, so that the payload gets the width left over', () => {
@@ -61,10 +151,10 @@ describe('EventLogView', () => {
     const table = container.querySelector('table');
     expect(table?.classList.contains('tp-event-table')).toBe(true);
     const cols = [...(table?.querySelectorAll('colgroup col') ?? [])];
-    expect(cols).toHaveLength(5);
-    // The first four columns have widths of their own; the payload column has none.
-    expect(cols.slice(0, 4).every((col) => col.className !== '')).toBe(true);
-    expect(cols[4]?.className).toBe('');
+    expect(cols).toHaveLength(6);
+    // The first five columns have widths of their own; the payload column has none.
+    expect(cols.slice(0, 5).every((col) => col.className !== '')).toBe(true);
+    expect(cols[5]?.className).toBe('');
   });
 
   it('sums up each payload on one line, cut with an ellipsis when long, behind a closed disclosure', () => {
@@ -94,7 +184,7 @@ describe('EventLogView', () => {
     expect(toggle?.getAttribute('aria-expanded')).toBe('true');
     const details = rowOf(container, 3).nextElementSibling as HTMLTableRowElement | null;
     expect(details?.cells).toHaveLength(1);
-    expect(details?.cells[0]?.colSpan).toBe(5);
+    expect(details?.cells[0]?.colSpan).toBe(6);
     const pre = details?.querySelector('pre');
     expect(toggle?.getAttribute('aria-controls')).toBe(pre?.id);
     expect(pre?.textContent).toBe(JSON.stringify({ text: LONG_TEXT }, null, 2));
