@@ -159,10 +159,14 @@ describe('gamespacePlayMachine', () => {
       'playable true',
       'playable false',
     ]);
-    // An action's outcome replaces the state; the quiz hears of it at the next tick.
-    p.send({ type: 'game.changed', state: started({ endTime: iso(T0) }) });
-    expect(p.quiz()?.context.heard).toHaveLength(5);
-    expect(p.snapshot().context.game.endTime).toBe(iso(T0));
+    expect(p.snapshot().context.game.endTime).toBe(UNSET_DATE);
+  });
+
+  it('tells the quiz at once when an action of the page ends the game, not at the next tick', () => {
+    const p = startPlay(started(), T0 + MINUTE);
+    p.send({ type: 'game.changed', state: started({ endTime: iso(T0 + MINUTE) }) });
+    expect(p.quiz()?.context.heard).toEqual(['playable false']);
+    expect(p.snapshot().context.game.endTime).toBe(iso(T0 + MINUTE));
   });
 
   it('runs a controller for each machine during play, follows the state, and stops them after', () => {
@@ -325,8 +329,10 @@ describe('gamespacePlayMachine over a game (model-based)', () => {
         events: {
           STARTED: () => p.send({ type: 'game.changed', state: (game = started()) }),
           DEPLOYED: () => p.send({ type: 'game.updated', state: (game = started({ vms: [web] })) }),
-          ENDED: () =>
-            p.send({ type: 'game.changed', state: (game = started({ endTime: iso(now) })) }),
+          ENDED: () => {
+            p.send({ type: 'game.changed', state: (game = started({ endTime: iso(now) })) });
+            expect(playable()).toBe('playable false');
+          },
           EXPIRED: () => {
             p.send({ type: 'clock.ticked', now: (now = T0 + 60 * MINUTE) });
             expect(playable()).toBe('playable false');

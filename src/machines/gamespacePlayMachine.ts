@@ -58,8 +58,8 @@ const notProvided = (name: string): Error =>
  * The parts of the play page that belong to one gamespace (spec §2 Gamespace play page, §4): the
  * session runs one for as long as it shows that gamespace, and tells it the time and each new
  * state. Regions:
- * - `quiz`: the question sets of a started gamespace, told when the game is playable, and
- *   refreshed by each GameEvent.
+ * - `quiz`: the question sets of a started gamespace, told whether the game is playable on every
+ *   tick and new state, and refreshed by each GameEvent.
  * - `machines`: during play, the `gameVms` child runs a controller for each of the game's
  *   machines (on the play page only: see `controlsMachines`).
  * - `invite`: generates a code, copies the link, and 'copied' shows for 3 s.
@@ -163,6 +163,9 @@ export const gamespacePlayMachine = setup({
               ],
             },
             'quiz.graded': { actions: ['replaceGame', 'tellQuizPlayability'] },
+            // End (or any action of the page) may end play: Submit goes with the answer, not a
+            // tick later.
+            'game.changed': { actions: ['replaceGame', 'tellQuizPlayability'] },
           },
         },
       },
