@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  clonedTemplateName,
-  cloneName,
-  linkedName,
-  linkSuffix,
-  NAME_MAX,
-  revisionOf,
-} from './naming';
+import { clonedTemplateName, cloneName, uniqueName, NAME_MAX, revisionOf } from './naming';
 
 describe('clone naming (wire reference §4.8)', () => {
   it.each([
@@ -53,20 +46,21 @@ describe('clone naming (wire reference §4.8)', () => {
     });
   });
 
-  describe('linked template names', () => {
-    it('appends the number to the source name', () => {
-      expect(linkedName('linux-server', 123)).toBe('linux-server-123');
+  describe("unique names (linked templates, a gamespace's machines)", () => {
+    it('keeps the name when no other has it', () => {
+      expect(uniqueName('router', ['linux-server', 'router_v1'])).toBe('router');
     });
 
-    it('cuts a long source name so the linked name fits in 64 characters', () => {
-      const name = linkedName('x'.repeat(NAME_MAX), 999);
+    it('numbers a name that clashes from 2, skipping taken numbers, case ignored', () => {
+      expect(uniqueName('router', ['Router'])).toBe('router-2');
+      expect(uniqueName('router', ['router', 'router-2'])).toBe('router-3');
+    });
+
+    it('cuts a long name so that the numbered one fits in 64 characters', () => {
+      const long = 'x'.repeat(NAME_MAX);
+      const name = uniqueName(long, [long]);
       expect(name).toHaveLength(NAME_MAX);
-      expect(name.endsWith('-999')).toBe(true);
-    });
-
-    it('draws the number from 100 to 998, as Random.Next(100, 999)', () => {
-      expect(linkSuffix(() => 0)).toBe(100);
-      expect(linkSuffix(() => 0.999999)).toBe(998);
+      expect(name.endsWith('-2')).toBe(true);
     });
   });
 });

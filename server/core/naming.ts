@@ -56,14 +56,16 @@ export function clonedTemplateName(templateName: string, workspaceName: string):
 }
 
 /**
- * The name of a template linked from `source`: `{source}-{n}`. The reference cuts the source name
- * to 64 characters before adding the suffix, which can overflow the column; we cut it so the
- * whole name fits.
+ * `name`, or when another of `taken` has it (case ignored), `name-2`, `name-3`, ...: the first
+ * that none has, cut to fit. A linked template keeps its source's name this way, and a
+ * gamespace's machines get names of their own (wire reference §4.8 gives every link a random
+ * `-{100..999}` suffix, which players then read on their machines: changed).
  */
-export function linkedName(source: string, n: number): string {
-  return fit(source, `-${n}`);
+export function uniqueName(name: string, taken: Iterable<string>): string {
+  const names = new Set([...taken].map((t) => t.toLowerCase()));
+  if (!names.has(name.toLowerCase())) return name;
+  for (let n = 2; ; n++) {
+    const candidate = fit(name, `-${n}`);
+    if (!names.has(candidate.toLowerCase())) return candidate;
+  }
 }
-
-/** 100..999, the reference's `Random.Next(100, 999)` (whose upper bound is exclusive). */
-export const linkSuffix = (random: () => number = Math.random): number =>
-  100 + Math.floor(random() * 899);

@@ -110,7 +110,7 @@ describe('template service events', () => {
 
   beforeAll(async () => {
     store = await openStore({ url: ':memory:' });
-    templates = createTemplateService(store.db, { publisher: hub, random: () => 0.5 });
+    templates = createTemplateService(store.db, { publisher: hub });
     workspaces = createWorkspaceService(store.db);
   });
   afterAll(async () => store?.close());
@@ -122,7 +122,7 @@ describe('template service events', () => {
     const stock = await templates.createDetail({ name: 'base', isPublished: true });
     const ws = await workspaces.create(creator, { name: 'Lab' });
     const linked = await templates.link(creator, { templateId: stock.id, workspaceId: ws.id });
-    expect(linked.name).toBe('base-549');
+    expect(linked.name).toBe('base');
     await templates.update(creator, { id: linked.id, name: 'web' });
     await templates.remove(creator, linked.id);
     expect(hub.events.map((e) => [e.group, e.event, e.action])).toEqual([
@@ -134,6 +134,15 @@ describe('template service events', () => {
       actor: { id: 'creator', name: 'Creator' },
       model: { id: linked.id, name: 'web', workspaceId: ws.id, workspaceName: 'Lab' },
     });
+  });
+
+  it('names a linked template after its source, numbered only when the workspace has the name', async () => {
+    const stock = await templates.createDetail({ name: 'router', isPublished: true });
+    const ws = await workspaces.create(creator, { name: 'Routers' });
+    const link = () => templates.link(creator, { templateId: stock.id, workspaceId: ws.id });
+    expect((await link()).name).toBe('router');
+    expect((await link()).name).toBe('router-2');
+    expect((await link()).name).toBe('router-3');
   });
 
   it('publishes changes to a stock template to the all-zero group', async () => {

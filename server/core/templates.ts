@@ -18,7 +18,7 @@ import {
   type Publisher,
 } from './fields';
 import { asId, newId } from './ids';
-import { linkedName, linkSuffix } from './naming';
+import { uniqueName } from './naming';
 import { createTemplateAdmin, templateLookup } from './templateAdmin';
 import { defaultDetail, localizeDiskPaths, parseDetail, serializeDetail } from './templateDetail';
 import { templateDto, templateGroup, templateSummaryDto, type TemplateDto } from './templateViews';
@@ -77,8 +77,6 @@ export const NO_TEMPLATE_MACHINES: TemplateMachines = { templateDeleted: async (
 export interface TemplateServiceOptions {
   publisher?: Publisher;
   machines?: TemplateMachines;
-  /** Source of the link suffix (tests make it deterministic). */
-  random?: () => number;
 }
 
 /**
@@ -104,7 +102,6 @@ export function mayFollow(
 export function createTemplateService(db: Db, options: TemplateServiceOptions = {}) {
   const publisher = options.publisher ?? silentPublisher;
   const machines = options.machines ?? NO_TEMPLATE_MACHINES;
-  const random = options.random ?? Math.random;
   const templates = createTemplateRepository(db);
   const workspaces = createWorkspaceRepository(db);
   const { find, existing } = templateLookup(templates);
@@ -236,7 +233,9 @@ export function createTemplateService(db: Db, options: TemplateServiceOptions = 
       }
       const row: TemplateTable = {
         id: newId(),
-        name: linkedName(source.name, linkSuffix(random)),
+        // The source's name, numbered only when the workspace already has it: machines are
+        // named after their templates, and players read those names.
+        name: uniqueName(source.name, await templates.namesInWorkspace(workspace.id)),
         description: source.description,
         audience: '',
         iso: source.iso,

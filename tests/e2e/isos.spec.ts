@@ -45,7 +45,7 @@ test('an author uploads files on the Files tab and mounts one in a template', as
     .filter({ hasText: 'linux-server' })
     .getByRole('button', { name: 'Add' })
     .click();
-  const template = page.getByRole('group', { name: /^Template linux-server-\d+$/ });
+  const template = page.getByRole('group', { name: /^Template linux-server$/ });
   await expect(template).toBeVisible();
   await template.getByRole('searchbox', { name: 'Search ISOs' }).fill('notes');
   const chooser = template.getByLabel('ISO', { exact: true });
@@ -63,5 +63,5 @@ test('an author uploads files on the Files tab and mounts one in a template', as
     .click();
   await expect(
     page.getByRole('region', { name: 'Usage of notes.txt.iso' }).getByRole('listitem'),
-  ).toHaveText(/^linux-server-\d+/);
+  ).toHaveText(/^linux-server\b/);
 });

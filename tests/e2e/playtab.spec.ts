@@ -54,7 +54,8 @@ test('an author launches their workspace from the Play tab with their own settin
   await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
   const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? '';
   const author = await apiOf(page);
-  // Linking names each copy after its parent with a suffix of its own (linux-server-123).
+  // Linking keeps each parent's name (no other template of the workspace has it), and the
+  // players' machines are named the same.
   const names: string[] = [];
   for (const name of MACHINES) {
     const stock = await author<Array<{ id: string; name: string }>>(
@@ -67,7 +68,7 @@ test('an author launches their workspace from the Play tab with their own settin
       templateId: parent?.id,
       workspaceId,
     });
-    expect(linked.name.startsWith(name)).toBe(true);
+    expect(linked.name).toBe(name);
     names.push(linked.name);
   }
   const [serverName = '', workstationName = ''] = names;

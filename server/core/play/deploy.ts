@@ -3,6 +3,7 @@ import { substitute } from '../../../src/domain/transforms';
 import { realClock, type Clock } from '../../clock';
 import type { HypervisorDriver, Machine, MachineSpec } from '../../hypervisor';
 import { toDeployable } from '../machineSpecs';
+import { uniqueName } from '../naming';
 import type { TemplateWithParentDetail } from '../../store/repositories/templates';
 import type { GamespaceTable, TemplateTable, WorkspaceTable } from '../../store/schema';
 import type { VmTemplate } from '../templates';
@@ -49,13 +50,24 @@ export function challengeIso(
   return targets.includes(template.name.toLowerCase()) ? iso.file : template.iso;
 }
 
-/** The machine templates of a gamespace: `##key##` substituted, ISO mounted, replicas named. */
+/**
+ * The machine templates of a gamespace: `##key##` substituted, ISO mounted, replicas named, and
+ * every name the gamespace's own. Two templates may resolve to one name (a variant's `web_v1`
+ * and an all-variants `web`, or two templates renamed alike); the later one is numbered, so that
+ * neither machine hides the other (the driver deploys only names it does not have yet).
+ */
 export function gamespaceTemplates(
   gamespace: Pick<GamespaceTable, 'id' | 'variant' | 'playerCount'>,
   workspace: Pick<WorkspaceTable, 'hostAffinity' | 'useUplinkSwitch'>,
   templates: readonly TemplateWithParentDetail[],
   spec: Pick<ChallengeSpec, 'transforms' | 'challenge'>,
 ): VmTemplate[] {
+  const taken: string[] = [];
+  const own = (name: string) => {
+    const unique = uniqueName(name, taken);
+    taken.push(unique);
+    return unique;
+  };
   return templatesOfVariant(templates, gamespace.variant).flatMap((t) => {
     const resolved = {
       ...t,
@@ -67,7 +79,7 @@ export function gamespaceTemplates(
       t.parentDetail === null ? null : substitute(t.parentDetail, spec.transforms);
     return replicaNames(t.name, t.replicas, Math.max(1, gamespace.playerCount)).map((name) =>
       toDeployable({
-        template: { ...resolved, name },
+        template: { ...resolved, name: own(name) },
         parentDetail,
         tag: gamespace.id,
         workspace,

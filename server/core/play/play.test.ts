@@ -147,4 +147,19 @@ describe('deploy rules', () => {
     ]);
     expect(templates[0]!.GuestSettings).toContainEqual({ Key: 'guestinfo.flag', Value: 'abc123' });
   });
+
+  it('gives every machine of a gamespace a name of its own, numbering the later of two alike', () => {
+    const names = gamespaceTemplates(
+      { id: 'gs1', variant: 0, playerCount: 1 },
+      { hostAffinity: 0, useUplinkSwitch: 0 },
+      [
+        template({ name: 'web' }),
+        template({ name: 'web_v1', variant: 1 }),
+        template({ name: 'router' }),
+        template({ name: 'Router' }),
+      ],
+      { transforms: [], challenge: null },
+    ).map((t) => t.Name);
+    expect(names).toEqual(['web', 'web-2', 'router', 'Router-2']);
+  });
 });

@@ -118,6 +118,16 @@ export function createTemplateRepository(db: Db) {
       return !!child;
     },
 
+    /** The names of the workspace's templates. */
+    async namesInWorkspace(workspaceId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('templates')
+        .select('name')
+        .where('workspaceId', '=', workspaceId)
+        .execute();
+      return rows.map((row) => row.name);
+    },
+
     async countInWorkspace(workspaceId: string): Promise<number> {
       const { n } = await db
         .selectFrom('templates')
