@@ -3,6 +3,7 @@ import { join, sep } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomBytes } from 'node:crypto';
+import { UPLOAD_LIMIT_BYTES } from '../../src/domain/documentFiles';
 import { forbidden, ValidationFailed } from './errors';
 import { unknownArgument } from './fields';
 import { newToken } from './ids';
@@ -15,8 +16,8 @@ import { STAGING_PREFIX } from './staging';
 // reference serves its DocRoot, because players see them in the guide. Their names carry a random
 // part, so they cannot be guessed from the workspace id alone.
 
-/** The largest upload, in bytes (the spec's 50,000,000; the UI labels it 5MB). */
-export const MAX_IMAGE_BYTES = 50_000_000;
+/** The largest upload, in bytes: the spec's 50,000,000, which the image manager states. */
+export const MAX_IMAGE_BYTES = UPLOAD_LIMIT_BYTES;
 /** An upload is refused when it would leave less free space than this on the disk. */
 export const MIN_FREE_BYTES = 100 * 1024 * 1024;
 /** The stem of a stored name is cut to this many characters. */

@@ -18,10 +18,13 @@ export interface ChosenFile {
 }
 
 /**
- * Files must be under this size to be sent (spec §5, §9); the UI's own label says '5MB limit',
- * which the spec keeps as it is.
+ * Files must be under this size to be sent (spec §5, §9), and the server takes no more. The
+ * spec's label says '5MB limit'; the image manager says the real limit.
  */
 export const UPLOAD_LIMIT_BYTES = 50_000_000;
+
+/** The image manager's hint: the limit in megabytes as people read them (10^6 bytes). */
+export const UPLOAD_LIMIT_TEXT = `Each file under ${UPLOAD_LIMIT_BYTES / 1_000_000} MB`;
 
 /** The types an author may attach (spec §5): images and PDF. */
 const UPLOAD_TYPES: Record<string, string> = {

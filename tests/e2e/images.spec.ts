@@ -26,7 +26,9 @@ test('an author uploads a PNG in the image manager, inserts it and sees it in th
 
   await page.getByRole('button', { name: 'Images' }).click();
   const images = page.getByRole('region', { name: 'Images' });
-  await expect(images.getByText('5MB limit')).toBeVisible();
+  // The real limit, which the server enforces: 50,000,000 bytes.
+  await expect(images.getByText('Each file under 50 MB')).toBeVisible();
+  await expect(images.getByText('5MB limit')).toHaveCount(0);
   await images.getByLabel('Upload').setInputFiles([
     { name: 'network.png', mimeType: 'image/png', buffer: PNG },
     // Not a type the manager takes: silently left out.

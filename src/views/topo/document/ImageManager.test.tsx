@@ -103,14 +103,14 @@ describe('ImageManager', () => {
     expect(pdf?.querySelector('[data-icon="file-pdf"]')).not.toBeNull();
   });
 
-  it('offers a multiple file input labelled Upload, with the hint "5MB limit"', async () => {
+  it('offers a multiple file input labelled Upload, with the real limit of 50 MB as its hint', async () => {
     const t = startPanel();
     const view = await render(<ImageManagerPanel manager={t.manager} />);
     const input = view.el.querySelector<HTMLInputElement>('input[type="file"]');
     expect(input?.multiple).toBe(true);
     expect(input?.closest('label')?.textContent?.trim()).toBe('Upload');
     const hint = input && document.getElementById(input.getAttribute('aria-describedby') ?? '');
-    expect(hint?.textContent).toBe('5MB limit');
+    expect(hint?.textContent).toBe('Each file under 50 MB');
   });
 
   it('uploads the chosen files that pass the check, one after another', async () => {

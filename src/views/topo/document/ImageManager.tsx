@@ -1,6 +1,6 @@
 import { useSelector } from '@xstate/react';
 import type { ChangeEvent } from 'react';
-import { isImageFile } from '../../../domain/documentFiles';
+import { isImageFile, UPLOAD_LIMIT_TEXT } from '../../../domain/documentFiles';
 import type { ImageManagerActorRef } from '../../../machines/imageManagerMachine';
 import {
   selectCanRequestDelete,
@@ -24,7 +24,6 @@ import { Icon, piFilePdf, piSpinner, piUpload } from '../../common/icons';
 const ACCEPT = 'image/png,image/jpeg,image/gif,image/webp,application/pdf';
 
 /** Shown beside Upload as the reference UI words it (spec §5), though the check is 50,000,000. */
-const LIMIT_HINT = '5MB limit';
 
 function UploadControl({ manager }: { manager: ImageManagerActorRef }) {
   const canUpload = useSelector(manager, selectCanUpload);
@@ -53,7 +52,7 @@ function UploadControl({ manager }: { manager: ImageManagerActorRef }) {
         />
       </label>
       <span id="tp-images-limit" className="tp-muted">
-        {LIMIT_HINT}
+        {UPLOAD_LIMIT_TEXT}
       </span>
       {uploading !== null && (
         <span className="tp-images-progress" role="status">
