@@ -23,7 +23,31 @@ export default async function setup() {
   }).trim();
   const began = Date.now();
   console.log(`check:image: docker build -t ${IMAGE} (COMMIT=${commit})`);
-  dockerLoud(['build', '--build-arg', `COMMIT=${commit}`, '-t', IMAGE, '.']);
+  // The build stage is tagged too: it holds the installed packages that the next run reuses. What
+  // an earlier run built under these tags goes, or every run would leave a gigabyte behind.
+  const stages = [
+    { tag: `${IMAGE}-build`, args: ['--target', 'build'] },
+    { tag: IMAGE, args: [] },
+  ];
+  const imageId = (tag: string) => {
+    try {
+      return docker(['image', 'inspect', '--format', '{{.Id}}', tag]);
+    } catch {
+      return null;
+    }
+  };
+  const earlier = stages.map(({ tag }) => imageId(tag));
+  for (const { tag, args } of stages)
+    dockerLoud(['build', ...args, '--build-arg', `COMMIT=${commit}`, '-t', tag, '.']);
+  for (const [index, id] of earlier.entries()) {
+    if (id && id !== imageId(stages[index]!.tag)) {
+      try {
+        docker(['image', 'rm', id]);
+      } catch {
+        // Still the parent of a cached layer, or in use: it goes with a later run.
+      }
+    }
+  }
   const bytes = Number(docker(['image', 'inspect', '--format', '{{.Size}}', IMAGE]));
   console.log(
     `check:image: ${IMAGE} built in ${Math.round((Date.now() - began) / 1000)} s, ` +
