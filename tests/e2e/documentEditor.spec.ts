@@ -93,3 +93,42 @@ test('the Document tab shows loading, then the guide, and the editor takes typin
     .poll(() => documentRequest(page, 'GET', id).then((text) => text.trimEnd()))
     .toBe(`${GUIDE}Typed at once.`);
 });
+
+test('the Document tab warns of ##key## placeholders in the guide and styles inline code in the preview', async ({
+  page,
+}) => {
+  await signIn(page, 'creator');
+  await page.getByRole('button', { name: 'New Workspace' }).click();
+  await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  const id = /\/topo\/([0-9a-f]{32})\//.exec(page.url())?.[1] ?? '';
+  await documentRequest(page, 'PUT', id, 'Scan ##target## with `nmap -sV`.\n');
+
+  await page.getByRole('link', { name: 'Document' }).click();
+  await expect(editor(page)).toHaveAttribute('data-readonly', 'false', { timeout: 30_000 });
+  // Players would read ##target## as written: the tab says so, and where keys are replaced.
+  await expect(page.getByRole('note')).toHaveText(
+    "Players see ##target## as written: placeholders are replaced only in the challenge and in templates' guest settings, not in this guide.",
+  );
+
+  await page.getByRole('button', { name: 'Preview' }).click();
+  const code = page.getByRole('article', { name: 'Document preview' }).locator('code');
+  await expect(code).toHaveText('nmap -sV');
+  const style = await code.evaluate((element) => {
+    const computed = getComputedStyle(element);
+    return {
+      background: computed.backgroundColor,
+      border: computed.borderTopStyle,
+      padding: computed.paddingLeft,
+    };
+  });
+  expect(style.background).not.toBe('rgba(0, 0, 0, 0)');
+  expect(style.border).toBe('solid');
+  expect(style.padding).not.toBe('0px');
+  await page.screenshot({ path: test.info().outputPath('document-placeholders.png') });
+
+  // A guide without placeholders has nothing to warn of.
+  await editor(page).locator('.view-lines').click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Plain guide.');
+  await expect(page.getByRole('note')).toHaveCount(0);
+});

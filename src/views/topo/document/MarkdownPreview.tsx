@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import { renderMarkdown } from '../../../domain/markdown';
+import './markdown.css';
 
 /**
  * The document as players will read it (spec §2 Document tab, Preview). `renderMarkdown`
