@@ -15,6 +15,22 @@ test('an author uploads files on the Files tab and mounts one in a template', as
   // Files: a text file (wrapped into an image by the server) and a real ISO image.
   await page.getByRole('link', { name: 'Files' }).click();
   await page.waitForURL(new RegExp(`/topo/${id}/files$`));
+  // The file input's button is dressed as the product's outlined buttons, not the browser's.
+  const chooseButton = await page
+    .getByLabel('Choose files to upload, or drop them here')
+    .evaluate((input) => {
+      const style = getComputedStyle(input, '::file-selector-button');
+      return {
+        border: style.borderTopColor,
+        color: style.color,
+        radius: style.borderTopLeftRadius,
+      };
+    });
+  expect(chooseButton).toEqual({
+    border: 'rgb(37, 99, 235)',
+    color: 'rgb(37, 99, 235)',
+    radius: '6px',
+  });
   await page.getByLabel('Choose files to upload, or drop them here').setInputFiles([
     { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('lab notes\n'.repeat(50)) },
     { name: 'tools.iso', mimeType: 'application/octet-stream', buffer: TINY_ISO },

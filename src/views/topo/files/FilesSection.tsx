@@ -28,6 +28,7 @@ import {
   selectUploads,
 } from '../../../machines/uploadQueueMachine.selectors';
 import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
+import './files.css';
 
 const STATUS_TEXT = {
   queued: 'Waiting',
