@@ -174,7 +174,8 @@ const TAGS: ReadonlyArray<[RegExp, string]> = [
   [/^(vms?|vm-console|vm-template|pod)$/, 'Vm'],
   [/^(document|images?)$/, 'Document'],
   [/^file$/, 'File'],
-  [/^(users?|apikey|version|health)$/, 'User'],
+  [/^(users?|apikey)$/, 'User'],
+  [/^(health|version)$/, 'Health'],
   [/^admin$/, 'Admin'],
   [/^dispatch(es)?$/, 'Dispatch'],
   [/^console$/, 'Console'],
@@ -200,7 +201,30 @@ const POLICY_NOTES: Partial<Record<Policy, string>> = {
   cookie: 'With the console cookie only.',
 };
 
-type RouteSchema = Record<string, unknown> & { description?: string };
+type RouteSchema = Record<string, unknown> & { description?: string; summary?: string };
+
+const ACRONYMS: Readonly<Record<string, string>> = {
+  Api: 'API',
+  Crdt: 'CRDT',
+  Id: 'ID',
+  Iso: 'ISO',
+  Isos: 'ISOs',
+  Vm: 'VM',
+  Vms: 'VMs',
+};
+
+/**
+ * An operation's one-line summary from its id, for a route whose schema gives none:
+ * `RunJanitorCleanup` -> `Run janitor cleanup`, `GetOpenApiDocument` -> `Get open API document`.
+ */
+export function summaryOf(operationId: string): string {
+  return operationId
+    .replace(/([a-z\d])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(' ')
+    .map((word, i) => ACRONYMS[word] ?? (i === 0 ? word : word.toLowerCase()))
+    .join(' ');
+}
 
 function describe(schema: RouteSchema | undefined, url: string, route: RouteOptions): RouteSchema {
   // Pages, the identity provider, the hub and the guide images are not the API.
@@ -209,12 +233,14 @@ function describe(schema: RouteSchema | undefined, url: string, route: RouteOpti
   const method = methods.find((m) => m !== 'HEAD') ?? methods[0]!;
   const policy = (route.config as { auth?: Policy } | undefined)?.auth ?? 'default';
   const note = POLICY_NOTES[policy];
+  const operationId =
+    OPERATION_IDS[`${method} ${url}`] ?? derivedOperationId(method, url.replace(/:/g, ''));
   return {
     ...schema,
     // @fastify/websocket hides its routes; the console's is part of the API all the same (101).
     hide: false,
-    operationId:
-      OPERATION_IDS[`${method} ${url}`] ?? derivedOperationId(method, url.replace(/:/g, '')),
+    operationId,
+    summary: schema?.summary ?? summaryOf(operationId),
     tags: [tagOf(url)],
     security: SECURITY[policy],
     ...(note ? { description: [schema?.description, note].filter(Boolean).join(' ') } : {}),
@@ -254,7 +280,8 @@ export async function registerOpenApi(app: FastifyInstance, options: { version: 
         version: options.version,
         description:
           'The TopoMojo wire protocol as Topoplay serves it. Authorize with an access token ' +
-          '(bearer) or an API key (x-api-key) to try the calls.',
+          '(bearer) or an API key (x-api-key) to try the calls. The document itself is at ' +
+          `[${OPENAPI_PATH}](${OPENAPI_PATH}). [Back to Topoplay](/)`,
       },
       components: {
         securitySchemes: {
@@ -300,6 +327,14 @@ export async function registerOpenApi(app: FastifyInstance, options: { version: 
     routePrefix: UI_PREFIX,
     // No calls to an outside validator; authorization stays in the tab, never in localStorage.
     validatorUrl: false,
-    uiConfig: { docExpansion: 'list', deepLinking: true, persistAuthorization: false },
+    // The product's own page: its title, and no Swagger top bar (its logo and the "Explore" box
+    // that points at /api/json); the document's info block names the API and links back.
+    theme: { title: 'Topoplay API' },
+    uiConfig: {
+      docExpansion: 'list',
+      deepLinking: true,
+      persistAuthorization: false,
+      layout: 'BaseLayout',
+    },
   });
 }

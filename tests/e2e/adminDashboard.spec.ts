@@ -118,3 +118,24 @@ test('an admin runs the janitor and reads its report, and sees a deployed machin
     .click();
   await expect(row).toHaveCount(0);
 });
+
+test('an admin opens the API reference from the admin area, a page of the product', async ({
+  page,
+}) => {
+  await signIn(page, 'admin');
+  await page.goto('/admin');
+  await page
+    .getByRole('navigation', { name: 'Admin sections' })
+    .getByRole('link', { name: 'API reference' })
+    .click();
+  await expect(page).toHaveURL(/\/api\/?$/);
+  await expect(page).toHaveTitle('Topoplay API');
+  // The page's script and the document are large: they take a while on a loaded machine.
+  await expect(page.getByRole('heading', { name: /Topoplay API/ })).toBeVisible({
+    timeout: 30_000,
+  });
+  // No Swagger top bar: no "Explore" box pointing at /api/json.
+  await expect(page.getByRole('button', { name: 'Explore' })).toHaveCount(0);
+  await expect(page.locator('.topbar')).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'Back to Topoplay' })).toBeVisible();
+});

@@ -38,6 +38,10 @@ export function AdminView({ section, children }: { section: AdminSection; childr
             {s.label}
           </NavLink>
         ))}
+        {/* The server's own page (not a section of the app): the API's reference, to try calls. */}
+        <a className="tp-tab" href="/api">
+          API reference
+        </a>
       </nav>
       {children}
     </div>
