@@ -1,12 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { forAll } from './testing/property';
 import {
+  endedAt,
   endReason,
   isOver,
   session,
   sessionClock,
   sessionCountdown,
   sessionWindow,
+  timeAllowed,
+  timeUsed,
 } from './session';
 import { UNSET_DATE } from './time';
 
@@ -113,6 +116,38 @@ describe('end reason', () => {
   it('does not read a game without points as all answered', () => {
     const none = { ...endedAt(T0 + MINUTE), challenge: { score: 0, maxPoints: 0 } };
     expect(endReason(none, T0 + 2 * MINUTE)).toBe('ended');
+  });
+});
+
+describe('a game over: when it ended and the time used', () => {
+  it('is nothing while the game is not over', () => {
+    expect(endedAt(game, T0 + MINUTE)).toBeNull();
+    expect(timeUsed(game, T0 + MINUTE)).toBeNull();
+    expect(timeAllowed(game)).toBe(60 * MINUTE);
+  });
+
+  it('ended when it was ended, having used the time from its start', () => {
+    const ended = { ...game, endTime: iso(T0 + 12 * MINUTE + 34_000) };
+    expect(endedAt(ended, T0 + 13 * MINUTE)).toBe(T0 + 12 * MINUTE + 34_000);
+    expect(timeUsed(ended, T0 + 13 * MINUTE)).toBe(12 * MINUTE + 34_000);
+  });
+
+  it('ended at its expiry when the time ran out, even if the janitor ended it later', () => {
+    expect(endedAt(game, T0 + 70 * MINUTE)).toBe(T0 + 60 * MINUTE);
+    const late = { ...game, endTime: iso(T0 + 65 * MINUTE) };
+    expect(endedAt(late, T0 + 70 * MINUTE)).toBe(T0 + 60 * MINUTE);
+    expect(timeUsed(late, T0 + 70 * MINUTE)).toBe(60 * MINUTE);
+  });
+
+  it('was given whole minutes, though its start is stamped a moment after its expiry was set', () => {
+    expect(timeAllowed({ ...game, startTime: iso(T0 + 1_400) })).toBe(60 * MINUTE);
+  });
+
+  it('used no time when it was ended before it started', () => {
+    const never = { startTime: UNSET_DATE, expirationTime: UNSET_DATE, endTime: iso(T0) };
+    expect(endedAt(never, T0 + MINUTE)).toBe(T0);
+    expect(timeUsed(never, T0 + MINUTE)).toBeNull();
+    expect(timeAllowed(never)).toBeNull();
   });
 });
 

@@ -62,6 +62,42 @@ export function session(times: SessionTimes, now: number): Session {
   };
 }
 
+/**
+ * When a game that is over ended: when it was ended, or its expiry when the time ran out first
+ * (the janitor may end it a while after); null while it is not over or its dates are unset.
+ */
+export function endedAt(times: SessionTimes, now: number): number | null {
+  if (!isOver(times, now)) return null;
+  const end = timeOf(times.endTime);
+  const expiry = timeOf(times.expirationTime);
+  if (end !== null && expiry !== null) return Math.min(end, expiry);
+  return end ?? expiry;
+}
+
+/**
+ * How long a game that is over was played, from its start to its end; null while it is not over,
+ * and for a game ended before it started.
+ */
+export function timeUsed(times: SessionTimes, now: number): number | null {
+  const ended = endedAt(times, now);
+  const start = timeOf(times.startTime);
+  return ended === null || start === null || ended < start ? null : ended - start;
+}
+
+const MINUTE_MS = 60_000;
+
+/**
+ * The time a game was given, from its start to its expiry, to the nearest minute: games are given
+ * whole minutes, and the start is stamped a moment after the expiry was set (once the machines
+ * are deployed). Null when either date is unset.
+ */
+export function timeAllowed(times: SessionTimes): number | null {
+  const start = timeOf(times.startTime);
+  const expiry = timeOf(times.expirationTime);
+  if (start === null || expiry === null) return null;
+  return Math.max(0, Math.round((expiry - start) / MINUTE_MS) * MINUTE_MS);
+}
+
 /** The challenge's tally as GameState shows it: points scored of the maximum, grades of the limit. */
 export interface ChallengeTally {
   score?: number | null;

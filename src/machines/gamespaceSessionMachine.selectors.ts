@@ -1,5 +1,5 @@
 import type { EndReason, SessionWindow } from '../domain/session';
-import { endReason, sessionClock } from '../domain/session';
+import { endedAt, endReason, sessionClock, timeAllowed, timeUsed } from '../domain/session';
 import type { GamespacePlayActorRef, GamespacePlaySnapshot } from './gamespacePlayMachine';
 import { hasGamespace, hasMachines, isPlayable, sessionOf } from './gamespaceRules';
 import type { GameState, GamespaceSessionSnapshot, SessionAction } from './gamespaceSessionMachine';
@@ -36,6 +36,25 @@ export const selectIsNotFound = (snapshot: GamespaceSessionSnapshot): boolean =>
 /** Why the game is over, once it is (the state and the page's time decide). */
 export const selectEndReason = (snapshot: GamespaceSessionSnapshot): EndReason | null =>
   snapshot.context.game === null ? null : endReason(snapshot.context.game, snapshot.context.now);
+
+/**
+ * How long a game that is over was played: 'Time used 00:12:34 of 01:00:00' (the clock's format),
+ * null while it is not over and for a game ended before it started.
+ */
+export const selectTimeUsedText = (snapshot: GamespaceSessionSnapshot): string | null => {
+  const { game, now } = snapshot.context;
+  const used = game === null ? null : timeUsed(game, now);
+  if (game === null || used === null) return null;
+  const allowed = timeAllowed(game);
+  return `Time used ${sessionClock(used)}${allowed === null ? '' : ` of ${sessionClock(allowed)}`}`;
+};
+
+/** When a game that is over ended, in the browser's words for dates; null while it is not. */
+export const selectEndedAtText = (snapshot: GamespaceSessionSnapshot): string | null => {
+  const { game, now } = snapshot.context;
+  const ended = game === null ? null : endedAt(game, now);
+  return ended === null ? null : `Ended ${new Date(ended).toLocaleString()}`;
+};
 
 /** 'Score 30 / 100' once the gamespace has a challenge with points; each new state updates it. */
 export const selectScoreText = (snapshot: GamespaceSessionSnapshot): string | null => {

@@ -185,13 +185,23 @@ test('a player launches a workspace, deploys, answers both question sets and end
   await expect(player.getByRole('heading', { name: 'Game Over' })).toBeVisible({
     timeout: 15_000,
   });
-  await expect(clock).toHaveText('00:00:00');
   await expect(player.getByText('Every question is answered: full score.')).toBeVisible();
+  // No countdown to an expiry that no longer matters: the time used and when it ended instead.
+  await expect(clock).toHaveCount(0);
+  await expect(player.getByText(/^Time used 00:0\d:\d\d of 01:00:00$/)).toBeVisible();
+  await expect(player.getByText(/^Ended /)).toBeVisible();
   await expect(score).toHaveText('Score 100 / 100');
   await expect(attempts).toHaveText('Attempts 3 / 3');
   await expect(quiz.getByText(/unlocks? as you score/)).toHaveCount(0);
   await expect(quiz.getByRole('button', { name: 'Submit' })).toHaveCount(0);
-  await expect(actions.getByRole('button', { name: 'Start' })).toBeVisible();
+  // A new game is offered under Game Over, saying what it is, not as a bare Start.
+  await expect(actions.getByRole('button', { name: 'Start' })).toHaveCount(0);
+  await expect(
+    player.getByText('A new game of this workspace starts with its own machines'),
+  ).toBeVisible();
+  await player.getByRole('button', { name: 'Start a new game' }).click();
+  await expect(player.getByRole('group', { name: 'Start a new game?' })).toBeVisible();
+  await player.getByRole('button', { name: 'Cancel' }).click();
   await expect(actions.getByLabel('Invitation link')).toHaveCount(0);
   await player.screenshot({ path: test.info().outputPath('play-over.png') });
   await playerContext.close();

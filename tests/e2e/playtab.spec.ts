@@ -197,13 +197,20 @@ test('an author launches their workspace from the Play tab with their own settin
   expect(again.id).not.toBe(gamespaceId);
   expect(again.vms.map((vm) => vm.id)).not.toContain(server.id);
 
-  // End: the game is over, no time is left, no machines are listed, and Start is offered again.
+  // End: the game is over, no machines are listed, and a new game is offered.
+  const submit = page.getByRole('region', { name: 'Challenge' }).getByRole('button', {
+    name: 'Submit',
+  });
+  await expect(submit.first()).toBeVisible();
   await actions.getByRole('button', { name: 'End' }).click();
   await confirm(page, 'End the game?');
   await expect(page.getByRole('heading', { name: 'Game Over' })).toBeVisible({ timeout: 15_000 });
+  // Submit goes with End: counted the moment Game Over shows, not waited for.
+  expect(await submit.count()).toBe(0);
   await expect(page.getByText('The game was ended.')).toBeVisible();
-  await expect(clock).toHaveText('00:00:00');
-  await expect(actions.getByRole('button', { name: 'Start' })).toBeVisible();
+  await expect(clock).toHaveCount(0);
+  await expect(page.getByText(/^Time used \d\d:\d\d:\d\d of 01:00:00$/)).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Start a new game' })).toBeVisible();
   await expect(actions.getByRole('button', { name: 'End' })).toHaveCount(0);
   await expect(actions.getByRole('button', { name: 'Reset' })).toHaveCount(0);
   await expect(resources).toHaveCount(0);

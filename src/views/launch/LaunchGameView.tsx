@@ -122,9 +122,11 @@ export function LaunchGameView({ session }: { session: GamespaceSessionActorRef 
               severity="danger"
             />
           )}
-          <span className="tp-game-clock" role="timer" aria-label="Countdown">
-            {clock}
-          </span>
+          {!over && (
+            <span className="tp-game-clock" role="timer" aria-label="Countdown">
+              {clock}
+            </span>
+          )}
           <Tally session={session} />
         </div>
         {launching && <LaunchProgress />}

@@ -1,10 +1,13 @@
 import { useSelector } from '@xstate/react';
+import type { ReactNode } from 'react';
 import type { EndReason } from '../../domain/session';
 import type { GamespaceSessionActorRef } from '../../machines/gamespaceSessionMachine';
 import {
   selectAttemptsText,
+  selectEndedAtText,
   selectEndReason,
   selectScoreText,
+  selectTimeUsedText,
 } from '../../machines/gamespaceSessionMachine.selectors';
 
 // What a player learns of their game on the play page (/mojo) and the launch page (/lp): the
@@ -39,12 +42,31 @@ export function Tally({ session }: { session: GamespaceSessionActorRef }) {
   );
 }
 
-export function GameOver({ session }: { session: GamespaceSessionActorRef }) {
+/**
+ * 'Game Over', why, how long the game was played and when it ended (the countdown is gone by
+ * then), and what the page offers next (`children`).
+ */
+export function GameOver({
+  session,
+  children,
+}: {
+  session: GamespaceSessionActorRef;
+  children?: ReactNode;
+}) {
   const reason = useSelector(session, selectEndReason);
+  const used = useSelector(session, selectTimeUsedText);
+  const ended = useSelector(session, selectEndedAtText);
   return (
     <>
       <h2 className="tp-game-over">Game Over</h2>
       {reason && <p className="tp-game-reason">{END_REASONS[reason]}</p>}
+      {(used || ended) && (
+        <p className="tp-game-times">
+          {used && <span>{used}</span>}
+          {ended && <span>{ended}</span>}
+        </p>
+      )}
+      {children}
     </>
   );
 }

@@ -140,14 +140,33 @@ describe('GamespaceView', () => {
     expect(text()).not.toContain('Game Over');
   });
 
-  it("shows 'Game Over' and Start once the game is over, without Submit", async () => {
-    const { text } = await renderPage(game, T0 + 91 * MINUTE);
+  it("shows 'Game Over' with the time used and when it ended, without the countdown or Submit", async () => {
+    const { text } = await renderPage(
+      { ...game, endTime: new Date(T0 + 12 * MINUTE + 34_000).toISOString() },
+      T0 + 20 * MINUTE,
+    );
     expect(text()).toContain('Game Over');
-    expect(text()).toContain('Time is up.');
-    expect(container?.querySelector('[role="timer"]')?.textContent).toBe('00:00:00');
-    expect(button('Start')).toBeDefined();
+    expect(text()).toContain('The game was ended.');
+    expect(text()).toContain('Time used 00:12:34 of 01:30:00');
+    expect(text()).toContain(`Ended ${new Date(T0 + 12 * MINUTE + 34_000).toLocaleString()}`);
+    expect(container?.querySelector('[role="timer"]')).toBeNull();
     expect(button('End')).toBeUndefined();
     expect(button('Submit')).toBeUndefined();
+  });
+
+  it('offers a new game once the game is over, saying what it is, and asks in its words', async () => {
+    const { session, text } = await renderPage(game, T0 + 91 * MINUTE);
+    expect(text()).toContain('Time is up.');
+    expect(text()).toContain('Time used 01:30:00 of 01:30:00');
+    expect(button('Start')).toBeUndefined();
+    expect(text()).toContain(
+      'A new game of this workspace starts with its own machines, the full time and no answers.',
+    );
+    await act(async () => button('Start a new game')?.click());
+    expect(session.getSnapshot().matches({ activity: 'confirming' })).toBe(true);
+    expect(
+      container?.querySelector('.tp-game-new [role="group"][aria-label="Start a new game?"]'),
+    ).not.toBeNull();
   });
 
   it('keeps Start in place, disabled, and says what happens while the launch runs', async () => {

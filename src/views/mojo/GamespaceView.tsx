@@ -33,6 +33,7 @@ import {
   ActionButton,
   LaunchProgress,
   MachineActions,
+  NewGame,
   SessionConfirm,
   StartButton,
 } from './sessionActions';
@@ -131,7 +132,7 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
       <header className="tp-game-header">
         <h1>{game?.name ?? 'Gamespace'}</h1>
         <div className="tp-actions" role="toolbar" aria-label="Game actions">
-          <StartButton session={session} canStart={canStart} launching={launching} />
+          {!over && <StartButton session={session} canStart={canStart} launching={launching} />}
           {inPlay && (
             <>
               <ActionButton
@@ -151,14 +152,21 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
             </>
           )}
           <Invite session={session} />
-          <span className="tp-game-clock" role="timer" aria-label="Countdown">
-            {clock}
-          </span>
+          {!over && (
+            <span className="tp-game-clock" role="timer" aria-label="Countdown">
+              {clock}
+            </span>
+          )}
           <Tally session={session} />
         </div>
         {launching && <LaunchProgress />}
-        <SessionConfirm session={session} actions={['start', 'end', 'reset']} />
-        {over && <GameOver session={session} />}
+        {over ? (
+          <GameOver session={session}>
+            <NewGame session={session} canStart={canStart} launching={launching} />
+          </GameOver>
+        ) : (
+          <SessionConfirm session={session} actions={['start', 'end', 'reset']} />
+        )}
         <DismissibleAlerts
           messages={errors}
           onDismiss={(index) => session.send({ type: 'session.errorDismissed', index })}

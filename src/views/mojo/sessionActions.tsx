@@ -85,6 +85,43 @@ export function StartButton({
   );
 }
 
+/**
+ * Once a game is over, a new one is offered under 'Game Over' saying what it is, rather than a
+ * bare Start where the finished game's actions were.
+ */
+export function NewGame({
+  session,
+  canStart,
+  launching,
+}: {
+  session: GamespaceSessionActorRef;
+  canStart: boolean;
+  launching: boolean;
+}) {
+  const confirming = useSelector(session, selectConfirmation) === 'start';
+  if (!canStart && !launching && !confirming) return null;
+  return (
+    <div className="tp-game-new">
+      <p className="tp-muted">
+        A new game of this workspace starts with its own machines, the full time and no answers.
+      </p>
+      <div className="tp-actions">
+        <StartButton
+          session={session}
+          canStart={canStart}
+          launching={launching}
+          label="Start a new game"
+        />
+        <SessionConfirm
+          session={session}
+          actions={['start']}
+          questions={{ start: 'Start a new game?' }}
+        />
+      </div>
+    </div>
+  );
+}
+
 /** What a launch is doing while it runs: it takes seconds, as the machines are deployed. */
 export function LaunchProgress() {
   return (
@@ -102,15 +139,18 @@ export function LaunchProgress() {
 export function SessionConfirm({
   session,
   actions,
+  questions = {},
 }: {
   session: GamespaceSessionActorRef;
   actions: readonly SessionAction[];
+  /** Questions of its own for some actions, where the usual one would not say what happens. */
+  questions?: Partial<Record<SessionAction, string>>;
 }) {
   const confirmation = useSelector(session, selectConfirmation);
   if (!confirmation || !actions.includes(confirmation)) return null;
   return (
     <ConfirmPrompt
-      question={ACTION_QUESTIONS[confirmation]}
+      question={questions[confirmation] ?? ACTION_QUESTIONS[confirmation]}
       onConfirm={() => session.send({ type: 'session.actionConfirmed' })}
       onCancel={() => session.send({ type: 'session.actionCancelled' })}
     />
