@@ -23,6 +23,7 @@ import {
   selectSent,
 } from '../../machines/adminDashboardMachine.selectors';
 import type { WorkspaceArchiveActorRef } from '../../machines/workspaceArchiveMachine';
+import { janitorSummary } from '../../domain/janitorReport';
 import { WorkspaceArchivePanel } from './WorkspaceArchivePanel';
 import { RefreshButton } from './RefreshButton';
 import { Icon, piMegaphone, piSearch, piSpinner, piTrash } from '../common/icons';
@@ -155,12 +156,10 @@ function Janitor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
           {error}
         </p>
       )}
-      {report && (
+      {report && report.length === 0 && <p role="status">{janitorSummary(0, dryRun)}</p>}
+      {report && report.length > 0 && (
         <table className="tp-table" aria-label="Janitor report">
-          <caption className="tp-muted">
-            {report.length} finding{report.length === 1 ? '' : 's'}
-            {dryRun ? ' (dry run: nothing was deleted)' : ''}
-          </caption>
+          <caption className="tp-muted">{janitorSummary(report.length, dryRun)}</caption>
           <thead>
             <tr>
               <th scope="col">Reason</th>
