@@ -72,10 +72,13 @@ export function createWorkspaceList(context: WorkspaceContext) {
     const term = normalizeTerm(search.term);
     const filters = (search.filter ?? []).map((f) => f.toLowerCase());
     const mine = filters.includes('my');
+    // The sidebar's Play list: only what is published to the actor, administrators included,
+    // not every workspace an administrator may see nor the actor's own unpublished ones.
+    const play = filters.includes('play') && !mine;
     const byAge = (search.sort ?? '').toLowerCase() === 'age';
 
     let rows: WorkspaceTable[];
-    if (actor.isAdmin || mine) {
+    if ((actor.isAdmin && !play) || mine) {
       rows = await repo.search({
         term,
         ...(mine ? { workerId: actor.id } : {}),
@@ -83,7 +86,7 @@ export function createWorkspaceList(context: WorkspaceContext) {
         page: { skip, take },
       });
     } else {
-      const own = new Set(aud ? [] : await repo.workedOnBy(actor.id));
+      const own = new Set(aud || play ? [] : await repo.workedOnBy(actor.id));
       const scope = aud || `${actor.scope} everyone`;
       rows = (await repo.search({ term, byAge }))
         .filter((w) => own.has(w.id) || hasAnyToken(w.audience, scope))

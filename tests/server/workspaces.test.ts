@@ -194,6 +194,17 @@ describe.each(testEngines())('workspace routes on %s', (engine) => {
       expect(names(res)).toEqual([alpha.name]);
     });
 
+    it('lists only published workspaces in the Play list (filter=play), administrators too', async () => {
+      const unpublished = await create('admin', { name: `${tag} Workspace Title` });
+      // Without the filter an administrator sees every workspace, as the reference does.
+      expect(names(await list('admin', ''))).toContain(unpublished.name);
+      expect(names(await list('admin', '&filter=play'))).toEqual([alpha.name]);
+      // The creator's own unpublished workspace is not in its Play list either.
+      expect(names(await list('creator', '&filter=play'))).toEqual([alpha.name]);
+      expect(names(await list('observer', '&filter=play'))).toEqual([alpha.name, bravo.name]);
+      await call('admin', 'DELETE', `/workspace/${unpublished.id}`);
+    });
+
     it('matches the audience against the caller scope', async () => {
       expect(names(await list('observer', ''))).toEqual([alpha.name, bravo.name]);
     });
