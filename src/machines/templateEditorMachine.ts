@@ -47,8 +47,10 @@ export type TemplateEditorEvent =
   /** The form's save went through: the server has these values now. */
   | AutosaveFormReport;
 
-/** What an editor tells the template list. */
-export type TemplateEditorReport = { type: 'template.deleted'; templateId: string };
+/** What an editor tells the template list: a delete, and each new server copy (its diagram). */
+export type TemplateEditorReport =
+  | { type: 'template.deleted'; templateId: string }
+  | { type: 'template.changed'; template: Template };
 
 export interface TemplateEditorInput {
   template: Template;
@@ -123,6 +125,8 @@ export const templateEditorMachine = setup({
       const { template } = event;
       if (template === undefined) return;
       enqueue.assign({ template });
+      if (context.reportTo)
+        enqueue.sendTo(context.reportTo, { type: 'template.changed', template });
       enqueue.sendTo('form', { type: 'form.updatedRemotely', values: valuesOf(template) });
       enqueue.sendTo('vmController', {
         type: 'vm.templateChanged',
@@ -140,6 +144,8 @@ export const templateEditorMachine = setup({
       const saved = changedTemplate(context.template.id, event.values as TemplateValues);
       const template: Template = { ...context.template, ...saved };
       enqueue.assign({ template });
+      if (context.reportTo)
+        enqueue.sendTo(context.reportTo, { type: 'template.changed', template });
       enqueue.sendTo('vmController', {
         type: 'vm.templateChanged',
         template: controllerTemplate(template, context.workspaceId),

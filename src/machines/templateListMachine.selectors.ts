@@ -1,4 +1,5 @@
 import type { GamespaceCleanupActorRef } from './gamespaceCleanupMachine';
+import type { Template } from '../api/template';
 import type { TemplateEditorActorRef } from './templateEditorMachine';
 import type { TemplateListSnapshot } from './templateListMachine';
 import type { TemplateSelectorActorRef } from './templateSelectorMachine';
@@ -19,3 +20,7 @@ export const selectGamespaceCleanup = (
   snapshot: TemplateListSnapshot,
 ): GamespaceCleanupActorRef | undefined =>
   snapshot.children.gamespaceCleanup as GamespaceCleanupActorRef | undefined;
+
+/** The templates as last known (a stable reference until one changes): the topology's. */
+export const selectTopologyTemplates = (snapshot: TemplateListSnapshot): readonly Template[] =>
+  snapshot.context.templates;

@@ -16,6 +16,7 @@ import {
   selectGamespaceCleanup,
   selectTemplateEditors,
   selectTemplateSelector,
+  selectTopologyTemplates,
 } from './templateListMachine.selectors';
 import { templateSelectorMachine } from './templateSelectorMachine';
 import { flush } from './testing/deferred';
@@ -124,6 +125,25 @@ describe('templateListMachine', () => {
     expect(form && selectTemplateText('networks')(form.getSnapshot())).toBe('wan');
   });
 
+  it('keeps the templates the topology draws: loaded, linked, changed on the hub, removed', async () => {
+    const { actor, hub } = startList([template('t-1', 'zeta'), template('t-2', 'alpha')]);
+    const drawn = () =>
+      selectTopologyTemplates(actor.getSnapshot()).map((t) => `${t.name}:${t.networks ?? ''}`);
+    expect(drawn()).toEqual(['alpha:', 'zeta:']);
+    hub.next({
+      type: 'template.added',
+      template: { ...template('t-3', 'router'), networks: 'a b' },
+    });
+    hub.next({
+      type: 'template.updated',
+      template: { ...template('t-1', 'zeta'), networks: 'lan' },
+    });
+    expect(drawn()).toEqual(['alpha:', 'zeta:lan', 'router:a b']);
+    hub.next({ type: 'template.removed', templateId: 't-2' });
+    hub.next({ type: 'template.added', template: template('t-9', 'elsewhere', 'ws-2') });
+    expect(drawn()).toEqual(['zeta:lan', 'router:a b']);
+  });
+
   it('closes the editor of a template removed on the hub', () => {
     const { actor, hub, names } = startList([template('t-1', 'a'), template('t-2', 'b')]);
     const [first] = selectTemplateEditors(actor.getSnapshot());
@@ -204,6 +224,8 @@ describe('templateListMachine against its model', () => {
       modelDisagreements(model, templateListMachine, {
         // The machine has a single state: the editors are its children, held in context.
         states: { none: [], one: [], two: [] },
+        // An editor's new server copy, which only the topology follows: the test above.
+        unmodelledEvents: ['template.changed'],
         events: {
           ADDED: 'template.added',
           ADDED_AGAIN: 'template.added',

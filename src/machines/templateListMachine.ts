@@ -34,6 +34,8 @@ export interface TemplateListInput {
 
 export interface TemplateListContext {
   workspaceId: string;
+  /** The templates as last known, in the editors' order: what the topology diagram draws. */
+  templates: Template[];
   activeGamespaceCount: number;
   /** One editor per template, in the order shown; its id is `template:{templateId}`. */
   editors: TemplateEditorActorRef[];
@@ -96,6 +98,25 @@ export const templateListMachine = setup({
         return [...context.editors, editor];
       },
     }),
+    /** The diagram follows the templates that come, change and go. */
+    keepTemplate: assign({
+      templates: ({ context, event }) => {
+        assertEvent(event, ['template.added', 'template.linked', 'template.changed']);
+        const { template } = event;
+        if (template === undefined || template.workspaceId !== context.workspaceId) {
+          return context.templates;
+        }
+        return context.templates.some((t) => t.id === template.id)
+          ? context.templates.map((t) => (t.id === template.id ? template : t))
+          : [...context.templates, template];
+      },
+    }),
+    forgetTemplate: assign({
+      templates: ({ context, event }) => {
+        assertEvent(event, ['template.removed', 'template.deleted']);
+        return context.templates.filter((t) => t.id !== event.templateId);
+      },
+    }),
     forwardUpdate: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'template.updated');
       if (event.template === undefined) return;
@@ -118,6 +139,7 @@ export const templateListMachine = setup({
   context: ({ input, spawn, self }) => ({
     workspaceId: input.workspaceId,
     activeGamespaceCount: input.activeGamespaceCount ?? 0,
+    templates: sortTemplates(input.templates),
     editors: sortTemplates(input.templates).map((template) =>
       spawn('templateEditor', {
         id: editorId(template.id),
@@ -149,11 +171,12 @@ export const templateListMachine = setup({
     },
   ],
   on: {
-    'template.added': { actions: 'addEditor' },
-    'template.linked': { actions: 'addEditor' },
+    'template.added': { actions: ['addEditor', 'keepTemplate'] },
+    'template.linked': { actions: ['addEditor', 'keepTemplate'] },
     'template.updated': { actions: 'forwardUpdate' },
-    'template.removed': { actions: 'removeEditor' },
-    'template.deleted': { actions: 'removeEditor' },
+    'template.changed': { actions: 'keepTemplate' },
+    'template.removed': { actions: ['removeEditor', 'forgetTemplate'] },
+    'template.deleted': { actions: ['removeEditor', 'forgetTemplate'] },
   },
 });
 

@@ -51,6 +51,9 @@ test('an author edits settings and a linked template, and invites a collaborator
       .click();
     const template = creator.getByRole('group', { name: /^Template linux-server$/ });
     await expect(template).toBeVisible();
+    // The topology draws the machine on its network.
+    const topology = creator.getByRole('img', { name: /^Topology: / });
+    await expect(topology).toHaveAccessibleName('Topology: Machine linux-server on lan.');
 
     // The name is required, and spaces become hyphens as it is typed.
     const name = template.getByLabel('Name', { exact: true });
@@ -62,6 +65,12 @@ test('an author edits settings and a linked template, and invites a collaborator
     await expect(template.getByText('Please enter a name for this template.')).toHaveCount(0);
     await name.blur();
     await expect(creator.getByRole('group', { name: 'Template web-server-1' })).toBeVisible();
+    // The machine bar and the topology take the new name at once, without a reload.
+    const renamed = creator.getByRole('group', { name: 'Template web-server-1' });
+    await expect(renamed.getByRole('group', { name: 'Machine web-server-1' })).toBeVisible();
+    await expect(renamed.getByRole('group', { name: /^Machine linux-server/ })).toHaveCount(0);
+    await expect(topology).toHaveAccessibleName('Topology: Machine web-server-1 on lan.');
+    await creator.screenshot({ path: test.info().outputPath('authoring-topology.png') });
 
     // Invitation: a link to the workspace, copied to the clipboard with a confirmation.
     await creator.getByRole('link', { name: 'Settings' }).click();

@@ -4,9 +4,11 @@ import {
   selectGamespaceCleanup,
   selectTemplateEditors,
   selectTemplateSelector,
+  selectTopologyTemplates,
 } from '../../../machines/templateListMachine.selectors';
 import type { WorkspaceEditorActorRef } from '../../../machines/workspaceEditorMachine';
 import { selectTemplateListActor } from '../../../machines/workspaceEditorMachine.selectors';
+import { TopologyDiagram } from '../../common/TopologyDiagram';
 import { GamespaceWarning } from './GamespaceWarning';
 import { TemplateEditor } from './TemplateEditor';
 import { TemplateSelector } from './TemplateSelector';
@@ -15,10 +17,12 @@ function TemplateList({ list }: { list: TemplateListActorRef }) {
   const editors = useSelector(list, selectTemplateEditors);
   const selector = useSelector(list, selectTemplateSelector);
   const cleanup = useSelector(list, selectGamespaceCleanup);
+  const templates = useSelector(list, selectTopologyTemplates);
   return (
     <>
       {cleanup && <GamespaceWarning cleanup={cleanup} />}
       {editors.length === 0 && <p className="tp-muted">This workspace has no templates yet.</p>}
+      {editors.length > 0 && <TopologyDiagram templates={templates} />}
       {editors.map((editor) => (
         <TemplateEditor key={editor.id} editor={editor} />
       ))}
