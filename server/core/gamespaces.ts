@@ -101,6 +101,13 @@ export interface GameState {
   vms: VmState[];
   challenge: ChallengeView | null;
   variant: number;
+  /**
+   * Whether the caller may manage the gamespace (gs.CanManage: extend, end, deploy). Our own
+   * field, added where the answer is made for one caller (GET gamespace/{id}, POST gamespace) so
+   * that a page knows what to offer; the states of hub events, the same for every listener, have
+   * none.
+   */
+  canManage?: boolean;
 }
 
 /**

@@ -457,6 +457,39 @@ describe.each(testEngines())('play on %s', (engine) => {
     expect((await row(game.id)).expirationTime).toBe(later.getTime());
   });
 
+  it('tells each caller whether it may manage the gamespace; hub events, shared, do not', async () => {
+    await addUser('lead', 'user');
+    await addUser('member', 'user');
+    const game = await ok(launch('lead'));
+    expect(game.canManage).toBe(true);
+    const { code } = await ok(call('lead', 'POST', `/gamespace/${game.id}/invite`));
+    await ok(call('member', 'POST', `/player/${code}`, {}));
+    const client = await connect(server.url, users.lead!.headers);
+    clients.push(client);
+    await client.connection.invoke('Listen', game.id);
+    // Twice each: the second answer comes from the kept state, serialized once per kind of caller.
+    for (let i = 0; i < 2; i++) {
+      expect((await ok(call('lead', 'GET', `/gamespace/${game.id}`))).canManage).toBe(true);
+      expect((await ok(call('member', 'GET', `/gamespace/${game.id}`))).canManage).toBe(false);
+      expect((await ok(call('admin', 'GET', `/gamespace/${game.id}`))).canManage).toBe(true);
+    }
+    // By the workspace's id: the caller's active game, or the preview, which nobody manages.
+    expect((await ok(call('lead', 'GET', `/gamespace/${workspaceId}`))).canManage).toBe(true);
+    const preview = await ok(call('creator', 'GET', `/gamespace/${workspaceId}`));
+    expect([preview.id, preview.canManage]).toEqual([null, false]);
+    // An extension by the manager reaches every listener, without anyone's rights in it.
+    const later = new Date(Date.now() + 45 * 60_000).toISOString();
+    expect(
+      (await call('member', 'PUT', '/gamespace', { id: game.id, expirationTime: later })).status,
+    ).toBe(403);
+    await ok(call('lead', 'PUT', '/gamespace', { id: game.id, expirationTime: later }));
+    const update = await client.next(
+      (e) => e.name === 'GameEvent' && e.payload.action === 'GAME.UPDATE',
+    );
+    expect(update.payload.model.expirationTime).toBe(later.replace('Z', '+00:00'));
+    expect(update.payload.model).not.toHaveProperty('canManage');
+  });
+
   it('invites players by a code that a new code revokes', async () => {
     await addUser('host', 'user');
     await addUser('guest', 'user');

@@ -146,6 +146,16 @@ export function createPlayContext(db: Db, options: PlayServiceOptions) {
       g.managerId === actor.id ||
       players.some((p) => p.subjectId === actor.id),
 
+    /** gs.CanManage from rows at hand: the manager, a player with Manager permission, admins. */
+    manages: (
+      actor: Actor,
+      g: Pick<GamespaceTable, 'managerId'>,
+      players: readonly Pick<PlayerTable, 'subjectId' | 'permission'>[],
+    ) =>
+      actor.isAdmin ||
+      g.managerId === actor.id ||
+      players.some((p) => p.subjectId === actor.id && p.permission === PERMISSION.manager),
+
     async assertManage(actor: Actor, id: unknown): Promise<GamespaceTable> {
       const g = await existing(id);
       if (!(await canManage(actor, g))) throw forbidden();

@@ -167,34 +167,45 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
 
     /**
      * GET /api/gamespace/{id}: a gamespace (its grader key, its manager and players, admins), or
-     * for a workspace id the actor's active gamespace of it, else its preview (id null).
+     * for a workspace id the actor's active gamespace of it, else its preview (id null). The
+     * state is the same for every caller (and kept as it is, see stateCache.ts); whether this
+     * caller may manage it comes beside it.
      */
-    async load(actor: Actor, id: unknown): Promise<GameState> {
+    async load(actor: Actor, id: unknown): Promise<{ state: GameState; canManage: boolean }> {
       const key = asId(id);
       const t = now();
       const kept = key ? options.stateCache?.get(key, t) : undefined;
       if (kept) {
         if (!context.interacts(actor, kept.row, kept.players)) throw forbidden();
-        return kept.state;
+        return { state: kept.state, canManage: context.manages(actor, kept.row, kept.players) };
       }
       const since = options.stateCache?.epoch() ?? 0;
       const g = await context.findGamespace(id);
       if (g) {
-        // The players are read once: for gs.CanInteract and for the state.
+        // The players are read once: for gs.CanInteract, gs.CanManage and for the state.
         const players = await repos.players.of(g.id);
         if (!context.interacts(actor, g, players)) throw forbidden();
         const result = await state(g, { players });
         options.stateCache?.set({ row: g, players, state: result }, { now: t, since });
-        return result;
+        return { state: result, canManage: context.manages(actor, g, players) };
       }
       const ws = await context.findWorkspace(id);
       if (!ws) throw unknownArgument('id');
       const active = await activeGamespaceOf(ws.id, actor.id);
-      if (active) return state(active);
+      if (active) {
+        const players = await repos.players.of(active.id);
+        return {
+          state: await state(active, { players }),
+          canManage: context.manages(actor, active, players),
+        };
+      }
       // Not the reference's check, which has none here: without it anyone could read any
       // workspace's document above the cut by its id.
       if (!(await context.hasValidUserScope(actor, ws))) throw forbidden();
-      return previewState(ws.name, aboveCut(await readDocument(options.docsDir, ws.id)));
+      return {
+        state: previewState(ws.name, aboveCut(await readDocument(options.docsDir, ws.id))),
+        canManage: false,
+      };
     },
 
     /**
@@ -255,11 +266,13 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
           gamespaceId: g.id,
         });
       }
-      return state(g, {
+      const players = created ?? (await repos.players.of(g.id));
+      const result = await state(g, {
         preview: !!request.allowPreview,
         launchpointUrl: `${origin.origin}/lp?t=${token}&g=${g.id}`,
-        ...(created ? { players: created } : {}),
+        players,
       });
+      return { ...result, canManage: context.manages(actor, g, players) };
     },
   };
 }

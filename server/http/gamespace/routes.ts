@@ -50,7 +50,8 @@ export async function gamespaceRoutes(
 ) {
   const app = typed(fastify);
   const { play } = options;
-  const serialized = new WeakMap<GameState, string>();
+  // Each kept state serialized once for the callers who may manage it, once for the others.
+  const serialized = new WeakMap<GameState, Partial<Record<'manager' | 'other', string>>>();
   caseInsensitiveQuery(app);
 
   app.get(
@@ -82,12 +83,15 @@ export async function gamespaceRoutes(
     '/api/gamespace/:id',
     { config: anyUser, schema: { params: idParams, response: stateResponse } },
     async (request, reply) => {
-      const state = await play.load(actorOf(request), request.params.id);
-      // A kept state (see stateCache.ts) is serialized once, by the route's own serializer.
-      let json = serialized.get(state);
+      const { state, canManage } = await play.load(actorOf(request), request.params.id);
+      // A kept state (see stateCache.ts) is serialized once per kind of caller, by the route's
+      // own serializer.
+      const forms = serialized.get(state) ?? {};
+      const form = canManage ? 'manager' : 'other';
+      let json = forms[form];
       if (json === undefined) {
-        json = reply.serialize(state) as string;
-        serialized.set(state, json);
+        json = reply.serialize({ ...state, canManage }) as string;
+        serialized.set(state, { ...forms, [form]: json });
       }
       return reply.type('application/json; charset=utf-8').send(json);
     },

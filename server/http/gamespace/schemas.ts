@@ -110,6 +110,8 @@ export const gameStateSchema = {
     vms: { type: 'array', items: vmStateSchema },
     challenge: challengeViewSchema,
     variant: int,
+    // Ours (not the reference's): whether the caller may manage the gamespace (gs.CanManage).
+    canManage: bool,
   },
 } as const;
 
