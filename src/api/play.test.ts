@@ -63,6 +63,20 @@ describe('play calls', () => {
     ]);
   });
 
+  it('extend puts the new expiration, then reads the state it leaves', async () => {
+    const { http, calls } = client(200, { ...state, canManage: true });
+    const expirationTime = '2030-01-01T01:15:00.000Z';
+    const result = await changeGamespace(http)(
+      { id: 'g1', action: 'extend', expirationTime },
+      signal(),
+    )();
+    expect(calls).toEqual([
+      { method: 'PUT', url: '/api/gamespace', body: { id: 'g1', expirationTime } },
+      { method: 'GET', url: '/api/gamespace/g1', body: undefined },
+    ]);
+    expect(result).toEqual(E.right({ ...state, canManage: true }));
+  });
+
   it('read the preview-like state with a null id', async () => {
     const { http } = client(200, { id: null, name: 'Lab', markdown: '# Lab' });
     expect(await getGamespace(http)('ws1', signal())()).toEqual(

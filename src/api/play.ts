@@ -1,4 +1,5 @@
-import type * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
+import * as TE from 'fp-ts/TaskEither';
 import * as t from 'io-ts';
 import { nullable, NoContent } from './codecs';
 import type { ApiError, HttpClient } from './http';
@@ -25,10 +26,19 @@ export const GameChallenge = t.partial({
 });
 export type GameChallenge = t.TypeOf<typeof GameChallenge>;
 
+/** A player of a gamespace (wire reference §2.2 Player); managers may extend and end it. */
+export const GamePlayer = t.partial({
+  subjectId: nullable(t.string),
+  subjectName: nullable(t.string),
+  isManager: nullable(t.boolean),
+});
+export type GamePlayer = t.TypeOf<typeof GamePlayer>;
+
 /**
  * GameState (wire reference §2.2). `id` is null for the preview-like state that GET gamespace/{id}
  * answers with a workspace id when the user has no active gamespace of it. Dates are ISO strings
- * with '0001-01-01T00:00:00+00:00' for unset.
+ * with '0001-01-01T00:00:00+00:00' for unset. `canManage` (ours) says whether the caller may
+ * manage it: GET gamespace/{id} and POST gamespace have it, hub events do not.
  */
 export const GameState = t.partial({
   id: nullable(t.string),
@@ -37,6 +47,8 @@ export const GameState = t.partial({
   slug: nullable(t.string),
   markdown: nullable(t.string),
   managerName: nullable(t.string),
+  players: nullable(t.array(GamePlayer)),
+  canManage: nullable(t.boolean),
   isActive: nullable(t.boolean),
   startTime: nullable(t.string),
   endTime: nullable(t.string),
@@ -126,16 +138,37 @@ export const getGamespace =
   (id: string, signal: AbortSignal): TE.TaskEither<ApiError, GameState> =>
     http.request(GameState, { method: 'GET', path: gamespacePath(id), signal });
 
-export type GamespaceAction = 'start' | 'stop' | 'complete';
+export type GamespaceAction = 'start' | 'stop' | 'complete' | 'extend';
 
-/** POST gamespace/{id}/start (deploys), /stop (destroys machines) or /complete (ends the game). */
+/** A change of a gamespace; an extension names its new expiration (ISO). */
+export interface GamespaceChange {
+  id: string;
+  action: GamespaceAction;
+  expirationTime?: string;
+}
+
+/**
+ * POST gamespace/{id}/start (deploys), /stop (destroys machines) or /complete (ends the game);
+ * an extension is PUT gamespace {id, expirationTime}, which answers nothing, so the gamespace is
+ * read again for the state it leaves.
+ */
 export const changeGamespace =
   (http: HttpClient) =>
   (
-    { id, action }: { id: string; action: GamespaceAction },
+    { id, action, expirationTime }: GamespaceChange,
     signal: AbortSignal,
   ): TE.TaskEither<ApiError, GameState> =>
-    http.request(GameState, { method: 'POST', path: gamespacePath(id, `/${action}`), signal });
+    action === 'extend'
+      ? pipe(
+          http.request(NoContent, {
+            method: 'PUT',
+            path: 'gamespace',
+            body: { id, expirationTime },
+            signal,
+          }),
+          TE.chain(() => getGamespace(http)(id, signal)),
+        )
+      : http.request(GameState, { method: 'POST', path: gamespacePath(id, `/${action}`), signal });
 
 /** DELETE gamespace/{id}: the reset of a game (its machines go first). */
 export const deleteGamespace =

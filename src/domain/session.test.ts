@@ -10,6 +10,9 @@ import {
   sessionWindow,
   timeAllowed,
   timeUsed,
+  timeWarning,
+  TIME_WARNING_MS,
+  LAST_MINUTE_MS,
 } from './session';
 import { UNSET_DATE } from './time';
 
@@ -148,6 +151,25 @@ describe('a game over: when it ended and the time used', () => {
     expect(endedAt(never, T0 + MINUTE)).toBe(T0);
     expect(timeUsed(never, T0 + MINUTE)).toBeNull();
     expect(timeAllowed(never)).toBeNull();
+  });
+});
+
+describe('time warnings', () => {
+  const at = (now: number, times = game) => timeWarning(session(times, now));
+
+  it('warns from 5 minutes before the expiry, then again in the last minute', () => {
+    expect(at(T0 + 60 * MINUTE - TIME_WARNING_MS - 1)).toBeNull();
+    expect(at(T0 + 60 * MINUTE - TIME_WARNING_MS)).toBe('fiveMinutes');
+    expect(at(T0 + 60 * MINUTE - LAST_MINUTE_MS - 1)).toBe('fiveMinutes');
+    expect(at(T0 + 60 * MINUTE - LAST_MINUTE_MS)).toBe('lastMinute');
+    expect(at(T0 + 60 * MINUTE - 1)).toBe('lastMinute');
+  });
+
+  it('says nothing before the start, after the expiry, or once the game was ended', () => {
+    expect(at(T0 - 2 * MINUTE, { ...game, expirationTime: iso(T0 + MINUTE) })).toBeNull();
+    expect(at(T0 + 60 * MINUTE)).toBeNull();
+    expect(at(T0 + 58 * MINUTE, { ...game, endTime: iso(T0 + 57 * MINUTE) })).toBeNull();
+    expect(at(T0 + 58 * MINUTE, { ...game, expirationTime: UNSET_DATE })).toBeNull();
   });
 });
 

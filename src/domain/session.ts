@@ -20,6 +20,8 @@ export interface Session {
   isOver: boolean;
 }
 
+const MINUTE_MS = 60_000;
+
 const timeOf = (date: string | null | undefined): number | null =>
   isUnsetDate(date) ? null : Date.parse(date as string);
 
@@ -84,8 +86,6 @@ export function timeUsed(times: SessionTimes, now: number): number | null {
   return ended === null || start === null || ended < start ? null : ended - start;
 }
 
-const MINUTE_MS = 60_000;
-
 /**
  * The time a game was given, from its start to its expiry, to the nearest minute: games are given
  * whole minutes, and the start is stamped a moment after the expiry was set (once the machines
@@ -96,6 +96,19 @@ export function timeAllowed(times: SessionTimes): number | null {
   const expiry = timeOf(times.expirationTime);
   if (start === null || expiry === null) return null;
   return Math.max(0, Math.round((expiry - start) / MINUTE_MS) * MINUTE_MS);
+}
+
+/** A player is told when this little time is left, then again at the last minute. */
+export const TIME_WARNING_MS = 5 * MINUTE_MS;
+export const LAST_MINUTE_MS = MINUTE_MS;
+
+export type TimeWarning = 'fiveMinutes' | 'lastMinute';
+
+/** Whether the time of a game in play is running out: within 5 minutes, then the last one. */
+export function timeWarning(s: Session): TimeWarning | null {
+  if (s.window !== 'during' || s.isOver || s.countdown <= 0) return null;
+  if (s.countdown <= LAST_MINUTE_MS) return 'lastMinute';
+  return s.countdown <= TIME_WARNING_MS ? 'fiveMinutes' : null;
 }
 
 /** The challenge's tally as GameState shows it: points scored of the maximum, grades of the limit. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromPromise } from 'xstate';
 import type { GameState } from '../api/play';
 import {
+  EXTENSION_MINUTES,
   gamespaceActionMachine,
   PLAY_PAGE_LAUNCH,
   type SessionAction,
@@ -84,6 +85,21 @@ describe('gamespaceActionMachine', () => {
       type: 'changed',
       game: { ...game, isActive: false },
     });
+  });
+
+  it('extends the gamespace by moving its expiry on by the extension', async () => {
+    const expiry = Date.parse('2030-01-01T11:00:00Z');
+    const a = startAction('extend', { ...game, expirationTime: new Date(expiry).toISOString() });
+    expect(sent(a.calls)).toEqual([
+      [
+        'changeGamespace',
+        {
+          id: 'gs1',
+          action: 'extend',
+          expirationTime: new Date(expiry + EXTENSION_MINUTES * 60_000).toISOString(),
+        },
+      ],
+    ]);
   });
 
   it('resets by deleting the gamespace, then names its workspace to load', async () => {

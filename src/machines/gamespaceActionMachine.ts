@@ -1,8 +1,12 @@
 import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
-import type { GameState, LaunchSettings } from '../api/play';
+import type { GamespaceChange, GameState, LaunchSettings } from '../api/play';
 
 /** Every action of the play page asks first (spec §5). */
-export type SessionAction = 'start' | 'end' | 'reset' | 'deploy' | 'destroy';
+export type SessionAction = 'start' | 'end' | 'reset' | 'deploy' | 'destroy' | 'extend';
+
+/** What Extend adds to a game's time. */
+export const EXTENSION_MINUTES = 15;
+const EXTENSION_MS = EXTENSION_MINUTES * 60_000;
 
 /** The play page launches with these (spec §3, §9: minutes 0 there, the workspace's duration). */
 export const PLAY_PAGE_LAUNCH: Omit<LaunchSettings, 'resourceId'> = {
@@ -37,14 +41,24 @@ export interface GamespaceActionContext extends GamespaceActionInput {
 const notProvided = (name: string): Error =>
   new Error(`gamespaceActionMachine: '${name}' is provided by the app (src/app)`);
 
-/** The change each action asks for: deploy starts the machines, destroy stops them, end completes. */
-const changeOf = (action: SessionAction) =>
-  action === 'deploy' ? 'start' : action === 'destroy' ? 'stop' : 'complete';
+/**
+ * The change each action asks for: deploy starts the machines, destroy stops them, end
+ * completes, extend moves the expiry on by EXTENSION_MINUTES.
+ */
+const changeOf = (action: SessionAction, game: GameState | null): GamespaceChange => {
+  const id = game?.id ?? '';
+  if (action === 'extend') {
+    const expiry = Date.parse(game?.expirationTime ?? '');
+    return { id, action, expirationTime: new Date(expiry + EXTENSION_MS).toISOString() };
+  }
+  return { id, action: action === 'deploy' ? 'start' : action === 'destroy' ? 'stop' : 'complete' };
+};
 
 /**
  * One confirmed action of the play page, from its call to the server's answer (spec §4 Server
  * actions): start registers a gamespace (POST gamespace), reset deletes it, end, deploy and
- * destroy change it (POST gamespace/{id}/complete, /start, /stop). Its output is the outcome; a
+ * destroy change it (POST gamespace/{id}/complete, /start, /stop), extend moves its expiry on
+ * (PUT gamespace). Its output is the outcome; a
  * failed call fails it, with the call's error, so that the session lists the failure.
  */
 export const gamespaceActionMachine = setup({
@@ -59,11 +73,9 @@ export const gamespaceActionMachine = setup({
       throw notProvided('registerGamespace');
     }),
     /** POST gamespace/{id}/start, /stop or /complete. */
-    changeGamespace: fromPromise<GameState, { id: string; action: 'start' | 'stop' | 'complete' }>(
-      () => {
-        throw notProvided('changeGamespace');
-      },
-    ),
+    changeGamespace: fromPromise<GameState, GamespaceChange>(() => {
+      throw notProvided('changeGamespace');
+    }),
     /** DELETE gamespace/{id}. */
     deleteGamespace: fromPromise<unknown, { id: string }>(() => {
       throw notProvided('deleteGamespace');
@@ -76,7 +88,7 @@ export const gamespaceActionMachine = setup({
 }).createMachine({
   id: 'gamespaceAction',
   description:
-    'One confirmed action of the play page: start registers a gamespace, reset deletes it, end, deploy and destroy change it; its output is the new state (or the workspace to load after a reset), and a failure fails it.',
+    'One confirmed action of the play page: start registers a gamespace, reset deletes it, end, deploy, destroy and extend change it; its output is the new state (or the workspace to load after a reset), and a failure fails it.',
   context: ({ input }) => ({ ...input, outcome: null }),
   initial: 'choosing',
   states: {
@@ -105,10 +117,7 @@ export const gamespaceActionMachine = setup({
       invoke: {
         id: 'changeGamespace',
         src: 'changeGamespace',
-        input: ({ context }) => ({
-          id: context.game?.id ?? '',
-          action: changeOf(context.action),
-        }),
+        input: ({ context }) => changeOf(context.action, context.game),
         onDone: {
           target: 'done',
           actions: assign({ outcome: ({ event }) => ({ type: 'changed', game: event.output }) }),

@@ -28,6 +28,31 @@ export const isStarted = (game: GameState | null): boolean =>
 export const hasMachines = (game: GameState | null): boolean => (game?.vms ?? []).length > 0;
 
 /**
+ * Extend is offered during play to those who may manage the game (the server says so in the
+ * answers it makes for the page), and only to a game with an expiry to move.
+ */
+export const canExtend = (game: GameState | null, now: number): boolean =>
+  isPlayable(game, now) && game?.canManage === true && !isUnsetDate(game.expirationTime);
+
+/**
+ * A new state of the game shown, keeping what the server said of the viewer's rights: hub events
+ * and other answers, the same for everyone, leave them out.
+ */
+export function withViewerRights(previous: GameState | null, next: GameState): GameState {
+  if (next.canManage != null || previous?.canManage == null || previous.id !== next.id) return next;
+  return { ...next, canManage: previous.canManage };
+}
+
+/** Who may extend the game: its manager and the players who manage it, by name. */
+export function extenderNames(game: GameState | null): string[] {
+  const names = [
+    game?.managerName ?? '',
+    ...(game?.players ?? []).filter((p) => p.isManager === true).map((p) => p.subjectName ?? ''),
+  ].filter((name) => name.trim() !== '');
+  return [...new Set(names)];
+}
+
+/**
  * The load's answer for an id that names neither a gamespace nor a workspace: 400
  * ResourceNotFound from the reference's validation (404 from a proxy or a later server).
  */

@@ -1,7 +1,22 @@
 import type { EndReason, SessionWindow } from '../domain/session';
-import { endedAt, endReason, sessionClock, timeAllowed, timeUsed } from '../domain/session';
+import {
+  endedAt,
+  endReason,
+  sessionClock,
+  timeAllowed,
+  timeUsed,
+  timeWarning,
+  type TimeWarning,
+} from '../domain/session';
 import type { GamespacePlayActorRef, GamespacePlaySnapshot } from './gamespacePlayMachine';
-import { hasGamespace, hasMachines, isPlayable, sessionOf } from './gamespaceRules';
+import {
+  canExtend,
+  extenderNames,
+  hasGamespace,
+  hasMachines,
+  isPlayable,
+  sessionOf,
+} from './gamespaceRules';
 import type { GameState, GamespaceSessionSnapshot, SessionAction } from './gamespaceSessionMachine';
 import type { GameVmsActorRef } from './gameVmsMachine';
 import type { QuestionSetActorRef } from './questionSetMachine';
@@ -111,6 +126,27 @@ export const selectCanDestroy = (snapshot: GamespaceSessionSnapshot): boolean =>
 export const selectIsChangingMachines = (snapshot: GamespaceSessionSnapshot): boolean =>
   snapshot.matches({ activity: 'running' }) &&
   (snapshot.context.action === 'deploy' || snapshot.context.action === 'destroy');
+
+/** Extend shows during play to those who may manage the game (enabled when nothing else runs). */
+export const selectShowsExtend = (snapshot: GamespaceSessionSnapshot): boolean =>
+  canExtend(snapshot.context.game, snapshot.context.now);
+
+export const selectCanExtend = (snapshot: GamespaceSessionSnapshot): boolean =>
+  snapshot.can({ type: 'session.extendRequested' });
+
+/** The game's time is running out: within 5 minutes, then in its last minute. */
+export const selectTimeWarning = (snapshot: GamespaceSessionSnapshot): TimeWarning | null =>
+  snapshot.context.game === null ? null : timeWarning(sessionOf(snapshot.context));
+
+/**
+ * Who may extend the game, for those who may not: its manager and managing players by name, and
+ * administrators ('Only Ann, Bo or an administrator can extend the game.').
+ */
+export const selectExtendersText = (snapshot: GamespaceSessionSnapshot): string => {
+  const names = extenderNames(snapshot.context.game);
+  const who = [...(names.length ? names : ["the game's manager"]), 'an administrator'];
+  return `Only ${who.slice(0, -1).join(', ')} or ${who.at(-1)} can extend the game.`;
+};
 
 /** The action awaiting confirmation. */
 export const selectConfirmation = (snapshot: GamespaceSessionSnapshot): SessionAction | null =>

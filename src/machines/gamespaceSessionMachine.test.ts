@@ -11,7 +11,11 @@ import {
 } from 'xstate';
 import type { GameState, LaunchSettings } from '../api/play';
 import { UNSET_DATE } from '../domain/time';
-import { gamespaceActionMachine, PLAY_PAGE_LAUNCH } from './gamespaceActionMachine';
+import {
+  EXTENSION_MINUTES,
+  gamespaceActionMachine,
+  PLAY_PAGE_LAUNCH,
+} from './gamespaceActionMachine';
 import { gamespacePlayMachine, INVITE_COPIED_MS } from './gamespacePlayMachine';
 import {
   gamespaceSessionMachine,
@@ -30,6 +34,7 @@ import {
   selectConfirmation,
   selectEndReason,
   selectErrors,
+  selectExtendersText,
   selectGamespacePlay,
   selectGameVms,
   selectInviteLink,
@@ -40,6 +45,8 @@ import {
   selectQuiz,
   selectScoreText,
   selectShowCopied,
+  selectShowsExtend,
+  selectTimeWarning,
   selectWindow,
 } from './gamespaceSessionMachine.selectors';
 import { gameVmsMachine } from './gameVmsMachine';
@@ -80,7 +87,7 @@ interface Calls {
 function startSession(options: {
   load: (id: string) => GameState | Error;
   register?: () => GameState | Error;
-  change?: (action: string) => GameState | Error;
+  change?: (action: string, expirationTime?: string) => GameState | Error;
   copy?: 'fails';
   invite?: 'fails';
   controlsMachines?: boolean;
@@ -114,7 +121,9 @@ function startSession(options: {
             }),
             changeGamespace: fromPromise(async ({ input }) => {
               calls.changed.push(`${input.action} ${input.id}`);
-              return answer(options.change ? options.change(input.action) : active());
+              return answer(
+                options.change ? options.change(input.action, input.expirationTime) : active(),
+              );
             }),
             deleteGamespace: fromPromise(async ({ input }) => {
               calls.deleted.push(input.id);
@@ -328,6 +337,62 @@ describe('gamespaceSessionMachine', () => {
     expect(selectIsOver(sut.snapshot())).toBe(true);
   });
 
+  it('warns at 5 minutes and in the last minute, and offers Extend to those who may manage', async () => {
+    const expiry = T0 + 60 * MINUTE;
+    const sut = startSession({
+      load: () => active({ canManage: true }),
+      change: (_, expirationTime) => active({ expirationTime, canManage: true }),
+    });
+    await flush();
+    sut.tick(expiry - 5 * MINUTE - 1);
+    expect(selectTimeWarning(sut.snapshot())).toBeNull();
+    expect(selectShowsExtend(sut.snapshot())).toBe(true);
+    sut.tick(expiry - 5 * MINUTE);
+    expect(selectTimeWarning(sut.snapshot())).toBe('fiveMinutes');
+    sut.tick(expiry - MINUTE);
+    expect(selectTimeWarning(sut.snapshot())).toBe('lastMinute');
+    // A hub event, the same for everyone, does not take the manager's rights away.
+    sut.hub.next({ type: 'game.updated', state: active({ vms: [{ id: 'vm1' }] }) });
+    expect(selectShowsExtend(sut.snapshot())).toBe(true);
+    sut.actor.send({ type: 'session.extendRequested' });
+    expect(selectConfirmation(sut.snapshot())).toBe('extend');
+    sut.actor.send({ type: 'session.actionConfirmed' });
+    await flush();
+    const extended = expiry + EXTENSION_MINUTES * MINUTE;
+    expect(sut.calls.changed).toEqual(['extend gs1']);
+    expect(sut.snapshot().context.game?.expirationTime).toBe(iso(extended));
+    expect(selectTimeWarning(sut.snapshot())).toBeNull();
+    expect(selectClock(sut.snapshot())).toBe('00:16:00');
+  });
+
+  it('offers no Extend to a player who may not manage, and says who may', async () => {
+    const sut = startSession({
+      load: () =>
+        active({
+          canManage: false,
+          managerName: 'Ann',
+          players: [
+            { subjectName: 'Ann', isManager: true },
+            { subjectName: 'Bo', isManager: true },
+            { subjectName: 'Cy', isManager: false },
+          ],
+        }),
+    });
+    await flush();
+    sut.tick(T0 + 58 * MINUTE);
+    expect(selectTimeWarning(sut.snapshot())).toBe('fiveMinutes');
+    expect(selectShowsExtend(sut.snapshot())).toBe(false);
+    sut.actor.send({ type: 'session.extendRequested' });
+    expect(selectConfirmation(sut.snapshot())).toBeNull();
+    expect(selectExtendersText(sut.snapshot())).toBe(
+      'Only Ann, Bo or an administrator can extend the game.',
+    );
+    sut.hub.next({ type: 'game.updated', state: active({ managerName: '', players: [] }) });
+    expect(selectExtendersText(sut.snapshot())).toBe(
+      "Only the game's manager or an administrator can extend the game.",
+    );
+  });
+
   it('deploys when there are no machines and destroys when there are', async () => {
     const sut = startSession({
       load: () => active(),
@@ -537,6 +602,7 @@ describe('gamespaceSessionMachine time window (model-based)', () => {
           'session.resetRequested',
           'session.deployRequested',
           'session.destroyRequested',
+          'session.extendRequested',
           'session.actionConfirmed',
           'session.actionCancelled',
           'session.inviteRequested',

@@ -17,12 +17,14 @@ import { errorMessage } from '../domain/text';
 import { gamespaceActionMachine, type GamespaceActionOutcome } from './gamespaceActionMachine';
 import { gamespacePlayMachine } from './gamespacePlayMachine';
 import {
+  canExtend,
   hasGamespace,
   hasMachines,
   isActive,
   isNotFoundError,
   isPlayable,
   sessionOf,
+  withViewerRights,
 } from './gamespaceRules';
 import type {
   GamespaceSessionContext,
@@ -46,7 +48,7 @@ const asks = <G extends string>(guard: G, action: SessionAction) =>
  * The gamespace play page (spec §2, §4). Regions:
  * - `window`: before, during or after, recomputed from the stored state on every tick.
  * - `activity`: loading, then idle (or notFound for an id the server does not know); each action (start = launch, end = complete, reset = delete,
- *   deploy = start, destroy = stop) is confirmed, then runs as a `gamespaceAction` child whose
+ *   deploy = start, destroy = stop, extend = a later expiry) is confirmed, then runs as a `gamespaceAction` child whose
  *   outcome replaces the state and whose failure is listed.
  * - `gamespace`: while there is one, its hub channel is listened to while it is active (each
  *   GameEvent replaces the state), and its own parts (its quiz, its machines' controllers and its
@@ -95,6 +97,8 @@ export const gamespaceSessionMachine = setup({
     isInPlay: ({ context }) => isPlayable(context.game, context.now),
     canDeploy: ({ context }) => isPlayable(context.game, context.now) && !hasMachines(context.game),
     canDestroy: ({ context }) => isPlayable(context.game, context.now) && hasMachines(context.game),
+    /** Extend: during play, for those who may manage the game (the server says who). */
+    canExtend: ({ context }) => canExtend(context.game, context.now),
     isActive: ({ context }) => isActive(context.game),
     hasGamespace: ({ context }) => hasGamespace(context.game),
     isAnotherGamespace: ({ context }) => context.shownId !== (context.game?.id ?? null),
@@ -110,13 +114,15 @@ export const gamespaceSessionMachine = setup({
       },
     }),
     replaceGame: assign({
-      game: ({ event }) => {
+      game: ({ context, event }) => {
         assertEvent(event, ['game.updated', 'quiz.graded']);
-        return event.state;
+        return withViewerRights(context.game, event.state);
       },
     }),
-    applyOutcome: assign((_, outcome: GamespaceActionOutcome) =>
-      outcome.type === 'reset' ? { loadId: outcome.loadId, game: null } : { game: outcome.game },
+    applyOutcome: assign(({ context }, outcome: GamespaceActionOutcome) =>
+      outcome.type === 'reset'
+        ? { loadId: outcome.loadId, game: null }
+        : { game: withViewerRights(context.game, outcome.game) },
     ),
     /** The gamespace's parts hear of the state an action left (those of a new one start with it). */
     announceOutcome: raise(({ context }) => ({
@@ -134,7 +140,7 @@ export const gamespaceSessionMachine = setup({
 }).createMachine({
   id: 'gamespaceSession',
   description:
-    "The gamespace play page: before/during/after recomputed every second from the stored state; Start (launch) when before or over, End and Reset, Deploy and Destroy during play, each confirmed; an active gamespace's channel is listened to and each GameEvent replaces the state; the gamespace's quiz, machines and invitation run beside.",
+    "The gamespace play page: before/during/after recomputed every second from the stored state; Start (launch) when before or over, End and Reset, Deploy and Destroy during play, Extend for its managers, each confirmed; an active gamespace's channel is listened to and each GameEvent replaces the state; the gamespace's quiz, machines and invitation run beside.",
   context: ({ input }) => ({
     loadId: input.id,
     now: input.now,
@@ -213,6 +219,7 @@ export const gamespaceSessionMachine = setup({
             'session.resetRequested': asks('isInPlay', 'reset'),
             'session.deployRequested': asks('canDeploy', 'deploy'),
             'session.destroyRequested': asks('canDestroy', 'destroy'),
+            'session.extendRequested': asks('canExtend', 'extend'),
           },
         },
         confirming: {

@@ -17,6 +17,7 @@ export type GamespaceSessionEvent =
   | { type: 'session.resetRequested' }
   | { type: 'session.deployRequested' }
   | { type: 'session.destroyRequested' }
+  | { type: 'session.extendRequested' }
   | { type: 'session.actionConfirmed' }
   | { type: 'session.actionCancelled' }
   | { type: 'session.inviteRequested' }

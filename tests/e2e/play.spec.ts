@@ -303,6 +303,65 @@ test('a player who uses up their attempts sees why the game ended, and the answe
   await context.close();
 });
 
+test('a player is warned as the time runs out and extends the game; a friend is told who may', async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  // A five-minute game: the warning shows from its start.
+  const authorContext = await browser.newContext();
+  const authorPage = await authorContext.newPage();
+  await signIn(authorPage, 'creator');
+  const author = await apiOf(authorPage);
+  const created = await author<{ id: string }>('POST', 'workspace', { name: 'Short Lab' });
+  const workspace = await author<Record<string, unknown>>('GET', `workspace/${created.id}`);
+  await author('PUT', 'workspace', {
+    ...workspace,
+    name: 'Short Lab',
+    audience: 'everyone',
+    durationMinutes: 5,
+  });
+  await authorContext.close();
+
+  const playerContext = await browser.newContext();
+  const player = await playerContext.newPage();
+  await signIn(player, 'player');
+  await player.goto(`/mojo/${created.id}`);
+  const actions = player.getByRole('toolbar', { name: 'Game actions' });
+  await actions.getByRole('button', { name: 'Start' }).click();
+  await confirm(player, 'Start the game?');
+  await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 20_000 });
+  const notice = player.getByRole('alert').filter({ hasText: 'left.' });
+  await expect(notice).toHaveText('Less than 5 minutes left. Add 15 min gives the game more time.');
+
+  // A friend who joins plays, but may not extend: the notice says who may.
+  await actions.getByRole('button', { name: 'Invite' }).click();
+  const link = await actions.getByLabel('Invitation link').inputValue();
+  const friendContext = await browser.newContext();
+  const friend = await friendContext.newPage();
+  await signIn(friend, 'observer');
+  await friend.goto(new URL(link).pathname);
+  await expect(friend.getByRole('alert').filter({ hasText: 'left.' })).toHaveText(
+    'Less than 5 minutes left. Only Player or an administrator can extend the game.',
+  );
+  const friendActions = friend.getByRole('toolbar', { name: 'Game actions' });
+  await expect(friendActions.getByRole('button', { name: 'End' })).toBeVisible();
+  await expect(friendActions.getByRole('button', { name: /^Add \d+ min$/ })).toHaveCount(0);
+
+  // The player extends it: the clock moves on, for the friend too, and the notice goes.
+  await actions.getByRole('button', { name: 'Add 15 min' }).click();
+  await confirm(player, 'Add 15 minutes to the game?');
+  const clock = player.getByRole('timer', { name: 'Countdown' });
+  await expect(clock).toHaveText(/^00:(19:[0-5]\d|20:00)$/);
+  await expect(notice).toHaveCount(0);
+  await expect(friend.getByRole('timer', { name: 'Countdown' })).toHaveText(/^00:19:\d\d$/);
+  await expect(friend.getByRole('alert').filter({ hasText: 'left.' })).toHaveCount(0);
+  // Still the manager after the hub's update, which carries no one's rights.
+  await expect(actions.getByRole('button', { name: 'Add 15 min' })).toBeEnabled();
+  await player.screenshot({ path: test.info().outputPath('play-extended.png') });
+  await friendContext.close();
+  await playerContext.close();
+});
+
 test('an address that names no gamespace shows at once that it was not found, with the way home', async ({
   page,
 }) => {

@@ -24,10 +24,12 @@ import { GameOver, Tally } from '../mojo/GameStatus';
 import { QuestionSets } from '../mojo/QuestionSets';
 import {
   ActionButton,
+  ExtendButton,
   LaunchProgress,
   MachineActions,
   SessionConfirm,
   StartButton,
+  TimeNotice,
 } from '../mojo/sessionActions';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 import { Icon, piDesktop } from '../common/icons';
@@ -127,10 +129,12 @@ export function LaunchGameView({ session }: { session: GamespaceSessionActorRef 
               {clock}
             </span>
           )}
+          <ExtendButton session={session} />
           <Tally session={session} />
         </div>
         {launching && <LaunchProgress />}
-        <SessionConfirm session={session} actions={['start', 'end']} />
+        <TimeNotice session={session} />
+        <SessionConfirm session={session} actions={['start', 'end', 'extend']} />
         {over && <GameOver session={session} />}
         <DismissibleAlerts
           messages={errors}

@@ -186,6 +186,29 @@ describe('GamespaceView', () => {
     expect(text()).not.toContain('being deployed');
   });
 
+  it('warns when 5 minutes are left and offers Extend to a manager', async () => {
+    const { session, text } = await renderPage({ ...game, canManage: true }, T0 + 86 * MINUTE);
+    const notice = container?.querySelector('[role="alert"].tp-game-time-notice');
+    expect(notice?.textContent).toBe(
+      'Less than 5 minutes left. Add 15 min gives the game more time.',
+    );
+    await act(async () => button('Add 15 min')?.click());
+    expect(session.getSnapshot().matches({ activity: 'confirming' })).toBe(true);
+    expect(text()).toContain('Add 15 minutes to the game?');
+  });
+
+  it('tells a player who may extend the game, without offering Extend', async () => {
+    const { text } = await renderPage(
+      { ...game, canManage: false, managerName: 'Ann' },
+      T0 + 89 * MINUTE + 30_000,
+    );
+    expect(button('Add 15 min')).toBeUndefined();
+    expect(container?.querySelector('[role="alert"].tp-game-time-notice')?.textContent).toBe(
+      'Less than a minute left. Only Ann or an administrator can extend the game.',
+    );
+    expect(text()).not.toContain('more time');
+  });
+
   it('shows the score and the attempts, and updates them with each new state', async () => {
     const challenge = { text: 'Go.', score: 0, maxPoints: 100, attempts: 0, maxAttempts: 3 };
     const { session, text } = await renderPage({ ...game, challenge }, T0 + MINUTE);

@@ -31,11 +31,13 @@ import { GameOver, Tally } from './GameStatus';
 import { QuestionSets } from './QuestionSets';
 import {
   ActionButton,
+  ExtendButton,
   LaunchProgress,
   MachineActions,
   NewGame,
   SessionConfirm,
   StartButton,
+  TimeNotice,
 } from './sessionActions';
 
 /** The route's id names no gamespace nor workspace (deleted, or a wrong link). */
@@ -157,15 +159,17 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
               {clock}
             </span>
           )}
+          <ExtendButton session={session} />
           <Tally session={session} />
         </div>
         {launching && <LaunchProgress />}
+        <TimeNotice session={session} />
         {over ? (
           <GameOver session={session}>
             <NewGame session={session} canStart={canStart} launching={launching} />
           </GameOver>
         ) : (
-          <SessionConfirm session={session} actions={['start', 'end', 'reset']} />
+          <SessionConfirm session={session} actions={['start', 'end', 'reset', 'extend']} />
         )}
         <DismissibleAlerts
           messages={errors}

@@ -1,4 +1,5 @@
 import { useSelector } from '@xstate/react';
+import { EXTENSION_MINUTES } from '../../machines/gamespaceActionMachine';
 import type {
   GamespaceSessionActorRef,
   SessionAction,
@@ -6,9 +7,13 @@ import type {
 import {
   selectCanDeploy,
   selectCanDestroy,
-  selectHasMachines,
+  selectCanExtend,
   selectConfirmation,
+  selectExtendersText,
+  selectHasMachines,
   selectIsChangingMachines,
+  selectShowsExtend,
+  selectTimeWarning,
 } from '../../machines/gamespaceSessionMachine.selectors';
 import { Icon, piSpinner } from '../common/icons';
 import { Spinner } from '../common/Spinner';
@@ -24,6 +29,7 @@ export const ACTION_QUESTIONS: Record<SessionAction, string> = {
   reset: 'Reset the game? Its machines and answers are deleted.',
   deploy: 'Deploy the machines?',
   destroy: 'Destroy the machines?',
+  extend: `Add ${EXTENSION_MINUTES} minutes to the game?`,
 };
 
 const EVENTS = {
@@ -32,6 +38,7 @@ const EVENTS = {
   reset: 'session.resetRequested',
   deploy: 'session.deployRequested',
   destroy: 'session.destroyRequested',
+  extend: 'session.extendRequested',
 } as const satisfies Record<SessionAction, string>;
 
 export function ActionButton({
@@ -119,6 +126,49 @@ export function NewGame({
         />
       </div>
     </div>
+  );
+}
+
+/**
+ * Extend, for those who may manage the game, during play. Its name does not say 'Extend': the
+ * play page's End must stay the only button whose name holds 'end'.
+ */
+export function ExtendButton({ session }: { session: GamespaceSessionActorRef }) {
+  const shows = useSelector(session, selectShowsExtend);
+  const enabled = useSelector(session, selectCanExtend);
+  if (!shows) return null;
+  return (
+    <ActionButton
+      session={session}
+      action="extend"
+      label={`Add ${EXTENSION_MINUTES} min`}
+      enabled={enabled}
+      severity="secondary"
+    />
+  );
+}
+
+const TIME_WARNINGS = {
+  fiveMinutes: 'Less than 5 minutes left.',
+  lastMinute: 'Less than a minute left.',
+} as const;
+
+/**
+ * The notice of a game whose time is running out (at 5 minutes, again at the last one), with
+ * what can be done: Extend for those who may, who to ask for the others.
+ */
+export function TimeNotice({ session }: { session: GamespaceSessionActorRef }) {
+  const warning = useSelector(session, selectTimeWarning);
+  const manages = useSelector(session, selectShowsExtend);
+  const extenders = useSelector(session, selectExtendersText);
+  if (!warning) return null;
+  return (
+    <p className="tp-alert tp-alert-warning tp-game-time-notice" role="alert">
+      <span>
+        <strong>{TIME_WARNINGS[warning]}</strong>{' '}
+        {manages ? `Add ${EXTENSION_MINUTES} min gives the game more time.` : extenders}
+      </span>
+    </p>
   );
 }
 
