@@ -1,3 +1,4 @@
+import { fwCfgName } from '../guestFiles';
 import type { MachineSpec } from '../types';
 import { PveError, type PveClient } from './client';
 
@@ -6,8 +7,7 @@ import { PveError, type PveClient } from './client';
 // root@pam's password the driver gives them through QEMU's fw_cfg instead (the VM's `args`, which
 // PVE lets only root@pam itself set), as the qemu driver does.
 
-/** Where guest settings land in a Linux guest, one `guestinfo.key=value` line each. */
-export const GUEST_SETTINGS_FILE = '/etc/topoplay-guestinfo';
+export { GUEST_SETTINGS_FILE, guestSettingsText } from '../guestFiles';
 
 /** QEMU's longest fw_cfg file name. */
 const FW_CFG_NAME_MAX = 55;
@@ -26,7 +26,7 @@ export function fwCfgArgs(settings: MachineSpec['guestSettings']): {
   const words: string[] = [];
   const skipped: string[] = [];
   for (const { key, value } of settings) {
-    const name = `opt/${key}`;
+    const name = fwCfgName(key);
     if (name.length > FW_CFG_NAME_MAX) {
       skipped.push(key);
       continue;
@@ -38,10 +38,6 @@ export function fwCfgArgs(settings: MachineSpec['guestSettings']): {
   }
   return { args: words.join(' '), skipped };
 }
-
-/** The file the guest agent writes: one `key=value` line per setting. */
-export const guestSettingsText = (settings: MachineSpec['guestSettings']): string =>
-  settings.map((s) => `${s.key}=${s.value.replace(/[\r\n]+/g, ' ')}\n`).join('');
 
 export interface AgentDelivery {
   api: Pick<PveClient, 'post'>;

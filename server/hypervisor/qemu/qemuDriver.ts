@@ -3,6 +3,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
+import { fwCfgName } from '../guestFiles';
 import { isoFilesOf } from '../isos';
 import {
   changeStateBy,
@@ -212,7 +213,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     const guestSettings: LaunchPlan['guestSettings'] = [];
     let i = 0;
     for (const setting of record.guestSettings) {
-      const name = `opt/${setting.key}`;
+      const name = fwCfgName(setting.key);
       if (!/^[\w.-]+$/.test(setting.key) || Buffer.byteLength(name) > FW_CFG_NAME_MAX) {
         options.log?.warn(
           { key: setting.key },

@@ -1,3 +1,5 @@
+import { FW_CFG_BY_NAME } from '../guestFiles';
+
 // The tiny image's userland: busybox alone, configured by the files below. /init sets the
 // machine up once (modules, hostname, addresses, guest settings, disk) and then hands PID 1 to
 // busybox init, which keeps a root shell on the VGA console and one on the serial port.
@@ -48,7 +50,7 @@ if ! find_disk; then
   while [ $i -lt 30 ] && ! find_disk; do usleep 100000; i=$((i + 1)); done
 fi
 
-fw=/sys/firmware/qemu_fw_cfg/by_name
+fw=${FW_CFG_BY_NAME}
 name=${TINY_DEFAULT_HOSTNAME}
 if [ -r $fw/${TINY_HOSTNAME_FW_CFG}/raw ]; then name=$(cat $fw/${TINY_HOSTNAME_FW_CFG}/raw); fi
 hostname "$name"

@@ -1,5 +1,6 @@
 import {
   untagged,
+  type GuestSetting,
   type Machine,
   type MachineOperation,
   type MachineQuestion,
@@ -22,6 +23,19 @@ export const OPERATIONS: readonly MachineOperation[] = ['start', 'stop', 'save',
 
 export const nicsOf = (row: Pick<SimMachineRow, 'nics'>): string[] =>
   JSON.parse(row.nics) as string[];
+
+/**
+ * The guest settings a machine was given, from its `key=value` lines: at deploy, then one line
+ * per change, so that a key given again has its last value.
+ */
+export function guestSettingsOf(row: Pick<SimMachineRow, 'guestSettings'>): GuestSetting[] {
+  const settings = new Map<string, string>();
+  for (const line of row.guestSettings.split('\n')) {
+    const at = line.indexOf('=');
+    if (at > 0) settings.set(line.slice(0, at), line.slice(at + 1));
+  }
+  return [...settings].map(([key, value]) => ({ key, value }));
+}
 
 function questionOf(row: SimMachineRow): MachineQuestion | null {
   return row.question ? (JSON.parse(row.question) as MachineQuestion) : null;

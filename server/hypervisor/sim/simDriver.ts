@@ -19,7 +19,7 @@ import {
 import { createListeners } from '../listeners';
 import { createSimConsoles } from './console/consoles';
 import { diskStates, diskStatesOf, removeCopies, startCopies } from './disks';
-import { HOST, nicsOf, OPERATIONS, toMachine } from './machine';
+import { guestSettingsOf, HOST, nicsOf, OPERATIONS, toMachine } from './machine';
 import { DEFAULT_RESERVED_NETS, isoOptions, netOptions, withNet } from './networks';
 import { NO_TASK, type SimMachineRow, type SimMachineStore } from './port';
 import { INITIALIZING, isDue, scaled, TASK_MS, TASK_NAMES, type TaskKind } from './tasks';
@@ -378,6 +378,10 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     load: async (id) => {
       const row = await current(id);
       return row ? toMachine(row, clock.now()) : null;
+    },
+    guestSettings: async (id) => {
+      const row = await store.byId(id);
+      return row ? guestSettingsOf(row) : [];
     },
     subscribe: (listener) => listeners.subscribe(listener),
     clock,

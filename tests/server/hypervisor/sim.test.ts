@@ -5,10 +5,18 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { newId } from '../../../server/core/ids';
 import type {
   ConsoleTickets,
+  ConsoleViewer,
   DiskSpec,
   DriverEvent,
   MachineSpec,
 } from '../../../server/hypervisor';
+import { fwCfgPath, GUEST_SETTINGS_FILE } from '../../../server/hypervisor/guestFiles';
+import { createMachineDisplay } from '../../../server/hypervisor/sim/console/display';
+import { machineFiles } from '../../../server/hypervisor/sim/console/files';
+import type { ConsoleInput } from '../../../server/hypervisor/sim/console/keys';
+import { startRfbSession } from '../../../server/hypervisor/sim/console/rfb';
+import { SCREEN_HEIGHT, SCREEN_WIDTH } from '../../../server/hypervisor/sim/console/screen';
+import { applyInputs, newTerminal } from '../../../server/hypervisor/sim/console/terminal';
 import { createSimDriver } from '../../../server/hypervisor/sim/simDriver';
 import { TASK_MS } from '../../../server/hypervisor/sim/tasks';
 import { openStore, type Store } from '../../../server/store/db';
@@ -59,6 +67,33 @@ function disk(path: string, source: string | null, index = 0): DiskSpec {
 const tickets: ConsoleTickets = {
   issue: async (vmId) => ({ ticket: 'secret', url: `/api/console/vnc/${vmId}?ticket=t` }),
 };
+
+/** Console input for typed text, a line break as Enter. */
+const consoleInputs = (text: string): ConsoleInput[] =>
+  [...text].map((char) => (char === '\n' ? { kind: 'enter' } : { kind: 'char', char }));
+
+/**
+ * The screen a console viewer is sent (a full FramebufferUpdate) once `text` was pasted into the
+ * session `open` gives it, from the viewer's ClientInit on.
+ */
+async function screenAfterTyping(
+  text: string,
+  open: (viewer: ConsoleViewer) => Promise<{ receive(bytes: Uint8Array): void; end(): void }>,
+): Promise<Buffer> {
+  const sent: Buffer[] = [];
+  const session = await open({ send: (b) => sent.push(Buffer.from(b)), close: () => undefined });
+  const pasted = Buffer.from(text, 'latin1');
+  const cutText = Buffer.alloc(8);
+  cutText.writeUInt8(6, 0);
+  cutText.writeInt32BE(pasted.length, 4);
+  const fullRequest = Buffer.alloc(10);
+  fullRequest.writeUInt8(3, 0);
+  fullRequest.writeUInt16BE(SCREEN_WIDTH, 6);
+  fullRequest.writeUInt16BE(SCREEN_HEIGHT, 8);
+  session.receive(Buffer.concat([Buffer.from([1]), cutText, pasted, fullRequest]));
+  session.end();
+  return sent.at(-1) ?? Buffer.alloc(0);
+}
 
 describe.each(testEngines())('sim driver on %s', (engine) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-sim-'));
@@ -319,6 +354,28 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
       await expect(
         driver.changeConfiguration(vm.id, { kind: 'boot', delaySeconds: -1 }, true),
       ).rejects.toMatchObject({ name: 'DriverError', code: 'invalid-request' });
+    });
+
+    it("shows a machine's guest settings in its console's shell where a real guest reads them", async () => {
+      const driver = make(0);
+      const vm = await driver.deploy(
+        spec('web', newId(), { guestSettings: [{ key: 'guestinfo.flag', value: 'old' }] }),
+        false,
+      );
+      // A change given later wins, as in a guest that boots with it.
+      const change = { kind: 'guest', key: 'guestinfo.flag', value: 'f00d' } as const;
+      await driver.changeConfiguration(vm.id, change, true);
+      const typed = `cat ${fwCfgPath('guestinfo.flag')} ${GUEST_SETTINGS_FILE}\n`;
+      const files = machineFiles('web', [{ key: 'guestinfo.flag', value: 'f00d' }]);
+      const answered = applyInputs(newTerminal('web', files), consoleInputs(typed));
+      expect(answered.lines.slice(-2).map((l) => l.text)).toEqual(['f00d', 'guestinfo.flag=f00d']);
+
+      // The viewer of the sim's console sees the screen of a machine with that setting.
+      const shown = screenAfterTyping(typed, (viewer) => driver.openConsole!(vm.id, viewer));
+      const expected = screenAfterTyping(typed, async (viewer) =>
+        startRfbSession(viewer, createMachineDisplay('web', files)),
+      );
+      expect((await shown).equals(await expected)).toBe(true);
     });
 
     it('lists ISO files of the tag and the public folder', async () => {

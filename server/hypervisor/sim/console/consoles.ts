@@ -5,9 +5,11 @@ import {
   type ConsoleSession,
   type ConsoleViewer,
   type DriverEvent,
+  type GuestSetting,
   type Machine,
 } from '../../types';
 import { createMachineDisplay, type MachineDisplay } from './display';
+import { machineFiles } from './files';
 import { MACHINE_OFF_REASON, startRfbSession } from './rfb';
 
 // The consoles of simulated machines: one drawn display per machine, shared by its viewers, each
@@ -21,6 +23,8 @@ export const MACHINE_CHECK_MS = 2_000;
 /** What the consoles ask of the driver they belong to. */
 export interface SimConsoleSource {
   load(id: string): Promise<Machine | null>;
+  /** The machine's guest settings, which its shell shows where a real guest reads them. */
+  guestSettings?(id: string): Promise<GuestSetting[]>;
   subscribe(listener: (event: DriverEvent) => void): () => void;
   clock: Clock;
   log?: { warn(o: object, msg?: string): void };
@@ -48,8 +52,9 @@ const asBuffer = (bytes: Uint8Array): Buffer =>
 export function createSimConsoles(source: SimConsoleSource) {
   const watched = new Map<string, Watched>();
 
-  const watch = (machine: Machine): Watched => {
-    const display = createMachineDisplay(untagged(machine.name));
+  const watch = (machine: Machine, settings: readonly GuestSetting[]): Watched => {
+    const name = untagged(machine.name);
+    const display = createMachineDisplay(name, machineFiles(name, settings));
     const check = (current: Machine | null) => {
       const end = endOf(current);
       if (end) display.powerOff(end.state, end.message);
@@ -76,11 +81,15 @@ export function createSimConsoles(source: SimConsoleSource) {
   };
 
   /** The machine's display and the viewer's release; the screen goes with its last viewer. */
-  const acquire = (machine: Machine): { display: MachineDisplay; release(): void } => {
+  const acquire = (
+    machine: Machine,
+    settings: readonly GuestSetting[],
+  ): { display: MachineDisplay; release(): void } => {
     const existing = watched.get(machine.id);
     // A machine that stopped and started again while its last viewers were closing gets a
-    // fresh screen rather than the one that says it stopped.
-    const entry = existing?.display.isRunning() ? existing : watch(machine);
+    // fresh screen rather than the one that says it stopped (and reads its settings again, as a
+    // real guest does when it boots).
+    const entry = existing?.display.isRunning() ? existing : watch(machine, settings);
     if (existing && existing !== entry) existing.stop();
     watched.set(machine.id, entry);
     entry.viewers += 1;
@@ -106,7 +115,8 @@ export function createSimConsoles(source: SimConsoleSource) {
       if (endOf(machine) || machine.id !== id) {
         throw new DriverError('invalid-state', MACHINE_OFF_REASON);
       }
-      const { display, release } = acquire(machine);
+      const settings = (await source.guestSettings?.(id)) ?? [];
+      const { display, release } = acquire(machine, settings);
       const session = startRfbSession(viewer, display);
       return {
         receive: (bytes) => session.receive(asBuffer(bytes)),

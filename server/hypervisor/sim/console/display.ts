@@ -1,7 +1,7 @@
 import type { Framebuffer } from './framebuffer';
 import type { ConsoleInput } from './keys';
 import { renderScreen } from './screen';
-import { applyInputs, newTerminal, printLines, type Terminal } from './terminal';
+import { applyInputs, newTerminal, printLines, type MachineFiles, type Terminal } from './terminal';
 
 // One simulated machine's display, shared by every console open on it (as a real machine has one
 // screen however many viewers watch). It re-renders on each change and tells its viewers, who
@@ -20,8 +20,8 @@ export interface MachineDisplay {
   onChange(listener: () => void): () => void;
 }
 
-export function createMachineDisplay(name: string): MachineDisplay {
-  let terminal: Terminal = newTerminal(name);
+export function createMachineDisplay(name: string, files?: MachineFiles): MachineDisplay {
+  let terminal: Terminal = newTerminal(name, files);
   let state = 'running';
   let running = true;
   let current = renderScreen({ name, state, running, terminal });

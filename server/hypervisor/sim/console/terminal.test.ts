@@ -8,8 +8,10 @@ import {
   MAX_INPUT,
   MAX_LINES,
   newTerminal,
+  words,
   type Terminal,
 } from './terminal';
+import { machineFiles } from './files';
 
 const type = (t: Terminal, text: string): Terminal =>
   [...text].reduce<Terminal>(
@@ -32,9 +34,9 @@ describe('simulated shell', () => {
   });
 
   it('keeps the typed line and answers it on Enter', () => {
-    const t = type(newTerminal('kali'), 'ls -l\n');
+    const t = type(newTerminal('kali'), 'ps -ef\n');
     expect(t.input).toBe('');
-    expect(texts(t).slice(-2)).toEqual(['kali:~$ ls -l', 'sim: ls: simulated machine']);
+    expect(texts(t).slice(-2)).toEqual(['kali:~$ ps -ef', 'sim: ps: simulated machine']);
   });
 
   it('answers a few commands', () => {
@@ -57,6 +59,61 @@ describe('simulated shell', () => {
     expect(texts(t).at(-1)).toBe('k:~$ oops^C');
     t = applyInput(t, { kind: 'ctrlAltDel' });
     expect(texts(t).at(-1)).toBe('[ctrl-alt-del] reboot requested');
+  });
+
+  it('splits a command line into words as a shell does, quotes included', () => {
+    expect(words(`vmtoolsd --cmd "info-get guestinfo.flag"`)).toEqual([
+      'vmtoolsd',
+      '--cmd',
+      'info-get guestinfo.flag',
+    ]);
+    expect(words(`  cat  '/etc/a b'  x`)).toEqual(['cat', '/etc/a b', 'x']);
+  });
+
+  describe('guest settings where a real guest reads them', () => {
+    const files = machineFiles('kali', [
+      { key: 'guestinfo.flag', value: 'f00d' },
+      { key: 'guestinfo.team', value: 'blue red' },
+    ]);
+    const run = (command: string) => answer(command, 'kali', files);
+
+    it("cats them from QEMU's fw_cfg, as the tiny image and the qemu driver give them", () => {
+      expect(run('cat /sys/firmware/qemu_fw_cfg/by_name/opt/guestinfo.flag/raw')).toEqual(['f00d']);
+      expect(run('ls -l /sys/firmware/qemu_fw_cfg/by_name/opt/')).toEqual([
+        'guestinfo.flag  guestinfo.team',
+      ]);
+      expect(run('cat /sys/firmware/qemu_fw_cfg/by_name/opt/guestinfo.flag')).toEqual([
+        'cat: /sys/firmware/qemu_fw_cfg/by_name/opt/guestinfo.flag: Is a directory',
+      ]);
+    });
+
+    it("cats them from the proxmox guest agent's file", () => {
+      expect(run('cat /etc/topoplay-guestinfo')).toEqual([
+        'guestinfo.flag=f00d',
+        'guestinfo.team=blue red',
+      ]);
+    });
+
+    it('reads them through VMware Tools, as the reference’s vSphere guests (and cloud-init) do', () => {
+      expect(run('vmtoolsd --cmd "info-get guestinfo.team"')).toEqual(['blue red']);
+      expect(run("vmware-rpctool 'info-get guestinfo.flag'")).toEqual(['f00d']);
+      expect(run('vmtoolsd --cmd "info-get guestinfo.none"')).toEqual(['No value found']);
+    });
+
+    it('says so of a file that is not there, and has no agent file without settings', () => {
+      expect(run('cat /etc/shadow /etc/hostname')).toEqual([
+        'cat: /etc/shadow: No such file or directory',
+        'kali',
+      ]);
+      expect(answer('cat /etc/topoplay-guestinfo', 'kali', machineFiles('kali', []))).toEqual([
+        'cat: /etc/topoplay-guestinfo: No such file or directory',
+      ]);
+    });
+
+    it('answers on the screen when typed', () => {
+      const t = type(newTerminal('kali', files), 'cat /etc/topoplay-guestinfo\n');
+      expect(texts(t).slice(-2)).toEqual(['guestinfo.flag=f00d', 'guestinfo.team=blue red']);
+    });
   });
 
   it('bounds the typed line and the history', () => {

@@ -1,3 +1,4 @@
+import { fwCfgPath, GUEST_SETTINGS_FILE } from '../../guestFiles';
 import type { ConsoleInput } from './keys';
 
 // The simulated machine's shell as immutable data: finished lines, and the line being typed after
@@ -9,11 +10,17 @@ export interface Line {
   text: string;
 }
 
+/** The files a simulated machine holds, by absolute path: what its shell can `cat`. */
+export type MachineFiles = ReadonlyMap<string, string>;
+
+const NO_FILES: MachineFiles = new Map();
+
 export interface Terminal {
   prompt: string;
   hostname: string;
   lines: readonly Line[];
   input: string;
+  files: MachineFiles;
 }
 
 /** Older lines are dropped; the screen shows far fewer. */
@@ -23,7 +30,7 @@ export const MAX_INPUT = 255;
 
 const output = (text: string): Line => ({ prompt: '', text });
 
-export function newTerminal(hostname: string): Terminal {
+export function newTerminal(hostname: string, files: MachineFiles = NO_FILES): Terminal {
   return {
     prompt: `${hostname}:~$ `,
     hostname,
@@ -33,6 +40,7 @@ export function newTerminal(hostname: string): Terminal {
       output(''),
     ],
     input: '',
+    files,
   };
 }
 
@@ -45,14 +53,76 @@ const appendLines = (t: Terminal, lines: Line[]): Terminal => ({
 export const printLines = (t: Terminal, texts: string[]): Terminal =>
   appendLines(t, texts.map(output));
 
+/** A command line's words, with '...' and "..." each one word, as a shell splits them. */
+export function words(command: string): string[] {
+  const found: string[] = [];
+  for (const match of command.matchAll(/"([^"]*)"?|'([^']*)'?|(\S+)/g)) {
+    found.push(match[1] ?? match[2] ?? match[3] ?? '');
+  }
+  return found;
+}
+
+const withoutTrailingSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path);
+
+/** The names in a folder of the machine's files (folders are where files are), or null. */
+function folder(files: MachineFiles, path: string): string[] | null {
+  const prefix = path === '/' ? '/' : `${path}/`;
+  const names = new Set<string>();
+  for (const file of files.keys()) {
+    if (file.startsWith(prefix)) names.add(file.slice(prefix.length).split('/')[0]!);
+  }
+  return names.size ? [...names].sort() : null;
+}
+
+/** A file's lines as `cat` shows them (the last line break ends the last line). */
+const linesOf = (text: string): string[] => text.replace(/\n$/, '').split('\n');
+
+function cat(files: MachineFiles, paths: string[]): string[] {
+  return paths.flatMap((given) => {
+    const path = withoutTrailingSlash(given);
+    const text = files.get(path);
+    if (text !== undefined) return linesOf(text);
+    return folder(files, path)
+      ? [`cat: ${given}: Is a directory`]
+      : [`cat: ${given}: No such file or directory`];
+  });
+}
+
+function ls(files: MachineFiles, args: string[]): string[] {
+  // Options change nothing here; the home folder, where it lists without a path, is empty.
+  const paths = args.filter((arg) => !arg.startsWith('-'));
+  return paths.flatMap((given) => {
+    const path = withoutTrailingSlash(given);
+    if (files.has(path)) return [given];
+    const names = folder(files, path);
+    return names ? [names.join('  ')] : [`ls: cannot access '${given}': No such file or directory`];
+  });
+}
+
+/** VMware Tools' `info-get guestinfo.{key}`, as the reference's vSphere guests read settings. */
+function infoGet(files: MachineFiles, request: string | undefined): string[] {
+  const key = /^info-get\s+(\S+)$/.exec(request?.trim() ?? '')?.[1];
+  if (!key) return ['Unknown command'];
+  const value = files.get(fwCfgPath(key));
+  return value === undefined ? ['No value found'] : linesOf(value);
+}
+
 /** What the simulated shell answers to a command line. */
-export function answer(command: string, hostname: string): string[] {
-  const [word = '', ...args] = command.trim().split(/\s+/);
+export function answer(
+  command: string,
+  hostname: string,
+  files: MachineFiles = NO_FILES,
+): string[] {
+  const [word = '', ...args] = words(command);
   switch (word) {
     case '':
       return [];
     case 'help':
-      return ['commands: help, echo TEXT, hostname, whoami, uname, clear'];
+      return [
+        'commands: help, echo TEXT, hostname, whoami, uname, clear, cat FILE, ls DIR,',
+        '  vmtoolsd --cmd "info-get guestinfo.KEY", vmware-rpctool "info-get guestinfo.KEY"',
+        `guest settings: ${fwCfgPath('guestinfo.KEY')}, ${GUEST_SETTINGS_FILE}`,
+      ];
     case 'echo':
       return [args.join(' ')];
     case 'hostname':
@@ -61,6 +131,14 @@ export function answer(command: string, hostname: string): string[] {
       return ['player'];
     case 'uname':
       return ['Topoplay-sim'];
+    case 'cat':
+      return cat(files, args);
+    case 'ls':
+      return ls(files, args);
+    case 'vmtoolsd':
+      return args[0] === '--cmd' ? infoGet(files, args[1]) : ['vmtoolsd: simulated machine'];
+    case 'vmware-rpctool':
+      return infoGet(files, args[0]);
     default:
       return [`sim: ${word}: simulated machine`];
   }
@@ -79,7 +157,7 @@ function apply(t: Terminal, input: ConsoleInput, append: Append): Terminal {
       const typed: Line = { prompt: t.prompt, text: t.input };
       if (t.input.trim() === 'clear') return { ...t, lines: [], input: '' };
       return {
-        ...append(t, [typed, ...answer(t.input, t.hostname).map(output)]),
+        ...append(t, [typed, ...answer(t.input, t.hostname, t.files).map(output)]),
         input: '',
       };
     }
