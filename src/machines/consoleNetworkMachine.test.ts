@@ -13,6 +13,7 @@ import {
   selectNets,
   selectNetworkError,
   selectNicNets,
+  netLabel,
 } from './consoleNetworkMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
 import { modelDisagreements } from './testing/modelAgreement';
@@ -138,6 +139,14 @@ describe('consoleNetworkMachine', () => {
     expect(selectHasNetworks(t.snapshot())).toBe(false);
     t.send({ type: 'console.netChangeRequested', nic: 0, net: 'bridge-net' });
     expect(t.changes).toEqual([]);
+  });
+
+  it("names each network without the lab's isolation tag, unless two would read alike", () => {
+    const tag = '0a523b7e083841c4bb2f9dcf101c2355';
+    const nets = [`lan#${tag}`, `dmz#${tag}`, 'bridge-net'];
+    expect(nets.map((net) => netLabel(net, nets))).toEqual(['lan', 'dmz', 'bridge-net']);
+    const clash = [`lan#${tag}`, 'lan#other'];
+    expect(clash.map((net) => netLabel(net, clash))).toEqual(clash);
   });
 
   it('reaches every state', () => {

@@ -118,6 +118,15 @@ test('an author opens a running machine’s console, types into it, and sees it 
   const nic = toolbar.getByRole('combobox', { name: 'NIC 1' });
   await expect(nic).toHaveValue(`lan#${workspaceId}`);
   await expect(toolbar.getByRole('combobox', { name: 'NIC 2' })).toHaveCount(0);
+  // The network reads by its name, without the lab's isolation tag.
+  await expect(nic.locator('option:checked')).toHaveText('lan');
+  // On a laptop's screen the toolbar is one row, its buttons named.
+  await page.setViewportSize({ width: 1100, height: 800 });
+  const reconnect = toolbar.getByRole('button', { name: 'Reconnect' });
+  await expect(reconnect).toHaveText('Reconnect');
+  const bar = (await toolbar.boundingBox())!;
+  expect(bar.height).toBeLessThan(2 * (await reconnect.boundingBox())!.height);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(1100);
   // Moving it shows where it went, as the server has it.
   await nic.selectOption('bridge-net');
   await expect(nic).toBeEnabled();

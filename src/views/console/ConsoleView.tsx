@@ -21,6 +21,7 @@ import {
   selectNets,
   selectNetworkError,
   selectNicNets,
+  netLabel,
 } from '../../machines/consoleNetworkMachine.selectors';
 import { Spinner } from '../common/Spinner';
 import { useTitle } from '../common/useTitle';
@@ -64,19 +65,19 @@ function NetworkSwitcher({ network }: { network: ConsoleNetworkActorRef }) {
             </option>
             {current !== '' && !nets.includes(current) && (
               <option value={current} disabled>
-                {current}
+                {netLabel(current, nets)}
               </option>
             )}
             {nets.map((net) => (
               <option key={net} value={net}>
-                {net}
+                {netLabel(net, nets)}
               </option>
             ))}
           </select>
         </label>
       ))}
       {error ? (
-        <span className="tp-console-net-error" role="alert">
+        <span className="tp-console-net-error" role="alert" title={error}>
           {error}
           <button
             type="button"
@@ -107,6 +108,7 @@ function ToolButton({
     <button
       type="button"
       className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
+      title={label}
       disabled={!enabled}
       onClick={onClick}
     >
@@ -140,6 +142,7 @@ function PasteForm({ session, enabled }: { session: ConsoleActorRef; enabled: bo
       <button
         type="submit"
         className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
+        title="Paste"
         disabled={!enabled}
       >
         <Icon shape={piClipboard} />
