@@ -1,5 +1,5 @@
 import type { GamespaceChallenge } from '../api/gamespaces';
-import { session } from '../domain/session';
+import { endedAt, session } from '../domain/session';
 import { clockText, isUnsetDate } from '../domain/time';
 import type {
   BrowserFilter,
@@ -56,10 +56,27 @@ export const selectSkip = (snapshot: PagedSearchSnapshot<GamespaceRow>): number 
 export const selectTake = (snapshot: PagedSearchSnapshot<GamespaceRow>): number =>
   snapshot.context.take;
 
-/** A row's session line: its countdown as HH:MM:SS, and whether it is over (dark) or not (green). */
-export function rowSession(row: GamespaceRow, now: number): { countdown: string; over: boolean } {
+export interface RowSession {
+  /** HH:MM:SS to the start (before) or to the expiry (during play). */
+  countdown: string;
+  /** Over (dark) or not (green). */
+  over: boolean;
+  /**
+   * Once over, when it ended, in the browser's words for dates: a game ended before its expiry
+   * has no countdown left to show.
+   */
+  ended: string | null;
+}
+
+/** A row's session line. */
+export function rowSession(row: GamespaceRow, now: number): RowSession {
   const s = session(row, now);
-  return { countdown: clockText(s.countdown), over: s.isOver };
+  const ended = endedAt(row, now);
+  return {
+    countdown: clockText(s.countdown),
+    over: s.isOver,
+    ended: ended === null ? null : new Date(ended).toLocaleString(),
+  };
 }
 
 // The expanded row.

@@ -128,12 +128,26 @@ describe('gamespaceBrowserMachine', () => {
     const b = startBrowser();
     b.ticks.next({ type: 'clock.ticked', now: Date.parse('2026-01-01T00:30:00Z') });
     const now = b.snapshot().context.now;
-    expect(rowSession(row('a'), now)).toEqual({ countdown: '00:30:00', over: false });
+    expect(rowSession(row('a'), now)).toEqual({ countdown: '00:30:00', over: false, ended: null });
     expect(rowSession(row('a', true), now).over).toBe(true);
-    expect(rowSession(row('a'), Date.parse('2026-01-01T02:00:00Z'))).toEqual({
+    expect(rowSession(row('a'), Date.parse('2026-01-01T02:00:00Z'))).toMatchObject({
       countdown: '00:00:00',
       over: true,
     });
+  });
+
+  it('says when an ended gamespace ended, instead of counting down to its old expiry', () => {
+    const ended = row('a', true);
+    const now = Date.parse('2026-01-01T00:30:00Z');
+    expect(rowSession(ended, now)).toEqual({
+      countdown: '00:30:00',
+      over: true,
+      ended: new Date('2026-01-01T00:10:00Z').toLocaleString(),
+    });
+    // A game whose time ran out ended at its expiry, whenever the janitor came by.
+    expect(rowSession(row('a'), Date.parse('2026-01-01T02:00:00Z')).ended).toBe(
+      new Date('2026-01-01T01:00:00Z').toLocaleString(),
+    );
   });
 
   it('View expands a row with its detail and a second View collapses it', async () => {

@@ -117,6 +117,15 @@ test('an observer finds a running gamespace and views its machines and detail', 
   await expect(row.locator('pre')).toContainText('"maxPoints": 100');
   await row.getByRole('button', { name: 'View' }).click();
   await expect(machines).toHaveCount(0);
+
+  // Ended, it says when instead of counting down to the expiry it no longer has.
+  await admin('POST', `gamespace/${game.id}/complete`);
+  await observer
+    .getByRole('group', { name: 'Filter' })
+    .getByRole('button', { name: 'inactive' })
+    .click();
+  await expect(row.getByLabel('ended')).toHaveText(/^ended \S.+/);
+  await expect(row.getByLabel('countdown')).toHaveCount(0);
   await context.close();
   // Within the admin's running gamespace limit for the tests that follow.
   await admin('DELETE', `gamespace/${game.id}`);

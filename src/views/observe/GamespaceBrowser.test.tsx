@@ -113,6 +113,11 @@ describe('GamespaceBrowser', () => {
     expect(items[0]?.textContent).toContain('Ann');
     expect(items[0]?.classList.contains('tp-gs-live')).toBe(true);
     expect(items[1]?.classList.contains('tp-gs-over')).toBe(true);
+    // Ended: when, not a countdown to an expiry that no longer matters.
+    expect(items[1]?.querySelector('[aria-label="ended"]')?.textContent).toBe(
+      `ended ${new Date('2025-01-01T00:10:00Z').toLocaleString()}`,
+    );
+    expect(items[1]?.querySelector('[aria-label="countdown"]')).toBeNull();
     expect(container.querySelector('input[aria-label="term"]')).not.toBeNull();
     expect(container.querySelectorAll('nav.tp-pager')).toHaveLength(2);
   });

@@ -149,7 +149,7 @@ function Row({
     const target = selectConfirming(s);
     return target?.kind === 'row' && target.id === row.id;
   });
-  const { countdown, over } = rowSession(row, now);
+  const { countdown, over, ended } = rowSession(row, now);
   const shortId = row.id.slice(0, 8);
   return (
     <li className={`tp-gs-row ${over ? 'tp-gs-over' : 'tp-gs-live'}`} aria-label={row.name}>
@@ -163,9 +163,15 @@ function Row({
           />
         )}
         <code className="tp-gs-id">{shortId}</code>
-        <span className="tp-gs-countdown" aria-label="countdown">
-          {countdown}
-        </span>
+        {ended ? (
+          <span className="tp-gs-countdown" aria-label="ended">
+            ended {ended}
+          </span>
+        ) : (
+          <span className="tp-gs-countdown" aria-label="countdown">
+            {countdown}
+          </span>
+        )}
         <span className="tp-gs-manager">{row.managerName}</span>
         <span className="tp-gs-name">{row.name}</span>
         <button

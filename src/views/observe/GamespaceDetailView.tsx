@@ -36,6 +36,7 @@ function Summary({
 }) {
   const summary = detailSummary(detail.challenge);
   const players = detail.players;
+  const { countdown, ended } = rowSession(row, now);
   return (
     <dl className="tp-gs-summary" aria-label="Summary">
       <dt>Players</dt>
@@ -62,8 +63,17 @@ function Summary({
       <dd>{dateText(row.startTime)}</dd>
       <dt>End</dt>
       <dd>{dateText(row.endTime)}</dd>
-      <dt>Time left</dt>
-      <dd>{rowSession(row, now).countdown}</dd>
+      {ended ? (
+        <>
+          <dt>Ended</dt>
+          <dd>{ended}</dd>
+        </>
+      ) : (
+        <>
+          <dt>Time left</dt>
+          <dd>{countdown}</dd>
+        </>
+      )}
     </dl>
   );
 }
