@@ -166,7 +166,10 @@ describe('the compiled server', () => {
       );
       expect(run.status).not.toBe(0);
       expect(run.stderr).toContain('EBADENGINE');
-      expect(run.stderr).toContain(`Required: ${JSON.stringify(pkg.engines)}`);
+      // npm prints engines whole on one line: the way out is in it.
+      const required = run.stderr.split('\n').find((line) => line.includes('Required: '));
+      expect(required).toContain(`Required: ${JSON.stringify(pkg.engines)}`);
+      expect(required).toContain('source scripts/node24.sh');
       expect(existsSync(join(project, 'node_modules'))).toBe(false);
     });
   });
