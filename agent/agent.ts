@@ -102,11 +102,15 @@ export function createAgent(config: AgentConfig) {
   async function connect(): Promise<void> {
     for (let attempt = 0; !stopped; attempt++) {
       const c = new HubConnectionBuilder()
-        .withUrl(`${config.url.replace(/\/+$/, '')}/hub`, {
-          skipNegotiation: true,
-          transport: HttpTransportType.WebSockets,
-          accessTokenFactory: ticket,
-        })
+        // ?hostname= tells the server which machine listens (the reference's server ignores it).
+        .withUrl(
+          `${config.url.replace(/\/+$/, '')}/hub?hostname=${encodeURIComponent(config.hostname)}`,
+          {
+            skipNegotiation: true,
+            transport: HttpTransportType.WebSockets,
+            accessTokenFactory: ticket,
+          },
+        )
         .withAutomaticReconnect({
           nextRetryDelayInMilliseconds: (ctx) => retryDelay(ctx.previousRetryCount),
         })

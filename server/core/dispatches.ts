@@ -59,13 +59,73 @@ export interface DispatchSearch extends Paging {
   filter: string[];
 }
 
+/** An agent listening on a gamespace's channel: the host it said it runs on, if any. */
+export interface ListeningAgent {
+  hostname: string | null;
+}
+
+/** A row of GET /api/dispatches/agents. */
+export interface AgentPresence {
+  /**
+   * A machine of the gamespace (its name without the tag), a host name an agent gave that names
+   * none of them, or null for the agents that gave no host name (the reference's agent).
+   */
+  name: string | null;
+  isMachine: boolean;
+  /** How many agents listen under that name now. */
+  agents: number;
+}
+
+/**
+ * Who would answer a dispatch: every machine of the gamespace with the agents listening on it
+ * (an agent's host name is matched without case, as agents match a dispatch's target), then the
+ * host names that are no machine's, then the agents that gave none, which answer only commands
+ * sent to every host.
+ */
+export function agentPresence(
+  machines: readonly string[],
+  agents: readonly ListeningAgent[],
+): AgentPresence[] {
+  const counts = new Map<string, { name: string; agents: number }>();
+  let unnamed = 0;
+  for (const { hostname } of agents) {
+    if (!hostname) {
+      unnamed++;
+      continue;
+    }
+    const key = hostname.toLowerCase();
+    counts.set(key, {
+      name: counts.get(key)?.name ?? hostname,
+      agents: (counts.get(key)?.agents ?? 0) + 1,
+    });
+  }
+  const rows: AgentPresence[] = machines.map((name) => ({
+    name,
+    isMachine: true,
+    agents: counts.get(name.toLowerCase())?.agents ?? 0,
+  }));
+  const machineKeys = new Set(machines.map((name) => name.toLowerCase()));
+  for (const [key, host] of counts) {
+    if (!machineKeys.has(key))
+      rows.push({ name: host.name, isMachine: false, agents: host.agents });
+  }
+  if (unnamed > 0) rows.push({ name: null, isMachine: false, agents: unnamed });
+  return rows;
+}
+
 /** A date whose offset's '+' a client left unencoded in the query arrives as a space. */
 const unencodedPlus = (date: string) => date.replace(/ (\d{2}:?\d{2})$/, '+$1');
 
-export function createDispatchService(
-  db: Db,
-  options: { publisher: DispatchPublisher; now?: () => number },
-) {
+export interface DispatchServiceOptions {
+  publisher: DispatchPublisher;
+  now?: () => number;
+  /** The agents listening on a gamespace's channel (the hub's, on every server process). */
+  agents?(gamespaceId: string): Promise<ListeningAgent[]>;
+  /** The names of a gamespace's machines, without their tag. */
+  machines?(gamespaceId: string): Promise<string[]>;
+}
+
+export function createDispatchService(db: Db, options: DispatchServiceOptions) {
   const now = options.now ?? Date.now;
   const dispatches = createDispatchRepository(db);
   const gamespaces = createGamespaceRepository(db);
@@ -178,6 +238,21 @@ export function createDispatchService(
      * GET /api/dispatches?gs=: a gamespace's dispatches, oldest first. `pending` = not answered
      * yet; `since` = created or answered after that time (an unreadable date is ignored).
      */
+    /**
+     * GET /api/dispatches/agents?gs=: whether an agent listens on each machine of the gamespace
+     * (ours: the reference has no way to tell), for whoever may read its dispatches.
+     */
+    async agents(actor: Actor, gs: unknown): Promise<AgentPresence[]> {
+      const group = asId(gs);
+      if (!group || !(await gamespaces.exists(group))) throw unknownArgument('gs');
+      await authorize(actor, group);
+      const [machines, agents] = await Promise.all([
+        options.machines?.(group) ?? [],
+        options.agents?.(group) ?? [],
+      ]);
+      return agentPresence([...machines].sort(), agents);
+    },
+
     async list(actor: Actor, search: DispatchSearch): Promise<DispatchDto[]> {
       const group = asId(search.gs);
       if (!group || !(await gamespaces.exists(group))) throw unknownArgument('gs');

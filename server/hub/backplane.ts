@@ -12,6 +12,11 @@ export interface LiveEntry {
   room: string;
   profileId: string;
   profileName: string;
+  /**
+   * The host name an in-lab agent gave when it connected (`?hostname=`; ours, the reference's
+   * agent gives none). Not listed by GET /api/admin/live, whose rows are the reference's.
+   */
+  hostname?: string;
 }
 
 export type Deliver = (audience: Audience, frame: Buffer) => void;

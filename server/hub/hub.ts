@@ -84,13 +84,32 @@ declare module 'fastify' {
 export interface ConnectionOptions {
   /** Presence in the batched form (server/hub/presence.ts), as `?presence=batched` asks. */
   batchedPresence?: boolean;
+  /**
+   * The machine an in-lab agent runs on, as `?hostname=` names it (our agent gives it; the
+   * reference's does not): kept for agents only, so that observers see which machines listen.
+   */
+  hostname?: string;
 }
+
+/** An agent listening on its gamespace's channel, on any server process. */
+export interface AgentConnection {
+  /** The host it said it runs on; null when it said none (the reference's agent). */
+  hostname: string | null;
+}
+
+/** A host name an agent may give: what a machine's name holds, and not too long. */
+const AGENT_HOSTNAME = /^[\w.-]{1,64}$/;
 
 export interface Hub extends HubPublisher {
   /** Takes an upgraded, authenticated WebSocket; the hub owns it from now on. */
   accept(socket: WebSocket, connectionId: string, actor: Actor, options?: ConnectionOptions): void;
   /** Connections and their rooms on every server process (GET /api/admin/live). */
   live(): Promise<LiveEntry[]>;
+  /**
+   * The agents listening on a gamespace's channel on every server process: connections of its
+   * grader key (whose actor id is the gamespace id), one entry each.
+   */
+  agentsOf(gamespaceId: string): Promise<AgentConnection[]>;
   /**
    * Someone's right to listen may have ended (a player removed, a gamespace or workspace
    * deleted, a worker removed, a user disabled): on every server process, the connections in
@@ -150,6 +169,8 @@ interface Connection {
   user: HubActor;
   /** Presence in the batched form rather than the reference's per-member events. */
   batched: boolean;
+  /** The host an agent connection said it runs on (ConnectionOptions.hostname). */
+  hostname: string | null;
   socket: WebSocket;
   groups: Set<string>;
   handshaken: boolean;
@@ -379,6 +400,7 @@ export function createHub(options: HubOptions): Hub {
         room,
         profileId: conn.user.id,
         profileName: conn.user.name,
+        ...(conn.hostname ? { hostname: conn.hostname } : {}),
       });
       // Gone meanwhile (closed, or its right revoked): its departure has been announced.
       if (conn.open && conn.groups.has(room) && announced(conn, room)) {
@@ -611,6 +633,10 @@ export function createHub(options: HubOptions): Hub {
         actor,
         user: { id: actor.id, name: actor.name },
         batched: connectionOptions.batchedPresence === true,
+        hostname:
+          actor.isAgent && AGENT_HOSTNAME.test(connectionOptions.hostname ?? '')
+            ? connectionOptions.hostname!
+            : null,
         socket,
         groups: new Set(),
         handshaken: false,
@@ -628,6 +654,12 @@ export function createHub(options: HubOptions): Hub {
     },
 
     live: () => backplane.live(),
+
+    async agentsOf(gamespaceId) {
+      return (await backplane.live())
+        .filter((entry) => entry.room === gamespaceId && entry.profileId === gamespaceId)
+        .map((entry) => ({ hostname: entry.hostname ?? null }));
+    },
 
     revoke({ group, subjectId }) {
       const audience: Audience = group ? { all: false, group } : { all: true };

@@ -25,9 +25,12 @@ import { typed } from '../http/typed';
 // Only WebSockets are offered: no long polling, no server-sent events.
 // `?presence=batched` on the WebSocket's URL (the SPA puts it on the hub URL, so it is on both
 // requests of a negotiated connection too) asks for presence in the batched form
-// (server/hub/presence.ts); the reference server ignores it.
+// (server/hub/presence.ts); the reference server ignores it. An agent's `?hostname=` says which
+// machine it runs on (see hub.agentsOf).
 
 export const NEGOTIATION_TTL_MS = 30_000;
+/** `?hostname=` on the hub's URL: the machine an in-lab agent runs on (agent/agent.ts). */
+export const AGENT_HOSTNAME_QUERY = 'hostname';
 const negotiationKey = (token: string) => `hubneg:${token}`;
 
 interface Admission {
@@ -120,7 +123,11 @@ export async function hubRoutes(
       schema: {
         querystring: {
           type: 'object',
-          properties: { id: { type: 'string' }, [BATCHED_PRESENCE_QUERY.name]: { type: 'string' } },
+          properties: {
+            id: { type: 'string' },
+            [BATCHED_PRESENCE_QUERY.name]: { type: 'string' },
+            [AGENT_HOSTNAME_QUERY]: { type: 'string' },
+          },
         },
       },
       // Runs before the upgrade, so a refused client gets a plain HTTP status.
@@ -128,8 +135,10 @@ export async function hubRoutes(
         if (!request.ws) return;
         const query = request.query as Record<string, unknown>;
         const token = typeof query.id === 'string' ? query.id : '';
+        const hostname = query[AGENT_HOSTNAME_QUERY];
         const options: ConnectionOptions = {
           batchedPresence: query[BATCHED_PRESENCE_QUERY.name] === BATCHED_PRESENCE_QUERY.value,
+          ...(typeof hostname === 'string' ? { hostname } : {}),
         };
         let admission: Admission;
         if (token) {

@@ -16,6 +16,7 @@ import { createPlayService } from '../core/play/service';
 import { createTemplateService } from '../core/templates';
 import { createUserService, type UserDefaults } from '../core/users';
 import { createVmService, type VmPublisher } from '../core/vms';
+import { untagged } from '../hypervisor';
 import { createWorkspaceService } from '../core/workspaces';
 
 // The core services (server/core), one of each, wired to one another and to the store, the
@@ -123,6 +124,9 @@ function createServices(fastify: FastifyInstance) {
       publish: (group, event, payload) => fastify.hub.toGroup(group).send(event, payload),
     },
     now: () => fastify.clock.now(),
+    agents: (gamespaceId) => fastify.hub.agentsOf(gamespaceId),
+    machines: async (gamespaceId) =>
+      (await driver.machinesOf(gamespaceId)).map((vm) => untagged(vm.name)),
   });
   // ISO files: uploads into the data folder's isos/, listed for templates to mount.
   const isos = createIsoStore(db, {

@@ -93,6 +93,10 @@ describe('the in-lab agent', () => {
     agent.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await listening(1);
     expect((await answerTo(before)).result).toBe('sent before\n');
+    // It says which host it runs on: the dispatcher's console shows it listening there.
+    expect((await admin('GET', `/dispatches/agents?gs=${game.id}`)).body).toEqual([
+      { name: 'vm1', isMachine: false, agents: 1 },
+    ]);
 
     const elsewhere = await send('echo not mine', 'vm2');
     const mine = await send('echo hello', 'VM1');

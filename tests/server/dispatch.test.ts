@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
 import { newApiKey, newId, sha256Hex } from '../../server/core/ids';
 import { PERMISSION } from '../../server/core/workspaces';
@@ -6,6 +6,7 @@ import { apiRequest, type Reply } from './api';
 import { testEngines } from './databases';
 import { gamespaceSpec, insertGamespace, insertWorkspace } from './gradingFixtures';
 import { startTestServer, type TestServer } from './harness';
+import { clusterSpec } from './hypervisor/contract';
 import { apiKey, connect, HANDSHAKE, rawConnect, RS, ticketFor, type Client } from './hubClients';
 
 // The dispatcher over HTTP and the hub (wire reference §1.5, §3, §4.12), on every store engine:
@@ -232,6 +233,65 @@ describe.each(testEngines())('dispatch on %s', (engine) => {
       raw.socket.close();
       await hub?.stop();
     }
+  });
+
+  it('tells those who read the dispatches which machines have an agent listening', async () => {
+    // A gamespace of its own: no connection of another test still listens on it.
+    const db = server.app.store.db;
+    const H = await insertGamespace(db, {
+      workspaceId: await insertWorkspace(db, 'alpha', gamespaceSpec()),
+      managerId: newId(),
+    });
+    for (const name of ['vm1', 'db']) {
+      await server.app.driver.deploy(clusterSpec(name, H.id, ''), true);
+    }
+    const presence = async (who = 'observerIn') => {
+      const reply = await as(who, 'GET', `/dispatches/agents?gs=${H.id}`);
+      expect(reply.status, reply.text).toBe(200);
+      return reply.body as Array<Record<string, unknown>>;
+    };
+    expect(await presence()).toEqual([
+      { name: 'db', isMachine: true, agents: 0 },
+      { name: 'vm1', isMachine: true, agents: 0 },
+    ]);
+    /** A connection listening on H with `key`, its URL's query ending with `query`. */
+    const listening = async (key: string, query = '') => {
+      const ticket = await ticketFor(server.url, apiKey(key));
+      const raw = await rawConnect(server.url, `?access_token=${ticket}${query}`);
+      raw.send(HANDSHAKE);
+      await raw.next((m) => Object.keys(m).length === 0);
+      raw.send(
+        `${JSON.stringify({ type: 1, invocationId: '1', target: 'Listen', arguments: [H.id] })}${RS}`,
+      );
+      await raw.next((m) => m.type === 3 && m.invocationId === '1' && !m.error);
+      return raw;
+    };
+    // Our agent names its host (matched without case); the reference's names none; an admin's
+    // console naming a host is no agent.
+    const onVm1 = await listening(H.graderKey, '&hostname=VM1');
+    const elsewhere = await listening(H.graderKey, '&hostname=kali');
+    const unnamed = await listening(H.graderKey);
+    const admin = await listening(keys.admin!, '&hostname=db');
+    try {
+      expect(await presence()).toEqual([
+        { name: 'db', isMachine: true, agents: 0 },
+        { name: 'vm1', isMachine: true, agents: 1 },
+        { name: 'kali', isMachine: false, agents: 1 },
+        { name: null, isMachine: false, agents: 1 },
+      ]);
+      // The admin's list of connections stays the reference's.
+      const live = await as('admin', 'GET', '/admin/live');
+      expect(live.body.filter((e: Record<string, unknown>) => e.room === H.id)).toHaveLength(4);
+      expect(live.body.some((e: Record<string, unknown>) => 'hostname' in e)).toBe(false);
+      onVm1.socket.close();
+      await onVm1.closed;
+      await vi.waitFor(async () => expect((await presence())[1]).toMatchObject({ agents: 0 }));
+    } finally {
+      for (const raw of [onVm1, elsewhere, unnamed, admin]) raw.socket.close();
+    }
+    expect((await as('observerOut', 'GET', `/dispatches/agents?gs=${H.id}`)).status).toBe(403);
+    expect((await as('stranger', 'GET', `/dispatches/agents?gs=${H.id}`)).status).toBe(403);
+    expect((await as('admin', 'GET', `/dispatches/agents?gs=${newId()}`)).status).toBe(400);
   });
 
   it("lets any observer dispatch to a gamespace of an 'everyone' workspace, as it lists it", async () => {

@@ -6,6 +6,8 @@ import { bodyErrorResponses, doneResponses, errorResponses, idParams } from '../
 import { typed } from '../typed';
 import { caseInsensitiveQuery } from '../workspace/query';
 import {
+  agentPresenceSchema,
+  agentsQuery,
   changedDispatchBody,
   dispatchSchema,
   dispatchSearchQuery,
@@ -61,6 +63,19 @@ export async function dispatchRoutes(
       await dispatches.remove(actorOf(request), request.params.id);
       return reply.code(200).send('');
     },
+  );
+
+  // Ours: which machines of a gamespace have an agent listening, for the dispatcher's console.
+  app.get(
+    '/api/dispatches/agents',
+    {
+      schema: {
+        summary: 'Which machines of a gamespace have an agent listening',
+        querystring: agentsQuery,
+        response: { 200: { type: 'array', items: agentPresenceSchema }, ...errorResponses },
+      },
+    },
+    async (request) => dispatches.agents(actorOf(request), request.query.gs),
   );
 
   app.get(

@@ -58,3 +58,20 @@ export const dispatchSearchQuery = {
     since: { type: 'string', maxLength: 64 },
   },
 } as const;
+
+/** Ours: `gs`, the gamespace whose agents are asked about. */
+export const agentsQuery = {
+  type: 'object',
+  properties: { gs: { type: 'string', maxLength: 64 } },
+} as const;
+
+/** Ours: a machine of the gamespace (or a host an agent named) and the agents listening on it. */
+export const agentPresenceSchema = {
+  type: 'object',
+  required: ['name', 'isMachine', 'agents'],
+  properties: {
+    name: nullableStr,
+    isMachine: { type: 'boolean' },
+    agents: { type: 'integer' },
+  },
+} as const;

@@ -125,6 +125,23 @@ export const DISPATCH_POLICY: PolicyRow[] = [
   },
   {
     method: 'GET',
+    url: '/api/dispatches/agents',
+    cases: [
+      {
+        // The agents' own key reaches only the routes its agent needs (grants.ts): not this one.
+        name: 'G',
+        allow: DISPATCH_G.filter((actor) => actor !== 'graderKey'),
+        request: (w) => ({ url: `/api/dispatches/agents?gs=${w.G.id}` }),
+      },
+      {
+        name: "otherPlayer's gamespace",
+        allow: ['otherPlayer', 'admin'],
+        request: (w) => ({ url: `/api/dispatches/agents?gs=${w.H.id}` }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
     url: '/api/dispatches',
     cases: [
       { name: 'G', allow: DISPATCH_G, request: (w) => ({ url: `/api/dispatches?gs=${w.G.id}` }) },
