@@ -1,4 +1,4 @@
-import type { Dispatch } from '../api/dispatch';
+import type { AgentPresence, Dispatch } from '../api/dispatch';
 import type { DispatcherConsoleSnapshot } from './dispatcherConsoleMachine';
 import { answeredAt } from './dispatcherRules';
 
@@ -38,3 +38,46 @@ export const dispatchLine = (d: Dispatch): DispatchLine => ({
   sentAt: d.whenCreated ?? null,
   answeredAt: answeredAt(d),
 });
+
+/** Who listens, by machine, as last loaded; null until then, or when the server cannot say. */
+export const selectAgents = (s: DispatcherConsoleSnapshot): AgentPresence[] | null =>
+  s.context.agents;
+
+/**
+ * Whether an agent hears a command sent to `target` (null: every host), as the last load said:
+ * 'unknown' when only agents that named no host listen (one of them may be on it), null when
+ * the server does not say who listens.
+ */
+export function agentsFor(
+  agents: readonly AgentPresence[] | null,
+  target: string | null,
+): 'listening' | 'none' | 'unknown' | null {
+  if (agents === null) return null;
+  const listening = agents.filter((a) => a.agents > 0);
+  if (target === null) return listening.length > 0 ? 'listening' : 'none';
+  const wanted = target.toLowerCase();
+  if (listening.some((a) => a.name?.toLowerCase() === wanted)) return 'listening';
+  return listening.some((a) => a.name === null) ? 'unknown' : 'none';
+}
+
+/** Why a command still waits, when the console can tell: no agent listens where it went. */
+export function waitingNote(agents: readonly AgentPresence[] | null, line: DispatchLine): string {
+  if (agentsFor(agents, line.target === 'all' ? null : line.target) !== 'none') return 'waiting';
+  return line.target === 'all'
+    ? 'waiting: no agent is listening'
+    : `waiting: no agent is listening on ${line.target}`;
+}
+
+const agentsText = (n: number) => (n === 1 ? 'an agent' : `${n} agents`);
+
+/** One row of the console's list of who listens. */
+export function agentLabel(row: AgentPresence): string {
+  if (row.name === null) {
+    return `${agentsText(row.agents)} without a host name (${row.agents === 1 ? 'it answers' : 'they answer'} commands for every host)`;
+  }
+  if (!row.isMachine)
+    return `${row.name}: ${agentsText(row.agents)} listening, on no machine of this game`;
+  return row.agents > 0
+    ? `${row.name}: ${agentsText(row.agents)} listening`
+    : `${row.name}: no agent`;
+}

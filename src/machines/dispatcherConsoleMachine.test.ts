@@ -6,19 +6,24 @@ import {
   fromCallback,
   fromEventObservable,
   fromPromise,
+  SimulatedClock,
   type EventObject,
 } from 'xstate';
-import type { Dispatch, NewDispatch } from '../api/dispatch';
+import type { AgentPresence, Dispatch, DispatchLog, NewDispatch } from '../api/dispatch';
 import type { DispatchRecordEvent } from '../streams/dispatches';
-import { dispatcherConsoleMachine } from './dispatcherConsoleMachine';
+import { dispatcherConsoleMachine, LOG_REFRESH_MS } from './dispatcherConsoleMachine';
 import {
+  agentLabel,
+  agentsFor,
   dispatchLine,
+  selectAgents,
   selectCanSendDispatch,
   selectDispatchDraft,
   selectDispatcherError,
   selectDispatches,
   selectIsLoadingDispatches,
   selectIsSendingDispatch,
+  waitingNote,
 } from './dispatcherConsoleMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
 import { modelDisagreements } from './testing/modelAgreement';
@@ -38,8 +43,15 @@ const dispatch = (id: string, fields: Partial<Dispatch> = {}): Dispatch => ({
   ...fields,
 });
 
+/** What GET dispatches (and GET dispatches/agents) answer. */
+const log = (entries: Dispatch[], agents: AgentPresence[] | null = null): DispatchLog => ({
+  entries,
+  agents,
+});
+
 function startConsole() {
-  const loads: Deferred<Dispatch[]>[] = [];
+  const clock = new SimulatedClock();
+  const loads: Deferred<DispatchLog>[] = [];
   const sends: Array<{ body: NewDispatch; answer: Deferred<Dispatch> }> = [];
   const channels: string[] = [];
   const left: string[] = [];
@@ -47,8 +59,8 @@ function startConsole() {
   const actor = createActor(
     dispatcherConsoleMachine.provide({
       actors: {
-        loadDispatches: fromPromise<Dispatch[], { gamespaceId: string }>(() => {
-          const d = deferred<Dispatch[]>();
+        loadDispatches: fromPromise<DispatchLog, { gamespaceId: string }>(() => {
+          const d = deferred<DispatchLog>();
           loads.push(d);
           return d.promise;
         }),
@@ -64,12 +76,13 @@ function startConsole() {
         dispatchEvents: fromEventObservable(() => heard),
       },
     }),
-    { input: { gamespaceId: 'gs-1' } },
+    { input: { gamespaceId: 'gs-1' }, clock },
   ).start();
   const type = (text: string) => actor.send({ type: 'dispatcher.draftChanged', text });
   const send = () => actor.send({ type: 'dispatcher.sendRequested' });
   return {
     actor,
+    clock,
     loads,
     sends,
     channels,
@@ -86,7 +99,7 @@ describe('dispatcherConsoleMachine', () => {
     const c = startConsole();
     expect(c.channels).toEqual(['gs-1']);
     expect(selectIsLoadingDispatches(c.snap())).toBe(true);
-    c.loads[0]!.resolve([dispatch('d-1')]);
+    c.loads[0]!.resolve(log([dispatch('d-1')]));
     await flush();
     expect(selectDispatches(c.snap()).map((d) => d.id)).toEqual(['d-1']);
     c.actor.stop();
@@ -95,7 +108,7 @@ describe('dispatcherConsoleMachine', () => {
 
   it('sends the parsed command to the gamespace and clears the input', async () => {
     const c = startConsole();
-    c.loads[0]!.resolve([]);
+    c.loads[0]!.resolve(log([]));
     await flush();
     c.type('  [vm1] hostname  ');
     c.send();
@@ -114,7 +127,7 @@ describe('dispatcherConsoleMachine', () => {
 
   it('sends nothing for an empty command or a target alone', async () => {
     const c = startConsole();
-    c.loads[0]!.resolve([]);
+    c.loads[0]!.resolve(log([]));
     await flush();
     for (const text of ['', '   ', '[vm1]']) {
       c.type(text);
@@ -127,7 +140,7 @@ describe('dispatcherConsoleMachine', () => {
 
   it('gives the command back with the reason when sending fails', async () => {
     const c = startConsole();
-    c.loads[0]!.resolve([]);
+    c.loads[0]!.resolve(log([]));
     await flush();
     c.type('[vm1] hostname');
     c.send();
@@ -139,7 +152,7 @@ describe('dispatcherConsoleMachine', () => {
 
   it('follows live events: appends, updates only when newer, removes on delete', async () => {
     const c = startConsole();
-    c.loads[0]!.resolve([dispatch('d-1')]);
+    c.loads[0]!.resolve(log([dispatch('d-1')]));
     await flush();
     c.heard.next({ type: 'dispatch.created', dispatch: dispatch('d-2', { targetName: null }) });
     const answer = { result: 'vm1\n', whenUpdated: '2025-01-01T10:00:05Z' };
@@ -166,6 +179,50 @@ describe('dispatcherConsoleMachine', () => {
     expect(c.loads).toHaveLength(2);
   });
 
+  it('loads the log and who listens again every 5 s, so that a console without the channel follows', async () => {
+    const c = startConsole();
+    c.loads[0]!.resolve(log([dispatch('d-1')], [{ name: 'vm1', isMachine: true, agents: 0 }]));
+    await flush();
+    expect(selectAgents(c.snap())).toEqual([{ name: 'vm1', isMachine: true, agents: 0 }]);
+    c.clock.increment(LOG_REFRESH_MS - 1);
+    expect(c.loads).toHaveLength(1);
+    c.clock.increment(1);
+    expect(c.loads).toHaveLength(2);
+    // The log stays on screen while it loads again.
+    expect(selectDispatches(c.snap()).map((d) => d.id)).toEqual(['d-1']);
+    const answered = dispatch('d-1', { result: 'vm1', whenUpdated: '2025-01-01T10:00:05Z' });
+    c.loads[1]!.resolve(log([answered], [{ name: 'vm1', isMachine: true, agents: 1 }]));
+    await flush();
+    expect(selectDispatches(c.snap())[0]?.result).toBe('vm1');
+    expect(selectAgents(c.snap())?.[0]?.agents).toBe(1);
+  });
+
+  it('says when a command waits because no agent listens where it went', () => {
+    const agents: AgentPresence[] = [
+      { name: 'db', isMachine: true, agents: 0 },
+      { name: 'vm1', isMachine: true, agents: 1 },
+    ];
+    const waiting = (target: string | null, list = agents) =>
+      waitingNote(list, dispatchLine(dispatch('d', { targetName: target })));
+    expect(waiting('db')).toBe('waiting: no agent is listening on db');
+    expect(waiting('VM1')).toBe('waiting');
+    expect(waiting(null)).toBe('waiting');
+    expect(waiting(null, [agents[0]!])).toBe('waiting: no agent is listening');
+    // An agent that named no host may be the one on db; a server that cannot say says nothing.
+    const unnamed: AgentPresence[] = [...agents, { name: null, isMachine: false, agents: 2 }];
+    expect(agentsFor(unnamed, 'db')).toBe('unknown');
+    expect(waiting('db', unnamed)).toBe('waiting');
+    expect(agentsFor(null, 'db')).toBeNull();
+    expect(agentLabel(agents[0]!)).toBe('db: no agent');
+    expect(agentLabel(agents[1]!)).toBe('vm1: an agent listening');
+    expect(agentLabel(unnamed[2]!)).toBe(
+      '2 agents without a host name (they answer commands for every host)',
+    );
+    expect(agentLabel({ name: 'kali', isMachine: false, agents: 1 })).toBe(
+      'kali: an agent listening, on no machine of this game',
+    );
+  });
+
   it('reaches every state', () => {
     expect(
       unreachedStateIds(dispatcherConsoleMachine, {
@@ -188,6 +245,7 @@ describe('dispatcherConsoleMachine against its model', () => {
     | { type: 'LOADED' }
     | { type: 'LOAD_FAILED' }
     | { type: 'REFRESH' }
+    | { type: 'REFRESH_DUE' }
     | { type: 'TYPED' }
     | { type: 'SEND' }
     | { type: 'SENT' }
@@ -203,7 +261,9 @@ describe('dispatcherConsoleMachine against its model', () => {
     initial: 'loading',
     states: {
       loading: { on: { LOADED: 'ready', LOAD_FAILED: 'ready', ...live('loading') } },
-      ready: { on: { SEND: 'sending', REFRESH: 'loading', ...live('ready') } },
+      ready: {
+        on: { SEND: 'sending', REFRESH: 'loading', REFRESH_DUE: 'loading', ...live('ready') },
+      },
       sending: { on: { SENT: 'ready', SEND_FAILED: 'ready', ...live('sending') } },
     },
   });
@@ -216,6 +276,7 @@ describe('dispatcherConsoleMachine against its model', () => {
           LOADED: 'xstate.done.actor.loadDispatches',
           LOAD_FAILED: 'xstate.error.actor.loadDispatches',
           REFRESH: 'dispatcher.refreshRequested',
+          REFRESH_DUE: 'xstate.after.logRefresh.dispatcherConsole.ready',
           TYPED: 'dispatcher.draftChanged',
           SEND: 'dispatcher.sendRequested',
           SENT: 'xstate.done.actor.sendDispatch',
@@ -261,7 +322,7 @@ describe('dispatcherConsoleMachine against its model', () => {
           LOADED: async () => {
             ids = ['d-loaded'];
             error = null;
-            c.loads.at(-1)!.resolve([dispatch('d-loaded')]);
+            c.loads.at(-1)!.resolve(log([dispatch('d-loaded')]));
             await flush();
           },
           LOAD_FAILED: async () => {
@@ -270,6 +331,7 @@ describe('dispatcherConsoleMachine against its model', () => {
             await flush();
           },
           REFRESH: () => c.actor.send({ type: 'dispatcher.refreshRequested' }),
+          REFRESH_DUE: () => c.clock.increment(LOG_REFRESH_MS),
           TYPED: () => {
             draft = `[vm1] echo ${++next}`;
             c.type(draft);

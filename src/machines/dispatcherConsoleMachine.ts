@@ -9,7 +9,7 @@ import {
   type EventObject,
   type SnapshotFrom,
 } from 'xstate';
-import type { Dispatch, NewDispatch } from '../api/dispatch';
+import type { AgentPresence, Dispatch, DispatchLog, NewDispatch } from '../api/dispatch';
 import { errorMessage } from '../domain/text';
 import type { DispatchRecordEvent } from '../streams/dispatches';
 import { mergeDispatch, parseCommand, removeDispatch } from './dispatcherRules';
@@ -18,6 +18,11 @@ import { mergeDispatch, parseCommand, removeDispatch } from './dispatcherRules';
 export const LOG_SCROLL_DELAY_MS = 50;
 /** The console's log is this tall (spec §9). */
 export const LOG_HEIGHT_PX = 480;
+/**
+ * The log and who listens are loaded again this often while the console is open: observers may
+ * not listen on the gamespace's channel, so without it their answers and agents never change.
+ */
+export const LOG_REFRESH_MS = 5_000;
 
 export type DispatcherConsoleEvent =
   | { type: 'dispatcher.draftChanged'; text: string }
@@ -32,6 +37,8 @@ export interface DispatcherConsoleInput {
 export interface DispatcherConsoleContext extends DispatcherConsoleInput {
   /** The log, oldest first, as loaded and as heard since. */
   entries: Dispatch[];
+  /** Who listens, by machine, as last loaded; null until then or when the server cannot say. */
+  agents: AgentPresence[] | null;
   /** What is in the input. */
   draft: string;
   /** The command on its way, given back to the input if it fails. */
@@ -44,8 +51,9 @@ const notProvided = (name: string): Error =>
 
 /**
  * The Dispatcher tab of an expanded gamespace (spec §2): the gamespace's dispatches, kept up to
- * date by the DispatchEvents of its channel, and one input whose command goes to the agents in
- * its machines. The channel is listened to while the console is open.
+ * date by the DispatchEvents of its channel and loaded again now and then with which machines
+ * have an agent listening, and one input whose command goes to the agents in its machines. The
+ * channel is listened to while the console is open.
  */
 export const dispatcherConsoleMachine = setup({
   types: {
@@ -56,8 +64,8 @@ export const dispatcherConsoleMachine = setup({
     tags: {} as 'loading' | 'sending',
   },
   actors: {
-    /** GET dispatches?gs=. */
-    loadDispatches: fromPromise<Dispatch[], { gamespaceId: string }>(() => {
+    /** GET dispatches?gs=, and GET dispatches/agents?gs= beside it. */
+    loadDispatches: fromPromise<DispatchLog, { gamespaceId: string }>(() => {
       throw notProvided('loadDispatches');
     }),
     /** POST dispatch. */
@@ -76,6 +84,7 @@ export const dispatcherConsoleMachine = setup({
   guards: {
     hasCommand: ({ context }) => parseCommand(context.draft) !== null,
   },
+  delays: { logRefresh: LOG_REFRESH_MS },
   actions: {
     heard: assign({
       entries: ({ context, event }) => {
@@ -99,8 +108,15 @@ export const dispatcherConsoleMachine = setup({
 }).createMachine({
   id: 'dispatcherConsole',
   description:
-    "A gamespace's dispatcher console: loads its dispatches, follows its DispatchEvents, and sends each typed command ('[target] command') to the agents.",
-  context: ({ input }) => ({ ...input, entries: [], draft: '', sent: '', error: null }),
+    "A gamespace's dispatcher console: loads its dispatches and which machines have an agent listening (again every 5 s), follows its DispatchEvents, and sends each typed command ('[target] command') to the agents.",
+  context: ({ input }) => ({
+    ...input,
+    entries: [],
+    agents: null,
+    draft: '',
+    sent: '',
+    error: null,
+  }),
   invoke: [
     {
       src: 'listenToChannel',
@@ -127,7 +143,11 @@ export const dispatcherConsoleMachine = setup({
         input: ({ context }) => ({ gamespaceId: context.gamespaceId }),
         onDone: {
           target: 'ready',
-          actions: assign({ entries: ({ event }) => event.output ?? [], error: null }),
+          actions: assign({
+            entries: ({ event }) => event.output?.entries ?? [],
+            agents: ({ event }) => event.output?.agents ?? null,
+            error: null,
+          }),
         },
         onError: {
           target: 'ready',
@@ -136,6 +156,7 @@ export const dispatcherConsoleMachine = setup({
       },
     },
     ready: {
+      after: { logRefresh: 'loading' },
       on: {
         'dispatcher.sendRequested': { guard: 'hasCommand', target: 'sending' },
         'dispatcher.refreshRequested': 'loading',

@@ -96,8 +96,49 @@ test("an admin sends '[vm1] hostname' and sees the agent's answer", async ({ pag
     // The agent runs `hostname` in its machine and answers; the log hears it live.
     await expect(entry.locator('.tp-dispatch-result')).toHaveText(hostname(), { timeout: 20_000 });
     await expect(entry).toContainText('answered');
+    // Who listens: the agent says it runs on vm1, which is no machine of this (machineless) game.
+    const agents = row.getByRole('list', { name: 'Agents' });
+    await expect(agents).toHaveText('vm1: an agent listening, on no machine of this game');
+    // A command for a host no agent listens on says why it waits.
+    await command.fill('[db] uptime');
+    await command.press('Enter');
+    await expect(log.getByRole('listitem').filter({ hasText: 'uptime' })).toContainText(
+      'waiting: no agent is listening on db',
+    );
     await page.screenshot({ path: test.info().outputPath('dispatcher.png') });
     expect(output, output).toContain('hostname');
+
+    // An observer may not listen on the gamespace's channel: the console loads again every few
+    // seconds, so that answers and agents still show up there.
+    const observerContext = await page.context().browser()!.newContext();
+    const observer = await observerContext.newPage();
+    await signIn(observer, 'observer');
+    await observer.getByRole('link', { name: 'Observe' }).click();
+    await observer.getByRole('searchbox', { name: 'term' }).fill(name);
+    const observed = observer
+      .getByRole('list', { name: 'Gamespace list' })
+      .getByRole('listitem', { name });
+    await observed.getByRole('button', { name: 'View' }).click();
+    await observed.getByRole('tab', { name: 'Dispatcher' }).click();
+    await expect(observed.getByRole('list', { name: 'Agents' })).toHaveText(
+      'vm1: an agent listening, on no machine of this game',
+    );
+    const observerCommand = observed.getByRole('textbox', { name: 'Command' });
+    await observerCommand.fill('[vm1] echo observed');
+    await observerCommand.press('Enter');
+    const echoed = observed
+      .getByRole('log', { name: 'Dispatcher log' })
+      .getByRole('listitem')
+      .filter({ hasText: 'echo observed' });
+    await expect(echoed.locator('.tp-dispatch-result')).toHaveText('observed', { timeout: 20_000 });
+    // The agent stops: the console says nobody listens any more.
+    agent.kill('SIGKILL');
+    await expect(observed.getByRole('list', { name: 'Agents' })).toHaveText(
+      'No machines and no agent.',
+      { timeout: 20_000 },
+    );
+    await observer.screenshot({ path: test.info().outputPath('dispatcher-observer.png') });
+    await observerContext.close();
   } finally {
     await admin('DELETE', `gamespace/${game.id}`);
   }

@@ -6,22 +6,27 @@ import {
   type DispatcherConsoleActorRef,
 } from '../../machines/dispatcherConsoleMachine';
 import {
+  agentLabel,
   dispatchLine,
+  selectAgents,
   selectCanRefreshDispatches,
   selectDispatchDraft,
   selectDispatcherError,
   selectDispatches,
   selectIsLoadingDispatches,
+  waitingNote,
 } from '../../machines/dispatcherConsoleMachine.selectors';
 import { dateText } from '../../machines/gamespaceBrowserMachine.selectors';
+import './dispatcher.css';
 
 export const DISPATCH_PLACEHOLDER = '[target] command';
 export const DISPATCH_HINT =
   'Specifying the target name is optional. If omitted, the command will be processed by all listening agents.';
 
 /**
- * The Dispatcher tab (spec §2): the gamespace's dispatches as a log that follows the newest
- * entry, and the one input that sends a command on Enter.
+ * The Dispatcher tab (spec §2): which machines have an agent listening, the gamespace's
+ * dispatches as a log that follows the newest entry (a command still waiting says so when no
+ * agent listens where it went), and the one input that sends a command on Enter.
  */
 export function DispatcherConsole({ dispatcher: ref }: { dispatcher: DispatcherConsoleActorRef }) {
   const entries = useSelector(ref, selectDispatches);
@@ -29,6 +34,7 @@ export function DispatcherConsole({ dispatcher: ref }: { dispatcher: DispatcherC
   const error = useSelector(ref, selectDispatcherError);
   const loading = useSelector(ref, selectIsLoadingDispatches);
   const canRefresh = useSelector(ref, selectCanRefreshDispatches);
+  const agents = useSelector(ref, selectAgents);
   const log = useRef<HTMLOListElement>(null);
   const hintId = useId();
 
@@ -43,6 +49,19 @@ export function DispatcherConsole({ dispatcher: ref }: { dispatcher: DispatcherC
 
   return (
     <div className="tp-dispatcher">
+      {agents && (
+        <ul className="tp-dispatcher-agents" aria-label="Agents">
+          {agents.length === 0 && <li className="tp-muted">No machines and no agent.</li>}
+          {agents.map((row) => (
+            <li
+              key={row.name ?? ''}
+              className={row.agents > 0 ? 'tp-agent-listening' : 'tp-agent-absent'}
+            >
+              {agentLabel(row)}
+            </li>
+          ))}
+        </ul>
+      )}
       <ol
         ref={log}
         className="tp-dispatcher-log"
@@ -62,7 +81,9 @@ export function DispatcherConsole({ dispatcher: ref }: { dispatcher: DispatcherC
                 <code className="tp-dispatch-trigger">{line.trigger}</code>
                 <span className="tp-dispatch-times tp-muted">
                   sent {dateText(line.sentAt)}
-                  {line.answeredAt ? ` · answered ${dateText(line.answeredAt)}` : ' · waiting'}
+                  {line.answeredAt
+                    ? ` · answered ${dateText(line.answeredAt)}`
+                    : ` · ${waitingNote(agents, line)}`}
                 </span>
               </div>
               {line.result && <pre className="tp-dispatch-result">{line.result}</pre>}
