@@ -48,8 +48,15 @@ export const listGamespaces =
       signal,
     });
 
+/** A question of the gamespace's copy: its weight (a fraction of the whole) and whether found. */
+const ObservedQuestion = t.partial({ weight: nullable(t.number), isCorrect: nullable(t.boolean) });
+
 /** A question set of the gamespace's own copy of its variant; `score` is a fraction of the whole. */
-const ObservedSection = t.partial({ name: nullable(t.string), score: nullable(t.number) });
+const ObservedSection = t.partial({
+  name: nullable(t.string),
+  score: nullable(t.number),
+  questions: nullable(t.array(ObservedQuestion)),
+});
 
 /**
  * GET gamespace/{id}/challenge (admins, observers of the audience): the gamespace's whole

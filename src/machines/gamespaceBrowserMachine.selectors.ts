@@ -1,5 +1,5 @@
 import type { GamespaceChallenge } from '../api/gamespaces';
-import { endedAt, session } from '../domain/session';
+import { endedAt, session, timeUsed } from '../domain/session';
 import { clockText, isUnsetDate } from '../domain/time';
 import type {
   BrowserFilter,
@@ -99,6 +99,11 @@ export const selectDetailControllers = (
 export interface SetScore {
   name: string;
   points: number;
+  /** What the set is worth: the weights of its questions, in points. */
+  maxPoints: number;
+  /** Its questions found, of how many. */
+  correct: number;
+  questions: number;
 }
 
 export interface DetailSummary {
@@ -106,6 +111,9 @@ export interface DetailSummary {
   variant: number | null;
   score: number;
   maxPoints: number;
+  /** Submissions over all sets, and the limit (0: none). */
+  attempts: number;
+  maxAttempts: number;
   /** Points per question set: a set's score is its share of the whole challenge. */
   sets: SetScore[];
 }
@@ -118,10 +126,39 @@ export function detailSummary(challenge: GamespaceChallenge): DetailSummary {
     variant: typeof challenge.variant === 'number' ? challenge.variant + 1 : null,
     score: points(challenge.score),
     maxPoints,
-    sets: (challenge.challenge?.sections ?? []).map((section, i) => ({
-      name: section.name || `Set ${i + 1}`,
-      points: points(section.score),
-    })),
+    attempts: challenge.submissions?.length ?? 0,
+    maxAttempts: challenge.maxAttempts ?? 0,
+    sets: (challenge.challenge?.sections ?? []).map((section, i) => {
+      const questions = section.questions ?? [];
+      return {
+        name: section.name || `Set ${i + 1}`,
+        points: points(section.score),
+        maxPoints: points(questions.reduce((sum, q) => sum + (q.weight ?? 0), 0)),
+        correct: questions.filter((q) => q.isCorrect === true).length,
+        questions: questions.length,
+      };
+    }),
+  };
+}
+
+/** The summary's times: when the game started, and how long is left or when it ended. */
+export interface DetailTimes {
+  started: string;
+  /** While it is not over. */
+  timeLeft: string | null;
+  /** Once it is over. */
+  ended: string | null;
+  timeUsed: string | null;
+}
+
+export function detailTimes(row: GamespaceRow, now: number): DetailTimes {
+  const { countdown, ended } = rowSession(row, now);
+  const used = timeUsed(row, now);
+  return {
+    started: dateText(row.startTime),
+    timeLeft: ended ? null : countdown,
+    ended,
+    timeUsed: used === null ? null : clockText(used),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   type GamespaceRow,
 } from './gamespaceBrowserMachine';
 import {
+  detailTimes,
   rowSession,
   selectCanDeleteSelected,
   selectConfirming,
@@ -148,6 +149,22 @@ describe('gamespaceBrowserMachine', () => {
     expect(rowSession(row('a'), Date.parse('2026-01-01T02:00:00Z')).ended).toBe(
       new Date('2026-01-01T01:00:00Z').toLocaleString(),
     );
+  });
+
+  it('gives the detail its times: time left during play, when it ended and the time used after', () => {
+    const now = Date.parse('2026-01-01T00:30:00Z');
+    expect(detailTimes(row('a'), now)).toEqual({
+      started: new Date('2026-01-01T00:00:00Z').toLocaleString(),
+      timeLeft: '00:30:00',
+      ended: null,
+      timeUsed: null,
+    });
+    expect(detailTimes(row('a', true), now)).toEqual({
+      started: new Date('2026-01-01T00:00:00Z').toLocaleString(),
+      timeLeft: null,
+      ended: new Date('2026-01-01T00:10:00Z').toLocaleString(),
+      timeUsed: '00:10:00',
+    });
   });
 
   it('View expands a row with its detail and a second View collapses it', async () => {

@@ -99,18 +99,26 @@ test('an observer finds a running gamespace and views its machines and detail', 
 
   await row.getByRole('button', { name: 'View' }).click();
   const machines = row.getByRole('list', { name: 'Machines' });
-  // The machine's name without its '#tag', and its controller (view-only: no Delete).
+  // Its controller, named once by the machine's name without its '#tag' (view-only: no Delete).
   const machine = machines.getByRole('listitem');
   await expect(machine).toHaveCount(1);
-  await expect(machine.locator('.tp-gs-vm-name')).toHaveText(/^linux-server[-\w]*$/);
+  await expect(machine.getByRole('group', { name: /^Machine linux-server[-\w]*$/ })).toBeVisible();
+  expect((await machine.innerText()).match(/linux-server/g)).toHaveLength(1);
   await expect(machine.getByText('Running')).toBeVisible();
   await expect(machine.getByRole('button', { name: /delete/i })).toHaveCount(0);
-  const summary = row.getByLabel('Summary');
-  await expect(summary).toContainText('Variant1');
-  await expect(summary).toContainText('Score0 of 100');
-  await expect(summary).toContainText('Recon0');
-  await expect(summary).toContainText('Not shown to observers');
-  await expect(row.getByText('TODO: a pretty UI for the detail.')).toBeVisible();
+  // The Detail tab: players, the challenge and the time, each under its heading.
+  const summary = row.getByRole('group', { name: 'Summary' });
+  await expect(summary.getByRole('region', { name: 'Players' })).toContainText(
+    'Not shown to observers',
+  );
+  const challenge = summary.getByRole('region', { name: 'Challenge' });
+  await expect(challenge).toContainText('Variant1');
+  await expect(challenge).toContainText('Score0 of 100');
+  await expect(challenge.getByRole('row', { name: /^Recon/ })).toHaveText(
+    /^Recon0 of \d+0 of \d+$/,
+  );
+  await expect(summary.getByRole('region', { name: 'Time' })).toContainText('Time left');
+  await expect(row.getByText(/TODO/)).toHaveCount(0);
   await observer.screenshot({ path: test.info().outputPath('observe-detail.png') });
 
   await row.getByRole('tab', { name: 'Json' }).click();

@@ -51,7 +51,24 @@ const rows: GamespaceRow[] = [
   },
 ];
 const detail: GamespaceDetail = {
-  challenge: { maxPoints: 100, score: 0.5, variant: 0, challenge: { sections: [{ score: 0.5 }] } },
+  challenge: {
+    maxPoints: 100,
+    maxAttempts: 3,
+    score: 0.5,
+    variant: 0,
+    challenge: {
+      sections: [
+        {
+          name: 'First',
+          score: 0.5,
+          questions: [
+            { weight: 0.5, isCorrect: true },
+            { weight: 0.5, isCorrect: false },
+          ],
+        },
+      ],
+    },
+  },
   vms: [{ id: 'vm-1', name: 'web' }],
   players: [{ subjectName: 'Pat' }],
 };
@@ -133,11 +150,23 @@ describe('GamespaceBrowser', () => {
     const { container } = await renderBrowser(false);
     await act(async () => button(container, 'View')[0]?.click());
     await act(flush);
-    expect(container.querySelector('.tp-gs-vm-name')?.textContent).toBe('web');
-    const summary = container.querySelector('[aria-label="Summary"]')?.textContent ?? '';
-    expect(summary).toContain('Pat');
-    expect(summary).toContain('50 of 100');
-    expect(container.textContent).toContain('TODO: a pretty UI for the detail.');
+    // The machine's name once: its controller's.
+    const machine = container.querySelector('.tp-gs-vm');
+    expect(machine?.querySelector('[role="group"]')?.getAttribute('aria-label')).toBe(
+      'Machine web',
+    );
+    expect(machine?.textContent?.match(/web/g)).toHaveLength(1);
+    const summary = container.querySelector('[aria-label="Summary"]');
+    const card = (title: string) =>
+      [...(summary?.querySelectorAll('section') ?? [])].find(
+        (section) => section.querySelector('h3')?.textContent === title,
+      )?.textContent ?? '';
+    expect(card('Players')).toBe('PlayersPat');
+    expect(card('Challenge')).toContain('Score50 of 100');
+    expect(card('Challenge')).toContain('Attempts0 of 3');
+    expect(card('Challenge')).toContain('First50 of 1001 of 2');
+    expect(card('Time')).toContain('Time left00:30:00');
+    expect(container.textContent).not.toContain('TODO');
     await act(async () => button(container, 'Json')[0]?.click());
     expect(container.querySelector('.tp-gs-json')?.textContent).toContain('"maxPoints": 100');
     await act(async () => button(container, 'View')[0]?.click());

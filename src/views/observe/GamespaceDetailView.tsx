@@ -2,9 +2,8 @@ import { useSelector } from '@xstate/react';
 import type { ReactNode } from 'react';
 import type { GamespaceRow } from '../../machines/gamespaceBrowserMachine';
 import {
-  dateText,
   detailSummary,
-  rowSession,
+  detailTimes,
   selectDetail,
   selectDetailControllers,
   selectDetailError,
@@ -18,6 +17,7 @@ import {
   type GamespaceDetailActorRef,
 } from '../../machines/gamespaceDetailMachine';
 import { VmController } from '../topo/templates/VmController';
+import './observe.css';
 
 const TAB_LABELS: Record<DetailTab, string> = {
   detail: 'Detail',
@@ -25,6 +25,10 @@ const TAB_LABELS: Record<DetailTab, string> = {
   dispatcher: 'Dispatcher',
 };
 
+/**
+ * The Detail tab: who plays, how the challenge stands (score, attempts, each question set) and
+ * the game's time, each in a card of its own.
+ */
 function Summary({
   row,
   detail,
@@ -35,46 +39,91 @@ function Summary({
   now: number;
 }) {
   const summary = detailSummary(detail.challenge);
+  const times = detailTimes(row, now);
   const players = detail.players;
-  const { countdown, ended } = rowSession(row, now);
   return (
-    <dl className="tp-gs-summary" aria-label="Summary">
-      <dt>Players</dt>
-      <dd>
-        {players === null
-          ? 'Not shown to observers (only managers, players and admins may list them).'
-          : players.length === 0
-            ? 'none'
-            : players.map((p) => p.subjectName || p.subjectId).join(', ')}
-      </dd>
-      <dt>Variant</dt>
-      <dd>{summary.variant ?? '—'}</dd>
-      <dt>Score</dt>
-      <dd>
-        {summary.score} of {summary.maxPoints}
-      </dd>
-      {summary.sets.map((set, i) => (
-        <div key={i} className="tp-gs-summary-set">
-          <dt>{set.name}</dt>
-          <dd>{set.points}</dd>
-        </div>
-      ))}
-      <dt>Start</dt>
-      <dd>{dateText(row.startTime)}</dd>
-      <dt>End</dt>
-      <dd>{dateText(row.endTime)}</dd>
-      {ended ? (
-        <>
-          <dt>Ended</dt>
-          <dd>{ended}</dd>
-        </>
-      ) : (
-        <>
-          <dt>Time left</dt>
-          <dd>{countdown}</dd>
-        </>
-      )}
-    </dl>
+    <div className="tp-gs-facts" role="group" aria-label="Summary">
+      <section className="tp-gs-fact" aria-labelledby={`${row.id}-players`}>
+        <h3 id={`${row.id}-players`}>Players</h3>
+        {players === null ? (
+          <p className="tp-muted">
+            Not shown to observers (only managers, players and admins may list them).
+          </p>
+        ) : players.length === 0 ? (
+          <p className="tp-muted">None</p>
+        ) : (
+          <ul>
+            {players.map((p, i) => (
+              <li key={p.subjectId ?? i}>{p.subjectName || p.subjectId}</li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section className="tp-gs-fact" aria-labelledby={`${row.id}-challenge`}>
+        <h3 id={`${row.id}-challenge`}>Challenge</h3>
+        <dl>
+          <dt>Variant</dt>
+          <dd>{summary.variant ?? '—'}</dd>
+          <dt>Score</dt>
+          <dd>
+            {summary.score} of {summary.maxPoints}
+          </dd>
+          <dt>Attempts</dt>
+          <dd>
+            {summary.attempts}
+            {summary.maxAttempts > 0 && ` of ${summary.maxAttempts}`}
+          </dd>
+        </dl>
+        {summary.sets.length > 0 && (
+          <table className="tp-gs-sets">
+            <thead>
+              <tr>
+                <th scope="col">Question set</th>
+                <th scope="col">Points</th>
+                <th scope="col">Correct</th>
+              </tr>
+            </thead>
+            <tbody>
+              {summary.sets.map((set, i) => (
+                <tr key={i}>
+                  <th scope="row">{set.name}</th>
+                  <td>
+                    {set.points} of {set.maxPoints}
+                  </td>
+                  <td>
+                    {set.correct} of {set.questions}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section className="tp-gs-fact" aria-labelledby={`${row.id}-time`}>
+        <h3 id={`${row.id}-time`}>Time</h3>
+        <dl>
+          <dt>Started</dt>
+          <dd>{times.started}</dd>
+          {times.ended ? (
+            <>
+              <dt>Ended</dt>
+              <dd>{times.ended}</dd>
+            </>
+          ) : (
+            <>
+              <dt>Time left</dt>
+              <dd>{times.timeLeft}</dd>
+            </>
+          )}
+          {times.timeUsed && (
+            <>
+              <dt>Time used</dt>
+              <dd>{times.timeUsed}</dd>
+            </>
+          )}
+        </dl>
+      </section>
+    </div>
   );
 }
 
@@ -120,11 +169,15 @@ export function GamespaceDetailView({
       <ul className="tp-gs-vms" aria-label="Machines">
         {detail.vms.length === 0 && <li className="tp-muted">No machines.</li>}
         {detail.vms.map((vm) => {
+          // The controller names its machine; until it runs, the name stands alone.
           const controller = controllers[vm.id];
           return (
             <li key={vm.id} className="tp-gs-vm">
-              <span className="tp-gs-vm-name">{vm.name}</span>
-              {controller && <VmController controller={controller} />}
+              {controller ? (
+                <VmController controller={controller} />
+              ) : (
+                <span className="tp-gs-vm-name">{vm.name}</span>
+              )}
             </li>
           );
         })}
@@ -146,12 +199,7 @@ export function GamespaceDetailView({
         ))}
       </div>
       <div role="tabpanel" id={panelId} aria-labelledby={`${panelId}-${tab}`}>
-        {tab === 'detail' && (
-          <>
-            <p className="tp-muted">TODO: a pretty UI for the detail.</p>
-            <Summary row={row} detail={detail} now={now} />
-          </>
-        )}
+        {tab === 'detail' && <Summary row={row} detail={detail} now={now} />}
         {tab === 'json' && (
           <pre className="tp-gs-json">{JSON.stringify(detail.challenge, null, 2)}</pre>
         )}
