@@ -89,15 +89,31 @@ describe('gamespaceDetailMachine', () => {
         maxPoints: 100,
         score: 0.75,
         variant: 1,
-        challenge: { sections: [{ name: 'First', score: 0.5 }, { score: 0.25 }] },
+        maxAttempts: 3,
+        submissions: [{}, {}],
+        challenge: {
+          sections: [
+            {
+              name: 'First',
+              score: 0.5,
+              questions: [
+                { weight: 0.5, isCorrect: true },
+                { weight: 0.25, isCorrect: false },
+              ],
+            },
+            { score: 0.25, questions: [{ weight: 0.25, isCorrect: true }] },
+          ],
+        },
       }),
     ).toEqual({
       variant: 2,
       score: 75,
       maxPoints: 100,
+      attempts: 2,
+      maxAttempts: 3,
       sets: [
-        { name: 'First', points: 50 },
-        { name: 'Set 2', points: 25 },
+        { name: 'First', points: 50, maxPoints: 75, correct: 1, questions: 2 },
+        { name: 'Set 2', points: 25, maxPoints: 25, correct: 1, questions: 1 },
       ],
     });
     expect(detailSummary({}).variant).toBeNull();
