@@ -15,6 +15,7 @@ import type { SidebarActorRef } from '../../machines/sidebarMachine';
 import type { WorkspaceBrowserActorRef } from '../../machines/workspaceBrowserMachine';
 import { AnnouncementBanner } from './AnnouncementBanner';
 import { Sidebar } from './Sidebar';
+import { SignedInUser } from './SignedInUser';
 import { Icon, piExclamationTriangle } from '../common/icons';
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
@@ -88,6 +89,7 @@ export function Shell({
               Observe
             </NavLink>
           )}
+          {signedIn && <SignedInUser auth={auth} />}
           {signedIn && (
             <button
               type="button"
