@@ -6,6 +6,7 @@
  * Used by vite.config.ts after the SPA's build; `node scripts/precompress.mjs dist` does it by
  * hand.
  */
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,7 +67,10 @@ export function precompressPlugin() {
     configResolved(config) {
       outDir = config.build.outDir;
     },
+    // Also called when the build failed, before anything was written: nothing to compress then,
+    // and an error here would hide the build's own.
     async closeBundle() {
+      if (!existsSync(outDir)) return;
       await precompress(outDir);
     },
   };
