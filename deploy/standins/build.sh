@@ -20,14 +20,20 @@ source "$root/scripts/node24.sh"
 say() { printf 'standins: %s\n' "$*"; }
 label() { docker image inspect --format '{{ index .Config.Labels "org.topoplay.standin" }}' "$1" 2>/dev/null; }
 
+# debootstrap from Debian's packages. Installed before the root file systems are made side by side
+# below: two apt-get runs at once fail on apt's lock.
+need_debootstrap() {
+  command -v debootstrap >/dev/null || {
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
+  }
+}
+
 # A Debian release's minimal root file system as the image topoplay-standin/debian:<suite>.
 debian_base() {
   local suite="$1" image="topoplay-standin/debian:$1" tarball="$cache/debian-$1.tar"
   docker image inspect "$image" >/dev/null 2>&1 && return 0
   if [ ! -s "$tarball" ]; then
-    command -v debootstrap >/dev/null || {
-      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap
-    }
+    need_debootstrap
     local dir
     dir="$(mktemp -d "$cache/rootfs-$suite.XXXXXX")"
     say "debootstrap $suite from $mirror (a few minutes, once)"
@@ -104,6 +110,11 @@ for pair in "bookworm $node_image" "forky $(image_of nginx)" "bookworm $(image_o
     suites[$suite]=1
   fi
 done
+missing_roots=()
+for suite in "${!suites[@]}"; do
+  [ -s "$cache/debian-$suite.tar" ] || missing_roots+=("$suite")
+done
+[ "${#missing_roots[@]}" -eq 0 ] || need_debootstrap
 pids=()
 for suite in "${!suites[@]}"; do
   debian_base "$suite" &
