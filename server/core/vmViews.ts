@@ -98,6 +98,11 @@ export interface Vm {
    */
   nics: VmNic[];
   capabilities: VmCapabilities;
+  /**
+   * Ours, not the reference's, and only in the VM list (GET /api/vms): the names of the players
+   * of the gamespace the machine belongs to, so that an administrator sees whose lab it is.
+   */
+  playerNames?: string[];
 }
 
 export interface VmOperation {

@@ -1,6 +1,7 @@
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createMembershipRepository } from '../store/repositories/membership';
+import { createPlayerRepository } from '../store/repositories/players';
 import { createTemplateRepository } from '../store/repositories/templates';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { TemplateTable } from '../store/schema';
@@ -93,6 +94,7 @@ export function createVmService(db: Db, options: VmServiceOptions) {
   const templates = createTemplateRepository(db);
   const workspaces = createWorkspaceRepository(db);
   const membership = createMembershipRepository(db);
+  const players = createPlayerRepository(db);
   const dto = (machine: Machine): Vm => vmDto(machine, driver.capabilities);
 
   function publish(actor: { id: string; name: string }, action: string, vm: Vm, tag?: string) {
@@ -249,7 +251,8 @@ export function createVmService(db: Db, options: VmServiceOptions) {
 
     /**
      * GET /api/vms: observers and admins; a non-admin observer sees only the machines it may
-     * manage. Each machine's groupName names its workspace or gamespace.
+     * manage. Each machine's groupName names its workspace or gamespace; a gamespace's machine
+     * also names its players (playerNames, ours).
      */
     async list(actor: Actor, filter: string): Promise<Vm[]> {
       if (!actor.isAdmin && !actor.isObserver) throw forbidden();
@@ -263,11 +266,14 @@ export function createVmService(db: Db, options: VmServiceOptions) {
       const tags = [...new Set(vms.map((vm) => tagOf(vm.name)))];
       const workspaceNames = new Map((await workspaces.namesOf(tags)).map((w) => [w.id, w.name]));
       const gamespaceNames = new Map((await gamespaces.namesOf(tags)).map((g) => [g.id, g.name]));
+      const playerNames = await players.namesIn([...gamespaceNames.keys()]);
       return vms
-        .map((vm) => ({
-          ...vm,
-          groupName: groupNameOf(tagOf(vm.name), workspaceNames, gamespaceNames),
-        }))
+        .map((vm) => {
+          const tag = tagOf(vm.name);
+          const groupName = groupNameOf(tag, workspaceNames, gamespaceNames);
+          if (!gamespaceNames.has(tag) || workspaceNames.has(tag)) return { ...vm, groupName };
+          return { ...vm, groupName, playerNames: playerNames.get(tag) ?? [] };
+        })
         .sort((a, b) => byCodePoint(a.groupName, b.groupName) || byCodePoint(a.name, b.name));
     },
 

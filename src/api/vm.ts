@@ -52,6 +52,8 @@ export const Vm = t.intersection([
     /** Ours too: the machine's NICs in order; a TopoMojo server does not send it. */
     nics: nullable(t.array(VmNic)),
     capabilities: nullable(VmCapabilities),
+    /** Ours too, in GET vms only: the players' names of a gamespace's machine. */
+    playerNames: nullable(t.array(t.string)),
   }),
 ]);
 export type Vm = t.TypeOf<typeof Vm>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { vmDisplayName, vmOperationsFor, vmOwnerOf } from './vmListing';
+import { vmDisplayName, vmOperationsFor, vmOwnerOf, vmOwnerPath } from './vmListing';
 
 const TAG = '0123456789abcdef0123456789abcdef';
 
@@ -16,9 +16,23 @@ describe('vmDisplayName', () => {
 });
 
 describe('vmOwnerOf', () => {
-  it('names the workspace or gamespace a machine belongs to, without the tag', () => {
-    expect(vmOwnerOf(`workspace: Web lab#${TAG}`)).toEqual({ kind: 'workspace', name: 'Web lab' });
-    expect(vmOwnerOf(`gamespace: Web lab#${TAG}`)).toEqual({ kind: 'gamespace', name: 'Web lab' });
+  it('names the workspace or gamespace a machine belongs to without the tag, its id the tag', () => {
+    expect(vmOwnerOf(`workspace: Web lab#${TAG}`)).toEqual({
+      kind: 'workspace',
+      name: 'Web lab',
+      id: TAG,
+    });
+    expect(vmOwnerOf(`gamespace: A#1 lab#${TAG}`)).toEqual({
+      kind: 'gamespace',
+      name: 'A#1 lab',
+      id: TAG,
+    });
+  });
+
+  it("links a workspace's machine to the workspace and a gamespace's to its play page", () => {
+    expect(vmOwnerPath(vmOwnerOf(`workspace: Web lab#${TAG}`))).toBe(`/topo/${TAG}`);
+    expect(vmOwnerPath(vmOwnerOf(`gamespace: Web lab#${TAG}`))).toBe(`/mojo/${TAG}`);
+    expect(vmOwnerPath(vmOwnerOf(`__orphaned#${TAG}`))).toBeNull();
   });
 
   it('tells an orphaned machine, and shows a group it does not know as it is', () => {

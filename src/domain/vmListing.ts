@@ -7,20 +7,35 @@ export function vmDisplayName(name: string): string {
 }
 
 export type VmOwner =
-  | { kind: 'workspace' | 'gamespace'; name: string }
+  | { kind: 'workspace' | 'gamespace'; name: string; id: string }
   | { kind: 'orphaned' }
   | { kind: 'unknown'; text: string };
 
 /**
  * What a machine belongs to, from its `groupName`: `workspace: {name}#{tag}`,
- * `gamespace: {name}#{tag}` or `__orphaned#{tag}`, the tag left out.
+ * `gamespace: {name}#{tag}` or `__orphaned#{tag}`, the name without the tag and the tag as the
+ * id (a workspace's or gamespace's machines are tagged with its id).
  */
 export function vmOwnerOf(groupName: string | null | undefined): VmOwner {
   const group = groupName ?? '';
   if (group.startsWith('__orphaned')) return { kind: 'orphaned' };
-  const match = /^(workspace|gamespace): (.*)#[^#]*$/.exec(group);
-  if (match) return { kind: match[1] as 'workspace' | 'gamespace', name: match[2]! };
+  const match = /^(workspace|gamespace): (.*)#([^#]*)$/.exec(group);
+  if (match) {
+    return { kind: match[1] as 'workspace' | 'gamespace', name: match[2]!, id: match[3]! };
+  }
   return { kind: 'unknown', text: group };
+}
+
+/** The page of what a machine belongs to: the workspace's, or the gamespace's play page. */
+export function vmOwnerPath(owner: VmOwner): string | null {
+  switch (owner.kind) {
+    case 'workspace':
+      return `/topo/${encodeURIComponent(owner.id)}`;
+    case 'gamespace':
+      return `/mojo/${encodeURIComponent(owner.id)}`;
+    default:
+      return null;
+  }
 }
 
 export type VmPowerOperation = 'start' | 'stop' | 'delete';

@@ -119,6 +119,46 @@ test('an admin runs the janitor and reads its report, and sees a deployed machin
   await expect(row).toHaveCount(0);
 });
 
+test("Machines names a machine's workspace, or its gamespace and players, linked to their pages", async ({
+  page,
+}) => {
+  test.setTimeout(90_000);
+  await signIn(page, 'admin');
+  const api = await apiOf(page);
+  const name = `Owned lab ${Date.now()}`;
+  const workspace = await api<{ id: string }>('POST', 'workspace', { name });
+  const [stock] = await api<{ id: string }[]>('GET', 'templates?term=linux-server');
+  const linked = await api<{ id: string }>('POST', 'template', {
+    templateId: stock!.id,
+    workspaceId: workspace.id,
+  });
+  await api('POST', `vm-template/${linked.id}`, {});
+  const game = await api<{ id: string }>('POST', 'gamespace', {
+    resourceId: workspace.id,
+    players: [
+      { subjectId: `owned-${Date.now()}-1`, subjectName: 'Zoe Student' },
+      { subjectId: `owned-${Date.now()}-2`, subjectName: 'Abe Student' },
+    ],
+    startGamespace: true,
+    maxMinutes: 60,
+  });
+
+  await page.goto('/admin/machines');
+  const rows = page.getByRole('table', { name: 'Machines' }).getByRole('row');
+  const gameRow = rows.filter({ hasText: `Gamespace: ${name}` });
+  await expect(gameRow).toHaveCount(1);
+  await expect(gameRow.getByRole('cell').first()).toHaveText('linux-server');
+  await expect(gameRow).toContainText('Players: Abe Student, Zoe Student');
+  await expect(gameRow).not.toContainText(game.id.replace(/-/g, ''));
+  await expect(gameRow.getByRole('link', { name })).toHaveAttribute('href', `/mojo/${game.id}`);
+
+  const workspaceRow = rows.filter({ hasText: `Workspace: ${name}` });
+  await expect(workspaceRow).not.toContainText('Players');
+  await workspaceRow.getByRole('link', { name }).click();
+  await expect(page).toHaveURL(new RegExp(`/topo/${workspace.id}`));
+  await api('POST', `gamespace/${game.id}/complete`);
+});
+
 test('an admin opens the API reference from the admin area, a page of the product', async ({
   page,
 }) => {

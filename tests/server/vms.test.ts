@@ -723,7 +723,7 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
   });
 
   describe('the admin list', () => {
-    it('names each machine by its workspace, gamespace or as orphaned, ordered by group then name', async () => {
+    it('names each machine by its workspace, gamespace (and its players) or as orphaned, in order', async () => {
       const lab = await workspace('Listed lab');
       const t = await link('linux-server', lab.id);
       const builder = await ok(call('creator', 'POST', `/vm-template/${t.id}`));
@@ -732,6 +732,13 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
         managerId: users.creator!.id,
         name: 'Listed game',
       });
+      await server.app.store.db
+        .insertInto('players')
+        .values([
+          { gamespaceId: game, subjectId: newId(), subjectName: 'Bo Player', permission: 0 },
+          { gamespaceId: game, subjectId: newId(), subjectName: 'Ann Player', permission: 255 },
+        ])
+        .execute();
       const orphanTag = `gone${newId().slice(0, 8)}`;
       const gameB = await machineFor(server, 'b-box', game);
       const gameA = await machineFor(server, 'a-box', game);
@@ -746,6 +753,10 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
       expect(byId[orphan.id].groupName).toBe(`__orphaned#${orphanTag}`);
       const inGame = all.filter((v) => v.groupName.endsWith(game)).map((v) => v.id);
       expect(inGame).toEqual([gameA.id, gameB.id]);
+      // A gamespace's machine names its players; the others have no such field.
+      expect(byId[gameA.id].playerNames).toEqual(['Ann Player', 'Bo Player']);
+      expect(byId[builder.id]).not.toHaveProperty('playerNames');
+      expect(byId[orphan.id]).not.toHaveProperty('playerNames');
 
       const filtered = (await ok(call('admin', 'GET', `/vms?filter=${orphanTag}`))) as Json[];
       expect(filtered.map((v) => v.id)).toEqual([orphan.id]);

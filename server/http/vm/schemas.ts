@@ -126,6 +126,13 @@ const vmProperties = {
       "PUT /api/vm/{id}/change (keys `iso`, `net`, `guest`) that the machine's hypervisor can " +
       'make while the machine runs.',
   },
+  playerNames: {
+    type: 'array',
+    items: { type: 'string' },
+    description:
+      "Topoplay's own, not in the reference (its clients ignore it), and only in GET /api/vms: " +
+      "the names of the players of the gamespace a machine belongs to, in the game state's order.",
+  },
 } as const;
 
 export const vmSchema = { type: 'object', properties: vmProperties } as const;

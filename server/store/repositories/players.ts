@@ -63,6 +63,24 @@ export function createPlayerRepository(db: Db) {
         .where('subjectId', '=', subjectId)
         .execute();
     },
+
+    /** The players' names of each of these gamespaces, in the game state's order. */
+    async namesIn(gamespaceIds: readonly string[]): Promise<Map<string, string[]>> {
+      const names = new Map<string, string[]>();
+      if (gamespaceIds.length === 0) return names;
+      const rows = await db
+        .selectFrom('players')
+        .selectAll()
+        .where('gamespaceId', 'in', gamespaceIds)
+        .execute();
+      for (const player of rows.sort(inStateOrder)) {
+        names.set(player.gamespaceId, [
+          ...(names.get(player.gamespaceId) ?? []),
+          player.subjectName,
+        ]);
+      }
+      return names;
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 import { useSelector } from '@xstate/react';
+import { Link } from 'react-router';
 import type { AdminVmOperation, AdminVmsActorRef } from '../../machines/adminVmsMachine';
 import {
   selectCanOperate,
@@ -8,7 +9,13 @@ import {
   selectVms,
   selectVmsError,
 } from '../../machines/adminVmsMachine.selectors';
-import { vmDisplayName, vmOperationsFor, vmOwnerOf, type VmOwner } from '../../domain/vmListing';
+import {
+  vmDisplayName,
+  vmOperationsFor,
+  vmOwnerOf,
+  vmOwnerPath,
+  type VmOwner,
+} from '../../domain/vmListing';
 import { ConfirmPrompt } from '../topo/ConfirmPrompt';
 import { RefreshButton } from './RefreshButton';
 import {
@@ -28,7 +35,8 @@ const OPERATIONS: { operation: AdminVmOperation; label: string; icon: IconShape 
   { operation: 'delete', label: 'Delete', icon: piTrash },
 ];
 
-function Owner({ owner }: { owner: VmOwner }) {
+/** The workspace or gamespace a machine belongs to, linked to its page; a game's players too. */
+function Owner({ owner, players }: { owner: VmOwner; players: readonly string[] }) {
   switch (owner.kind) {
     case 'orphaned':
       return (
@@ -37,15 +45,31 @@ function Owner({ owner }: { owner: VmOwner }) {
         </span>
       );
     case 'workspace':
-      return <>Workspace: {owner.name}</>;
+      return (
+        <>
+          Workspace: <Link to={vmOwnerPath(owner)!}>{owner.name}</Link>
+        </>
+      );
     case 'gamespace':
-      return <>Gamespace: {owner.name}</>;
+      return (
+        <>
+          Gamespace: <Link to={vmOwnerPath(owner)!}>{owner.name}</Link>
+          {players.length > 0 && (
+            <span className="tp-admin-vm-players">
+              {players.length === 1 ? 'Player' : 'Players'}: {players.join(', ')}
+            </span>
+          )}
+        </>
+      );
     default:
       return <>{owner.text}</>;
   }
 }
 
-/** The admin Machines section: every machine, its group, power state and orphan flag. */
+/**
+ * The admin Machines section: every machine by its name without the tag, what it belongs to (a
+ * workspace, or a gamespace and its players, linked to their pages), power state, orphan flag.
+ */
 export function AdminMachinesView({ vms }: { vms: AdminVmsActorRef }) {
   const list = useSelector(vms, selectVms);
   const loading = useSelector(vms, selectIsLoadingVms);
@@ -84,7 +108,7 @@ export function AdminMachinesView({ vms }: { vms: AdminVmsActorRef }) {
               <tr key={vm.id}>
                 <td>{name}</td>
                 <td>
-                  <Owner owner={vmOwnerOf(vm.groupName)} />
+                  <Owner owner={vmOwnerOf(vm.groupName)} players={vm.playerNames ?? []} />
                 </td>
                 <td>{vm.state}</td>
                 <td className="tp-admin-vm-actions">
