@@ -10,6 +10,20 @@
  */
 import { runnerImport } from 'vite';
 
+const STYLESHEET_STUB = '\0topoplay-prerender-stylesheet';
+
+/** Resolves every `.css` import to an empty module. */
+const noStylesheets = {
+  name: 'topoplay-prerender-no-stylesheets',
+  enforce: 'pre',
+  resolveId(source) {
+    return /\.css(\?.*)?$/.test(source) ? STYLESHEET_STUB : null;
+  },
+  load(id) {
+    return id === STYLESHEET_STUB ? 'export default "";' : null;
+  },
+};
+
 export function prerenderPlugin() {
   return {
     name: 'topoplay-prerender',
@@ -21,6 +35,9 @@ export function prerenderPlugin() {
       const { module } = await runnerImport('/src/app/prerender.tsx', {
         configFile: false,
         logLevel: 'warn',
+        // The views' own stylesheets are in the build already; rendering markup needs none of
+        // them, and this bare runner cannot load them.
+        plugins: [noStylesheets],
       });
       this.emitFile({
         type: 'asset',
