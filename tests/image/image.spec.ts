@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { apiOf, canvasPixels, signIn } from '../e2e/support';
+import { apiOf, canvasPixels, signIn, startGame } from '../e2e/support';
 import { compose, docker, ROOT } from './docker';
 
 // The image as people run it (docs/deploy.md), on a real Docker engine: alone with its defaults,
@@ -87,14 +87,7 @@ async function playLab(browser: Browser, baseURL: string, accounts: Accounts) {
   });
   const player = await playerContext.newPage();
   await signIn(player, 'player', accounts.get('player'));
-  await player.goto(`/mojo/${workspaceId}`);
-  const actions = player.getByRole('toolbar', { name: 'Game actions' });
-  await actions.getByRole('button', { name: 'Start' }).click();
-  await player
-    .getByRole('group', { name: 'Start the game?' })
-    .getByRole('button', { name: 'Confirm' })
-    .click();
-  await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 60_000 });
+  await startGame(player, workspaceId);
 
   const resources = player.getByRole('region', { name: 'Resources' });
   const machine = resources.getByRole('group', { name: /^Machine linux-server/ });
@@ -123,11 +116,20 @@ async function playLab(browser: Browser, baseURL: string, accounts: Accounts) {
   await consolePage.keyboard.type('hostname');
   await consolePage.keyboard.press('Enter');
   await expect.poll(async () => (await canvasPixels(consolePage)).digest).not.toBe(before.digest);
+  // The echo may arrive in several updates: compare both screens at each poll, so that the
+  // first one's later updates count too.
   await expect
-    .poll(async () => (await canvasPixels(secondViewer)).digest, {
-      message: 'the second viewer shows the same screen',
-    })
-    .toBe((await canvasPixels(consolePage)).digest);
+    .poll(
+      async () => {
+        const [first, second] = await Promise.all([
+          canvasPixels(consolePage),
+          canvasPixels(secondViewer),
+        ]);
+        return first.digest === second.digest && first.digest !== before.digest;
+      },
+      { message: 'the second viewer shows the same screen', timeout: 30_000 },
+    )
+    .toBe(true);
   return { playerContext, workspaceId };
 }
 
