@@ -19,11 +19,14 @@ import { parseRole, strongest, type RoleName } from './roles';
 // console cookie. Each route's policy names the schemes it accepts.
 
 export type Scheme = 'jwt' | 'apikey' | 'ticket' | 'cookie';
-export type Policy = 'default' | 'anyUser' | 'admin' | 'cookie' | 'anonymous';
+export type Policy = 'default' | 'anyUser' | 'admin' | 'cookie' | 'interactive' | 'anonymous';
 
 export const POLICY_SCHEMES: Record<Exclude<Policy, 'anonymous'>, readonly Scheme[]> = {
   default: ['jwt', 'apikey'],
   admin: ['jwt', 'apikey'],
+  // Our own: what only the person signed in may do (their password), never a key, a ticket or
+  // the console cookie, which can be copied and outlive the sign-in they were made from.
+  interactive: ['jwt'],
   anyUser: ['jwt', 'apikey', 'ticket', 'cookie'],
   cookie: ['cookie'],
 };

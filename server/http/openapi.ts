@@ -193,12 +193,14 @@ const SECURITY: Record<Policy, Array<Record<string, string[]>>> = {
   admin: [{ bearer: [] }, { apiKey: [] }],
   anyUser: [{ bearer: [] }, { apiKey: [] }, { ticket: [] }, { cookie: [] }],
   cookie: [{ cookie: [] }],
+  interactive: [{ bearer: [] }],
 };
 
 const POLICY_NOTES: Partial<Record<Policy, string>> = {
   admin: 'Administrators only.',
   anyUser: 'Also accepts a one-time ticket or the console cookie.',
   cookie: 'With the console cookie only.',
+  interactive: 'With the access token of an interactive sign-in only: not an API key.',
 };
 
 type RouteSchema = Record<string, unknown> & { description?: string; summary?: string };

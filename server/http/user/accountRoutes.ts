@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ListenerRevoker } from '../../core/membership';
 import type { UserService } from '../../core/users';
-import { DomainError, notFound } from '../../core/errors';
+import { DomainError, forbidden, notFound } from '../../core/errors';
 import {
   accountStatus,
   AccountError,
   createAccount,
   setPasswordById,
+  verifyCredentials,
 } from '../../identity/accounts';
 import type { Database } from '../../store/schema';
 import { actorOf } from '../auth';
@@ -16,7 +17,8 @@ import { typed } from '../typed';
 
 // Our own routes, not the reference's: the embedded identity provider has no screens for an
 // administrator, so these let one give a user a local sign-in, set its password, or disable it.
-// Administrators only. The account's id is the user's id (the `sub` of its tokens).
+// Administrators only, but for a user's own: whether it has one, and changing its password
+// (the profile page, issue 29). The account's id is the user's id (the `sub` of its tokens).
 
 export interface AccountRoutesOptions {
   db: Kysely<Database>;
@@ -51,6 +53,16 @@ const passwordBody = {
   },
 } as const;
 
+/** A new password follows the same rule as the administrator's route above. */
+const ownPasswordBody = {
+  type: 'object',
+  required: ['currentPassword', 'password'],
+  properties: {
+    currentPassword: { type: 'string', minLength: 1, maxLength: 256 },
+    password: passwordBody.properties.password,
+  },
+} as const;
+
 const disabledBody = {
   type: 'object',
   required: ['disabled'],
@@ -67,8 +79,34 @@ export async function accountRoutes(
 
   app.get(
     '/api/user/:id/account',
-    { config: { auth: 'admin' }, schema: { params: idParams, response } },
-    async (request) => accountStatus(db, request.params.id),
+    // The user itself too: its profile offers a password change only to a local account.
+    { schema: { params: idParams, response } },
+    async (request) => {
+      const actor = actorOf(request);
+      if (!actor.isAdmin && actor.id !== request.params.id) throw forbidden();
+      return accountStatus(db, request.params.id);
+    },
+  );
+
+  app.put(
+    '/api/user/password',
+    {
+      // Only with the access token of an interactive sign-in: an API key, a ticket or the
+      // console cookie never changes the password (server/auth/authenticate.ts 'interactive').
+      // The current password is checked as the sign-in page checks it, so a token left open on
+      // someone else's screen is not enough to take the account over.
+      config: { auth: 'interactive' },
+      schema: { body: ownPasswordBody, response },
+    },
+    async (request) => {
+      const { id } = actorOf(request);
+      const { username } = await accountStatus(db, id);
+      if (username === null) throw new DomainError('InvalidOperation', 'NoLocalAccount');
+      const account = await verifyCredentials(db, username, request.body.currentPassword);
+      if (account?.id !== id) throw new DomainError('InvalidOperation', 'WrongPassword');
+      await setPasswordById(db, id, request.body.password);
+      return accountStatus(db, id);
+    },
   );
 
   app.put(

@@ -173,35 +173,36 @@ export async function userRoutes(
     async (request) => users.canWork(request.params.id),
   );
 
+  // The three key routes are AdminOnly in the reference. Ours also answer the user itself, signed
+  // in interactively (its profile page, issue 29), so that existing clients keep the same routes;
+  // an API key, a ticket or the console cookie never manages its user's keys
+  // (server/core/apiKeys.ts mayManageKeysOf).
   app.get(
     '/api/user/:id/keys',
     {
-      config: { auth: 'admin' },
       schema: {
         params: idParams,
         response: { 200: { type: 'array', items: apiKeySchema }, ...errorResponses },
       },
     },
-    async (request) => users.apiKeys.list(request.params.id),
+    async (request) => users.apiKeys.list(actorOf(request), request.params.id),
   );
 
   app.post(
     '/api/apikey/:id',
     {
-      config: { auth: 'admin' },
       schema: { params: idParams, response: { 200: apiKeyResultSchema, ...errorResponses } },
     },
-    async (request) => users.apiKeys.create(request.params.id, actorOf(request).name),
+    async (request) => users.apiKeys.create(actorOf(request), request.params.id),
   );
 
   app.delete(
     '/api/apikey/:keyId',
     {
-      config: { auth: 'admin' },
       schema: { params: keyIdParams, response: { 200: emptySchema, ...errorResponses } },
     },
     async (request, reply) => {
-      await users.apiKeys.remove(request.params.keyId);
+      await users.apiKeys.remove(actorOf(request), request.params.keyId);
       return reply.code(200).send('');
     },
   );

@@ -16,6 +16,16 @@ export function createApiKeyRepository(db: Db) {
         .execute();
     },
 
+    /** Whose key this is (revoking one's own), or undefined when there is no such key. */
+    async userOf(id: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('apiKeys')
+        .select('userId')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.userId;
+    },
+
     /** The user whose key has this hash (authentication). */
     ownerOf(hash: string): Promise<UserTable | undefined> {
       return db

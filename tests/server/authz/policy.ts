@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { newId } from '../../../server/core/ids';
 import { createAccount } from '../../../server/identity';
+import { SEED_PASSWORD } from '../harness';
 import { DISPATCH_POLICY } from './dispatchPolicy';
 import {
   ACTORS,
@@ -248,6 +249,23 @@ async function throwawayUser(w: World): Promise<string> {
   return id;
 }
 
+/** A key of the player's own: what refused revocations of "one's own key" try. */
+const PLAYER_KEY = newId();
+
+async function ensurePlayerKey(w: World): Promise<void> {
+  await w.server.app.store.db
+    .insertInto('apiKeys')
+    .values(keyRow(PLAYER_KEY, w.ids.player))
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+async function throwawayPlayerKey(w: World): Promise<string> {
+  const id = newId();
+  await w.server.app.store.db.insertInto('apiKeys').values(keyRow(id, w.ids.player)).execute();
+  return id;
+}
+
 async function throwawayKey(w: World): Promise<string> {
   await ensureKeeper(w);
   const id = newId();
@@ -473,18 +491,44 @@ export const POLICY: PolicyRow[] = [
     url: '/api/user/:id/worker',
     cases: [{ allow: SIGNED_IN, request: (w) => ({ url: `/api/user/${w.ids.editor}/worker` }) }],
   },
+  // The key routes are AdminOnly in the reference; ours also answer the user itself (issue 29),
+  // signed in interactively only: the player's own API key is refused its own keys.
   {
     method: 'GET',
     url: '/api/user/:id/keys',
-    cases: [{ allow: ADMIN, request: (w) => ({ url: `/api/user/${w.ids.player}/keys` }) }],
+    cases: [
+      {
+        name: 'self',
+        allow: ['player', 'admin'],
+        request: (w) => ({ url: `/api/user/${w.ids.player}/keys` }),
+      },
+      {
+        // Nobody of the matrix: each actor's own keys would be its "self".
+        name: 'another user',
+        allow: ADMIN,
+        request: async (w) => {
+          await ensureKeeper(w);
+          return { url: `/api/user/${KEEPER_USER}/keys` };
+        },
+      },
+    ],
   },
   {
     method: 'POST',
     url: '/api/apikey/:id',
     cases: [
       {
+        name: 'self',
+        allow: ['player', 'admin'],
+        request: (w) => ({ method: 'POST', url: `/api/apikey/${w.ids.player}` }),
+      },
+      {
+        name: 'another user',
         allow: ADMIN,
-        request: (w) => ({ method: 'POST', url: `/api/apikey/${w.ids.observerOut}` }),
+        request: async (w) => {
+          await ensureKeeper(w);
+          return { method: 'POST', url: `/api/apikey/${KEEPER_USER}` };
+        },
       },
     ],
   },
@@ -493,6 +537,18 @@ export const POLICY: PolicyRow[] = [
     url: '/api/apikey/:keyId',
     cases: [
       {
+        name: "one's own key",
+        allow: ['player', 'admin'],
+        shared: (w) => ({ game: w.G, id: PLAYER_KEY }),
+        fresh: async (w) => ({ game: w.G, id: await throwawayPlayerKey(w) }),
+        intact: (w) => keyExists(w, PLAYER_KEY),
+        request: async (w, t) => {
+          await ensurePlayerKey(w);
+          return { method: 'DELETE', url: `/api/apikey/${t.id}` };
+        },
+      },
+      {
+        name: "another user's key",
         allow: ADMIN,
         shared: (w) => ({ game: w.G, id: KEEPER_KEY }),
         fresh: async (w) => ({ game: w.G, id: await throwawayKey(w) }),
@@ -508,7 +564,38 @@ export const POLICY: PolicyRow[] = [
   {
     method: 'GET',
     url: '/api/user/:id/account',
-    cases: [{ allow: ADMIN, request: (w) => ({ url: `/api/user/${w.ids.player}/account` }) }],
+    cases: [
+      {
+        // Whether its profile offers a password change (issue 29).
+        name: 'self',
+        allow: G_PLAYER,
+        request: (w) => ({ url: `/api/user/${w.ids.player}/account` }),
+      },
+      {
+        name: 'another user',
+        allow: ADMIN,
+        request: async (w) => {
+          await ensureKeeperAccount(w);
+          return { url: `/api/user/${KEEPER_ACCOUNT}/account` };
+        },
+      },
+    ],
+  },
+  {
+    // Our own (issue 29): one's own password, with the current one, from an interactive sign-in
+    // only. Every allowed call sets the password it checks, so it changes nothing.
+    method: 'PUT',
+    url: '/api/user/password',
+    cases: [
+      {
+        allow: JWT_ACTORS,
+        request: () =>
+          json('PUT', '/api/user/password', {
+            currentPassword: SEED_PASSWORD,
+            password: SEED_PASSWORD,
+          }),
+      },
+    ],
   },
   {
     method: 'PUT',

@@ -113,15 +113,26 @@ describe.each(testEngines())('users and API keys on %s', (engine) => {
     });
   });
 
-  it('leaves API keys to administrators', async () => {
+  it("leaves other users' API keys to administrators, and a key never manages keys", async () => {
     const self = people.player!.id;
+    const creator = people.creator!.id;
+    // Another user's keys: administrators only, as in the reference.
     for (const [method, path] of [
-      ['POST', `/apikey/${self}`],
-      ['GET', `/user/${self}/keys`],
+      ['POST', `/apikey/${creator}`],
+      ['GET', `/user/${creator}/keys`],
     ] as const) {
       const refused = await call('player', method, path);
       expect(refused.status, `${method} ${path}`).toBe(403);
       expect(refused.text).toBe('');
+    }
+    // The player's own keys, but not with a key of its own (tests/server/users/profile.test.ts).
+    const { value } = await ok(call('admin', 'POST', `/apikey/${self}`));
+    for (const [method, path] of [
+      ['POST', `/apikey/${self}`],
+      ['GET', `/user/${self}/keys`],
+    ] as const) {
+      const refused = await as(apiKey(value), method, path);
+      expect(refused.status, `${method} ${path} with a key`).toBe(403);
     }
     expect((await call('admin', 'POST', '/apikey/nobody')).body.message).toBe('ResourceNotFound');
     expect((await call('admin', 'GET', '/user/nobody/keys')).body.message).toBe('ResourceNotFound');
