@@ -12,7 +12,10 @@ const HOTKEYS: readonly (readonly [string, string])[] = [
   ['Ctrl-6', 'play'],
 ];
 
-/** What the product's words mean, and the keyboard shortcuts (spec §2 route about). */
+/**
+ * What the product's words mean, where its API is described, and the keyboard shortcuts (spec
+ * §2 route about).
+ */
 export default function AboutView() {
   useTitle('About');
   return (
@@ -38,6 +41,18 @@ export default function AboutView() {
             <p className="p-card-content">
               A gamespace is an instance of a lab or challenge in Play mode: its machines are
               deployed for the players, who answer its questions before the time runs out.
+            </p>
+          </div>
+        </section>
+        <section className="p-card p-component tp-card" aria-labelledby="tp-about-api">
+          <div className="p-card-body">
+            <h2 id="tp-about-api" className="p-card-title">
+              API
+            </h2>
+            <p className="p-card-content">
+              Everything this site does goes through its API, which scripts and other tools can call
+              too. {/* The server's own page, not a route of the app: a full page load. */}
+              <a href="/api">API reference</a> describes each call and lets you try it.
             </p>
           </div>
         </section>
