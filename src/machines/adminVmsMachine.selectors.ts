@@ -1,11 +1,4 @@
-import type { Vm } from '../api/vm';
 import type { AdminVmsSnapshot } from './adminVmsMachine';
-
-/** GET vms names a machine that belongs to no workspace or gamespace `__orphaned#{tag}`. */
-export const ORPHANED_GROUP_PREFIX = '__orphaned';
-
-export const isOrphaned = (vm: Vm): boolean =>
-  (vm.groupName ?? '').startsWith(ORPHANED_GROUP_PREFIX);
 
 export const selectVms = (s: AdminVmsSnapshot) => s.context.vms;
 export const selectVmsError = (s: AdminVmsSnapshot) => s.context.error;
