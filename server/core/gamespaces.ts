@@ -11,6 +11,12 @@ import { readDocumentFile } from './documentFiles';
 import { audienceReaches, isoDate, slug } from './dto';
 import { normalizeTerm, type Paging } from './fields';
 import { challengeView, type ChallengeView } from './gameViews';
+import {
+  templateOfMachine,
+  topologyOfMachines,
+  topologyOfTemplates,
+  type TopologyNode,
+} from './gameTopology';
 import type { Actor } from './users';
 import { MARKDOWN_CUT_LINE, permissionName } from './workspaces';
 
@@ -102,6 +108,12 @@ export interface GameState {
   challenge: ChallengeView | null;
   variant: number;
   /**
+   * Ours (not the reference's), for the play page's topology diagram: the machines the player
+   * sees (or, before they exist, the visible templates that make them) and their networks' names.
+   * Empty once the game is over.
+   */
+  topology: TopologyNode[];
+  /**
    * Whether the caller may manage the gamespace (gs.CanManage: extend, end, deploy). Our own
    * field, added where the answer is made for one caller (GET gamespace/{id}, POST gamespace) so
    * that a page knows what to offer; the states of hub events, the same for every listener, have
@@ -111,21 +123,15 @@ export interface GameState {
 }
 
 /**
- * A machine is visible unless its template is hidden. Machine names lose the variant suffix
- * (`_v{k}`) and gain a replica suffix (`_{n}`), so the template is looked up by the name, the name
- * with this variant's suffix, then both again without the replica suffix (wire reference §4.5).
+ * A machine is visible unless its template is hidden (its template found as `templateOfMachine`
+ * finds it, by the names machines take).
  */
 export function isVisibleVm(
   name: string,
   variant: number,
   hidden: ReadonlyMap<string, boolean>,
 ): boolean {
-  const base = name.replace(/_\d+$/, '');
-  for (const candidate of [name, `${name}_v${variant + 1}`, base, `${base}_v${variant + 1}`]) {
-    const isHidden = hidden.get(candidate);
-    if (isHidden !== undefined) return !isHidden;
-  }
-  return true;
+  return !templateOfMachine(name, variant, hidden);
 }
 
 /** The document's part above the cut line (what a player reads before the start). */
@@ -183,11 +189,15 @@ export async function gameState(g: GamespaceTable, options: GameStateOptions): P
   const players = options.players ?? (await createPlayerRepository(db).of(g.id));
   const document = g.workspaceId ? await readDocument(options.docsDir, g.workspaceId) : '';
   const full = started || !!options.preview;
-  let vms: VmState[] = [];
-  if (active) {
-    const templates = g.workspaceId
+  // Not started yet, nor over unstarted: the topology shows what its machines will be.
+  const ahead = !started && !isOver(g, now);
+  // One read gives both the machines' visibility and the topology's networks.
+  const templates =
+    (active || ahead) && g.workspaceId
       ? await createTemplateRepository(db).visibilityInWorkspace(g.workspaceId)
       : [];
+  let vms: VmState[] = [];
+  if (active) {
     const hidden = new Map(templates.map((t) => [t.name, !!t.isHidden]));
     vms = (await options.driver.machinesOf(g.id))
       .map((vm) => ({
@@ -200,6 +210,12 @@ export async function gameState(g: GamespaceTable, options: GameStateOptions): P
       .filter((vm) => vm.isVisible)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
+  const topology =
+    vms.length > 0
+      ? topologyOfMachines(vms, g.variant, templates)
+      : active || ahead
+        ? topologyOfTemplates(templates, g.variant)
+        : [];
   return {
     id: g.id,
     workspaceId: g.workspaceId,
@@ -219,6 +235,7 @@ export async function gameState(g: GamespaceTable, options: GameStateOptions): P
     vms,
     challenge: full ? challengeViewOf(g) : null,
     variant: g.variant,
+    topology,
   };
 }
 

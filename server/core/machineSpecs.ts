@@ -1,4 +1,5 @@
 import { untagged, type CpuSpec, type MachineSpec } from '../hypervisor';
+import { networkNames } from '../../src/domain/topology';
 import type { TemplateTable, WorkspaceTable } from '../store/schema';
 import {
   defaultDetail,
@@ -28,10 +29,8 @@ export interface DeployableSource {
   workspace: Pick<WorkspaceTable, 'hostAffinity' | 'useUplinkSwitch'> | null;
 }
 
-/** Network names as authors type them: separated by spaces, commas, semicolons or line breaks. */
-export function networkNames(networks: string): string[] {
-  return networks.split(/[\s,;]+/).filter(Boolean);
-}
+// Network names as authors type them: one rule with the topology diagram's (src/domain).
+export { networkNames };
 
 /**
  * One NIC per network name, in order: existing NICs keep their settings with the new net, extra

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { describeTopology, networksOf, TOPOLOGY_LAYOUT, topologyOf } from './topology';
+import {
+  describeTopology,
+  machinesByNetwork,
+  networksOf,
+  TOPOLOGY_LAYOUT,
+  topologyOf,
+} from './topology';
 
 const LAB = [
   { name: 'kali', networks: 'lan' },
@@ -56,9 +62,32 @@ describe('topologyOf', () => {
     }
   });
 
-  it('reads a networks field as the template editor writes it: spaces, duplicates once', () => {
+  it('reads a networks field as the server deploys it: spaces, commas, semicolons; each once', () => {
     expect(networksOf('  lan   wan lan ')).toEqual(['lan', 'wan']);
+    expect(networksOf('lan, dmz;wan\nlan')).toEqual(['lan', 'dmz', 'wan']);
     expect(networksOf('')).toEqual([]);
+    // A game state's topology sends the names as a list.
+    expect(networksOf(['lan', 'dmz', 'lan', ''])).toEqual(['lan', 'dmz']);
+  });
+
+  it('draws a game state topology (names as lists) as it draws templates', () => {
+    const fromLists = topologyOf([
+      { name: 'kali', networks: ['lan'] },
+      { name: 'router', networks: ['lan', 'wan'] },
+    ]);
+    expect(fromLists).toEqual(
+      topologyOf([
+        { name: 'kali', networks: 'lan' },
+        { name: 'router', networks: 'lan, wan' },
+      ]),
+    );
+  });
+
+  it('lists each network with the machines on it: who shares which network', () => {
+    expect(machinesByNetwork(topologyOf(LAB))).toEqual([
+      { network: 'lan', machines: ['kali', 'router'] },
+      { network: 'wan', machines: ['router', 'web'] },
+    ]);
   });
 
   it('says the diagram in words', () => {

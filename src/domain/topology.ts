@@ -6,11 +6,14 @@
  * buses it joins.
  */
 
-/** What the diagram reads of a template. */
+/**
+ * What the diagram reads of a template, or of a machine of a gamespace: its networks as a
+ * template's networks field (spec §3 Template) or as a list of names (the play page's
+ * GameState.topology).
+ */
 export interface TopologyTemplate {
   name: string;
-  /** Space-delimited network names (spec §3 Template). */
-  networks: string;
+  networks: string | readonly string[];
 }
 
 export interface TopologyMachine {
@@ -59,9 +62,17 @@ export const TOPOLOGY_LAYOUT = {
   labelWidth: 90,
 } as const;
 
-/** The names of a networks field: split on spaces, duplicates dropped, order kept. */
-export const networksOf = (networks: string): string[] => [
-  ...new Set(networks.split(/\s+/).filter(Boolean)),
+/**
+ * Network names as authors type them: separated by spaces, commas, semicolons or line breaks.
+ * One NIC each, in order (the server deploys a machine's NICs from this list).
+ */
+export function networkNames(networks: string): string[] {
+  return networks.split(/[\s,;]+/).filter(Boolean);
+}
+
+/** The networks a machine is on, each once, in the order of its NICs. */
+export const networksOf = (networks: string | readonly string[]): string[] => [
+  ...new Set(typeof networks === 'string' ? networkNames(networks) : networks.filter(Boolean)),
 ];
 
 export function topologyOf(templates: readonly TopologyTemplate[]): Topology {
@@ -98,14 +109,24 @@ export function topologyOf(templates: readonly TopologyTemplate[]): Topology {
   return { width: right + L.margin, height: lowest + L.margin, machines, networks, links };
 }
 
+/** One machine in words: `Router gw on lan, wan`. */
+export function describeMachine(m: Pick<TopologyMachine, 'name' | 'kind' | 'networks'>): string {
+  const where = m.networks.length === 0 ? 'on no network' : `on ${m.networks.join(', ')}`;
+  return `${m.kind === 'router' ? 'Router' : 'Machine'} ${m.name} ${where}`;
+}
+
 /** The diagram in words, for those who do not see it. */
 export function describeTopology(topology: Topology): string {
   if (topology.machines.length === 0) return 'No machines yet.';
-  return topology.machines
-    .map((m) => {
-      const where = m.networks.length === 0 ? 'on no network' : `on ${m.networks.join(', ')}`;
-      return `${m.kind === 'router' ? 'Router' : 'Machine'} ${m.name} ${where}`;
-    })
-    .join('; ')
-    .concat('.');
+  return topology.machines.map(describeMachine).join('; ').concat('.');
+}
+
+/** Each network and the machines on it, in the diagram's order: who can reach whom. */
+export function machinesByNetwork(
+  topology: Topology,
+): Array<{ network: string; machines: string[] }> {
+  return topology.networks.map((n) => ({
+    network: n.name,
+    machines: topology.machines.filter((m) => m.networks.includes(n.name)).map((m) => m.name),
+  }));
 }

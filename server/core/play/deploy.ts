@@ -17,7 +17,7 @@ export const REPLICA_LIMIT = 5;
 /** How often and how long the launch waits for every machine to exist (18 × 5 s). */
 export const DEPLOY_POLL = { attempts: 18, intervalMs: 5_000 } as const;
 
-const VARIANT_SUFFIX = /_v\d+$/;
+export const VARIANT_SUFFIX = /_v\d+$/;
 
 /** Templates of variant 0 (all variants) or of the gamespace's one, variant suffix removed. */
 export function templatesOfVariant<T extends Pick<TemplateTable, 'name' | 'variant'>>(

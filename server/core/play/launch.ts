@@ -4,6 +4,7 @@ import { parseDate } from '../dto';
 import { DomainError, forbidden } from '../errors';
 import { integer, unknownArgument } from '../fields';
 import { aboveCut, readDocument, type GameState } from '../gamespaces';
+import { topologyOfTemplates, type TopologyNode } from '../gameTopology';
 import { newId, newToken, sha256Hex } from '../ids';
 import type { Actor } from '../users';
 import { PERMISSION } from '../workspaces';
@@ -44,8 +45,11 @@ export interface RequestOrigin {
 
 type Deploy = (g: GamespaceTable, actor: Actor, ws?: WorkspaceTable) => Promise<GamespaceTable>;
 
-/** The empty GameState of a preview: just the name and the document above the cut. */
-function previewState(name: string, markdown: string): GameState {
+/**
+ * The empty GameState of a preview: the name, the document above the cut and the topology of the
+ * workspace's visible templates.
+ */
+function previewState(name: string, markdown: string, topology: TopologyNode[]): GameState {
   const unset = '0001-01-01T00:00:00+00:00';
   return {
     id: null,
@@ -66,6 +70,7 @@ function previewState(name: string, markdown: string): GameState {
     vms: [],
     challenge: null,
     variant: 0,
+    topology,
   };
 }
 
@@ -94,6 +99,18 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       await repos.gamespaces.remove(g.id);
       throw error;
     }
+  }
+
+  /** The topology of a workspace's preview, kept a while (see stateCache.ts). */
+  async function previewTopology(workspaceId: string): Promise<TopologyNode[]> {
+    const t = now();
+    const kept = options.stateCache?.preview(workspaceId, t);
+    if (kept) return kept;
+    const since = options.stateCache?.epoch() ?? 0;
+    const templates = await repos.templates.visibilityInWorkspace(workspaceId);
+    const topology = topologyOfTemplates(templates, null);
+    options.stateCache?.keepPreview(workspaceId, topology, { now: t, since });
+    return topology;
   }
 
   /** IsBelowGamespaceLimit: gamespaces the actor manages that started and did not end. */
@@ -162,7 +179,11 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       if (!ws) throw unknownArgument('id');
       if (!(await context.hasValidUserScope(actor, ws))) throw forbidden();
       const markdown = aboveCut(await readDocument(options.docsDir, ws.id));
-      return previewState(ws.name, markdown.trim() ? markdown : `# ${ws.name}`);
+      return previewState(
+        ws.name,
+        markdown.trim() ? markdown : `# ${ws.name}`,
+        await previewTopology(ws.id),
+      );
     },
 
     /**
@@ -203,7 +224,11 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       // workspace's document above the cut by its id.
       if (!(await context.hasValidUserScope(actor, ws))) throw forbidden();
       return {
-        state: previewState(ws.name, aboveCut(await readDocument(options.docsDir, ws.id))),
+        state: previewState(
+          ws.name,
+          aboveCut(await readDocument(options.docsDir, ws.id)),
+          await previewTopology(ws.id),
+        ),
         canManage: false,
       };
     },

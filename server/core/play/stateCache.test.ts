@@ -38,6 +38,24 @@ describe('kept game states', () => {
     expect(cache.get('h', 900)).toBeDefined();
   });
 
+  it("keeps a workspace preview's topology until its workspace changes or its time is up", () => {
+    const cache = createStateCache({ ttlMs: 1_000 });
+    const topology = [{ name: 'gw', networks: ['lan', 'dmz'] }];
+    cache.keepPreview('ws', topology, { now: 0, since: cache.epoch() });
+    cache.keepPreview('other', topology, { now: 0, since: cache.epoch() });
+    expect(cache.preview('ws', 999)).toBe(topology);
+    expect(cache.preview('ws', 1_000)).toBeUndefined();
+    cache.keepPreview('ws', topology, { now: 0, since: cache.epoch() });
+    cache.forget('ws');
+    expect(cache.preview('ws', 1)).toBeUndefined();
+    expect(cache.preview('other', 1)).toBe(topology);
+    // A read begun before its workspace changed (a template hidden since) is not kept.
+    const since = cache.epoch();
+    cache.forget('ws');
+    cache.keepPreview('ws', topology, { now: 2, since });
+    expect(cache.preview('ws', 3)).toBeUndefined();
+  });
+
   it('drops a state at once when its gamespace changes', () => {
     const cache = createStateCache();
     cache.set(entry('g'), { now: 0, since: cache.epoch() });

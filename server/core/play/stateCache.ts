@@ -1,6 +1,7 @@
 import type { Audience, Backplane } from '../../hub/backplane';
 import type { GamespaceTable, PlayerTable } from '../../store/schema';
 import type { GameState } from '../gamespaces';
+import type { TopologyNode } from '../gameTopology';
 
 // The play page's read (GET /api/gamespace/{id}) is the hottest call of a competition: every
 // player's page loads it, on every reload and reconnect. Building it takes five reads (the row,
@@ -18,6 +19,10 @@ import type { GameState } from '../gamespaces';
 // - after STATE_CACHE_MS in any case (a change that sends nothing, such as a row edited by
 //   hand), and at the gamespace's expiration, where isActive turns false.
 // A read that began before a drop of its gamespace never stores what it read.
+//
+// A workspace's preview (the same read for a workspace id without an active gamespace of the
+// caller's) keeps its topology the same way, dropped with its workspace's group: before a
+// competition starts every player's page reads it.
 
 /** The longest a kept game state is served without being read again. */
 export const STATE_CACHE_MS = 1_000;
@@ -34,6 +39,7 @@ export function createStateCache(options: { ttlMs?: number; max?: number } = {})
   const ttl = options.ttlMs ?? STATE_CACHE_MS;
   const max = options.max ?? MAX_STATES;
   const kept = new Map<string, KeptState>();
+  const previews = new Map<string, { topology: TopologyNode[]; until: number }>();
   // The kept gamespaces of each workspace: a message to a workspace's group (its guide saved,
   // its templates changed) drops them too.
   const byWorkspace = new Map<string, Set<string>>();
@@ -87,10 +93,34 @@ export function createStateCache(options: { ttlMs?: number; max?: number } = {})
       siblings.add(row.id);
     },
 
-    /** A message to `group`: a gamespace's (its state) or a workspace's (its gamespaces'). */
+    /** The kept topology of a workspace's preview, while valid at `now`. */
+    preview(workspaceId: string, now: number): TopologyNode[] | undefined {
+      const entry = previews.get(workspaceId);
+      if (entry && now < entry.until) return entry.topology;
+      previews.delete(workspaceId);
+      return undefined;
+    },
+
+    /** Keeps a workspace's preview topology read at `now`, unless dropped since `since`. */
+    keepPreview(
+      workspaceId: string,
+      topology: TopologyNode[],
+      options: { now: number; since: number },
+    ): void {
+      if (ttl <= 0 || options.since < floor || droppedSince(workspaceId, options.since)) return;
+      previews.delete(workspaceId);
+      if (previews.size >= max) previews.delete(previews.keys().next().value!);
+      previews.set(workspaceId, { topology, until: options.now + ttl });
+    },
+
+    /**
+     * A message to `group`: a gamespace's (its state) or a workspace's (its gamespaces', its
+     * preview's).
+     */
     forget(group: string): void {
       epoch++;
       remove(group);
+      previews.delete(group);
       for (const id of byWorkspace.get(group) ?? []) remove(id);
       if (dropped.size >= max) {
         dropped.clear();

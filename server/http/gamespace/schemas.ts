@@ -57,6 +57,12 @@ const vmStateSchema = {
   properties: { id: str, name: str, isolationId: str, isRunning: bool, isVisible: bool },
 } as const;
 
+/** A machine of the play page's topology diagram (ours): nothing but names. */
+const topologyNodeSchema = {
+  type: 'object',
+  properties: { name: str, networks: { type: 'array', items: str } },
+} as const;
+
 /** QuestionView (wire reference §2.3): a question as the player's page and progress show it. */
 export const questionViewSchema = {
   type: 'object',
@@ -110,6 +116,8 @@ export const gameStateSchema = {
     vms: { type: 'array', items: vmStateSchema },
     challenge: challengeViewSchema,
     variant: int,
+    // Ours (not the reference's): the topology diagram's machines, their names and networks only.
+    topology: { type: 'array', items: topologyNodeSchema },
     // Ours (not the reference's): whether the caller may manage the gamespace (gs.CanManage).
     canManage: bool,
   },

@@ -34,9 +34,15 @@ export interface IsoUser {
   workspaceName: string | null;
 }
 
-/** Read on every game state built of an active gamespace. */
+/**
+ * Read on every game state built of a gamespace: which machines a player sees, and the networks
+ * of those its topology diagram draws.
+ */
 const visibility = preparedRead((db: Db, workspaceId: string) =>
-  db.selectFrom('templates').select(['name', 'isHidden']).where('workspaceId', '=', workspaceId),
+  db
+    .selectFrom('templates')
+    .select(['name', 'isHidden', 'networks', 'variant'])
+    .where('workspaceId', '=', workspaceId),
 );
 
 export function createTemplateRepository(db: Db) {
@@ -175,7 +181,7 @@ export function createTemplateRepository(db: Db) {
     /** Which of the workspace's templates are hidden from players, by name. */
     visibilityInWorkspace(
       workspaceId: string,
-    ): Promise<Array<Pick<TemplateTable, 'name' | 'isHidden'>>> {
+    ): Promise<Array<Pick<TemplateTable, 'name' | 'isHidden' | 'networks' | 'variant'>>> {
       return visibility(db, workspaceId);
     },
 
