@@ -1,4 +1,5 @@
 import { isUniqueViolation, type Db } from '../db';
+import { preparedRead } from '../prepared';
 import type { TemplateTable, WorkerTable, WorkspaceTable } from '../schema';
 import { contains, startsWith } from './search';
 
@@ -27,10 +28,15 @@ export type JanitorWorkspace = Pick<
   'id' | 'name' | 'author' | 'lastActivity' | 'isPublished'
 >;
 
+/** Read on every launch and every workspace page. */
+const byId = preparedRead((db: Db, id: string) =>
+  db.selectFrom('workspaces').selectAll().where('id', '=', id),
+);
+
 export function createWorkspaceRepository(db: Db) {
   return {
-    find(id: string): Promise<WorkspaceTable | undefined> {
-      return db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+    async find(id: string): Promise<WorkspaceTable | undefined> {
+      return (await byId(db, id))[0];
     },
 
     findByShareCode(code: string): Promise<WorkspaceTable | undefined> {
