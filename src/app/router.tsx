@@ -22,6 +22,7 @@ const GamespaceInvitationRoute = lazy(() => import('./routes/GamespaceInvitation
 const WorkspaceInvitationRoute = lazy(() => import('./routes/WorkspaceInvitationRoute'));
 const WorkspaceRoute = lazy(() => import('./routes/WorkspaceRoute'));
 const AdminRoute = lazy(() => import('./routes/AdminRoute'));
+const ProfileRoute = lazy(() => import('./routes/ProfileRoute'));
 // The console page carries noVNC, which no other page needs.
 const ConsoleRoute = lazy(() => import('./routes/ConsoleRoute'));
 // The pages of launch links (TopoMojo's launchpoint and console links), signed in by a ticket.
@@ -144,6 +145,7 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
           path: 'topo/:id',
           loader: ({ params }) => redirect(`/topo/${encodeURIComponent(params.id ?? '')}/settings`),
         },
+        { path: 'profile', element: guarded(ProfileRoute) },
         { path: 'observe', element: guarded(ObserveRoute, 'observer') },
         { path: 'admin', element: guarded(AdminRoute, 'admin') },
         { path: 'admin/:section', element: guarded(AdminRoute, 'admin') },

@@ -25,7 +25,8 @@ export type DomainErrorName =
   | 'InvalidOperation'
   | 'WorkspaceNotIsolated'
   | 'ActorLacksAudienceScope'
-  | 'HypervisorCapacity';
+  | 'HypervisorCapacity'
+  | 'GamespaceExtensionTooLong';
 
 /**
  * Facts of our own that the server adds beside `message` (TopoMojo clients ignore them), so that
@@ -36,6 +37,8 @@ export interface ErrorFacts {
   gamespaces?: number;
   /** HypervisorCapacity: what is in use and what did not fit, as the hypervisor says it. */
   capacity?: string;
+  /** GamespaceExtensionTooLong: how many minutes from now a game may run at most. */
+  maxMinutes?: number;
 }
 
 /** The longest capacity sentence kept. */
@@ -43,7 +46,10 @@ const CAPACITY_MAX = 200;
 
 /** The facts an error body (or an error made from one) carries. */
 export function errorFactsOf(value: unknown): ErrorFacts {
-  const body = value as { gamespaces?: unknown; capacity?: unknown } | null | undefined;
+  const body = value as
+    | { gamespaces?: unknown; capacity?: unknown; maxMinutes?: unknown }
+    | null
+    | undefined;
   const facts: ErrorFacts = {};
   const gamespaces = body?.gamespaces;
   if (typeof gamespaces === 'number' && Number.isInteger(gamespaces) && gamespaces >= 0) {
@@ -52,6 +58,10 @@ export function errorFactsOf(value: unknown): ErrorFacts {
   const capacity = body?.capacity;
   if (typeof capacity === 'string' && capacity.trim()) {
     facts.capacity = capacity.trim().slice(0, CAPACITY_MAX);
+  }
+  const maxMinutes = body?.maxMinutes;
+  if (typeof maxMinutes === 'number' && Number.isInteger(maxMinutes) && maxMinutes > 0) {
+    facts.maxMinutes = maxMinutes;
   }
   return facts;
 }
@@ -122,6 +132,9 @@ const DOMAIN_SENTENCES: Record<DomainErrorName, string | ((facts: ErrorFacts) =>
   WorkspaceNotIsolated: notIsolated,
   ActorLacksAudienceScope: 'You are not in the audience these workspaces are published to.',
   HypervisorCapacity: noCapacity,
+  GamespaceExtensionTooLong: ({ maxMinutes }) =>
+    `A game may run at most ${maxMinutes ? `${maxMinutes} minutes` : 'one game length'} from ` +
+    'now: it was not extended. Try again when less time is left.',
 };
 
 /**
@@ -142,6 +155,10 @@ const OTHER_SENTENCES: Readonly<Record<string, string>> = {
   LastAdministrator:
     'The last administrator who can sign in cannot be removed, disabled or lose the administrator role.',
   CannotDisableSelf: 'You cannot disable your own account: another administrator can.',
+  // The profile page's password change (PUT /api/user/password, issue 29).
+  WrongPassword: 'Your current password is not right: nothing was changed. Type it again.',
+  NoLocalAccount:
+    'You have no password on this site: you sign in through another identity provider.',
   // Chromium, Firefox, Safari and React Native's fetch, when no response arrived.
   'Failed to fetch': OFFLINE,
   'NetworkError when attempting to fetch resource.': OFFLINE,

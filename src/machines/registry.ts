@@ -38,6 +38,7 @@ import { newWorkspaceMachine } from './newWorkspaceMachine';
 import { oidcCallbackMachine } from './oidcCallbackMachine';
 import { pagedSearchMachine } from './pagedSearchMachine';
 import { presenceMachine } from './presenceMachine';
+import { profileMachine } from './profileMachine';
 import { questionSetMachine } from './questionSetMachine';
 import { serverLogMachine } from './serverLogMachine';
 import { sidebarMachine } from './sidebarMachine';
@@ -84,6 +85,7 @@ export const machines = {
   pagedSearch: pagedSearchMachine,
   workspaceBrowser: workspaceBrowserMachine,
   userAdmin: userAdminMachine,
+  profile: profileMachine,
   workspaceInvitation: workspaceInvitationMachine,
   workspaceEditor: workspaceEditorMachine,
   workspaceSettings: workspaceSettingsMachine,

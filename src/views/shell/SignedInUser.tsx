@@ -26,7 +26,7 @@ export function SignedInUser({ auth }: { auth: AuthTokenActorRef }) {
       title={`Your profile: ${profile.name}, ${role}`}
     >
       <Icon shape={piUser} />
-      <span className="tp-signed-in-name">{profile.name}</span>
+      <span className="tp-signed-in-name">{profile.name} </span>
       <span className="tp-signed-in-role">{role}</span>
     </NavLink>
   );
