@@ -123,4 +123,18 @@ describe('play calls', () => {
       E.left({ status: 200, message: INVALID_RESPONSE_MESSAGE }),
     );
   });
+  it("read the topology's machines and their networks, and refuse one malformed", async () => {
+    const topology = [
+      { name: 'gw', networks: ['lan', 'dmz'] },
+      { name: 'web', networks: ['dmz'] },
+    ];
+    const drawn = client(200, { ...state, topology });
+    expect(await getGamespace(drawn.http)('g', signal())()).toEqual(
+      E.right({ ...state, topology }),
+    );
+    const malformed = client(200, { ...state, topology: [{ name: 'gw', networks: 'lan dmz' }] });
+    expect(await getGamespace(malformed.http)('g', signal())()).toEqual(
+      E.left({ status: 200, message: INVALID_RESPONSE_MESSAGE }),
+    );
+  });
 });

@@ -16,6 +16,10 @@ export const GameVm = t.intersection([
 ]);
 export type GameVm = t.TypeOf<typeof GameVm>;
 
+/** A machine of the play page's topology diagram (ours): its name and its networks' names. */
+export const GameTopologyNode = t.type({ name: t.string, networks: t.array(t.string) });
+export type GameTopologyNode = t.TypeOf<typeof GameTopologyNode>;
+
 /** The challenge as the gamespace shows it (ChallengeView): the points scored and the limits. */
 export const GameChallenge = t.partial({
   text: nullable(t.string),
@@ -55,6 +59,8 @@ export const GameState = t.partial({
   expirationTime: nullable(t.string),
   vms: nullable(t.array(GameVm)),
   challenge: nullable(GameChallenge),
+  /** Ours: the machines the player sees (before the start, the templates) and their networks. */
+  topology: nullable(t.array(GameTopologyNode)),
 });
 export type GameState = t.TypeOf<typeof GameState>;
 

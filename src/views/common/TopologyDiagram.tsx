@@ -1,6 +1,8 @@
 import { useMemo } from 'react';
 import {
+  describeMachine,
   describeTopology,
+  machinesByNetwork,
   TOPOLOGY_LAYOUT,
   topologyOf,
   type TopologyTemplate,
@@ -10,14 +12,20 @@ import './topology.css';
 /**
  * The machines and networks of a workspace drawn as a diagram (domain/topology lays it out):
  * machines and routers in a row, each network a bus, each NIC a line. Read-only; its text
- * alternative says the same in words.
+ * alternative says the same in words: its label, or with `listed` a list below it that everyone
+ * sees (each machine with its networks, each network with its machines).
  */
 export function TopologyDiagram({
   templates,
   title = 'Topology',
+  listed = false,
 }: {
-  templates: readonly { name?: string | null; networks?: string | null }[];
+  templates: readonly {
+    name?: string | null;
+    networks?: string | readonly string[] | null;
+  }[];
   title?: string;
+  listed?: boolean;
 }) {
   const shapes = useMemo<TopologyTemplate[]>(
     () => templates.map((t) => ({ name: t.name ?? '', networks: t.networks ?? '' })),
@@ -26,13 +34,17 @@ export function TopologyDiagram({
   const topology = useMemo(() => topologyOf(shapes), [shapes]);
   const { boxHeight, column } = TOPOLOGY_LAYOUT;
   const boxWidth = column - 24;
+  const label = listed
+    ? `${title}: ${topology.machines.length} machines on ${topology.networks.length} networks, listed below.`
+    : `${title}: ${describeTopology(topology)}`;
   return (
     <figure className="tp-topology">
       <figcaption>{title}</figcaption>
-      <div className="tp-topology-scroll">
+      {/* Wider than a phone's screen it scrolls sideways: by keyboard too, so it takes focus. */}
+      <div className="tp-topology-scroll" tabIndex={0} role="group" aria-label={`${title} diagram`}>
         <svg
           role="img"
-          aria-label={`${title}: ${describeTopology(topology)}`}
+          aria-label={label}
           width={topology.width}
           height={topology.height}
           viewBox={`0 0 ${topology.width} ${topology.height}`}
@@ -71,6 +83,22 @@ export function TopologyDiagram({
           ))}
         </svg>
       </div>
+      {listed && (
+        <div className="tp-topology-lists">
+          <ul aria-label="Machines">
+            {topology.machines.map((m) => (
+              <li key={m.name}>{describeMachine(m)}</li>
+            ))}
+          </ul>
+          <ul aria-label="Networks">
+            {machinesByNetwork(topology).map((n) => (
+              <li key={n.network}>
+                Network {n.network}: {n.machines.join(', ')}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
     </figure>
   );
 }

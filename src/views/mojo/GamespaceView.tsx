@@ -28,6 +28,7 @@ import { useTitle } from '../common/useTitle';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 import { VmController } from '../topo/templates/VmController';
 import { GameOver, Tally } from './GameStatus';
+import { GameTopology } from './GameTopology';
 import { QuestionSets } from './QuestionSets';
 import {
   ActionButton,
@@ -177,6 +178,7 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
         />
       </header>
       <Resources session={session} />
+      <GameTopology session={session} />
       {game?.markdown && <MarkdownPreview markdown={game.markdown} />}
       {quiz && (
         <section aria-label="Challenge">
