@@ -13,6 +13,7 @@ import { createActor } from 'xstate';
 import { apiBaseUrl, createHttpClient } from '../api/http';
 import { createIsoUploader } from '../api/isoUpload';
 import { getTicket } from '../api/user';
+import { HOME_ITSELF } from '../domain/homePage';
 import { announcementsMachine } from '../machines/announcementsMachine';
 import { authTokenMachine } from '../machines/authTokenMachine';
 import {
@@ -178,7 +179,7 @@ async function start(container: HTMLElement): Promise<void> {
           sidebar.send(intent);
           break;
         case 'navigation.homeRequested':
-          navigate('/');
+          navigate(HOME_ITSELF);
           break;
         case 'navigation.sectionRequested': {
           // Section shortcuts mean something only inside a workspace.

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useEffect, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, redirect, useLocation, type RouteObject } from 'react-router';
+import { HOME_ITSELF_PARAM } from '../domain/homePage';
 import { isWorkspaceSection } from '../machines/workspaceSections';
 import type { RouteRole } from '../machines/routeGuard.selectors';
 import { RouteErrorBoundary } from '../views/common/RouteErrorBoundary';
@@ -109,8 +110,13 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
       children: [
         {
           index: true,
-          // On the first visit of a page load, go back to where the user last was (then forget it).
-          loader: () => {
+          // On the first visit of a page load, go back to where the user last was (then forget it),
+          // unless the user asked for home itself: home is then the last page visited.
+          loader: ({ request }) => {
+            if (new URL(request.url).searchParams.has(HOME_ITSELF_PARAM)) {
+              local.rememberLast('/');
+              return null;
+            }
             const last = local.takeLastForRestore();
             return last && last !== '/' ? redirect(last) : null;
           },

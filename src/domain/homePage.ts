@@ -14,6 +14,16 @@ export const APP_NAME_SLOT = '%TOPOPLAY_APP_NAME%';
  */
 export const RESTORE_PENDING_COOKIE = 'topoplay-restore';
 
+/**
+ * The query that asks for home itself: `/` alone goes back to the remembered page on a page
+ * load's first visit (spec §2 Route table), but the top bar's Home and brand, and Ctrl+H, reach
+ * home in one step (issue 29).
+ */
+export const HOME_ITSELF_PARAM = 'home';
+
+/** Home itself, never the remembered page (see HOME_ITSELF_PARAM). */
+export const HOME_ITSELF = `/?${HOME_ITSELF_PARAM}`;
+
 /** `text` as HTML text or attribute value. */
 export function escapeHtml(text: string): string {
   return text

@@ -121,6 +121,42 @@ test('home goes back to the remembered workspace without showing itself first', 
   );
 });
 
+// Issue 29: `/` on a page load's first visit goes back to the remembered workspace, as above,
+// but the top bar's Home and brand and Ctrl+H are home itself, at once, saying so.
+for (const via of ['Home', 'the brand', 'Ctrl+H'] as const) {
+  test(`${via} reaches home in one step while a workspace is remembered, marked as the page in view`, async ({
+    page,
+  }) => {
+    await signIn(page, 'creator');
+    await page.getByRole('button', { name: 'New Workspace' }).click();
+    await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+    // A new page load elsewhere: its first visit of home would go back to the workspace.
+    await page.goto('/about');
+    const bar = topBar(page);
+    const about = bar.getByRole('link', { name: 'About', exact: true });
+    await expect(about).toHaveAttribute('aria-current', 'page');
+    if (via === 'Home') await bar.getByRole('link', { name: 'Home', exact: true }).click();
+    if (via === 'the brand') {
+      await page.getByRole('banner').getByRole('link', { name: 'Topoplay', exact: true }).click();
+    }
+    if (via === 'Ctrl+H') await page.keyboard.press('Control+h');
+
+    await expect(page.getByRole('heading', { name: 'Getting Started' })).toBeVisible();
+    expect(new URL(page.url()).pathname).toBe('/');
+    await expect(page).toHaveTitle('Home — Topoplay');
+    const home = bar.getByRole('link', { name: 'Home', exact: true });
+    await expect(home).toHaveAttribute('aria-current', 'page');
+    // Marked for the eye too: the current section is the white one.
+    await expect(home).toHaveCSS('background-color', 'rgb(255, 255, 255)');
+    await expect(about).not.toHaveAttribute('aria-current');
+    await expect(about).not.toHaveCSS('background-color', 'rgb(255, 255, 255)');
+    // Home is now the page last visited: a new load of `/` stays there.
+    await page.goto('/');
+    await expect(page.getByRole('heading', { name: 'Getting Started' })).toBeVisible();
+    expect(new URL(page.url()).pathname).toBe('/');
+  });
+}
+
 test('a wrong password is refused with a clear message', async ({ page }) => {
   await page.goto('/login');
   await page.getByRole('button', { name: /^Login with / }).click();

@@ -1,6 +1,7 @@
 import { useSelector } from '@xstate/react';
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { Link, NavLink } from 'react-router';
+import { HOME_ITSELF } from '../../domain/homePage';
 import type { AnnouncementsActorRef } from '../../machines/announcementsMachine';
 import type { AuthTokenActorRef } from '../../machines/authTokenMachine';
 import {
@@ -16,6 +17,7 @@ import type { WorkspaceBrowserActorRef } from '../../machines/workspaceBrowserMa
 import { AnnouncementBanner } from './AnnouncementBanner';
 import { Sidebar } from './Sidebar';
 import { SignedInUser } from './SignedInUser';
+import { MAIN_CONTENT_ID, SkipLink } from './SkipLink';
 import { Icon, piExclamationTriangle } from '../common/icons';
 
 const navClass = ({ isActive }: { isActive: boolean }) =>
@@ -64,16 +66,19 @@ export function Shell({
   const signedIn = useSelector(auth, selectIsAuthenticated);
   const isAdmin = useSelector(auth, selectIsAdmin);
   const isObserver = useSelector(auth, selectIsObserver);
+  const content = useRef<HTMLElement>(null);
 
   return (
     <div className="tp-app">
+      <SkipLink target={content} />
       <ReconnectBanner auth={auth} hub={hub} />
       <header className="tp-topbar">
-        <Link to="/" className="tp-brand">
+        {/* Home itself: `/` alone may go back to the remembered workspace (HOME_ITSELF). */}
+        <Link to={HOME_ITSELF} className="tp-brand">
           {appname}
         </Link>
         <nav className="tp-topbar-nav" aria-label="Main">
-          <NavLink to="/" end className={navClass}>
+          <NavLink to={HOME_ITSELF} end className={navClass}>
             Home
           </NavLink>
           <NavLink to="/about" className={navClass}>
@@ -103,7 +108,9 @@ export function Shell({
       </header>
       <div className="tp-body">
         <Sidebar sidebar={sidebar} browser={browser} uploadEnabled={uploadEnabled} />
-        <main className="tp-main">
+        {/* Labelled: where it scrolls with nothing to focus inside, the browser makes it a tab
+            stop (accessibility.css draws its ring inside it, clear of the bars around it). */}
+        <main id={MAIN_CONTENT_ID} ref={content} className="tp-main" aria-label="Content">
           {announcements && <AnnouncementBanner announcements={announcements} />}
           {children}
         </main>
