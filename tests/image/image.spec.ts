@@ -269,6 +269,16 @@ test('the compose stack: two replicas with PostgreSQL and Redis behind nginx; a 
       expect(stopped.ms).toBeLessThan(GRACE_MS);
     }
     await playerContext.close();
+  } catch (error) {
+    // What the services said, for a failure that happened inside them (compose deletes them).
+    try {
+      console.log(stack('logs', '--no-color', '--tail', '60'));
+      for (const replica of stack('ps', '--quiet', 'topoplay').split('\n').filter(Boolean))
+        console.log(docker(['inspect', '--format', '{{json .State.Health}}', replica]));
+    } catch (logsError) {
+      console.log(`compose logs: ${String(logsError)}`);
+    }
+    throw error;
   } finally {
     stack('down', '--volumes', '--remove-orphans');
     rmSync(dir, { recursive: true, force: true });
