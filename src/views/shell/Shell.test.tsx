@@ -212,12 +212,18 @@ describe('Shell', () => {
 
   it('adds Admin and Logout for administrators', async () => {
     const { topbar } = await renderShell({ isAdmin: true, isObserver: true });
-    expect(topbar()).toEqual(['Home', 'About', 'Admin', 'Logout']);
+    expect(topbar()).toEqual(['Home', 'About', 'Admin', 'Ada Administrator', 'Logout']);
   });
 
   it('adds Observe for observers who are not administrators', async () => {
     const { topbar } = await renderShell({ isObserver: true });
-    expect(topbar()).toEqual(['Home', 'About', 'Observe', 'Logout']);
+    expect(topbar()).toEqual(['Home', 'About', 'Observe', 'Ada Observer', 'Logout']);
+  });
+
+  it('names the signed-in user and its role, as the link to the profile (issue 29)', async () => {
+    const { el } = await renderShell({});
+    const link = el.querySelector<HTMLAnchorElement>('nav[aria-label="Main"] a[href="/profile"]');
+    expect(link?.textContent?.trim()).toBe('Ada User');
   });
 
   it('logs out with the Logout button', async () => {
