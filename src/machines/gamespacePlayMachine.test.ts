@@ -43,6 +43,8 @@ const registered: GameState = {
   workspaceId: 'ws1',
   slug: 'lab',
   isActive: true,
+  // The manager's view; an invited player's says false.
+  canManage: true,
   startTime: UNSET_DATE,
   endTime: UNSET_DATE,
   expirationTime: UNSET_DATE,

@@ -11,7 +11,14 @@ import {
   type SnapshotFrom,
 } from 'xstate';
 import type { GameState, GameVm } from '../api/play';
-import { hasGamespace, invitationLink, isPlayable, isStarted, sessionOf } from './gamespaceRules';
+import {
+  hasGamespace,
+  invitationLink,
+  isPlayable,
+  isStarted,
+  mayManage,
+  sessionOf,
+} from './gamespaceRules';
 import { gameVmsMachine } from './gameVmsMachine';
 import { questionSetMachine, type QuestionSetReport } from './questionSetMachine';
 
@@ -99,7 +106,9 @@ export const gamespacePlayMachine = setup({
       isPlayable(context.game, context.now),
     /** Every state replaces `vms`: the controllers are told of each one. */
     haveVmsChanged: ({ context }) => context.controlledVms !== (context.game.vms ?? null),
-    canInvite: ({ context }) => hasGamespace(context.game) && !sessionOf(context).isOver,
+    /** Inviting is for those who may manage the game, while it is not over. */
+    canInvite: ({ context }) =>
+      hasGamespace(context.game) && mayManage(context.game) && !sessionOf(context).isOver,
   },
   actions: {
     replaceGame: assign({

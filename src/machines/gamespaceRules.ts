@@ -28,11 +28,16 @@ export const isStarted = (game: GameState | null): boolean =>
 export const hasMachines = (game: GameState | null): boolean => (game?.vms ?? []).length > 0;
 
 /**
- * Extend is offered during play to those who may manage the game (the server says so in the
- * answers it makes for the page), and only to a game with an expiry to move.
+ * Whether the viewer may manage the game (its manager, a player with the manager's permission,
+ * an administrator): the server says so in the answers it makes for the page (`canManage`).
+ * Starting, ending, deploying, destroying, inviting and extending are theirs; an invited player
+ * may play, reset (when the game allows it) and start a new game of its own once it is over.
  */
+export const mayManage = (game: GameState | null): boolean => game?.canManage === true;
+
+/** Extend is offered during play to those who may manage, to a game with an expiry to move. */
 export const canExtend = (game: GameState | null, now: number): boolean =>
-  isPlayable(game, now) && game?.canManage === true && !isUnsetDate(game.expirationTime);
+  isPlayable(game, now) && mayManage(game) && !isUnsetDate(game?.expirationTime);
 
 /**
  * A new state of the game shown, keeping what the server said of the viewer's rights: hub events

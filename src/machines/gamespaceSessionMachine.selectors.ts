@@ -15,6 +15,7 @@ import {
   hasGamespace,
   hasMachines,
   isPlayable,
+  mayManage,
   sessionOf,
 } from './gamespaceRules';
 import type { GameState, GamespaceSessionSnapshot, SessionAction } from './gamespaceSessionMachine';
@@ -98,6 +99,17 @@ export const selectGame = (snapshot: GamespaceSessionSnapshot): GameState | null
 
 export const selectGamespaceId = (snapshot: GamespaceSessionSnapshot): string | null =>
   snapshot.context.game?.id ?? null;
+
+/**
+ * Whether the viewer may manage the game: Start (before play), End, Deploy, Destroy, Invite and
+ * Extend show only then; an invited player does not see them.
+ */
+export const selectMayManage = (snapshot: GamespaceSessionSnapshot): boolean =>
+  mayManage(snapshot.context.game);
+
+/** Start shows for the workspace's preview (a launch of one's own) and to those who may manage. */
+export const selectOffersStart = (snapshot: GamespaceSessionSnapshot): boolean =>
+  !hasGamespace(snapshot.context.game) || mayManage(snapshot.context.game);
 
 export const selectCanStart = (snapshot: GamespaceSessionSnapshot): boolean =>
   snapshot.can({ type: 'session.startRequested' });

@@ -68,6 +68,8 @@ const active = (extra: Partial<GameState> = {}): GameState => ({
   name: 'Lab',
   slug: 'lab',
   isActive: true,
+  // The manager's view; an invited player's says false.
+  canManage: true,
   startTime: iso(T0),
   endTime: UNSET_DATE,
   expirationTime: iso(T0 + 60 * MINUTE),

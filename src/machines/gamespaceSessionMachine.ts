@@ -23,6 +23,7 @@ import {
   isActive,
   isNotFoundError,
   isPlayable,
+  mayManage,
   sessionOf,
   withViewerRights,
 } from './gamespaceRules';
@@ -89,14 +90,24 @@ export const gamespaceSessionMachine = setup({
     isDuring: ({ context }) => sessionOf(context).window === 'during',
     isAfter: ({ context }) => sessionOf(context).window === 'after',
     isBefore: ({ context }) => sessionOf(context).window === 'before',
-    /** Start: before, or over/after (a new launch) (spec §4 Server actions). */
+    /**
+     * Start: before, a gamespace's by those who may manage it; or from the workspace's preview,
+     * or over/after, a new launch of the viewer's own (spec §4 Server actions).
+     */
     canStart: ({ context }) => {
       const s = sessionOf(context);
-      return s.window === 'before' || s.window === 'after' || s.isOver;
+      if (s.window === 'after' || s.isOver) return true;
+      return s.window === 'before' && (!hasGamespace(context.game) || mayManage(context.game));
     },
     isInPlay: ({ context }) => isPlayable(context.game, context.now),
-    canDeploy: ({ context }) => isPlayable(context.game, context.now) && !hasMachines(context.game),
-    canDestroy: ({ context }) => isPlayable(context.game, context.now) && hasMachines(context.game),
+    /** Ending, deploying and destroying are for those who may manage (an invited player may not). */
+    canEnd: ({ context }) => isPlayable(context.game, context.now) && mayManage(context.game),
+    canDeploy: ({ context }) =>
+      isPlayable(context.game, context.now) &&
+      mayManage(context.game) &&
+      !hasMachines(context.game),
+    canDestroy: ({ context }) =>
+      isPlayable(context.game, context.now) && mayManage(context.game) && hasMachines(context.game),
     /** Extend: during play, for those who may manage the game (the server says who). */
     canExtend: ({ context }) => canExtend(context.game, context.now),
     isActive: ({ context }) => isActive(context.game),
@@ -215,7 +226,7 @@ export const gamespaceSessionMachine = setup({
         idle: {
           on: {
             'session.startRequested': asks('canStart', 'start'),
-            'session.endRequested': asks('isInPlay', 'end'),
+            'session.endRequested': asks('canEnd', 'end'),
             'session.resetRequested': asks('isInPlay', 'reset'),
             'session.deployRequested': asks('canDeploy', 'deploy'),
             'session.destroyRequested': asks('canDestroy', 'destroy'),

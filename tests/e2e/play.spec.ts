@@ -344,7 +344,8 @@ test('a player is warned as the time runs out and extends the game; a friend is 
     'Less than 5 minutes left. Only Player or an administrator can extend the game.',
   );
   const friendActions = friend.getByRole('toolbar', { name: 'Game actions' });
-  await expect(friendActions.getByRole('button', { name: 'End' })).toBeVisible();
+  await expect(friendActions.getByRole('timer', { name: 'Countdown' })).toBeVisible();
+  await expect(friendActions.getByRole('button', { name: 'End' })).toHaveCount(0);
   await expect(friendActions.getByRole('button', { name: /^Add \d+ min$/ })).toHaveCount(0);
 
   // The player extends it: the clock moves on, for the friend too, and the notice goes.

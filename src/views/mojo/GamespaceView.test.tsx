@@ -41,6 +41,8 @@ const game: GameState = {
   markdown: '# Welcome',
   challenge: { text: 'Find the **flag**.' },
   isActive: true,
+  // The manager's view; an invited player's says false.
+  canManage: true,
   startTime: new Date(T0).toISOString(),
   endTime: UNSET_DATE,
   expirationTime: new Date(T0 + 90 * MINUTE).toISOString(),
@@ -138,6 +140,24 @@ describe('GamespaceView', () => {
     expect(button('Submit')?.disabled).toBe(false);
     expect(text()).toContain('1 more question set unlocks');
     expect(text()).not.toContain('Game Over');
+  });
+
+  it('offers an invited player no manager actions: only Reset, the machines and the quiz', async () => {
+    const { text } = await renderPage({ ...game, canManage: false }, T0 + 30 * MINUTE);
+    for (const name of ['Start', 'End', 'Deploy', 'Destroy', 'Invite', 'Add 15 min']) {
+      expect(button(name), name).toBeUndefined();
+    }
+    expect(button('Reset')).toBeDefined();
+    expect(button('Submit')?.disabled).toBe(false);
+    expect(text()).toContain('What is 6 x 7?');
+  });
+
+  it('offers Start before play to a manager, not to an invited player', async () => {
+    const before = { ...game, startTime: new Date(T0 + 10 * MINUTE).toISOString() };
+    await renderPage(before, T0);
+    expect(button('Start')).toBeDefined();
+    await renderPage({ ...before, canManage: false }, T0);
+    expect(button('Start')).toBeUndefined();
   });
 
   it("shows 'Game Over' with the time used and when it ended, without the countdown or Submit", async () => {

@@ -17,6 +17,8 @@ import {
   selectIsLoading,
   selectIsNotFound,
   selectIsOver,
+  selectMayManage,
+  selectOffersStart,
   selectQuiz,
   selectShowCopied,
 } from '../../machines/gamespaceSessionMachine.selectors';
@@ -122,6 +124,9 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
   const canEnd = useSelector(session, selectCanEnd);
   const canReset = useSelector(session, selectCanReset);
   const inPlay = useSelector(session, selectIsInPlay);
+  // Start (before play), End and Invite are the manager's; Reset and a new game are anyone's.
+  const mayManage = useSelector(session, selectMayManage);
+  const offersStart = useSelector(session, selectOffersStart);
   const errors = useSelector(session, selectErrors);
   const play = useSelector(session, selectGamespacePlay);
   const quiz = useSelector(play, selectQuiz);
@@ -135,16 +140,20 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
       <header className="tp-game-header">
         <h1>{game?.name ?? 'Gamespace'}</h1>
         <div className="tp-actions" role="toolbar" aria-label="Game actions">
-          {!over && <StartButton session={session} canStart={canStart} launching={launching} />}
+          {!over && offersStart && (
+            <StartButton session={session} canStart={canStart} launching={launching} />
+          )}
           {inPlay && (
             <>
-              <ActionButton
-                session={session}
-                action="end"
-                label="End"
-                enabled={canEnd}
-                severity="danger"
-              />
+              {mayManage && (
+                <ActionButton
+                  session={session}
+                  action="end"
+                  label="End"
+                  enabled={canEnd}
+                  severity="danger"
+                />
+              )}
               <ActionButton
                 session={session}
                 action="reset"
@@ -154,7 +163,7 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
               />
             </>
           )}
-          <Invite session={session} />
+          {mayManage && <Invite session={session} />}
           {!over && (
             <span className="tp-game-clock" role="timer" aria-label="Countdown">
               {clock}

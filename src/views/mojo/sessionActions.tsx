@@ -12,6 +12,7 @@ import {
   selectExtendersText,
   selectHasMachines,
   selectIsChangingMachines,
+  selectMayManage,
   selectShowsExtend,
   selectTimeWarning,
 } from '../../machines/gamespaceSessionMachine.selectors';
@@ -213,6 +214,9 @@ export function MachineActions({ session }: { session: GamespaceSessionActorRef 
   const canDeploy = useSelector(session, selectCanDeploy);
   const canDestroy = useSelector(session, selectCanDestroy);
   const changing = useSelector(session, selectIsChangingMachines);
+  // Deploy and Destroy are the manager's: an invited player sees the machines, not these.
+  const mayManage = useSelector(session, selectMayManage);
+  if (!mayManage) return null;
   return (
     <div className="tp-actions">
       {hasMachines ? (
