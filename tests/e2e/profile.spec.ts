@@ -1,3 +1,4 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_PASSWORD } from '../../playwright.config';
 import { apiOf, signIn, topBar } from './support';
@@ -136,6 +137,18 @@ test('on a phone the top bar keeps the role as the link to the profile', async (
     await me.click();
     await expect(page).toHaveURL(/\/profile$/);
     await expect(page.getByRole('region', { name: 'API keys' })).toBeVisible();
+    // The page and the top bar pass the accessibility checks at this width.
+    await page
+      .getByRole('region', { name: 'API keys' })
+      .getByRole('button', { name: 'Issue a new key' })
+      .click();
+    await expect(page.getByText('This key is shown only once', { exact: false })).toBeVisible();
+    const { violations } = await new AxeBuilder({ page }).analyze();
+    const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(
+      serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    ).toEqual([]);
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/profile-phone.png`, fullPage: true });
   } finally {
     await context.close();
   }
