@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APP_NAME_SLOT } from '../domain/homePage';
+import { APP_NAME_SLOT, HOME_ITSELF } from '../domain/homePage';
 import { renderHomePage } from './prerender';
 
 const INDEX = `<!doctype html>
@@ -22,8 +22,10 @@ describe('the prerendered home page', () => {
     );
     const root = /<div id="root">(.*)<\/div>\s*<\/body>/s.exec(page)?.[1] ?? '';
     // The shell, signed out as every visitor is before the session check settles.
+    // Its first stop is the skip link; the brand leads to home itself.
+    expect(root).toMatch(/^<div class="tp-app"><a class="tp-skip-link" href="#main-content">/);
     expect(root).toContain(
-      `<a class="tp-brand" href="/" data-discover="true">${APP_NAME_SLOT}</a>`,
+      `<a class="tp-brand" href="${HOME_ITSELF}" data-discover="true">${APP_NAME_SLOT}</a>`,
     );
     expect(root).toContain('aria-label="Workspace browser" data-state="collapsed"');
     // Its pin button does nothing before the app has taken the page over.
