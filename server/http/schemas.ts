@@ -29,6 +29,12 @@ export const errorMessageSchema = {
         "Topoplay's own, not in the reference (its clients ignore it): with HypervisorCapacity, " +
         'what is in use on the hypervisor and what did not fit.',
     },
+    maxMinutes: {
+      type: 'integer',
+      description:
+        "Topoplay's own, not in the reference (its clients ignore it): with " +
+        'GamespaceExtensionTooLong, how many minutes from now the game may run at most.',
+    },
   },
 } as const;
 

@@ -25,6 +25,7 @@ const DOMAIN_ERROR_NAMES: Record<DomainErrorName, true> = {
   WorkspaceNotIsolated: true,
   ActorLacksAudienceScope: true,
   HypervisorCapacity: true,
+  GamespaceExtensionTooLong: true,
 };
 
 const isSentence = (text: string) => /^\p{Lu}.*[.!?]$/u.test(text) && /\s/.test(text);
@@ -51,6 +52,16 @@ describe('the error catalogue', () => {
     ['TemplateHasDescendents', 'Other templates were made from this one, so it cannot be deleted.'],
   ])('says %s as "%s"', (name, sentence) => {
     expect(describeError(name, 400)).toBe(sentence);
+  });
+
+  it('says how far a game may be extended, and that it was not', () => {
+    expect(describeError('GamespaceExtensionTooLong', 400, { maxMinutes: 60 })).toBe(
+      'A game may run at most 60 minutes from now: it was not extended. ' +
+        'Try again when less time is left.',
+    );
+    expect(errorFactsOf({ message: 'GamespaceExtensionTooLong', maxMinutes: 60 })).toEqual({
+      maxMinutes: 60,
+    });
   });
 
   it('says how many running gamespaces block a save, and where to end them', () => {

@@ -27,3 +27,15 @@ export function gamespaceMinutesCap(accountMinutes: number, workspaceMinutes: nu
 /** The minutes a launch gets: those asked for, lowered to the cap; 0 (not said) takes the cap. */
 export const launchMinutes = (requested: number, cap: number): number =>
   requested > 0 ? Math.min(requested, cap) : cap;
+
+/** What the play page's Extend adds to a game's time. */
+export const EXTENSION_MINUTES = 15;
+
+/**
+ * The furthest an extension may move a game's expiry (PUT gamespace): one game length (the cap
+ * above) and one Extend from now. A launch expires one game length from now at the latest, so
+ * its manager may always add one Extend, and more only as time passes. The reference sets any
+ * expiry asked for: one call could keep a game and its machines forever.
+ */
+export const latestExpiration = (now: number, capMinutes: number): number =>
+  now + (capMinutes + EXTENSION_MINUTES) * 60_000;

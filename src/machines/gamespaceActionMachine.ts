@@ -1,11 +1,12 @@
 import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import type { GamespaceChange, GameState, LaunchSettings } from '../api/play';
+import { EXTENSION_MINUTES } from '../domain/gameLength';
 
 /** Every action of the play page asks first (spec §5). */
 export type SessionAction = 'start' | 'end' | 'reset' | 'deploy' | 'destroy' | 'extend';
 
-/** What Extend adds to a game's time. */
-export const EXTENSION_MINUTES = 15;
+/** What Extend adds to a game's time (the server lets it reach one game length from now). */
+export { EXTENSION_MINUTES };
 const EXTENSION_MS = EXTENSION_MINUTES * 60_000;
 
 /** The play page launches with these (spec §3, §9: minutes 0 there, the workspace's duration). */

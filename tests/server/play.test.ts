@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketKey, ticketValue } from '../../server/auth/authenticate';
 import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
 import { newId, sha256Hex } from '../../server/core/ids';
+import { DEFAULT_GAMESPACE_MINUTES, EXTENSION_MINUTES } from '../../src/domain/gameLength';
 import { LAUNCH_TICKET_MS } from '../../server/core/play/service';
 import { createAccount } from '../../server/identity';
 import { testEngines } from './databases';
@@ -455,6 +456,31 @@ describe.each(testEngines())('play on %s', (engine) => {
     );
     expect(res.status, res.text).toBe(200);
     expect((await row(game.id)).expirationTime).toBe(later.getTime());
+  });
+
+  it('refuses to extend beyond one game length and one Extend from now, saying how far', async () => {
+    const game = await ok(launch('player'));
+    const before = (await row(game.id)).expirationTime;
+    // No cap of the account nor of the workspace: the default game length.
+    const length = DEFAULT_GAMESPACE_MINUTES + EXTENSION_MINUTES;
+    const tooLate = new Date(Date.now() + (length + 5) * 60_000);
+    const res = await call('player', 'PUT', '/gamespace', {
+      id: game.id,
+      expirationTime: tooLate.toISOString(),
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body).toEqual({
+      message: 'GamespaceExtensionTooLong',
+      maxMinutes: length,
+    });
+    expect((await row(game.id)).expirationTime).toBe(before);
+    // An administrator is held to the same length: the game's machines would outlive it.
+    expect(
+      (await call('admin', 'PUT', '/gamespace', { id: game.id, expirationTime: tooLate })).status,
+    ).toBe(400);
+    const latest = new Date(Date.now() + (length - 1) * 60_000);
+    await ok(call('player', 'PUT', '/gamespace', { id: game.id, expirationTime: latest }));
+    expect((await row(game.id)).expirationTime).toBe(latest.getTime());
   });
 
   it('tells each caller whether it may manage the gamespace; hub events, shared, do not', async () => {

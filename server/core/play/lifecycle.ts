@@ -1,4 +1,5 @@
 import { parseChallengeText } from '../../../src/domain/challenge';
+import { latestExpiration } from '../../../src/domain/gameLength';
 import type { GamespaceTable, WorkspaceTable } from '../../store/schema';
 import { parseDate } from '../dto';
 import { DomainError, forbidden } from '../errors';
@@ -10,6 +11,7 @@ import type { Actor } from '../users';
 import { vmDto } from '../vmViews';
 import type { PlayContext } from './context';
 import { deployAndWait, DEPLOY_POLL, gamespaceTemplates } from './deploy';
+import { maxDuration } from './registration';
 
 // A gamespace's life after its launch (wire reference §4.2, §4.5): deploying its machines,
 // starting, stopping, extending, completing and deleting it.
@@ -73,11 +75,22 @@ export function createLifecycle(context: PlayContext) {
   return {
     deploy,
 
-    /** PUT /api/gamespace: a new expiration time (gs.CanManage). */
+    /**
+     * PUT /api/gamespace: a new expiration time (gs.CanManage), at most one game length and one
+     * Extend from now (src/domain/gameLength latestExpiration; the reference has no bound).
+     */
     async update(actor: Actor, model: { id?: unknown; expirationTime?: unknown }): Promise<void> {
       const g = await context.assertManage(actor, model.id);
       const expirationTime = parseDate(model.expirationTime);
       if (expirationTime <= 0) throw new DomainError('InvalidOperation');
+      const ws = g.workspaceId ? await context.findWorkspace(g.workspaceId) : undefined;
+      const cap = maxDuration(actor.gamespaceMaxMinutes, ws?.durationMinutes ?? 0);
+      const latest = latestExpiration(now(), cap);
+      if (expirationTime > latest) {
+        throw new DomainError('GamespaceExtensionTooLong', undefined, {
+          maxMinutes: Math.round((latest - now()) / 60_000),
+        });
+      }
       await repos.gamespaces.setExpiration(g.id, expirationTime);
       await announce(actor, g.id);
     },
