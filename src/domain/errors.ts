@@ -47,9 +47,7 @@ const CAPACITY_MAX = 200;
 /** The facts an error body (or an error made from one) carries. */
 export function errorFactsOf(value: unknown): ErrorFacts {
   const body = value as
-    | { gamespaces?: unknown; capacity?: unknown; maxMinutes?: unknown }
-    | null
-    | undefined;
+    { gamespaces?: unknown; capacity?: unknown; maxMinutes?: unknown } | null | undefined;
   const facts: ErrorFacts = {};
   const gamespaces = body?.gamespaces;
   if (typeof gamespaces === 'number' && Number.isInteger(gamespaces) && gamespaces >= 0) {
