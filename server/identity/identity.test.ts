@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import Fastify from 'fastify';
 import {
   calculateJwkThumbprint,
@@ -12,23 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testEngines, type TestDatabase } from '../../tests/server/databases';
 import { openStore, type Store } from '../store/db';
 import { createAccount, registerIdentity } from './index';
+import { freePort } from '../../tests/server/ports';
 
 const CLIENT_ID = 'topoplay-spa';
 const SPA_ORIGIN = 'http://localhost:5173';
 const REDIRECT_URI = `${SPA_ORIGIN}/oidc/callback`;
 const POST_LOGOUT_URI = `${SPA_ORIGIN}/`;
 const AUDIENCE = 'topoplay-api';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 interface Running {
   store: Store;

@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
 
 // What the benchmarks' orchestrators share: talking to their child processes, free ports, and
 // percentiles. Kept apart from the server code, which only the server processes load.
@@ -16,14 +15,8 @@ export function nextMessage<T>(child: ChildProcess): Promise<T> {
   });
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+// Ports as the server tests take them (below the range outgoing connections use).
+export { freePort } from '../server/ports';
 
 /** The p-th percentile of sorted samples (nearest rank). */
 export const percentile = (sorted: number[], p: number) =>

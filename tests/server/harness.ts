@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp, type App } from '../../server/app';
@@ -7,20 +6,11 @@ import type { Clock } from '../../server/clock';
 import { loadConfig } from '../../server/config';
 import { newApiKey, newId, sha256Hex } from '../../server/core/ids';
 import { createTestDatabase, type TestDatabase } from './databases';
+import { freePort } from './ports';
+
+export { freePort };
 
 export const SEED_PASSWORD = 'correct-horse-battery-staple';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface TestServer {
   url: string;

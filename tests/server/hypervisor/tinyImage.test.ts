@@ -1,7 +1,7 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,6 +12,7 @@ import {
   TINY_MIN_MEMORY_MB,
   type TinyImageFiles,
 } from '../../../server/hypervisor/qemu/tinyImage';
+import { freePort } from '../ports';
 
 // The stock tiny image booted for real under QEMU's software emulation: two machines joined by a
 // socket netdev, each named and given a guest setting through fw_cfg. The image is built once
@@ -34,21 +35,6 @@ const run = promisify(execFile);
 const processes: ChildProcess[] = [];
 let work = '';
 let image: TinyImageFiles;
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolvePort(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 async function boot(name: string, mac: string, netdev: string): Promise<Vm> {
   const disk = join(work, `${name}.qcow2`);
