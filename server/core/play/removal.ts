@@ -62,12 +62,16 @@ export function createMachineRemoval(db: Db, options: MachineRemovalOptions) {
       await options.deleteMachines(gamespaceId);
       failed.delete(gamespaceId);
     } catch (err) {
-      options.log.warn(
-        { err, gamespaceId },
-        'removing the machines of an ended gamespace failed; the janitor will retry',
-      );
       failed.set(gamespaceId, options.now());
-      await gamespaces.releaseCleanup(gamespaceId);
+      // Logged once the claim is handed back, so that the log's "will retry" holds when read.
+      try {
+        await gamespaces.releaseCleanup(gamespaceId);
+      } finally {
+        options.log.warn(
+          { err, gamespaceId },
+          'removing the machines of an ended gamespace failed; the janitor will retry',
+        );
+      }
     }
   }
 
