@@ -113,7 +113,7 @@ test("an admin sends '[vm1] hostname' and sees the agent's answer", async ({ pag
     const observerContext = await page.context().browser()!.newContext();
     const observer = await observerContext.newPage();
     await signIn(observer, 'observer');
-    await observer.getByRole('link', { name: 'Observe' }).click();
+    await observer.getByRole('link', { name: 'Observe', exact: true }).click();
     await observer.getByRole('searchbox', { name: 'term' }).fill(name);
     const observed = observer
       .getByRole('list', { name: 'Gamespace list' })

@@ -82,7 +82,7 @@ test('an observer finds a running gamespace and views its machines and detail', 
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const observer = await context.newPage();
   await signIn(observer, 'observer');
-  await observer.getByRole('link', { name: 'Observe' }).click();
+  await observer.getByRole('link', { name: 'Observe', exact: true }).click();
   await expect(observer.getByRole('heading', { name: 'Gamespaces' })).toBeVisible();
   await observer.getByRole('searchbox', { name: 'term' }).fill(game.id.slice(0, 8));
 
