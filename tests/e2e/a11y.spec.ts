@@ -590,6 +590,16 @@ test.describe('on a phone', () => {
       await expect.soft(control, 'phone: console toolbar').toBeInViewport({ ratio: 1 });
     }
     await fitsTheWidth(consolePage, 'phone: console');
+
+    // Ended, as a player leaves it: the specs after this one share the player and its limit of
+    // two running gamespaces.
+    await consolePage.close();
+    await actions.getByRole('button', { name: 'End' }).click();
+    await page
+      .getByRole('group', { name: 'End the game?' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await expect(page.getByRole('heading', { name: 'Game Over' })).toBeVisible({ timeout: 15_000 });
   });
 
   test("a workspace's template fields stay inside their cards", async ({ page, browser }) => {
