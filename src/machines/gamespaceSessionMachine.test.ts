@@ -453,6 +453,22 @@ describe('gamespaceSessionMachine', () => {
     expect(selectShowCopied(sut.play())).toBe(false);
   });
 
+  it('keeps offering the invitation after hub events and grades, which carry no rights', async () => {
+    const sut = startSession({ load: () => active() });
+    await flush();
+    sut.tick(T0 + MINUTE);
+    expect(selectCanInvite(sut.play())).toBe(true);
+    const { canManage: _, ...withoutRights } = active({ vms: [{ id: 'vm1' }] });
+    sut.hub.next({ type: 'game.updated', state: withoutRights });
+    expect(selectCanInvite(sut.play())).toBe(true);
+    sut.actor.send({ type: 'quiz.graded', state: withoutRights });
+    expect(selectCanInvite(sut.play())).toBe(true);
+    sut.actor.send({ type: 'session.inviteRequested' });
+    await flush();
+    await flush();
+    expect(sut.calls.copied).toEqual(['https://topo.test/mojo/gs1/lab/c0de']);
+  });
+
   it('lists an invitation that could not be made', async () => {
     const sut = startSession({ load: () => active(), invite: 'fails' });
     await flush();

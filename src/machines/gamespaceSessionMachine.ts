@@ -7,6 +7,7 @@ import {
   fromPromise,
   not,
   raise,
+  sendTo,
   setup,
   type ActorRefFrom,
   type EventObject,
@@ -147,6 +148,11 @@ export const gamespaceSessionMachine = setup({
       ],
     }),
     forwardToPlay: forwardTo('play'),
+    /** The play part hears of a new state as the page keeps it: with the viewer's rights. */
+    tellPlayTheGame: sendTo('play', ({ context, event }) => {
+      assertEvent(event, ['game.updated', 'quiz.graded']);
+      return { type: event.type, state: context.game ?? event.state };
+    }),
   },
 }).createMachine({
   id: 'gamespaceSession',
@@ -298,8 +304,8 @@ export const gamespaceSessionMachine = setup({
           },
           on: {
             'clock.ticked': { actions: ['setNow', 'forwardToPlay'] },
-            'game.updated': { actions: ['replaceGame', 'forwardToPlay'] },
-            'quiz.graded': { actions: ['replaceGame', 'forwardToPlay'] },
+            'game.updated': { actions: ['replaceGame', 'tellPlayTheGame'] },
+            'quiz.graded': { actions: ['replaceGame', 'tellPlayTheGame'] },
             'game.changed': { actions: 'forwardToPlay' },
             'session.inviteRequested': { actions: 'forwardToPlay' },
           },
