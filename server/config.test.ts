@@ -7,14 +7,13 @@ import { ConfigError, loadConfig, VARIABLES } from './config';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-/** Variables of the README table that `npm start` (scripts/start.mjs) reads, not the server. */
+/** Variables of docs/configuration.md that `npm start` (scripts/start.mjs) reads, not the server. */
 const NPM_START_ONLY = ['TOPOPLAY_SKIP_BUILD'];
 
-/** The README's Configuration table: variable name to its default cell. */
-function readmeTable(): Map<string, string> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.split(/^## /m).find((s) => s.startsWith('Configuration'));
-  const rows = [...(section ?? '').matchAll(/^\| `([A-Z0-9_]+)` +\| (.+?) +\|/gm)];
+/** The tables of docs/configuration.md: variable name to its default cell. */
+function configurationTable(): Map<string, string> {
+  const doc = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([A-Z0-9_]+)` +\| (.+?) +\|/gm)];
   return new Map(rows.map((row) => [row[1] ?? '', row[2] ?? '']));
 }
 
@@ -29,8 +28,8 @@ function problems(env: NodeJS.ProcessEnv): readonly string[] {
   }
 }
 
-describe('the README Configuration table', () => {
-  const table = readmeTable();
+describe('the tables of docs/configuration.md', () => {
+  const table = configurationTable();
 
   it('lists every variable the server reads, and no other', () => {
     const documented = [...table.keys()].filter((name) => !NPM_START_ONLY.includes(name));
@@ -193,7 +192,7 @@ describe('loadConfig', () => {
     );
   });
 
-  it('names every bad value at once, in the order of the README table', () => {
+  it('names every bad value at once, in the order of docs/configuration.md', () => {
     expect(
       problems({ SIM_SPEED: 'fast', PORT: '80abc', UPLOAD_MAX_BYTES: '10 gigs' }).map(
         (p) => p.split(' ')[0],
