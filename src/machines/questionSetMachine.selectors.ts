@@ -18,6 +18,13 @@ export const selectSectionCount = (snapshot: QuestionSetSnapshot): number => {
   return count;
 };
 
+/** The progress is loaded and its variant has no question set at all (a lab without a quiz). */
+export const selectHasNoQuestions = (snapshot: QuestionSetSnapshot): boolean => {
+  const variant = snapshot.context.progress?.variant;
+  if (!snapshot.context.progress) return false;
+  return Math.max(variant?.totalSectionCount ?? 0, variant?.sections?.length ?? 0) === 0;
+};
+
 /** Sets the variant has beyond those unlocked: shown as locked, without their questions. */
 export const selectLockedSectionCount = (snapshot: QuestionSetSnapshot): number => {
   const total = snapshot.context.progress?.variant?.totalSectionCount ?? 0;

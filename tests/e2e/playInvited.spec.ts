@@ -55,6 +55,9 @@ test('an invited player sees no manager actions; the manager and an administrato
   const friendResources = friend.getByRole('region', { name: 'Resources' });
   await expect(friendResources).toBeVisible();
   await expect(friendResources.getByRole('button', { name: /^(Deploy|Destroy)$/ })).toHaveCount(0);
+  await expect(friendResources.getByText('No machines are deployed yet')).toBeVisible();
+  // The lab has no challenge: no empty heading for one.
+  await expect(friend.getByRole('region', { name: 'Challenge' })).toHaveCount(0);
   await friend.screenshot({ path: test.info().outputPath('play-invited.png') });
   await friendContext.close();
 

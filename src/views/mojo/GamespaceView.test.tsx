@@ -77,7 +77,7 @@ const runningVm = vmControllerMachine.provide({
 async function renderPage(
   state: GameState | { reject: unknown },
   now: number,
-  options: { launch?: Promise<GameState> } = {},
+  options: { launch?: Promise<GameState>; progress?: ChallengeProgress } = {},
 ) {
   const session = createActor(
     gamespaceSessionMachine.provide({
@@ -101,7 +101,7 @@ async function renderPage(
             inviteToGamespace: fromPromise(async () => ({ code: 'c0de' })),
             copyToClipboard: fromPromise<void, { text: string }>(async () => undefined),
             questionSet: questionSetMachine.provide({
-              actors: { loadProgress: fromPromise(async () => progress) },
+              actors: { loadProgress: fromPromise(async () => options.progress ?? progress) },
             }),
           },
         }),
@@ -152,6 +152,24 @@ describe('GamespaceView', () => {
     expect(text()).toContain('What is 6 x 7?');
   });
 
+  it('tells an invited player why no machine is listed yet; the manager sees Deploy', async () => {
+    const { text } = await renderPage({ ...game, canManage: false }, T0 + 30 * MINUTE);
+    expect(text()).toContain("No machines are deployed yet: the game's manager deploys them.");
+    const manager = await renderPage(game, T0 + 30 * MINUTE);
+    expect(button('Deploy')).toBeDefined();
+    expect(manager.text()).not.toContain('No machines are deployed yet');
+  });
+
+  it('shows no empty Challenge heading for a lab without challenge text or questions', async () => {
+    const none: ChallengeProgress = { maxPoints: 0, score: 0, variant: { sections: [] } };
+    await renderPage({ ...game, challenge: {} }, T0 + 30 * MINUTE, { progress: none });
+    expect(container?.querySelector('[aria-label="Challenge"]')).toBeNull();
+    await renderPage(game, T0 + 30 * MINUTE, { progress: none });
+    expect(container?.querySelector('[aria-label="Challenge"]')?.textContent).toContain(
+      'Find the flag.',
+    );
+  });
+
   it('offers Start before play to a manager, not to an invited player', async () => {
     const before = { ...game, startTime: new Date(T0 + 10 * MINUTE).toISOString() };
     await renderPage(before, T0);
@@ -172,6 +190,8 @@ describe('GamespaceView', () => {
     expect(container?.querySelector('[role="timer"]')).toBeNull();
     expect(button('End')).toBeUndefined();
     expect(button('Submit')).toBeUndefined();
+    // The link of a game that is over would invite to nothing.
+    expect(button('Invite')).toBeUndefined();
   });
 
   it('offers a new game once the game is over, saying what it is, and asks in its words', async () => {

@@ -23,6 +23,8 @@ import {
   selectShowCopied,
 } from '../../machines/gamespaceSessionMachine.selectors';
 import type { GameVmsActorRef } from '../../machines/gameVmsMachine';
+import type { QuestionSetActorRef } from '../../machines/questionSetMachine';
+import { selectHasNoQuestions } from '../../machines/questionSetMachine.selectors';
 import { selectVmControllers } from '../../machines/gameVmsMachine.selectors';
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { Spinner } from '../common/Spinner';
@@ -72,12 +74,18 @@ function Resources({ session }: { session: GamespaceSessionActorRef }) {
   const inPlay = useSelector(session, selectIsInPlay);
   const play = useSelector(session, selectGamespacePlay);
   const gameVms = useSelector(play, selectGameVms);
+  const mayManage = useSelector(session, selectMayManage);
   if (!inPlay || !game?.id) return null;
+  const vms = game.vms ?? [];
   return (
     <section className="tp-game-resources" aria-label="Resources">
       <h2>Resources</h2>
       <MachineActions session={session} />
-      {gameVms && <GameVms gameVms={gameVms} vms={game.vms ?? []} />}
+      {/* Deploy is the manager's: the others are told why there is nothing here yet. */}
+      {!mayManage && vms.length === 0 && (
+        <p className="tp-muted">No machines are deployed yet: the game's manager deploys them.</p>
+      )}
+      {gameVms && <GameVms gameVms={gameVms} vms={vms} />}
     </section>
   );
 }
@@ -87,7 +95,6 @@ function Invite({ session }: { session: GamespaceSessionActorRef }) {
   const canInvite = useSelector(play, selectCanInvite);
   const link = useSelector(play, selectInviteLink);
   const copied = useSelector(play, selectShowCopied);
-  const over = useSelector(session, selectIsOver);
   return (
     <span className="tp-game-invite">
       <button
@@ -98,8 +105,7 @@ function Invite({ session }: { session: GamespaceSessionActorRef }) {
       >
         Invite
       </button>
-      {/* The link of a game that is over invites to nothing. */}
-      {link && !over && (
+      {link && (
         <input
           className="p-inputtext p-component"
           readOnly
@@ -109,6 +115,19 @@ function Invite({ session }: { session: GamespaceSessionActorRef }) {
       )}
       {copied && <span role="status">copied</span>}
     </span>
+  );
+}
+
+/** The challenge's text and question sets; a lab without either shows no empty heading. */
+function Challenge({ quiz, text }: { quiz: QuestionSetActorRef; text: string | undefined }) {
+  const empty = useSelector(quiz, selectHasNoQuestions);
+  if (empty && !text) return null;
+  return (
+    <section aria-label="Challenge">
+      <h2>Challenge</h2>
+      {text && <MarkdownPreview markdown={text} />}
+      <QuestionSets quiz={quiz} />
+    </section>
   );
 }
 
@@ -163,7 +182,8 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
               />
             </>
           )}
-          {mayManage && <Invite session={session} />}
+          {/* The link of a game that is over invites to nothing. */}
+          {mayManage && !over && <Invite session={session} />}
           {!over && (
             <span className="tp-game-clock" role="timer" aria-label="Countdown">
               {clock}
@@ -189,13 +209,7 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
       <Resources session={session} />
       <GameTopology session={session} />
       {game?.markdown && <MarkdownPreview markdown={game.markdown} />}
-      {quiz && (
-        <section aria-label="Challenge">
-          <h2>Challenge</h2>
-          {game?.challenge?.text && <MarkdownPreview markdown={game.challenge.text} />}
-          <QuestionSets quiz={quiz} />
-        </section>
-      )}
+      {quiz && <Challenge quiz={quiz} text={game?.challenge?.text} />}
     </div>
   );
 }
