@@ -1,7 +1,8 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryCache } from '../core/cache';
-import { actorFrom, agentActor, scopedTo, type UserService } from '../core/users';
+import { actorFrom, agentActor, scopedTo } from '../core/actor';
+import type { UserService } from '../core/users';
 import { sha256Hex } from '../core/ids';
 import type { UserTable } from '../store/schema';
 import {

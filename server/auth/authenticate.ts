@@ -8,11 +8,11 @@ import {
   signInDisabled,
   type Actor,
   type UserDefaults,
-  type UserService,
-} from '../core/users';
+} from '../core/actor';
+import type { UserService } from '../core/users';
 import type { ApiKeyRepository } from '../store/repositories/apiKeys';
 import type { GamespaceRepository } from '../store/repositories/gamespaces';
-import { parseRole, strongest, type RoleName } from './roles';
+import { parseRole, strongest, type RoleName } from '../core/roles';
 
 // The four ways a caller proves who it is (wire reference §5): an OpenID Connect access token
 // (JWT bearer), an API key (a user's, or a gamespace's grader key), a one-time ticket, and the

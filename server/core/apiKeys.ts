@@ -3,7 +3,7 @@ import type { UserRepository } from '../store/repositories/users';
 import { isoDate } from './dto';
 import { forbidden, notFound } from './errors';
 import { newApiKey, newId, sha256Hex } from './ids';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 
 // A user's API keys (wire reference §1.7, §5). Only the SHA-256 of a key is stored: its plain
 // text is answered once, when it is made. The authenticator looks a key up by its hash on every

@@ -8,7 +8,7 @@ import type { Db } from '../store/db';
 import { createChallengeRepository } from '../store/repositories/challenges';
 import { forbidden, ValidationFailed } from './errors';
 import { unknownArgument } from './fields';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import type { WorkspaceService } from './workspaces';
 
 // A workspace's challenge (wire reference §1.1 `api/challenge/{id}`, §2.3): the spec the author

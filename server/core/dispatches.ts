@@ -8,7 +8,7 @@ import { audienceReaches, isoDate, parseDate } from './dto';
 import { forbidden } from './errors';
 import { actorRef, invalid, unknownArgument, type EventPayload, type Paging } from './fields';
 import { asId, newId } from './ids';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import { PERMISSION } from './workspaces';
 
 // The dispatcher (wire reference §1.5, §4.12): commands an admin's or observer's console (or

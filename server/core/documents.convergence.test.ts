@@ -14,7 +14,7 @@ import { createDocumentRepository } from '../store/repositories/documents';
 import { createDocumentService, type DocumentService } from './documents';
 import type { EventPayload } from './fields';
 import { newId } from './ids';
-import { actorFrom } from './users';
+import { actorFrom } from './actor';
 
 // The co-editing convergence proof (src/domain/testing/coeditSimulation.ts) through the server's
 // document service and a real store: batches are appended to the log as the hub's Edited does,

@@ -17,7 +17,7 @@ import { createDocumentRepository } from '../store/repositories/documents';
 import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
 import { newId, newToken } from './ids';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import { forgetDocumentFile } from './documentFiles';
 
 // Workspace documents (wire reference §1.6, §3 DocumentEvent): the markdown file that players and

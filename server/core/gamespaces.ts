@@ -17,7 +17,7 @@ import {
   topologyOfTemplates,
   type TopologyNode,
 } from './gameTopology';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import { MARKDOWN_CUT_LINE, permissionName } from './workspaces';
 
 // Gamespaces (wire reference §1.2, §2.2): the list the sidebar and the observer dashboard read,

@@ -18,7 +18,7 @@ import { actorRef, unknownArgument, type Publisher } from './fields';
 import { sha256Hex } from './ids';
 import { challengeProgress, type ChallengeProgressView } from './gameViews';
 import { isActive } from './gamespaces';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 
 // Grading (wire reference §4.4): a player's or an agent's answers to one question set, graded
 // under the gamespace's lock and stored before the answer goes back, so that an acknowledged

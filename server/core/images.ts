@@ -8,7 +8,7 @@ import { forbidden, ValidationFailed } from './errors';
 import { unknownArgument } from './fields';
 import { newToken } from './ids';
 import { isSafeId, type DocumentAccess } from './documents';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import { STAGING_PREFIX } from './staging';
 
 // Images and attachments of a workspace document (wire reference §1.6; spec §5 upload rules):

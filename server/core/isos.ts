@@ -11,7 +11,7 @@ import type { Cache } from './cache';
 import { DomainError, forbidden, notFound } from './errors';
 import { isActive } from './gamespaces';
 import { EMPTY_GUID } from './ids';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import { STAGING_PREFIX } from './staging';
 
 // The ISO store (wire reference §1.6 "ISO upload protocol", §4.9): `{dataDir}/isos/{folder}/x.iso`

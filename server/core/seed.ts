@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Db } from '../store/db';
 import { createAccountRepository } from '../store/repositories/accounts';
 import { AccountError, createAccount, generatePassword } from '../identity';
-import { ROLE_NUMBERS, type RoleName } from '../auth/roles';
+import { ROLE_NUMBERS, type RoleName } from './roles';
 import type { UserDefaults, UserService } from './users';
 
 // First start with an empty database and the embedded identity provider: one account per role

@@ -12,7 +12,7 @@ import {
   serializeDetail,
   type TemplateService,
 } from './templates';
-import { actorFrom, type Actor } from './users';
+import { actorFrom, type Actor } from './actor';
 import { createWorkspaceService, type WorkspaceService } from './workspaces';
 
 describe('template detail (VmTemplate JSON)', () => {

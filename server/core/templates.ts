@@ -22,7 +22,7 @@ import { uniqueName } from './naming';
 import { createTemplateAdmin, templateLookup } from './templateAdmin';
 import { defaultDetail, localizeDiskPaths, parseDetail, serializeDetail } from './templateDetail';
 import { templateDto, templateGroup, templateSummaryDto, type TemplateDto } from './templateViews';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 
 // Templates (wire reference §1.3, §2.4, §4.8): stock templates (no workspace) that admins publish,
 // and workspace templates that are linked to a parent (sharing its disks) or unlinked (with their

@@ -27,7 +27,7 @@ import { isOver } from './gamespaces';
 import { DomainError, Forbidden, forbidden, notFound } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
 import { asId, EMPTY_GUID } from './ids';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 
 // Lab machines (wire reference §1.4, §4.8, §4.10): who may see and drive a machine, which tag a
 // request's id names, the template a builder machine deploys from, and the VmEvents the hub

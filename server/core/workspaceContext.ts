@@ -10,7 +10,7 @@ import { forbidden, notFound } from './errors';
 import { actorRef, silentPublisher, unknownArgument, type Publisher } from './fields';
 import { NO_REVOKER, type ListenerRevoker } from './membership';
 import { templateDto } from './templateViews';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import { PERMISSION, workspaceDto, workspaceSummaryDto, type WorkspaceDto } from './workspaceViews';
 
 // What every job of the workspace service shares: its dependencies, the rows it reads, the

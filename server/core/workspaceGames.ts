@@ -1,7 +1,7 @@
 import { isoDate } from './dto';
 import { notFound } from './errors';
 import { actorRef } from './fields';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import type { WorkspaceContext } from './workspaceContext';
 
 // A workspace's gamespaces as its editors see them (wire reference §1.1): how many are under way,

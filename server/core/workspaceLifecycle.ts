@@ -4,7 +4,7 @@ import { forbidden } from './errors';
 import { newId } from './ids';
 import { clonedTemplateName, cloneName } from './naming';
 import { localizeDiskPaths, parseDetail, serializeDetail } from './templateDetail';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import type { WorkspaceContext } from './workspaceContext';
 import type { WorkspaceDto } from './workspaceViews';
 

@@ -4,7 +4,7 @@ import type { WorkspaceTable } from '../store/schema';
 import { hasAnyToken } from './dto';
 import { ValidationFailed } from './errors';
 import { normalizeTerm, paging } from './fields';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import type { WorkspaceContext } from './workspaceContext';
 import { workspaceSummaryDto, type WorkspaceSummaryDto } from './workspaceViews';
 

@@ -2,7 +2,7 @@ import { USER_TOPO_ACTIONS } from '../../src/domain/workspaceAccess';
 import type { WorkerTable } from '../store/schema';
 import { DomainError, forbidden } from './errors';
 import { newId } from './ids';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import type { WorkspaceContext } from './workspaceContext';
 import { PERMISSION, workspaceSummaryDto, type WorkspaceSummaryDto } from './workspaceViews';
 

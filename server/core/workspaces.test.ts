@@ -6,7 +6,7 @@ import { openStore, type Store } from '../store/db';
 import type { EventPayload, Publisher } from './fields';
 import { newId } from './ids';
 import { createTemplateService } from './templates';
-import { actorFrom, type Actor } from './users';
+import { actorFrom, type Actor } from './actor';
 import { createWorkspaceService, MARKDOWN_CUT_LINE, type WorkspaceService } from './workspaces';
 
 interface Recorded extends EventPayload {

@@ -5,7 +5,7 @@ import type { WorkspaceTable } from '../store/schema';
 import { forbidden } from './errors';
 import { integer, optionalText, requiredText } from './fields';
 import { newId } from './ids';
-import type { Actor } from './users';
+import type { Actor } from './actor';
 import { createFavorites } from './favorites';
 import { createWorkspaceContext, type WorkspaceServiceOptions } from './workspaceContext';
 import { createWorkspaceGames, type WorkspaceStats } from './workspaceGames';

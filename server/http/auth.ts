@@ -6,7 +6,7 @@ import {
   type Credentials,
   type Policy,
 } from '../auth/authenticate';
-import { assertEnabled, type Actor } from '../core/users';
+import { assertEnabled, type Actor } from '../core/actor';
 import { forbidden } from '../core/errors';
 import { routeKey, withinGrant, type GamespaceOf } from './grants';
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Actor } from '../core/users';
+import type { Actor } from '../core/actor';
 
 // What a credential issued for one gamespace reaches (issue: "a ticket, cookie or key must never
 // open more than what it was issued for"). A grader key, a launch ticket (POST /api/gamespace's

@@ -14,7 +14,7 @@ import { forbidden } from '../errors';
 import { actorRef, unknownArgument, type EventPayload } from '../fields';
 import { gameState } from '../gamespaces';
 import { NO_REVOKER, type ListenerRevoker } from '../membership';
-import type { Actor } from '../users';
+import type { Actor } from '../actor';
 import type { VmPublisher } from '../vms';
 import { PERMISSION } from '../workspaces';
 import { cryptoRandom } from './registration';

@@ -6,7 +6,7 @@ import { integer, unknownArgument } from '../fields';
 import { aboveCut, readDocument, type GameState } from '../gamespaces';
 import { topologyOfTemplates, type TopologyNode } from '../gameTopology';
 import { newId, newToken, sha256Hex } from '../ids';
-import type { Actor } from '../users';
+import type { Actor } from '../actor';
 import { PERMISSION } from '../workspaces';
 import { asId, type PlayContext } from './context';
 import {

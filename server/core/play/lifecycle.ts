@@ -7,7 +7,7 @@ import { actorRef } from '../fields';
 import type { GameState } from '../gamespaces';
 import { EMPTY_GUID } from '../ids';
 import { toMachineSpec } from '../machineSpecs';
-import type { Actor } from '../users';
+import type { Actor } from '../actor';
 import { vmDto } from '../vmViews';
 import type { PlayContext } from './context';
 import { deployAndWait, DEPLOY_POLL, gamespaceTemplates } from './deploy';

@@ -1,7 +1,7 @@
 import { DomainError, forbidden } from '../errors';
 import { playerDto, type PlayerDto } from '../gamespaces';
 import { newId, newToken } from '../ids';
-import type { Actor } from '../users';
+import type { Actor } from '../actor';
 import { PERMISSION } from '../workspaces';
 import type { PlayContext } from './context';
 import { createInvitations } from './invitations';

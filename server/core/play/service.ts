@@ -1,6 +1,6 @@
 import type { Db } from '../../store/db';
 import { createFavorites } from '../favorites';
-import type { Actor } from '../users';
+import type { Actor } from '../actor';
 import { createPlayContext, type PlayServiceOptions } from './context';
 import { createLaunch } from './launch';
 import { createLifecycle } from './lifecycle';

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MKS_COOKIE, readCredentials, type Authenticator } from '../../auth/authenticate';
 import type { ListenerRevoker } from '../../core/membership';
-import { actorFrom, userDto, type UserDefaults, type UserService } from '../../core/users';
+import { actorFrom, type UserDefaults } from '../../core/actor';
+import { userDto, type UserService } from '../../core/users';
 import { forbidden } from '../../core/errors';
 import { actorOf } from '../auth';
 import { anonymousErrorResponses, emptySchema, errorResponses } from '../schemas';

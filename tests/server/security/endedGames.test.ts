@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../../server/app';
-import { actorFrom } from '../../../server/core/users';
+import { actorFrom } from '../../../server/core/actor';
 import { testEngines } from '../databases';
 import { startTestServer, type TestServer } from '../harness';
 import { EXPIRY_CHECK_MS } from '../../../server/core/play/removal';
