@@ -8,7 +8,6 @@ import {
   getTemplateMachine,
   initializeTemplate,
   loadVm,
-  nicNetworks,
   Vm,
 } from './vm';
 
@@ -81,8 +80,8 @@ describe('machine calls', () => {
   });
 });
 
-describe('nicNetworks', () => {
-  it("reads each NIC's network in NIC order from our own field", () => {
+describe('Vm', () => {
+  it("decodes a machine with our own field of its NICs' networks", () => {
     const vm = {
       ...VM,
       nics: [
@@ -92,15 +91,5 @@ describe('nicNetworks', () => {
       ],
     };
     expect(E.isRight(Vm.decode(vm))).toBe(true);
-    expect(nicNetworks(vm)).toEqual(['lan#ws-1', 'wan#ws-1', '', '']);
-  });
-
-  it('says nothing for a machine without the field, as a TopoMojo server sends it', () => {
-    expect(nicNetworks(VM)).toBeNull();
-    expect(nicNetworks(null)).toBeNull();
-  });
-
-  it('does not believe an index past any real machine', () => {
-    expect(nicNetworks({ ...VM, nics: [{ index: 1_000_000, network: 'lan' }] })).toEqual([]);
   });
 });

@@ -2,7 +2,6 @@ import type * as TE from 'fp-ts/TaskEither';
 import * as t from 'io-ts';
 import { nullable } from './codecs';
 import type { ApiError, HttpClient } from './http';
-import type { VmOptions } from './console';
 
 /** A task running on a machine or its disks (wire reference §2.5 VmTask); progress runs 0..100. */
 export const VmTask = t.intersection([
@@ -97,18 +96,3 @@ export const changeVmState =
   (http: HttpClient) =>
   (operation: VmOperation, signal: AbortSignal): TE.TaskEither<ApiError, Vm> =>
     http.request(Vm, { method: 'PUT', path: 'vm', body: operation, signal });
-
-/** More NICs than any hypervisor gives a machine: an index past it is not believed. */
-const MAX_NICS = 16;
-
-/** Each NIC's network in NIC order ('' for a gap), or null when the machine (or its nets) does not say. */
-export function nicNetworks(vm: Vm | VmOptions | null): string[] | null {
-  if (!vm?.nics) return null;
-  const networks: string[] = [];
-  for (const nic of vm.nics) {
-    if (Number.isInteger(nic.index) && nic.index >= 0 && nic.index < MAX_NICS) {
-      networks[nic.index] = nic.network;
-    }
-  }
-  return Array.from(networks, (network) => network ?? '');
-}

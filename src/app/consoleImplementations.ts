@@ -12,7 +12,8 @@ import {
   type NetChange,
 } from '../api/console';
 import type { HttpClient } from '../api/http';
-import { loadVm, nicNetworks } from '../api/vm';
+import { loadVm } from '../api/vm';
+import { nicNetworks } from '../domain/vmNics';
 import { consoleHeartbeatMachine } from '../machines/consoleHeartbeatMachine';
 import type {
   ConsoleEvent,
