@@ -7,61 +7,23 @@
  */
 import { normalizePrerequisites } from './graders';
 import type { Transform } from './transforms';
+import {
+  GRADERS,
+  type Grader,
+  type IsoSpec,
+  type QuestionSpec,
+  type SectionSpec,
+  type VariantSpec,
+} from './variantSpec';
 
-export const GRADERS = ['match', 'matchAny', 'matchAll', 'matchAlpha'] as const;
-export type Grader = (typeof GRADERS)[number];
+export { GRADERS } from './variantSpec';
+export type { Grader, IsoSpec, QuestionSpec, SectionSpec, VariantSpec } from './variantSpec';
 
 /** Question set names (spec §5, §9). */
 export const SECTION_NAME_MAX = 100;
 
 /** DateTimeOffset.MinValue: how the reference writes a date that is not set (wire reference §0). */
 export const UNSET_DATE = '0001-01-01T00:00:00+00:00';
-
-export interface QuestionSpec {
-  text: string;
-  hint: string;
-  answer: string;
-  example: string;
-  /** A fraction of 1, or a percentage when the weights add up to more than 1 (§4.4). */
-  weight: number;
-  penalty: number;
-  grader: Grader;
-  hidden: boolean;
-  isCorrect: boolean;
-  isGraded: boolean;
-}
-
-/** A question set. */
-export interface SectionSpec {
-  /** Null when the author gave none (the server turns blank names into null). */
-  name: string | null;
-  /**
-   * The weight that must be scored in the previous set before this one opens (0..1 once read;
-   * an author's whole number is in the units of whole-number weights: `normalizePrerequisites`).
-   */
-  preReqPrevSection: number;
-  /** The weight that must be scored in total before this one opens (like preReqPrevSection). */
-  preReqTotal: number;
-  score: number;
-  text: string;
-  questions: QuestionSpec[];
-}
-
-export interface IsoSpec {
-  file: string;
-  /** Space-separated template names the ISO is attached to. */
-  targets: string;
-  /** Players may download the ISO (spec §3). */
-  downloadable: boolean;
-  manifest: string[];
-}
-
-export interface VariantSpec {
-  /** Markdown appended to the challenge text. */
-  text: string;
-  sections: SectionSpec[];
-  iso: IsoSpec | null;
-}
 
 export interface ImageSpec {
   image: string;

@@ -4,7 +4,7 @@
  * weights become points. Pure, so that the server grades with the same rules the
  * editor explains to authors.
  */
-import type { Grader, QuestionSpec, SectionSpec, VariantSpec } from './challenge';
+import type { Grader, QuestionSpec, SectionSpec, VariantSpec } from './variantSpec';
 
 /** The expected answer's alternatives: lowercase, spaces removed, split on `|`. */
 const alternatives = (answer: string): string[] =>
