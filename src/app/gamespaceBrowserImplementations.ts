@@ -28,7 +28,7 @@ import type { PageQuery } from '../machines/pagedSearchMachine';
 import { splitVmName } from '../machines/vmControllerRules';
 import { clockTicks$ } from '../streams/clock';
 import { gamespaceDispatches$ } from '../streams/dispatches';
-import { gameVmLogic } from './playImplementations';
+import { gameVmLogic } from './vmControllerImplementations';
 import type { WorkspaceDependencies } from './workspaceImplementations';
 
 export const toGamespaceRow = (gamespace: Gamespace): GamespaceRow => ({

@@ -1,6 +1,5 @@
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
-import * as TE from 'fp-ts/TaskEither';
 import { EMPTY, filter, mergeMap, of, type Observable } from 'rxjs';
 import { fromCallback, fromEventObservable, fromPromise, type EventObject } from 'xstate';
 import { fromTaskEither } from '../api/actor';
@@ -15,8 +14,7 @@ import {
   joinPlayer,
   registerGamespace,
 } from '../api/play';
-import type { ApiError, HttpClient } from '../api/http';
-import { changeVmState, loadVm, type Vm } from '../api/vm';
+import type { HttpClient } from '../api/http';
 import {
   gamespaceSessionMachine,
   STATE_REFRESH_MS,
@@ -27,15 +25,12 @@ import { gamespaceLaunchMachine } from '../machines/gamespaceLaunchMachine';
 import { gamespacePlayMachine } from '../machines/gamespacePlayMachine';
 import { gameVmsMachine } from '../machines/gameVmsMachine';
 import { questionSetMachine } from '../machines/questionSetMachine';
-import { vmActionsMachine } from '../machines/vmActionsMachine';
-import { vmControllerMachine } from '../machines/vmControllerMachine';
-import { vmLoadMachine } from '../machines/vmLoadMachine';
-import { vmRequestMachine } from '../machines/vmRequestMachine';
 import type { JoinedWorkspace } from '../machines/workspaceInvitationMachine';
 import { workspaceInvitationMachine } from '../machines/workspaceInvitationMachine';
 import { clockTicks$ } from '../streams/clock';
 import { gameEvents$, type HubEventSource } from '../streams/hub';
-import { vmAnnouncements$, type WorkspaceDependencies } from './workspaceImplementations';
+import { gameVmLogic } from './vmControllerImplementations';
+import type { WorkspaceDependencies } from './workspaceImplementations';
 
 /** GAME.UPDATE of one gamespace, its state validated; a model that does not match is dropped. */
 export const gamespaceUpdates$ = (
@@ -104,44 +99,6 @@ export function gamespaceSessionLogic(deps: WorkspaceDependencies) {
         },
       }),
     },
-  });
-}
-
-/**
- * The play page's machine controllers: the machine is loaded by its own id (the controller's
- * template id stands for it there), and each follows the VmEvents of the gamespace.
- */
-export function gameVmLogic(deps: WorkspaceDependencies) {
-  const { http, hubEvents } = deps;
-  const load = fromTaskEither(({ id }: { id: string }, signal) => loadVm(http)(id, signal));
-  return vmControllerMachine.provide({
-    actors: {
-      vmLoad: vmLoadMachine.provide({
-        actors: {
-          // A machine gone is nothing to show: the controller offers Refresh only.
-          loadTemplateMachine: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-            pipe(
-              loadVm(http)(templateId, signal),
-              TE.chain((vm) =>
-                vm
-                  ? TE.right(vm)
-                  : TE.left<ApiError, Vm>({ status: 404, message: 'ResourceNotFound' }),
-              ),
-            ),
-          ),
-          loadVm: load,
-        },
-      }),
-      vmActions: vmActionsMachine.provide({
-        actors: {
-          vmRequest: vmRequestMachine.provide({
-            actors: { changeVmState: fromTaskEither(changeVmState(http)) },
-          }),
-        },
-      }),
-      vmEvents: fromEventObservable(() => vmAnnouncements$(hubEvents)),
-    },
-    actions: { openConsole: (_, { url }) => window.open(url, '_blank') },
   });
 }
 

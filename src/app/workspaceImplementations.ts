@@ -22,13 +22,6 @@ import { getChallenge, saveChallenge } from '../api/challenge';
 import { deleteIso, getIsoUsage } from '../api/files';
 import type { IsoUploader } from '../api/isoUpload';
 import {
-  changeVmState,
-  deployTemplate,
-  getTemplateMachine,
-  initializeTemplate,
-  loadVm,
-} from '../api/vm';
-import {
   cloneWorkspace,
   deleteWorkspace,
   endWorkspaceGames,
@@ -55,10 +48,6 @@ import { templateActionsMachine } from '../machines/templateActionsMachine';
 import { templateEditorMachine } from '../machines/templateEditorMachine';
 import { templateListMachine, type TemplateListHubEvent } from '../machines/templateListMachine';
 import { templateSelectorMachine } from '../machines/templateSelectorMachine';
-import { vmActionsMachine } from '../machines/vmActionsMachine';
-import { vmControllerMachine, type VmControllerEvent } from '../machines/vmControllerMachine';
-import { vmLoadMachine } from '../machines/vmLoadMachine';
-import { vmRequestMachine } from '../machines/vmRequestMachine';
 import { workspaceActionsMachine } from '../machines/workspaceActionsMachine';
 import type {
   WorkspaceTopoEvent,
@@ -72,12 +61,12 @@ import {
   snapshots$,
   templateEvents$,
   topoEvents$,
-  vmEvents$,
   type HubEventSource,
 } from '../streams/hub';
 import { documentEditorImplementation } from './documentImplementations';
 import type { HubAdapter } from './hub';
 import type { LocalSettingsStore } from './localSettings';
+import { templateVmLogic } from './vmControllerImplementations';
 
 export type WorkspaceEditorImplementations = Parameters<typeof workspaceEditorMachine.provide>[0];
 
@@ -163,34 +152,261 @@ export const workspaceTemplateEvents$ = (
     ),
   );
 
-/**
- * The hub's VmEvents as the machine controller reads them; each controller keeps those of its own
- * machine (or VM.DEPLOY of its template).
- */
-export const vmAnnouncements$ = (source: HubEventSource): Observable<VmControllerEvent> =>
-  vmEvents$(source).pipe(
-    map((event): VmControllerEvent => ({
-      type: 'vm.announced',
-      kind: event.type,
-      modelId: event.model.id,
-    })),
-  );
+/** The hub channel of `channelId`, listened to while the invoking state lasts. */
+const listenToChannelLogic = (hub: HubConnectionActorRef) =>
+  fromCallback<EventObject, { channelId: string }>(({ input }) => {
+    hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
+    return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
+  });
 
-/** Opens a page in a new browser tab (the machine console). */
-const openTab = (url: string) => {
-  window.open(url, '_blank');
-};
+/** A form that saves itself with `save`. */
+const autosaveLogic = <I, O>(save: (input: I, signal: AbortSignal) => TE.TaskEither<ApiError, O>) =>
+  autosaveFormMachine.provide({ actors: { save: fromTaskEither(save) } });
+
+/** Who else is in the workspace: the hub's presence and document events, and Greet. */
+function presenceLogic({ hub, hubEvents }: WorkspaceDependencies) {
+  return presenceMachine.provide({
+    actors: {
+      hubEvents: fromEventObservable<PresenceSourceEvent, { channelId: string }>(() =>
+        merge(
+          presenceEvents$(hubEvents),
+          documentEvents$(hubEvents),
+          hubDisconnections$(snapshots$(hub).pipe(map(selectIsHubConnected))),
+        ),
+      ),
+    },
+    actions: {
+      greet: ({ context }) =>
+        hub.send({ type: 'hub.invokeRequested', method: 'Greet', args: [context.channelId] }),
+    },
+  });
+}
+
+/** The Settings section: the workspace's form, saved with PUT workspace. */
+const settingsLogic = (http: HttpClient) =>
+  workspaceSettingsMachine.provide({ actors: { form: autosaveLogic(updateWorkspace(http)) } });
+
+/** The workspace's collaborators. */
+const collaboratorsLogic = (http: HttpClient) =>
+  collaboratorsMachine.provide({
+    actors: {
+      removeWorker: fromTaskEither(
+        ({ workspaceId, subjectId }: { workspaceId: string; subjectId: string }, signal) =>
+          removeWorker(http)(workspaceId, subjectId, signal),
+      ),
+    },
+  });
+
+/** The workspace's invitation code, generated and copied. */
+function invitationLogic({ http, clipboard }: WorkspaceDependencies) {
+  return invitationMachine.provide({
+    actors: {
+      generateInvitation: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+        pipe(
+          generateWorkspaceInvitation(http)(workspaceId, signal),
+          TE.map(({ code }) => ({ code })),
+        ),
+      ),
+      copyToClipboard: fromTaskEither(({ text }: { text: string }) =>
+        TE.tryCatch(
+          () => clipboard.writeText(text),
+          (error) => ({ status: 0, message: String(error) }),
+        ),
+      ),
+    },
+  });
+}
+
+/** Cloning and deleting the workspace, then the copy's page or home. */
+function workspaceActionsLogic({
+  http,
+  navigate,
+  announceWorkspacesChanged,
+}: WorkspaceDependencies) {
+  const toWorkspace = (id: string) => `/topo/${encodeURIComponent(id)}/settings`;
+  return workspaceActionsMachine.provide({
+    actors: {
+      cloneWorkspace: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+        pipe(
+          cloneWorkspace(http)(workspaceId, signal),
+          TE.map((copy) => ({ id: copy.id })),
+        ),
+      ),
+      deleteWorkspace: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+        deleteWorkspace(http)(workspaceId, signal),
+      ),
+    },
+    actions: {
+      navigateToWorkspace: (_, { workspaceId }) => navigate(toWorkspace(workspaceId)),
+      navigateHome: () => navigate('/'),
+      announceWorkspacesChanged,
+    },
+  });
+}
+
+/** A template's unlink, relink and delete. */
+const templateActionsLogic = (http: HttpClient) =>
+  templateActionsMachine.provide({
+    actors: {
+      unlinkTemplate: fromTaskEither(unlinkTemplate(http)),
+      listSiblings: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+        listTemplateSiblings(http)(templateId, signal),
+      ),
+      relinkTemplate: fromTaskEither(relinkTemplate(http)),
+      deleteTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
+        deleteTemplate(http)(templateId, signal),
+      ),
+    },
+  });
+
+/** The ISOs a template may attach: the workspace's own or all. */
+const isoChooserLogic = (http: HttpClient) =>
+  isoChooserMachine.provide({
+    actors: {
+      listIsos: fromTaskEither(
+        (
+          { workspaceId, term, local }: { workspaceId: string; term: string; local: boolean },
+          signal,
+        ) => listWorkspaceIsos(http)(workspaceId, { term, local }, signal),
+      ),
+    },
+  });
+
+/** One template's editor: its form, its actions, its machine and its ISO. */
+function templateEditorLogic(deps: WorkspaceDependencies) {
+  const { http } = deps;
+  return templateEditorMachine.provide({
+    actors: {
+      form: autosaveLogic(updateTemplate(http)),
+      actions: templateActionsLogic(http),
+      vmController: templateVmLogic(deps),
+      isoChooser: isoChooserLogic(http),
+    },
+  });
+}
+
+/** Adding a template: the published ones and those of the workspace's audience, then linking. */
+const templateSelectorLogic = (http: HttpClient) =>
+  templateSelectorMachine.provide({
+    actors: {
+      // The audience-scoped list is a complement: without it the published list still
+      // serves, so its failure is not the search's.
+      searchTemplates: fromTaskEither(
+        ({ workspaceId, term }: { workspaceId: string; term: string }, signal) =>
+          pipe(
+            TE.Do,
+            TE.apS('published', searchPublishedTemplates(http)(term, signal)),
+            TE.apS(
+              'scoped',
+              pipe(
+                listScopedTemplates(http)(workspaceId, signal),
+                TE.orElse(() => TE.right<ApiError, TemplateSummary[]>([])),
+              ),
+            ),
+            TE.map(({ published, scoped }) => ({ published, scoped })),
+          ),
+      ),
+      linkTemplate: fromTaskEither(linkTemplate(http)),
+    },
+  });
+
+/** Ending the workspace's games before its templates change. */
+const gamespaceCleanupLogic = (http: HttpClient) =>
+  gamespaceCleanupMachine.provide({
+    actors: {
+      endGamespaces: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+        pipe(
+          endWorkspaceGames(http)(workspaceId, signal),
+          TE.map((stats): unknown => stats),
+        ),
+      ),
+    },
+  });
+
+/** The Templates section: the list, following the hub, and its editors. */
+function templateListLogic(deps: WorkspaceDependencies) {
+  const { http, hubEvents } = deps;
+  return templateListMachine.provide({
+    actors: {
+      templateEvents: fromEventObservable<TemplateListHubEvent, { workspaceId: string }>(
+        ({ input }) => workspaceTemplateEvents$(hubEvents, input.workspaceId),
+      ),
+      templateEditor: templateEditorLogic(deps),
+      templateSelector: templateSelectorLogic(http),
+      gamespaceCleanup: gamespaceCleanupLogic(http),
+    },
+  });
+}
+
+/** The Challenge section: loaded, then saved as the author writes. */
+const challengeFormLogic = (http: HttpClient) =>
+  challengeFormMachine.provide({
+    actors: {
+      loadChallenge: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+        getChallenge(http)(workspaceId, signal),
+      ),
+      form: autosaveLogic(saveChallenge(http)),
+    },
+  });
+
+/** ISO uploads one at a time, each with its progress; leaving one aborts it. */
+const uploadQueueLogic = (uploadIso: IsoUploader) =>
+  uploadQueueMachine.provide({
+    actors: {
+      upload: uploadMachine.provide({
+        actors: {
+          sendFile: fromCallback<UploadEvent, { file: File; groupKey: string }>(
+            ({ input, sendBack }) => {
+              const controller = new AbortController();
+              void uploadIso(
+                input.file,
+                input.groupKey,
+                (percent) => sendBack({ type: 'upload.progressed', percent }),
+                controller.signal,
+              )().then((result) => {
+                if (controller.signal.aborted) return;
+                sendBack(
+                  E.isRight(result)
+                    ? { type: 'upload.succeeded' }
+                    : { type: 'upload.failed', error: result.left },
+                );
+              });
+              return () => controller.abort();
+            },
+          ),
+        },
+      }),
+    },
+  });
+
+/** The Files section: the workspace's ISOs, where they are used, deletes and uploads. */
+function isoFilesLogic({ http, uploadIso }: WorkspaceDependencies) {
+  return isoFilesMachine.provide({
+    actors: {
+      listIsos: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
+        listWorkspaceIsos(http)(workspaceId, { term: '', local: true }, signal),
+      ),
+      loadIsoUsage: fromTaskEither(
+        ({ workspaceId, path }: { workspaceId: string; path: string }, signal) =>
+          getIsoUsage(http)(workspaceId, path, signal),
+      ),
+      deleteIso: fromTaskEither(
+        ({ workspaceId, path }: { workspaceId: string; path: string }, signal) =>
+          deleteIso(http)(workspaceId, path, signal),
+      ),
+      uploads: uploadQueueLogic(uploadIso),
+    },
+  });
+}
 
 /**
- * The effects of the workspace editor and its sections. This module loads with the workspace
- * route, not with the first page.
+ * The effects of the workspace editor and its sections, one logic builder a child machine. This
+ * module loads with the workspace route, not with the first page.
  */
 export function workspaceEditorImplementations(
   deps: WorkspaceDependencies,
 ): WorkspaceEditorImplementations {
-  const { http, hub, hubEvents, local, navigate, clipboard, uploadIso } = deps;
-  const toWorkspace = (id: string) => `/topo/${encodeURIComponent(id)}/settings`;
-
+  const { http, hub, hubEvents, local } = deps;
   return {
     actors: {
       loadWorkspace: fromTaskEither(({ id }: { id: string }, signal) =>
@@ -199,233 +415,16 @@ export function workspaceEditorImplementations(
       topoEvents: fromEventObservable<WorkspaceTopoEvent, { workspaceId: string }>(({ input }) =>
         workspaceTopoEvents$(hubEvents, input.workspaceId),
       ),
-      listenToChannel: fromCallback<EventObject, { channelId: string }>(({ input }) => {
-        hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
-        return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
-      }),
-      presence: presenceMachine.provide({
-        actors: {
-          hubEvents: fromEventObservable<PresenceSourceEvent, { channelId: string }>(() =>
-            merge(
-              presenceEvents$(hubEvents),
-              documentEvents$(hubEvents),
-              hubDisconnections$(snapshots$(hub).pipe(map(selectIsHubConnected))),
-            ),
-          ),
-        },
-        actions: {
-          greet: ({ context }) =>
-            hub.send({ type: 'hub.invokeRequested', method: 'Greet', args: [context.channelId] }),
-        },
-      }),
-      settings: workspaceSettingsMachine.provide({
-        actors: {
-          form: autosaveFormMachine.provide({
-            actors: { save: fromTaskEither(updateWorkspace(http)) },
-          }),
-        },
-      }),
-      collaborators: collaboratorsMachine.provide({
-        actors: {
-          removeWorker: fromTaskEither(
-            ({ workspaceId, subjectId }: { workspaceId: string; subjectId: string }, signal) =>
-              removeWorker(http)(workspaceId, subjectId, signal),
-          ),
-        },
-      }),
-      invitation: invitationMachine.provide({
-        actors: {
-          generateInvitation: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
-            pipe(
-              generateWorkspaceInvitation(http)(workspaceId, signal),
-              TE.map(({ code }) => ({ code })),
-            ),
-          ),
-          copyToClipboard: fromTaskEither(({ text }: { text: string }) =>
-            TE.tryCatch(
-              () => clipboard.writeText(text),
-              (error) => ({ status: 0, message: String(error) }),
-            ),
-          ),
-        },
-      }),
+      listenToChannel: listenToChannelLogic(hub),
+      presence: presenceLogic(deps),
+      settings: settingsLogic(http),
+      collaborators: collaboratorsLogic(http),
+      invitation: invitationLogic(deps),
       document: documentEditorImplementation(deps),
-      workspaceActions: workspaceActionsMachine.provide({
-        actors: {
-          cloneWorkspace: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
-            pipe(
-              cloneWorkspace(http)(workspaceId, signal),
-              TE.map((copy) => ({ id: copy.id })),
-            ),
-          ),
-          deleteWorkspace: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
-            deleteWorkspace(http)(workspaceId, signal),
-          ),
-        },
-        actions: {
-          navigateToWorkspace: (_, { workspaceId }) => navigate(toWorkspace(workspaceId)),
-          navigateHome: () => navigate('/'),
-          announceWorkspacesChanged: deps.announceWorkspacesChanged,
-        },
-      }),
-      templates: templateListMachine.provide({
-        actors: {
-          templateEvents: fromEventObservable<TemplateListHubEvent, { workspaceId: string }>(
-            ({ input }) => workspaceTemplateEvents$(hubEvents, input.workspaceId),
-          ),
-          templateEditor: templateEditorMachine.provide({
-            actors: {
-              form: autosaveFormMachine.provide({
-                actors: { save: fromTaskEither(updateTemplate(http)) },
-              }),
-              actions: templateActionsMachine.provide({
-                actors: {
-                  unlinkTemplate: fromTaskEither(unlinkTemplate(http)),
-                  listSiblings: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-                    listTemplateSiblings(http)(templateId, signal),
-                  ),
-                  relinkTemplate: fromTaskEither(relinkTemplate(http)),
-                  deleteTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-                    deleteTemplate(http)(templateId, signal),
-                  ),
-                },
-              }),
-              vmController: vmControllerMachine.provide({
-                actors: {
-                  vmLoad: vmLoadMachine.provide({
-                    actors: {
-                      loadTemplateMachine: fromTaskEither(
-                        ({ templateId }: { templateId: string }, signal) =>
-                          getTemplateMachine(http)(templateId, signal),
-                      ),
-                      loadVm: fromTaskEither(({ id }: { id: string }, signal) =>
-                        loadVm(http)(id, signal),
-                      ),
-                    },
-                  }),
-                  vmActions: vmActionsMachine.provide({
-                    actors: {
-                      vmRequest: vmRequestMachine.provide({
-                        actors: {
-                          initializeTemplate: fromTaskEither(
-                            ({ templateId }: { templateId: string }, signal) =>
-                              initializeTemplate(http)(templateId, signal),
-                          ),
-                          deployTemplate: fromTaskEither(
-                            ({ templateId }: { templateId: string }, signal) =>
-                              deployTemplate(http)(templateId, signal),
-                          ),
-                          changeVmState: fromTaskEither(changeVmState(http)),
-                        },
-                      }),
-                    },
-                  }),
-                  vmEvents: fromEventObservable(() => vmAnnouncements$(hubEvents)),
-                },
-                actions: { openConsole: (_, { url }) => openTab(url) },
-              }),
-              isoChooser: isoChooserMachine.provide({
-                actors: {
-                  listIsos: fromTaskEither(
-                    (
-                      {
-                        workspaceId,
-                        term,
-                        local,
-                      }: { workspaceId: string; term: string; local: boolean },
-                      signal,
-                    ) => listWorkspaceIsos(http)(workspaceId, { term, local }, signal),
-                  ),
-                },
-              }),
-            },
-          }),
-          templateSelector: templateSelectorMachine.provide({
-            actors: {
-              // The audience-scoped list is a complement: without it the published list still
-              // serves, so its failure is not the search's.
-              searchTemplates: fromTaskEither(
-                ({ workspaceId, term }: { workspaceId: string; term: string }, signal) =>
-                  pipe(
-                    TE.Do,
-                    TE.apS('published', searchPublishedTemplates(http)(term, signal)),
-                    TE.apS(
-                      'scoped',
-                      pipe(
-                        listScopedTemplates(http)(workspaceId, signal),
-                        TE.orElse(() => TE.right<ApiError, TemplateSummary[]>([])),
-                      ),
-                    ),
-                    TE.map(({ published, scoped }) => ({ published, scoped })),
-                  ),
-              ),
-              linkTemplate: fromTaskEither(linkTemplate(http)),
-            },
-          }),
-          gamespaceCleanup: gamespaceCleanupMachine.provide({
-            actors: {
-              endGamespaces: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
-                pipe(
-                  endWorkspaceGames(http)(workspaceId, signal),
-                  TE.map((stats): unknown => stats),
-                ),
-              ),
-            },
-          }),
-        },
-      }),
-      challenge: challengeFormMachine.provide({
-        actors: {
-          loadChallenge: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
-            getChallenge(http)(workspaceId, signal),
-          ),
-          form: autosaveFormMachine.provide({
-            actors: { save: fromTaskEither(saveChallenge(http)) },
-          }),
-        },
-      }),
-      files: isoFilesMachine.provide({
-        actors: {
-          listIsos: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
-            listWorkspaceIsos(http)(workspaceId, { term: '', local: true }, signal),
-          ),
-          loadIsoUsage: fromTaskEither(
-            ({ workspaceId, path }: { workspaceId: string; path: string }, signal) =>
-              getIsoUsage(http)(workspaceId, path, signal),
-          ),
-          deleteIso: fromTaskEither(
-            ({ workspaceId, path }: { workspaceId: string; path: string }, signal) =>
-              deleteIso(http)(workspaceId, path, signal),
-          ),
-          uploads: uploadQueueMachine.provide({
-            actors: {
-              upload: uploadMachine.provide({
-                actors: {
-                  sendFile: fromCallback<UploadEvent, { file: File; groupKey: string }>(
-                    ({ input, sendBack }) => {
-                      const controller = new AbortController();
-                      void uploadIso(
-                        input.file,
-                        input.groupKey,
-                        (percent) => sendBack({ type: 'upload.progressed', percent }),
-                        controller.signal,
-                      )().then((result) => {
-                        if (controller.signal.aborted) return;
-                        sendBack(
-                          E.isRight(result)
-                            ? { type: 'upload.succeeded' }
-                            : { type: 'upload.failed', error: result.left },
-                        );
-                      });
-                      return () => controller.abort();
-                    },
-                  ),
-                },
-              }),
-            },
-          }),
-        },
-      }),
+      workspaceActions: workspaceActionsLogic(deps),
+      templates: templateListLogic(deps),
+      challenge: challengeFormLogic(http),
+      files: isoFilesLogic(deps),
     },
     actions: { forgetLastPage: () => local.forgetLast() },
   };
