@@ -199,7 +199,15 @@ export class DriverError extends Error {
 
 export const isDriverError = (error: unknown): error is DriverError => error instanceof DriverError;
 
-/** A change the driver made on its own (a task ended, a deploy finished, a machine stopped). */
+/**
+ * A change the driver announces (tests/server/hypervisor/contract.ts pins it down):
+ * - every deploy, start, stop, save and revert, once it has ended, as `updated` with the machine
+ *   as it left it (task over), whether or not the call returned before it ended: a batch deployed
+ *   in the background, or started for host affinity, has no caller to tell;
+ * - a machine that stopped on its own (its guest powered off), as `stopped`;
+ * - nothing of a delete: its caller has the deleted machine and announces it.
+ * `deployed`, `started` and `deleted` are the hub's names for what core publishes itself.
+ */
 export type DriverEvent =
   | { type: 'deployed'; machine: Machine }
   | { type: 'updated'; machine: Machine }
@@ -290,7 +298,12 @@ export interface HypervisorDriver {
 
   /** One machine from a spec; the existing machine when the name exists. */
   deploy(spec: MachineSpec, privileged: boolean): Promise<Machine>;
-  /** Every spec of the context whose machine does not exist yet; `wait` for them to exist. */
+  /**
+   * Deploys every spec of the context whose machine does not exist yet, under the context's tag
+   * (lifecycle.ts deployBatchBy). Host affinity: the new machines go on one host, deployed off,
+   * and are started together once all exist. `wait`: resolves once all exist, with every machine
+   * of the context, ordered by name; else answers at once with those that existed before.
+   */
   deployBatch(context: DeploymentContext, wait: boolean): Promise<Machine[]>;
   /** The deployed machine of a spec, or a pseudo-machine (status created/initialized, task). */
   refresh(spec: MachineSpec): Promise<Machine>;

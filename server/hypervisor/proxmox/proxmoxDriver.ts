@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { deployBatchBy, requireDeployable } from '../lifecycle';
 import { createListeners } from '../listeners';
 import {
   changeStateBy,
@@ -338,7 +339,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     }
   }
 
-  async function announce(vmid: number, type: 'deployed' | 'started' | 'stopped' | 'updated') {
+  async function announce(vmid: number, type: 'stopped' | 'updated') {
     const machine = await load(String(vmid)).catch(() => null);
     if (machine) listeners.emit({ type, machine });
   }
@@ -359,7 +360,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       await withTask(vm.resource.vmid, 'starting', () =>
         startVm(vm.resource.node, vm.resource.vmid),
       );
-      void announce(vm.resource.vmid, 'started');
+      void announce(vm.resource.vmid, 'updated');
     }
     return (await load(String(vm.resource.vmid)))!;
   }
@@ -371,7 +372,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         const upid = await api.post<string>(`${vmPath(vm)}/status/stop`);
         await api.waitTask(upid);
       });
-      void announce(vm.resource.vmid, 'stopped');
+      void announce(vm.resource.vmid, 'updated');
     }
     return (await load(String(vm.resource.vmid)))!;
   }
@@ -453,7 +454,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     const vm = await ownVm(id);
     const machine = toMachine(vm);
     await withTask(vm.resource.vmid, 'deleting', () => destroy(vm.resource.node, vm.resource.vmid));
-    listeners.emit({ type: 'deleted', machine: { ...machine, status: 'initialized' } });
     return { ...machine, status: 'initialized', task: null, state: 'off' };
   }
 
@@ -641,7 +641,8 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     );
   }
 
-  async function deployOne(spec: MachineSpec, privileged: boolean): Promise<Machine> {
+  async function deployOne(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
+    requireDeployable(spec);
     const name = vmName(spec.name, spec.isolationTag);
     const existing = await load(name);
     if (existing) return existing;
@@ -665,7 +666,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     }
     // The machine's networks exist (if not yet applied) once deploy returns.
     const bridges = await pve(() => bridgesOf(nets.filter(Boolean)));
-    const node = await pve(() => pickNode(spec));
+    const node = on ?? (await pve(() => pickNode(spec)));
     const vmid = await pve(reserveVmid);
     const p: Pending = {
       vmid,
@@ -684,8 +685,8 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
           await destroy(p.node, p.vmid);
           return;
         }
-        await announce(p.vmid, 'deployed');
-        if (spec.autoStart) await announce(p.vmid, 'started');
+        // The deploy ended after its call returned: the machine as it left it.
+        await announce(p.vmid, 'updated');
       })
       .catch(async (error: unknown) => {
         pending.delete(p.vmid);
@@ -697,34 +698,44 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     return pendingMachine(p);
   }
 
-  function deploy(spec: MachineSpec, privileged: boolean): Promise<Machine> {
+  /** One deploy per name at a time; `on` a node chosen for the machine's batch. */
+  function deploy(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
     const name = vmName(spec.name, spec.isolationTag);
     const under = deploying.get(name);
     if (under) return under;
-    const result = deployOne(spec, privileged).finally(() => deploying.delete(name));
+    const result = deployOne(spec, privileged, on).finally(() => deploying.delete(name));
     deploying.set(name, result);
     return result;
   }
 
-  async function deployBatch(context: DeploymentContext, wait: boolean): Promise<Machine[]> {
-    const work = Promise.all(
-      context.specs.map((spec) =>
-        deploy({ ...spec, isolationTag: context.isolationTag }, context.privileged),
-      ),
-    ).then(async (machines) => {
-      if (!context.hostAffinity) return machines;
-      // Machines kept together start together, once all of them exist.
-      void Promise.all(
-        machines.map((m) => pending.get(Number(m.id))?.done ?? Promise.resolve()),
-      ).then(() => Promise.all(machines.map((m) => start(m.id).catch(() => undefined))));
-      return machines;
-    });
-    if (!wait) {
-      work.catch((error) => log?.warn({ err: error }, 'proxmox: batch deploy failed'));
-      return [];
-    }
-    return work;
+  /** The node of a batch with host affinity: where the tag's machines are, or the roomiest. */
+  async function batchNode(missing: MachineSpec[], context: DeploymentContext) {
+    if (!context.hostAffinity) return undefined;
+    const together = (await allMachines()).find((m) => tagOf(m.name) === context.isolationTag);
+    return together?.host ?? pickNode(missing[0]!);
   }
+
+  const deployBatch = (context: DeploymentContext, wait: boolean) =>
+    deployBatchBy(
+      {
+        machinesOf: (tag) => driver.machinesOf(tag),
+        track: (work) =>
+          void work.catch((error: unknown) =>
+            log?.warn({ err: error }, 'proxmox: batch deploy failed'),
+          ),
+        async open(missing, context) {
+          const node = await pve(() => batchNode(missing, context));
+          return {
+            deploy: (specs, privileged) =>
+              Promise.all(specs.map((s) => deploy(s, privileged, node))),
+            // A machine still being built is started once it is (ownVm waits for its deploy).
+            start: (machine) => start(machine.id),
+          };
+        },
+      },
+      context,
+      wait,
+    );
 
   // -------------------------------------------------------------------------------------------
   // Configuration.

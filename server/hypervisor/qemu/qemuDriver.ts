@@ -32,6 +32,7 @@ import {
   removeDisk,
   type DiskCopy,
 } from './disks';
+import { deployBatchBy, requireDeployable } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { relayRfb } from '../rfb';
 import { createCapacity, type Reservation } from './capacity';
@@ -278,24 +279,31 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     return toMachine(record);
   }
 
+  /** The machine as an operation left it, announced once the operation has ended. */
+  function announced(machine: Machine): Machine {
+    emit({ type: 'updated', machine });
+    return machine;
+  }
+
   async function start(id: string): Promise<Machine> {
     const record = required(id);
-    return serialized(record.id, () => startRecord(record));
+    return announced(await serialized(record.id, () => startRecord(record)));
   }
 
   async function stop(id: string): Promise<Machine> {
     const record = required(id);
-    return serialized(record.id, () => stopRecord(record));
+    return announced(await serialized(record.id, () => stopRecord(record)));
   }
 
   /** Stops the machine for the work, and starts it again after if it was running. */
   async function whileStopped(record: MachineRecord, work: () => Promise<void>): Promise<Machine> {
-    return serialized(record.id, async () => {
+    const machine = await serialized(record.id, async () => {
       const wasRunning = (await pidOf(record)) !== null;
       if (wasRunning) await stopRecord(record);
       await work();
       return wasRunning ? startRecord(record) : toMachine(record);
     });
+    return announced(machine);
   }
 
   /** A workspace's own disk (under its tag's folder) can take the overlay's changes. */
@@ -369,6 +377,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     const name = vmName(spec.name, spec.isolationTag);
     const existing = byIdOrName(name);
     if (existing) return toMachine(existing);
+    requireDeployable(spec);
     if (spec.disks.length === 0) {
       throw new DriverError('invalid-request', 'the template has no disk');
     }
@@ -424,42 +433,34 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   const deploy = (spec: MachineSpec, privileged: boolean, batch?: Reservation) =>
     serialized(vmName(spec.name, spec.isolationTag), () => deployNow(spec, privileged, batch));
 
-  async function deployBatch(context: DeploymentContext, wait: boolean): Promise<Machine[]> {
-    const specs = context.specs.map((s) => ({
-      ...s,
-      isolationTag: s.isolationTag || context.isolationTag,
-      // Machines kept together are started together, once all of them exist.
-      autoStart: context.hostAffinity ? false : s.autoStart,
-    }));
-    const missing = specs.filter((s) => !byIdOrName(vmName(s.name, s.isolationTag)));
-    // The whole batch is admitted or refused before anything is built, so a refused launch
-    // leaves nothing half-built.
-    const batch = await capacity.admit(
-      memoriesOf(missing.filter((s) => s.autoStart || context.hostAffinity)),
-    );
-    const work = (async () => {
-      try {
-        const deployed = await Promise.all(
-          missing.map((s) => deploy(s, context.privileged, batch)),
-        );
-        if (context.hostAffinity) {
-          await Promise.all(
-            deployed.map((m) => {
-              const record = required(m.id);
-              return serialized(record.id, () => startRecord(record, batch));
-            }),
+  const deployBatch = (context: DeploymentContext, wait: boolean) =>
+    deployBatchBy(
+      {
+        machinesOf,
+        track: (work) =>
+          void work.catch((error: unknown) =>
+            options.log?.warn({ err: error }, 'qemu batch deploy failed'),
+          ),
+        async open(missing, context) {
+          // The whole batch is admitted or refused before anything is built, so a refused
+          // launch leaves nothing half-built.
+          const batch = await capacity.admit(
+            memoriesOf(missing.filter((s) => s.autoStart || context.hostAffinity)),
           );
-        }
-      } finally {
-        capacity.release(batch);
-      }
-    })();
-    if (wait) await work;
-    else work.catch((error) => options.log?.warn({ err: error }, 'qemu batch deploy failed'));
-    return machinesOf(context.isolationTag).then((all) =>
-      all.filter((m) => specs.some((s) => vmName(s.name, s.isolationTag) === m.name)),
+          return {
+            deploy: (specs, privileged) =>
+              Promise.all(specs.map((s) => deploy(s, privileged, batch))),
+            async start(machine) {
+              const record = required(machine.id);
+              return announced(await serialized(record.id, () => startRecord(record, batch)));
+            },
+            close: () => capacity.release(batch),
+          };
+        },
+      },
+      context,
+      wait,
     );
-  }
 
   async function refresh(spec: MachineSpec): Promise<Machine> {
     const name = vmName(spec.name, spec.isolationTag);

@@ -16,6 +16,7 @@ import {
   type MachineSpec,
   type PowerState,
 } from '../types';
+import { deployBatchBy } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { createSimConsoles } from './console/consoles';
 import { diskStates, diskStatesOf, removeCopies, startCopies } from './disks';
@@ -266,23 +267,20 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     return machine!;
   }
 
-  async function deployBatch(context: DeploymentContext, wait: boolean): Promise<Machine[]> {
-    const specs = context.specs.map((s) => ({
-      ...s,
-      isolationTag: s.isolationTag || context.isolationTag,
-    }));
-    const names = specs.map(specName);
-    const existing = new Set(
-      (await store.ofTag(context.isolationTag)).map((r) => r.name).filter((n) => names.includes(n)),
+  const deployBatch = (context: DeploymentContext, wait: boolean) =>
+    deployBatchBy(
+      {
+        machinesOf,
+        track,
+        open: async () => ({
+          deploy: deployAll,
+          // A deploy task still running is superseded: its outcome (off) first, then the start.
+          start: (machine) => start(machine.id),
+        }),
+      },
+      context,
+      wait,
     );
-    const missing = specs.filter((s) => !existing.has(specName(s)));
-    const deploys = missing.length ? deployAll(missing, context.privileged) : Promise.resolve();
-    if (wait) await deploys;
-    else track(deploys);
-    const rows = await store.ofTag(context.isolationTag);
-    const machines = await settled(rows.filter((r) => names.includes(r.name)));
-    return machines.map((r) => toMachine(r, clock.now()));
-  }
 
   async function refresh(spec: MachineSpec): Promise<Machine> {
     const name = specName(spec);

@@ -370,23 +370,143 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
         },
         true,
       );
-      expect(vms.map((v) => v.name).sort()).toEqual([`db#${t}`, `web#${t}`]);
-      expect(vms.find((v) => v.name === `web#${t}`)?.id).toBe(existing.id);
+      // Every machine of the context, the existing one as it was, ordered by name.
+      expect(vms.map((v) => v.name)).toEqual([`db#${t}`, `web#${t}`]);
+      expect(vms[1]?.id).toBe(existing.id);
       expect(await driver.find(t)).toHaveLength(2);
     });
 
     it('deploys a batch in the background when not asked to wait', async () => {
       const t = tag();
-      const specs = [spec('web', t), spec('db', t)];
-      await driver.deployBatch(
+      const existing = await driver.deploy(spec('web', t), false);
+      const events: DriverEvent[] = [];
+      const unsubscribe = driver.subscribe((event) => events.push(event));
+      const specs = [spec('web', t), spec('db', t), spec('app', t)];
+      const vms = await driver.deployBatch(
         { isolationTag: t, hostAffinity: false, privileged: false, specs },
         false,
       );
+      // At once: the machines that existed before the call; the others follow.
+      expect(vms.map((v) => v.id)).toEqual([existing.id]);
       await vi.waitFor(
         async () =>
-          expect((await driver.find(t)).map((v) => v.name)).toEqual([`db#${t}`, `web#${t}`]),
+          expect((await driver.find(t)).map((v) => v.name)).toEqual([
+            `app#${t}`,
+            `db#${t}`,
+            `web#${t}`,
+          ]),
         whileTasksRun(),
       );
+      // No caller is told of a background deploy: the driver announces each once it has ended.
+      const ended = (n: string) => (e: DriverEvent) =>
+        e.machine.name === `${n}#${t}` && e.machine.task === null && e.machine.state === 'running';
+      await vi.waitFor(
+        () => expect([ended('app'), ended('db')].map((f) => events.some(f))).toEqual([true, true]),
+        whileTasksRun(),
+      );
+      unsubscribe();
+    });
+
+    it('keeps a batch with host affinity on one host and starts it together', async () => {
+      const t = tag();
+      const events: DriverEvent[] = [];
+      const unsubscribe = driver.subscribe((event) => events.push(event));
+      const specs = [spec('web', t), spec('db', t, { autoStart: false }), spec('app', t)];
+      const vms = await driver.deployBatch(
+        { isolationTag: t, hostAffinity: true, privileged: false, specs },
+        true,
+      );
+      expect(vms.map((v) => v.name)).toEqual([`app#${t}`, `db#${t}`, `web#${t}`]);
+      expect(new Set(vms.map((v) => v.host)).size).toBe(1);
+      // Started by the batch once all exist, whatever each spec said of starting on its own.
+      await vi.waitFor(async () => {
+        for (const vm of vms) {
+          expect(await driver.load(vm.id)).toMatchObject({
+            state: 'running',
+            task: null,
+            host: vms[0]!.host,
+          });
+        }
+      }, whileTasksRun());
+      const running = (id: string) =>
+        events.some((e) => e.machine.id === id && e.machine.state === 'running' && !e.machine.task);
+      await vi.waitFor(
+        () => expect(vms.map((v) => running(v.id))).toEqual([true, true, true]),
+        whileTasksRun(),
+      );
+      unsubscribe();
+
+      // A machine added to the tag later joins the others' host.
+      const [late] = await driver
+        .deployBatch(
+          { isolationTag: t, hostAffinity: true, privileged: false, specs: [spec('zed', t)] },
+          true,
+        )
+        .then((all) => all.filter((v) => v.name === `zed#${t}`));
+      expect(late?.host).toBe(vms[0]!.host);
+      await untilIdle(late!.id);
+    });
+
+    it('announces each operation once it has ended, and a delete not at all', async () => {
+      const events: DriverEvent[] = [];
+      const unsubscribe = driver.subscribe((event) => events.push(event));
+      const t = tag();
+      const vm = await driver.deploy(spec('web', t, { autoStart: false }), false);
+      const ended = (state: string) => (e: DriverEvent) =>
+        e.machine.id === vm.id && e.machine.state === state && e.machine.task === null;
+      await vi.waitFor(() => expect(events.some(ended('off'))).toBe(true), whileTasksRun());
+      await untilIdle(vm.id);
+
+      events.length = 0;
+      await driver.start(vm.id);
+      await vi.waitFor(() => expect(events.some(ended('running'))).toBe(true), whileTasksRun());
+      await untilIdle(vm.id);
+
+      events.length = 0;
+      await driver.stop(vm.id);
+      await vi.waitFor(() => expect(events.some(ended('off'))).toBe(true), whileTasksRun());
+      await untilIdle(vm.id);
+
+      // The caller has the deleted machine and says so itself.
+      events.length = 0;
+      await driver.delete(vm.id);
+      expect(events.filter((e) => e.machine.id === vm.id)).toEqual([]);
+      unsubscribe();
+    });
+
+    it('refuses what it cannot do with the error of its code', async () => {
+      const unknown = newId();
+      for (const refused of [
+        driver.stop(unknown),
+        driver.save(unknown),
+        driver.revert(unknown),
+        driver.changeState(unknown, 'reset'),
+        driver.display(unknown),
+      ]) {
+        await expect(refused).rejects.toEqual(driverError('not-found'));
+      }
+      const t = tag();
+      await expect(driver.deploy(spec('', t), false)).rejects.toEqual(
+        driverError('invalid-request'),
+      );
+      const vm = await driver.deploy(spec('web', t), false);
+      await expect(driver.changeState(vm.id, 'pause' as never)).rejects.toEqual(
+        driverError('invalid-request'),
+      );
+      // A batch whose disks are not there yet deploys nothing of it and says why.
+      const context = {
+        isolationTag: t,
+        hostAffinity: false,
+        privileged: false,
+        specs: [subject.copiedSpecFor('kali', t)],
+      };
+      await expect(driver.deployBatch(context, true)).rejects.toEqual(driverError('invalid-state'));
+      expect((await driver.machinesOf(t)).map((v) => v.name)).toEqual([`web#${t}`]);
+      // Terms that match nothing do nothing.
+      expect(await driver.startAll(unknown)).toEqual([]);
+      expect(await driver.stopAll(unknown)).toEqual([]);
+      expect(await driver.deleteAll(unknown)).toEqual([]);
+      await untilIdle(vm.id);
     });
 
     it('announces the tasks it ends on its own, until unsubscribed', async () => {

@@ -1,0 +1,124 @@
+// One machine lifecycle for every driver.
+//
+// A driver is two things: the lifecycle of machines as the reference (TopoMojo) defines it, the
+// same for every hypervisor, and the backend primitives of its own hypervisor. This file holds
+// the first; a driver keeps only the second and calls in here.
+//
+// The lifecycle (here):
+//   - naming: `{template}#{tag}`, a machine resolved by id or by that name;
+//   - find / machinesOf: which machines a term or a tag selects, ordered by name;
+//   - startAll / stopAll / deleteAll: an operation on every machine a term finds;
+//   - the refresh pseudo-machine of a spec not deployed (created / initialized, its disk copy);
+//   - batch deploys: only the missing machines, host affinity (deployed off, on one host,
+//     started together once all exist) and the wait rule;
+//   - what a spec must have to deploy, and the errors by code (types.ts DriverErrorCode).
+//
+// A driver's backend primitives (in the driver):
+//   - list: its machines, as the hypervisor holds them (rows, records, PVE resources);
+//   - create with progress: a machine from a spec, its deploy task showing until it ends;
+//   - destroy; power on and off;
+//   - commit and revert disk state (save / revert);
+//   - reconfigure (ISO, NIC, boot delay, guest settings);
+//   - disk copies (createDisks / verifyDisks / deleteDisks);
+//   - console; networks; capacity (what may run at once); orphans.
+//
+// The split is chosen so that later backends slot in behind the same lifecycle: a warm pool is a
+// `create` that hands over a machine built ahead of time, a memory-snapshot restore is a `revert`
+// (or a `power on`) that resumes saved memory, and a cloud-init seed is one more disk that
+// `create` writes from the spec's guest settings. None of them changes what is below.
+
+import {
+  DriverError,
+  vmName,
+  type DeploymentContext,
+  type Machine,
+  type MachineSpec,
+} from './types';
+
+// ---------------------------------------------------------------------------------------------
+// Batch deploys.
+
+/** A batch under way, as a driver runs it: what its machines share (capacity, a host). */
+export interface BatchRun {
+  /** Deploys the batch's missing machines (their specs already tagged); resolves once all exist. */
+  deploy(specs: MachineSpec[], privileged: boolean): Promise<Machine[]>;
+  /** Starts a machine the batch deployed, once its deploy has ended (host affinity). */
+  start(machine: Machine): Promise<unknown>;
+  /** The batch is over: what it held is given back. */
+  close?(): void;
+}
+
+export interface BatchBackend {
+  machinesOf(tag: string): Promise<Machine[]>;
+  /**
+   * Opens a batch of the missing specs: the place to refuse it as a whole (capacity) before
+   * anything is built, and to choose one host for a batch with host affinity.
+   */
+  open(missing: MachineSpec[], context: DeploymentContext): Promise<BatchRun>;
+  /** Work that outlives the call (a batch not waited for, the start of an affinity batch). */
+  track(work: Promise<unknown>): void;
+}
+
+/**
+ * `deployBatch` for every driver (the reference's Deploy(DeploymentContext, wait)):
+ *
+ * - Every spec is deployed under the context's tag, and only when its machine does not exist.
+ * - Host affinity: the new machines are deployed off on one host and, once all of them exist and
+ *   their deploys have ended, started together (whatever each spec said of starting), in the
+ *   background: a batch of a cluster takes its time to build.
+ * - The batch is refused as a whole, before anything is built, when the driver refuses it
+ *   (capacity), whether or not the call waits.
+ * - `wait`: resolves once every machine of the context exists, with all of them, ordered by
+ *   name; a deploy that fails rejects the call. Without `wait` the deploys run in the background
+ *   and the call answers at once with the machines that existed before it.
+ */
+export async function deployBatchBy(
+  backend: BatchBackend,
+  context: DeploymentContext,
+  wait: boolean,
+): Promise<Machine[]> {
+  const specs = context.specs.map((spec) => ({
+    ...spec,
+    isolationTag: context.isolationTag,
+    // Machines kept together are started together, once all of them exist.
+    autoStart: context.hostAffinity ? false : spec.autoStart,
+  }));
+  for (const spec of specs) requireDeployable(spec);
+  const names = new Set(specs.map(specName));
+  const ofContext = async () =>
+    (await backend.machinesOf(context.isolationTag)).filter((m) => names.has(m.name));
+  const before = await ofContext();
+  const existing = new Set(before.map((m) => m.name));
+  const missing = specs.filter((s) => !existing.has(specName(s)));
+  if (missing.length === 0) return before;
+
+  const run = await backend.open(missing, context);
+  const deploying = run.deploy(missing, context.privileged).then(
+    (deployed) => {
+      if (!context.hostAffinity) return run.close?.();
+      const starting = Promise.all(deployed.map((m) => run.start(m))).finally(() => run.close?.());
+      backend.track(starting);
+    },
+    (error: unknown) => {
+      run.close?.();
+      throw error;
+    },
+  );
+  if (!wait) {
+    backend.track(deploying);
+    return before;
+  }
+  await deploying;
+  return ofContext();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Specs.
+
+/** The machine name of a spec: `{template}#{tag}`. */
+export const specName = (spec: MachineSpec): string => vmName(spec.name, spec.isolationTag);
+
+/** A spec that can be deployed at all: it names its template (else invalid-request). */
+export function requireDeployable(spec: MachineSpec): void {
+  if (!spec.name) throw new DriverError('invalid-request', 'template has no name');
+}
