@@ -2,7 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { realClock, type Clock } from './clock';
 import type { Config } from './config';
 import type { Cache } from './core/cache';
-import type { SeedResult } from './core/seed';
+import type { SeedResult } from './plugins/seed';
 import type { VmService } from './core/vms';
 import { ANONYMOUS_BODY_LIMIT } from './http/body';
 import { serverWithLimits } from './http/connections';

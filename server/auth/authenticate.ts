@@ -9,6 +9,13 @@ import {
   type Actor,
   type UserDefaults,
 } from '../core/actor';
+import {
+  parseTicketValue,
+  subjectOf,
+  ticketKey,
+  ticketValue,
+  type TicketSubject,
+} from '../core/tickets';
 import type { UserService } from '../core/users';
 import type { ApiKeyRepository } from '../store/repositories/apiKeys';
 import type { GamespaceRepository } from '../store/repositories/gamespaces';
@@ -17,6 +24,10 @@ import { parseRole, strongest, type RoleName } from '../core/roles';
 // The four ways a caller proves who it is (wire reference §5): an OpenID Connect access token
 // (JWT bearer), an API key (a user's, or a gamespace's grader key), a one-time ticket, and the
 // console cookie. Each route's policy names the schemes it accepts.
+
+// What a ticket stands for is written down in core (server/core/tickets.ts), where launches issue
+// tickets too; re-exported for those who import it from here.
+export { parseTicketValue, subjectOf, ticketKey, ticketValue, type TicketSubject };
 
 export type Scheme = 'jwt' | 'apikey' | 'ticket' | 'cookie';
 export type Policy = 'default' | 'anyUser' | 'admin' | 'cookie' | 'interactive' | 'anonymous';
@@ -33,56 +44,10 @@ export const POLICY_SCHEMES: Record<Exclude<Policy, 'anonymous'>, readonly Schem
 
 export const MKS_COOKIE = 'topomojo.mks';
 export const TICKET_TTL_MS = 30_000;
-export const ticketKey = (ticket: string) => `tkt:${ticket}`;
 const endedCookieKey = (id: string) => `mks:ended:${id}`;
 /** How many verified access tokens are remembered, and for how long at most. */
 export const VERIFIED_TOKENS = 10_000;
 export const VERIFIED_TOKEN_MS = 5 * 60_000;
-
-/**
- * What a one-time ticket stands for. A ticket of the user's own (GET /api/user/ticket) is stored
- * as the reference stores it, `{id}#{name}`; one issued for a gamespace (a launch ticket, an
- * enlisted guest's, an agent's) carries that gamespace, as JSON (an id never starts with `{`).
- */
-export interface TicketSubject {
-  id: string;
-  name: string;
-  /** The only gamespace the ticket reaches. */
-  gamespaceId?: string;
-  /** The gamespace's agent (its grader key), whose id is the gamespace's. */
-  agent?: boolean;
-}
-
-export function ticketValue(subject: TicketSubject): string {
-  if (!subject.gamespaceId) return `${subject.id}#${subject.name}`;
-  return JSON.stringify({
-    id: subject.id,
-    name: subject.name,
-    gamespaceId: subject.gamespaceId,
-    ...(subject.agent ? { agent: true } : {}),
-  });
-}
-
-export function parseTicketValue(value: string): TicketSubject | null {
-  if (value.startsWith('{')) {
-    try {
-      const parsed = JSON.parse(value) as Partial<TicketSubject>;
-      if (typeof parsed.id !== 'string' || typeof parsed.gamespaceId !== 'string') return null;
-      return {
-        id: parsed.id,
-        name: typeof parsed.name === 'string' ? parsed.name : '',
-        gamespaceId: parsed.gamespaceId,
-        agent: parsed.agent === true,
-      };
-    } catch {
-      return null;
-    }
-  }
-  const hash = value.indexOf('#');
-  return hash < 0
-    ? { id: value, name: '' }
-    : { id: value.slice(0, hash), name: value.slice(hash + 1) };
-}
 
 /** A cookie value as sent, or null when it is not valid percent-encoding (then it is ignored). */
 function decodeCookie(raw: string): string | null {
@@ -361,16 +326,6 @@ export function createAuthenticator(options: AuthenticatorOptions) {
       const leftMs = payload.exp * 1000 - Date.now();
       if (leftMs > 0) await cache.set(endedCookieKey(payload.jti), '1', leftMs);
     },
-  };
-}
-
-/** What a ticket issued to this actor stands for. */
-export function subjectOf(actor: Actor): TicketSubject {
-  return {
-    id: actor.id,
-    name: actor.name,
-    ...(actor.grant ? { gamespaceId: actor.grant.gamespaceId } : {}),
-    ...(actor.isAgent ? { agent: true } : {}),
   };
 }
 

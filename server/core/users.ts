@@ -1,6 +1,6 @@
 import { mayCreateWorkspaces } from '../../src/domain/workspaceAccess';
-import { AccountError, setDisabled } from '../identity/accounts';
 import { isUniqueViolation, type Store } from '../store/db';
+import { createAccountRepository } from '../store/repositories/accounts';
 import { createApiKeyRepository } from '../store/repositories/apiKeys';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createUserRepository } from '../store/repositories/users';
@@ -14,6 +14,7 @@ import { integer, invalid, normalizeTerm, optionalText, paging, requiredText } f
 import { gamespaceDto } from './gamespaces';
 import { newId } from './ids';
 import { workspaceSummaryDto } from './workspaces';
+import { AccountError, type AccountDirectory } from './accountDirectory';
 import { actorFrom, type Actor, type UserDefaults } from './actor';
 import { parseRole, roleName, ROLE_NUMBERS, type RoleName } from './roles';
 
@@ -96,6 +97,8 @@ export interface SignInOptions {
    * external authority may let in anyone it knows, which the server cannot tell.
    */
   localAccountsOnly: boolean;
+  /** The local accounts, whose sign-in an administrator disables. */
+  accounts: Pick<AccountDirectory, 'setDisabled'>;
 }
 
 const NAME_MAX = 64;
@@ -332,7 +335,7 @@ export function createUserService(
         }
       }
       try {
-        await setDisabled(store.db, id, disabled);
+        await signIn.accounts.setDisabled(id, disabled);
       } catch (error) {
         if (error instanceof AccountError) throw notFound();
         throw error;
@@ -408,8 +411,27 @@ export function createUserService(
       return (await find(actor.id)) ?? row;
     },
 
-    async upsertSeeded(row: UserTable): Promise<void> {
-      await repos.users.insertIfAbsent(row);
+    /** Whether any user or local account is stored: a first start with an empty database has none. */
+    async anyStored(): Promise<boolean> {
+      return createAccountRepository(store.db).any();
+    },
+
+    /** Stores the user of an account made on the first start, with the default limits. */
+    async addSeeded(user: { id: string; name: string; role: RoleName }): Promise<void> {
+      await repos.users.insertIfAbsent({
+        id: user.id,
+        name: user.name,
+        scope: '',
+        workspaceLimit: defaults.workspaceLimit,
+        gamespaceLimit: defaults.gamespaceLimit,
+        gamespaceMaxMinutes: 0,
+        gamespaceCleanupGraceMinutes: 0,
+        role: ROLE_NUMBERS[user.role],
+        lastIdpAssignedRole: null,
+        serviceAccountClientId: null,
+        registrar: 0,
+        whenCreated: Date.now(),
+      });
     },
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Kysely } from 'kysely';
+import { AccountError, type AccountDirectory } from '../core/accountDirectory';
 import { isUniqueViolation } from '../store/db';
 import type { Database } from '../store/schema';
 
@@ -21,12 +22,8 @@ export interface Account {
   username: string;
 }
 
-export class AccountError extends Error {
-  constructor(message: 'AccountExists' | 'AccountNotFound' | 'InvalidAccount') {
-    super(message);
-    this.name = 'AccountError';
-  }
-}
+// Refusals are the domain's AccountError (server/core/accountDirectory.ts), re-exported here.
+export { AccountError };
 
 /** libuv's thread pool, which runs every crypto.scrypt: UV_THREADPOOL_SIZE, 4 by default. */
 function threadPoolSize(): number {
@@ -220,4 +217,17 @@ export async function setDisabled(
     .where('id', '=', id)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) throw new AccountError('AccountNotFound');
+}
+
+/** The local accounts as the domain reaches them (server/core/accountDirectory.ts). */
+export function accountDirectory(db: Kysely<Database>): AccountDirectory {
+  return {
+    status: (id) => accountStatus(db, id),
+    verify: (username, password) => verifyCredentials(db, username, password),
+    create: async (account) => {
+      await createAccount(db, account);
+    },
+    setPassword: (id, password) => setPasswordById(db, id, password),
+    setDisabled: (id, disabled) => setDisabled(db, id, disabled),
+  };
 }

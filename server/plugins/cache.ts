@@ -1,9 +1,10 @@
 import fp from 'fastify-plugin';
 import { createMemoryCache, type Cache } from '../core/cache';
-import { createStateCache, observeGroups, type StateCache } from '../core/play/stateCache';
+import { createStateCache, type StateCache } from '../core/play/stateCache';
 import { createRedisCache, type RedisCacheOptions } from '../core/redisCache';
 import { createMemoryBackplane, type Backplane } from '../hub/backplane';
 import { createRedisBackplane } from '../hub/redisBackplane';
+import { observeGroups } from './backplaneGroups';
 
 // What server processes share: with REDIS_URL, every process reads the same cache (tickets,
 // invitation codes, locks) and the hub's groups reach across them through the backplane; without

@@ -1,6 +1,6 @@
 import fastifyWebsocket from '@fastify/websocket';
 import fp from 'fastify-plugin';
-import { subjectOf } from '../auth/authenticate';
+import { subjectOf } from '../core/tickets';
 import { createChannelAccess } from '../hub/access';
 import { createHub, MAX_MESSAGE_BYTES } from '../hub/hub';
 

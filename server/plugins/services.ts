@@ -18,6 +18,7 @@ import type { UserDefaults } from '../core/actor';
 import { createUserService } from '../core/users';
 import { createVmService, type VmPublisher } from '../core/vms';
 import { untagged } from '../hypervisor';
+import { accountDirectory } from '../identity/accounts';
 import { createWorkspaceService } from '../core/workspaces';
 
 // The core services (server/core), one of each, wired to one another and to the store, the
@@ -53,8 +54,11 @@ function createServices(fastify: FastifyInstance) {
   };
   const listeners: ListenerRevoker = { revoke: (target) => fastify.hub.revoke(target) };
 
+  // The embedded identity provider's local accounts, which administrators manage through the API.
+  const accounts = accountDirectory(db);
   const users = createUserService(store, userDefaults(config), {
     localAccountsOnly: usesEmbeddedIdentity(config),
+    accounts,
   });
   const vms = createVmService(db, {
     driver,

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { buildApp } from '../../server/app';
 import { TICKET_TTL_MS } from '../../server/auth/authenticate';
 import { ROLE_NUMBERS } from '../../server/auth/roles';
-import { CREDENTIALS_FILE } from '../../server/core/seed';
+import { CREDENTIALS_FILE } from '../../server/plugins/seed';
 import { CSRF_HEADER } from '../../server/http/security';
 import { testEngines } from './databases';
 import { SEED_PASSWORD, startTestServer, type TestServer } from './harness';

@@ -1,6 +1,6 @@
 import type { Random } from '../../../src/domain/transforms';
 import type { Clock } from '../../clock';
-import { ticketKey, ticketValue } from '../../auth/authenticate';
+import { ticketKey, ticketValue } from '../tickets';
 import type { HypervisorDriver } from '../../hypervisor';
 import type { Db } from '../../store/db';
 import { createGamespaceRepository } from '../../store/repositories/gamespaces';

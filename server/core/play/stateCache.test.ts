@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryBackplane } from '../../hub/backplane';
 import type { GameState } from '../gamespaces';
 import type { GamespaceTable } from '../../store/schema';
-import { createStateCache, observeGroups } from './stateCache';
+import { createStateCache } from './stateCache';
 
 const row = (id: string, over: Partial<GamespaceTable> = {}) =>
   ({
@@ -101,20 +100,6 @@ describe('kept game states', () => {
     const cache = createStateCache({ ttlMs: 0 });
     cache.set(entry('g'), { now: 0, since: cache.epoch() });
     expect(cache.get('g', 0)).toBeUndefined();
-  });
-});
-
-describe('observeGroups', () => {
-  it('tells of every group message it delivers, and delivers it', () => {
-    const groups: string[] = [];
-    const delivered: string[] = [];
-    const backplane = observeGroups(createMemoryBackplane(), (group) => groups.push(group));
-    backplane.attach((audience, frame) => delivered.push(frame.toString()));
-    backplane.publish({ all: false, group: 'g1' }, Buffer.from('one'));
-    backplane.publish({ all: true }, Buffer.from('two'));
-    backplane.publish({ all: false, group: 'g2', except: 'c' }, Buffer.from('three'));
-    expect(groups).toEqual(['g1', 'g2']);
-    expect(delivered).toEqual(['one', 'two', 'three']);
   });
 });
 

@@ -1,4 +1,3 @@
-import type { Audience, Backplane } from '../../hub/backplane';
 import type { GamespaceTable, PlayerTable } from '../../store/schema';
 import type { GameState } from '../gamespaces';
 import type { TopologyNode } from '../gameTopology';
@@ -136,16 +135,3 @@ export function createStateCache(options: { ttlMs?: number; max?: number } = {})
 }
 
 export type StateCache = ReturnType<typeof createStateCache>;
-
-/** The backplane, telling `onGroup` of every group message it delivers in this process. */
-export function observeGroups(backplane: Backplane, onGroup: (group: string) => void): Backplane {
-  return {
-    ...backplane,
-    attach(deliver) {
-      backplane.attach((audience: Audience, frame) => {
-        if (!audience.all) onGroup(audience.group);
-        deliver(audience, frame);
-      });
-    },
-  };
-}
