@@ -4,6 +4,10 @@
 
 import type { DomainErrorName, ErrorFacts } from '../../src/domain/errors';
 
+// A value the database refused (a NUL in text, a number out of range): the caller's error, which
+// the HTTP layer answers 400 as it answers a field that fails validation.
+export { isInvalidValue } from '../store/db';
+
 // The names and what the SPA says for each are in src/domain/errors.ts, the error catalogue.
 export type { DomainErrorName };
 

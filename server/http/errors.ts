@@ -1,8 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, Forbidden, ValidationFailed } from '../core/errors';
+import { DomainError, Forbidden, isInvalidValue, ValidationFailed } from '../core/errors';
 import type { ErrorLog } from '../core/errorLog';
 import { isDriverError, type DriverError } from '../hypervisor';
-import { isInvalidValue } from '../store/db';
 import { bodyCutShort } from './body';
 
 // How every error is answered (wire reference §0): domain errors 400 {"message": name};

@@ -16,7 +16,7 @@ import { vmRoutes } from '../http/vm/routes';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
 import { workspaceRoutes } from '../http/workspace/routes';
 import { hubRoutes } from '../hub/routes';
-import { docsDirOf, userDefaults } from './services';
+import { userDefaults } from './services';
 
 // The API (wire reference §1–§5), one plugin per resource folder under server/http, each given
 // the services it calls; the hub's endpoint and the consoles this server serves with them.
@@ -33,11 +33,7 @@ export const routesPlugin = fp<{ version: string }>(
       commit: config.commit,
       version,
     });
-    await fastify.register(accountRoutes, {
-      db: fastify.store.db,
-      users: services.users,
-      listeners: services.listeners,
-    });
+    await fastify.register(accountRoutes, { accounts: services.accounts });
     await fastify.register(workspaceRoutes, { workspaces: services.workspaces });
     await fastify.register(challengeRoutes, { challenges: services.challenges });
     await fastify.register(templateRoutes, { templates: services.templates });
@@ -54,11 +50,7 @@ export const routesPlugin = fp<{ version: string }>(
       errorLog: fastify.errorLog,
       driver,
     });
-    await fastify.register(adminExportRoutes, {
-      db: fastify.store.db,
-      dataDir: config.dataDir,
-      docsDir: docsDirOf(config),
-    });
+    await fastify.register(adminExportRoutes, { archives: services.archives });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
     await fastify.register(consoleRoutes, {
       driver,

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { usesEmbeddedIdentity, type Config } from '../config';
+import { createArchiveService } from '../core/archives';
 import { createChallengeService } from '../core/challenges';
 import { createDispatchService } from '../core/dispatches';
 import { createDocumentService, type DocumentAccess } from '../core/documents';
@@ -10,6 +11,7 @@ import { createGamespaceService, gameState } from '../core/gamespaces';
 import { createGradingService } from '../core/grading';
 import { createImageService } from '../core/images';
 import { createIsoStore } from '../core/isos';
+import { createLocalAccountService } from '../core/localAccounts';
 import type { ListenerRevoker } from '../core/membership';
 import { createMachineRemoval, oneAtATime } from '../core/play/removal';
 import { createPlayService } from '../core/play/service';
@@ -147,6 +149,9 @@ function createServices(fastify: FastifyInstance) {
 
   return {
     users,
+    accounts: createLocalAccountService({ accounts, users, listeners }),
+    /** Workspaces exported and imported as zips. */
+    archives: createArchiveService(db, { dataDir: config.dataDir, docsDir }),
     /** Ends listening on the hub for those whose right to it may have ended. */
     listeners,
     vms,

@@ -1,21 +1,14 @@
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ArchiveService } from '../../core/archives';
 import { DomainError, ValidationFailed } from '../../core/errors';
-import {
-  buildArchive,
-  importArchive,
-  MAX_ARCHIVE_BYTES,
-  readArchive,
-  type ParsedArchive,
-} from '../../core/workspaceArchive';
-import type { Db } from '../../store/db';
+import { MAX_ARCHIVE_BYTES } from '../../core/workspaceArchive';
 import { isForm, readForm } from '../form';
 import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
 import { typed } from '../typed';
 
 // Export and import of workspaces as a zip (wire reference §1.8; the layout is in
-// server/core/workspaceArchive.ts). All four routes are the admin's only.
+// server/core/workspaceArchive.ts, the work server/core/archives.ts). All four routes are the
+// admin's only.
 
 const idsBody = {
   type: 'array',
@@ -31,9 +24,6 @@ const resultsSchema = {
 } as const;
 
 const FORM_LIMITS = { parts: 20, fieldBytes: 8 * 1024 };
-
-/** `yyyyMMddHHmmss` in UTC, as the reference names its exports. */
-const stamp = (date: Date) => date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 
 /** Every file of the form, whole (each at most MAX_ARCHIVE_BYTES), read before any is imported. */
 async function formFiles(request: FastifyRequest): Promise<Uint8Array[]> {
@@ -59,10 +49,10 @@ async function formFiles(request: FastifyRequest): Promise<Uint8Array[]> {
 
 export async function adminExportRoutes(
   fastify: FastifyInstance,
-  options: { db: Db; dataDir: string; docsDir: string },
+  options: { archives: ArchiveService },
 ): Promise<void> {
   const app = typed(fastify);
-  const { db, dataDir, docsDir } = options;
+  const { archives } = options;
 
   app.post(
     '/api/admin/export',
@@ -71,10 +61,7 @@ export async function adminExportRoutes(
       schema: { body: idsBody, response: { ...doneResponses, ...bodyErrorResponses } },
     },
     async (request, reply) => {
-      const zip = await buildArchive(db, docsDir, request.body);
-      const folder = join(dataDir, '_export');
-      await mkdir(folder, { recursive: true });
-      await writeFile(join(folder, `${stamp(new Date())}_export.zip`), zip);
+      await archives.exportToDataDir(request.body);
       return reply.code(200).send('');
     },
   );
@@ -96,7 +83,7 @@ export async function adminExportRoutes(
       },
     },
     async (request, reply) => {
-      const zip = await buildArchive(db, docsDir, request.body);
+      const zip = await archives.build(request.body);
       return reply
         .type('application/zip')
         .header('Content-Disposition', 'attachment; filename=topomojo-export.zip')
@@ -109,26 +96,7 @@ export async function adminExportRoutes(
   app.get(
     '/api/admin/import',
     { config: { auth: 'admin' }, schema: { response: { 200: resultsSchema, ...errorResponses } } },
-    async () => {
-      const names = (await readdir(dataDir).catch(() => [] as string[])).filter((n) =>
-        n.endsWith('export.zip'),
-      );
-      const results: string[] = [];
-      for (const name of names.sort()) {
-        const path = join(dataDir, name);
-        let archive: ParsedArchive;
-        try {
-          archive = readArchive(await readFile(path));
-        } catch (error) {
-          if (!(error instanceof DomainError)) throw error;
-          results.push(`${name}: ${error.message}`);
-          continue;
-        }
-        results.push(...(await importArchive(db, docsDir, archive)));
-        await rename(path, `${path}.imported`);
-      }
-      return results;
-    },
+    async () => archives.importFromDataDir(),
   );
 
   // Multipart `files` (pytopomojo sends one part named "files" with no content type). Every
@@ -139,11 +107,6 @@ export async function adminExportRoutes(
       config: { auth: 'admin', upload: true },
       schema: { response: { 200: resultsSchema, ...errorResponses, ...bodyErrorResponses } },
     },
-    async (request) => {
-      const archives = (await formFiles(request)).map(readArchive);
-      const results: string[] = [];
-      for (const archive of archives) results.push(...(await importArchive(db, docsDir, archive)));
-      return results;
-    },
+    async (request) => archives.importUploads(await formFiles(request)),
   );
 }
