@@ -1,5 +1,5 @@
 import type { Db } from '../store/db';
-import type { Actor } from '../core/users';
+import type { Actor } from '../core/actor';
 import type { WorkspaceService } from '../core/workspaces';
 import { playsOrManages } from '../core/membership';
 

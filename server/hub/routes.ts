@@ -9,7 +9,7 @@ import {
 } from '../auth/authenticate';
 import type { Cache } from '../core/cache';
 import { newToken } from '../core/ids';
-import { assertEnabled, type Actor } from '../core/users';
+import { assertEnabled, type Actor } from '../core/actor';
 import { anonymousErrorResponses, emptySchema } from '../http/schemas';
 import type { ConnectionOptions, Hub } from './hub';
 import { BATCHED_PRESENCE_QUERY } from './presence';
