@@ -29,6 +29,7 @@
 
 import {
   DriverError,
+  tagOf,
   vmName,
   type DeploymentContext,
   type Machine,
@@ -121,4 +122,36 @@ export const specName = (spec: MachineSpec): string => vmName(spec.name, spec.is
 /** A spec that can be deployed at all: it names its template (else invalid-request). */
 export function requireDeployable(spec: MachineSpec): void {
   if (!spec.name) throw new DriverError('invalid-request', 'template has no name');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selecting machines: find, machinesOf and the operations on all that a term finds.
+
+interface Named {
+  id: string;
+  name: string;
+}
+
+/** By name, code point by code point: the order find and machinesOf answer in. */
+export const byName = (a: Pick<Named, 'name'>, b: Pick<Named, 'name'>): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
+/** Whether a term finds the machine: its id or its name contains the term. */
+export const isFound = (machine: Named, term: string): boolean =>
+  machine.id.includes(term) || machine.name.includes(term);
+
+/** `find`: the machines whose id or name contains the term, ordered by name. */
+export const findIn = <T extends Named>(machines: Iterable<T>, term: string): T[] =>
+  [...machines].filter((m) => isFound(m, term)).sort(byName);
+
+/** `machinesOf`: the machines of one isolation tag (a tag, not a term), ordered by name. */
+export const ofTagIn = <T extends Named>(machines: Iterable<T>, tag: string): T[] =>
+  [...machines].filter((m) => tagOf(m.name) === tag).sort(byName);
+
+/** startAll / stopAll / deleteAll: the operation on every machine found, at once. */
+export async function forEachFound(
+  found: Promise<Named[]> | Named[],
+  operation: (id: string) => Promise<Machine>,
+): Promise<Machine[]> {
+  return Promise.all((await found).map((m) => operation(m.id)));
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { deployBatchBy, requireDeployable } from '../lifecycle';
+import { deployBatchBy, findIn, forEachFound, ofTagIn, requireDeployable } from '../lifecycle';
 import { createListeners } from '../listeners';
 import {
   changeStateBy,
@@ -111,8 +111,6 @@ interface Pending {
   cancelled: boolean;
   done: Promise<void>;
 }
-
-const compareByName = (a: Machine, b: Machine) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 const powerOf = (status: string | undefined): PowerState =>
   status === 'running' ? 'running' : status === 'paused' ? 'suspended' : 'off';
@@ -869,23 +867,12 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         nics: [],
       };
     },
-    async find(term) {
-      const all = await pve(allMachines);
-      return all.filter((m) => m.id.includes(term) || m.name.includes(term)).sort(compareByName);
-    },
-    async machinesOf(tag) {
-      const all = await pve(allMachines);
-      return all.filter((m) => tagOf(m.name) === tag).sort(compareByName);
-    },
-    async startAll(term) {
-      return Promise.all((await driver.find(term)).map((m) => start(m.id)));
-    },
-    async stopAll(term) {
-      return Promise.all((await driver.find(term)).map((m) => stop(m.id)));
-    },
+    find: async (term) => findIn(await pve(allMachines), term),
+    machinesOf: async (tag) => ofTagIn(await pve(allMachines), tag),
+    startAll: (term) => forEachFound(driver.find(term), start),
+    stopAll: (term) => forEachFound(driver.find(term), stop),
     async deleteAll(term) {
-      const found = await driver.find(term);
-      const deleted = await Promise.all(found.map((m) => remove(m.id)));
+      const deleted = await forEachFound(driver.find(term), remove);
       await pve(() => sdn.removeTag(term));
       return deleted;
     },

@@ -32,7 +32,7 @@ import {
   removeDisk,
   type DiskCopy,
 } from './disks';
-import { deployBatchBy, requireDeployable } from '../lifecycle';
+import { deployBatchBy, findIn, forEachFound, ofTagIn, requireDeployable } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { relayRfb } from '../rfb';
 import { createCapacity, type Reservation } from './capacity';
@@ -497,20 +497,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     };
   }
 
-  const byName = (a: MachineRecord, b: MachineRecord) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-
-  async function find(term: string): Promise<Machine[]> {
-    const found = [...records.values()]
-      .filter((r) => r.id.includes(term) || r.name.includes(term))
-      .sort(byName);
-    return Promise.all(found.map(toMachine));
-  }
-
-  async function machinesOf(tag: string): Promise<Machine[]> {
-    const found = [...records.values()].filter((r) => r.tag === tag).sort(byName);
-    return Promise.all(found.map(toMachine));
-  }
+  const find = (term: string) => Promise.all(findIn(records.values(), term).map(toMachine));
+  const machinesOf = (tag: string) => Promise.all(ofTagIn(records.values(), tag).map(toMachine));
 
   // -------------------------------------------------------------------------------------------
   // Configuration.
@@ -621,9 +609,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     refresh,
     find,
     machinesOf,
-    startAll: async (term) => Promise.all((await find(term)).map((m) => start(m.id))),
-    stopAll: async (term) => Promise.all((await find(term)).map((m) => stop(m.id))),
-    deleteAll: async (term) => Promise.all((await find(term)).map((m) => remove(m.id))),
+    startAll: (term) => forEachFound(findIn(records.values(), term), start),
+    stopAll: (term) => forEachFound(findIn(records.values(), term), stop),
+    deleteAll: (term) => forEachFound(findIn(records.values(), term), remove),
 
     async createDisks(spec) {
       for (const disk of diskPaths(spec)) {

@@ -16,7 +16,7 @@ import {
   type MachineSpec,
   type PowerState,
 } from '../types';
-import { deployBatchBy } from '../lifecycle';
+import { deployBatchBy, findIn, forEachFound, ofTagIn } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { createSimConsoles } from './console/consoles';
 import { diskStates, diskStatesOf, removeCopies, startCopies } from './disks';
@@ -316,24 +316,15 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     };
   }
 
+  // The store selects the rows (an index, not a scan); the lifecycle says which and in what order.
   async function find(term: string): Promise<Machine[]> {
-    const rows = await settled(await store.matching(term));
+    const rows = findIn(await settled(await store.matching(term)), term);
     return rows.map((r) => toMachine(r, clock.now()));
   }
 
   async function machinesOf(tag: string): Promise<Machine[]> {
-    const rows = (await settled(await store.ofTag(tag))).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    );
+    const rows = ofTagIn(await settled(await store.ofTag(tag)), tag);
     return rows.map((r) => toMachine(r, clock.now()));
-  }
-
-  async function forEachFound(
-    term: string,
-    act: (id: string) => Promise<Machine>,
-  ): Promise<Machine[]> {
-    const rows = await store.matching(term);
-    return Promise.all(rows.map((r) => act(r.id)));
   }
 
   async function changeConfiguration(id: string, change: MachineChange): Promise<Machine> {
@@ -417,9 +408,9 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     refresh,
     find,
     machinesOf,
-    startAll: (term) => forEachFound(term, start),
-    stopAll: (term) => forEachFound(term, stop),
-    deleteAll: (term) => forEachFound(term, remove),
+    startAll: (term) => forEachFound(store.matching(term), start),
+    stopAll: (term) => forEachFound(store.matching(term), stop),
+    deleteAll: (term) => forEachFound(store.matching(term), remove),
 
     async createDisks(spec) {
       const perDisk = scaled(TASK_MS.diskCopy, speed);
