@@ -1,5 +1,18 @@
-import { EMPTY_GUID } from '../core/ids';
-import { invocationFrame } from './protocol';
+import {
+  batchFrame,
+  changeFrame,
+  directFrame,
+  HUB_ACTOR,
+  isControlFrame,
+  presenceFrame,
+  PRESENCE_ACTIONS,
+  readControl,
+  type Batch,
+  type ChangedModel,
+  type MemberAction,
+  type PresenceActor,
+  type PresentModel,
+} from './presenceWire';
 
 // Who is on a channel (wire reference §3: Listen, Leave, Greet), told in two forms.
 //
@@ -34,6 +47,9 @@ import { invocationFrame } from './protocol';
 // - Quirk (both forms): only the first `limit` people to arrive on a server process are named,
 //   in snapshots, greetings and batches; someone further down the list is named once enough of
 //   those before them have left.
+//
+// This file keeps the counts and decides who is told what; the messages and the control frames
+// between server processes are encoded in presenceWire.ts.
 
 /** Presence changes on one channel reach batched-form clients at most this often. */
 export const PRESENCE_BATCH_MS = 500;
@@ -42,36 +58,8 @@ export const PRESENCE_LIMIT = 100;
 /** `/hub?presence=batched` opts a connection in to the batched form. */
 export const BATCHED_PRESENCE_QUERY = { name: 'presence', value: 'batched' } as const;
 
-export const PRESENCE_ACTIONS = {
-  arrived: 'PRESENCE.ARRIVED',
-  departed: 'PRESENCE.DEPARTED',
-  greeted: 'PRESENCE.GREETED',
-  present: 'PRESENCE.PRESENT',
-  changed: 'PRESENCE.CHANGED',
-} as const;
-
-type MemberAction = (typeof PRESENCE_ACTIONS)['arrived' | 'departed' | 'greeted'];
-
-export interface PresenceActor {
-  id: string;
-  name: string;
-}
-
-/** PRESENCE.PRESENT: who was on `channelId` when the recipient arrived. */
-export interface PresentModel {
-  channelId: string;
-  actors: PresenceActor[];
-}
-
-/** PRESENCE.CHANGED: who arrived on `channelId` and who left it since the last one. */
-export interface ChangedModel {
-  channelId: string;
-  arrived: PresenceActor[];
-  departed: PresenceActor[];
-}
-
-/** The hub speaks these messages itself: they are nobody's doing. */
-const HUB_ACTOR: PresenceActor = { id: EMPTY_GUID, name: 'Topoplay' };
+export { PRESENCE_ACTIONS } from './presenceWire';
+export type { ChangedModel, PresenceActor, PresentModel } from './presenceWire';
 
 /** A connection as presence sees it. */
 export interface PresenceMember {
@@ -110,32 +98,6 @@ export interface Presence<M extends PresenceMember> {
   flush(): void;
 }
 
-// Control frames travel through the backplane like messages but are never sent to a client;
-// their first byte is one no JSON-protocol frame starts with (0x00 is the hub's revocation).
-/**
- * A member arrived, departed or greeted:
- * `{a: action, c: connection, u: user, b: batched, o: origin process}`.
- */
-const CHANGE = 0x01;
-/** A process's batch: `{o: origin process, e: [[id, name, connections on origin], ...]}`. */
-const BATCH = 0x02;
-/** A finished frame for one connection: the connection id, a newline, the frame. */
-const DIRECT = 0x03;
-const NEWLINE = 0x0a;
-
-interface Change {
-  a: MemberAction;
-  c: string;
-  u: PresenceActor;
-  b: boolean;
-  o: string;
-}
-
-interface Batch {
-  o: string;
-  e: Array<[id: string, name: string, connections: number]>;
-}
-
 interface Person {
   user: PresenceActor;
   /** This process's connections of this person on the room. */
@@ -159,26 +121,6 @@ interface Room {
   lastBatch: number;
   cancel: (() => void) | null;
 }
-
-/** What this process published, by frame: its own frames come back to it and are not parsed. */
-const published = new WeakMap<Buffer, Change | Batch>();
-
-function control(kind: number, value: Change | Batch): Buffer {
-  const frame = Buffer.concat([Buffer.from([kind]), Buffer.from(JSON.stringify(value))]);
-  published.set(frame, value);
-  return frame;
-}
-
-const parsed = <T extends Change | Batch>(frame: Buffer): T =>
-  (published.get(frame) ?? JSON.parse(frame.subarray(1).toString('utf8'))) as T;
-
-const presenceFrame = (action: string, actor: PresenceActor, model?: unknown) =>
-  Buffer.from(
-    invocationFrame(
-      'PresenceEvent',
-      model === undefined ? { action, actor } : { action, actor, model },
-    ),
-  );
 
 export function createPresence<M extends PresenceMember>(
   origin: string,
@@ -227,7 +169,7 @@ export function createPresence<M extends PresenceMember>(
     state.changed.clear();
     state.named = new Map([...current].map(([id, person]) => [id, person.user]));
     if (state.people.size === 0) rooms.delete(room);
-    if (entries.length) publish(room, control(BATCH, { o: origin, e: entries } satisfies Batch));
+    if (entries.length) publish(room, batchFrame({ o: origin, e: entries }));
   }
 
   /**
@@ -319,7 +261,7 @@ export function createPresence<M extends PresenceMember>(
       write(newcomer, frame);
       sent?.(batched ? 1 : people.length);
     } else if (!local) {
-      publish(room, Buffer.concat([Buffer.from([DIRECT]), Buffer.from(`${newcomerId}\n`), frame]));
+      publish(room, directFrame(newcomerId, frame));
     }
   }
 
@@ -371,14 +313,10 @@ export function createPresence<M extends PresenceMember>(
   }
 
   function announceChange(member: M, room: string, action: MemberAction) {
-    const change: Change = {
-      a: action,
-      c: member.id,
-      u: member.user,
-      b: member.batched,
-      o: origin,
-    };
-    publish(room, control(CHANGE, change));
+    publish(
+      room,
+      changeFrame({ a: action, c: member.id, u: member.user, b: member.batched, o: origin }),
+    );
   }
 
   return {
@@ -412,24 +350,23 @@ export function createPresence<M extends PresenceMember>(
       announceChange(member, room, PRESENCE_ACTIONS.departed);
     },
 
-    handles: (frame) => frame[0] === CHANGE || frame[0] === BATCH || frame[0] === DIRECT,
+    handles: isControlFrame,
 
     received(room, frame) {
-      const kind = frame[0];
-      if (kind === DIRECT) {
-        const nl = frame.indexOf(NEWLINE);
-        const target = connection(frame.subarray(1, nl).toString('utf8'));
+      const message = readControl(frame);
+      if (message.kind === 'direct') {
+        const target = connection(message.connectionId);
         if (target?.groups.has(room)) {
-          write(target, frame.subarray(nl + 1));
+          write(target, message.frame);
           sent?.(1);
         }
         return;
       }
-      if (kind === BATCH) {
-        deliverBatch(room, parsed<Batch>(frame));
+      if (message.kind === 'batch') {
+        deliverBatch(room, message.batch);
         return;
       }
-      const { a, c, u, b, o } = parsed<Change>(frame);
+      const { a, c, u, b, o } = message.change;
       const departedHere = a === PRESENCE_ACTIONS.departed && o === origin;
       perMember(room, c, departedHere, () => presenceFrame(a, u));
       if (a === PRESENCE_ACTIONS.arrived) welcome(room, c, b);
