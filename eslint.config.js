@@ -65,11 +65,11 @@ export default tseslint.config(
     },
   },
   {
-    // The server's layers (STYLE.md): core, the domain, depends on the store and the drivers and
-    // on nothing that serves it (auth, identity, http, hub); the HTTP layer reaches the store only
-    // through core; and no module imports itself back through others. Paths are resolved, so
-    // `import type` counts for the layers; no-cycle counts what runs (type imports are erased).
-    // The SPA is held to no-cycle once its last cycles are gone.
+    // The server's layers: core, the domain, depends on the store and the drivers and on nothing
+    // that serves it (auth, identity, http, hub); the HTTP layer reaches the store only through
+    // core; and no module imports itself back through others. Paths are resolved, so `import
+    // type` counts for the layers; no-cycle counts what runs (type imports are erased, and it
+    // skips them). The SPA is held to no-cycle once its last cycles are gone.
     files: ['server/**/*.{ts,mts,mjs}'],
     plugins: { 'import-x': importX },
     settings: {
