@@ -155,3 +155,51 @@ export async function forEachFound(
 ): Promise<Machine[]> {
   return Promise.all((await found).map((m) => operation(m.id)));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Refresh: a spec's machine, or what stands for it before it is deployed.
+
+/** The name of the task a disk copy shows on the machine it is for. */
+export const INITIALIZING = 'initializing';
+
+export interface UndeployedState {
+  /** Where such a machine would run; '' when no host is chosen before a deploy. */
+  host: string;
+  diskPath: string;
+  /** The least progress over the spec's disks: -1 missing, 0..99 copying, 100 present. */
+  progress: number;
+  /** When the copy under way began (epoch ms), or null when none runs. */
+  copyStarted: number | null;
+}
+
+/**
+ * The pseudo-machine `refresh` answers for a spec not deployed: `initialized` once its disks are
+ * all there, else `created`, an `initializing` task while a copy runs; no id and no NICs.
+ */
+export function undeployedMachine(spec: MachineSpec, state: UndeployedState): Machine {
+  const status = state.progress >= 100 ? 'initialized' : 'created';
+  return {
+    id: '',
+    name: specName(spec),
+    host: state.host,
+    path: '',
+    reference: '',
+    diskPath: state.diskPath,
+    stats: `${status} | off`,
+    status,
+    state: 'off',
+    question: null,
+    task:
+      state.copyStarted === null
+        ? null
+        : {
+            id: '',
+            name: INITIALIZING,
+            progress: Math.max(0, state.progress),
+            started: state.copyStarted,
+          },
+    tags: null,
+    isTemplate: false,
+    nics: [],
+  };
+}

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { deployBatchBy, findIn, forEachFound, ofTagIn, requireDeployable } from '../lifecycle';
+import {
+  deployBatchBy,
+  findIn,
+  forEachFound,
+  ofTagIn,
+  requireDeployable,
+  undeployedMachine,
+} from '../lifecycle';
 import { createListeners } from '../listeners';
 import {
   changeStateBy,
@@ -842,30 +849,15 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     deploy,
     deployBatch,
     async refresh(spec) {
-      const name = vmName(spec.name, spec.isolationTag);
-      const existing = await pve(() => load(name));
+      const existing = await pve(() => load(vmName(spec.name, spec.isolationTag)));
       if (existing) return existing;
-      const progress = await pve(() => images.progress(spec));
-      const status = progress === 100 ? 'initialized' : 'created';
-      const copying = images.copyOf(spec);
-      return {
-        id: '',
-        name,
+      return undeployedMachine(spec, {
+        // A node is chosen when the machine is deployed.
         host: '',
-        path: '',
-        reference: '',
         diskPath: spec.baseImage ?? '',
-        stats: `${status} | off`,
-        status,
-        state: 'off',
-        question: null,
-        task: copying
-          ? { id: '', name: 'initializing', progress: Math.max(0, progress), started: copying }
-          : null,
-        tags: null,
-        isTemplate: false,
-        nics: [],
-      };
+        progress: await pve(() => images.progress(spec)),
+        copyStarted: images.copyOf(spec),
+      });
     },
     find: async (term) => findIn(await pve(allMachines), term),
     machinesOf: async (tag) => ofTagIn(await pve(allMachines), tag),

@@ -32,7 +32,14 @@ import {
   removeDisk,
   type DiskCopy,
 } from './disks';
-import { deployBatchBy, findIn, forEachFound, ofTagIn, requireDeployable } from '../lifecycle';
+import {
+  deployBatchBy,
+  findIn,
+  forEachFound,
+  ofTagIn,
+  requireDeployable,
+  undeployedMachine,
+} from '../lifecycle';
 import { createListeners } from '../listeners';
 import { relayRfb } from '../rfb';
 import { createCapacity, type Reservation } from './capacity';
@@ -463,38 +470,17 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     );
 
   async function refresh(spec: MachineSpec): Promise<Machine> {
-    const name = vmName(spec.name, spec.isolationTag);
-    const existing = byIdOrName(name);
+    const existing = byIdOrName(vmName(spec.name, spec.isolationTag));
     if (existing) return toMachine(existing);
-    const progress = await diskProgress(spec);
-    const least = Math.min(100, ...progress);
-    const status = least === 100 ? 'initialized' : 'created';
     const running = diskPaths(spec)
       .map((d) => copies.get(d.full))
       .filter((c): c is DiskCopy => !!c);
-    return {
-      id: '',
-      name,
+    return undeployedMachine(spec, {
       host: HOST,
-      path: '',
-      reference: '',
       diskPath: spec.disks[0]?.path ?? '',
-      stats: `${status} | off`,
-      status,
-      state: 'off',
-      question: null,
-      task: running.length
-        ? {
-            id: '',
-            name: 'initializing',
-            progress: Math.max(0, least),
-            started: Math.min(...running.map((c) => c.started)),
-          }
-        : null,
-      tags: null,
-      isTemplate: false,
-      nics: [],
-    };
+      progress: Math.min(100, ...(await diskProgress(spec))),
+      copyStarted: running.length ? Math.min(...running.map((c) => c.started)) : null,
+    });
   }
 
   const find = (term: string) => Promise.all(findIn(records.values(), term).map(toMachine));

@@ -16,14 +16,14 @@ import {
   type MachineSpec,
   type PowerState,
 } from '../types';
-import { deployBatchBy, findIn, forEachFound, ofTagIn } from '../lifecycle';
+import { deployBatchBy, findIn, forEachFound, ofTagIn, undeployedMachine } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { createSimConsoles } from './console/consoles';
 import { diskStates, diskStatesOf, removeCopies, startCopies } from './disks';
 import { guestSettingsOf, HOST, nicsOf, OPERATIONS, toMachine } from './machine';
 import { DEFAULT_RESERVED_NETS, isoOptions, netOptions, withNet } from './networks';
 import { NO_TASK, type SimMachineRow, type SimMachineStore } from './port';
-import { INITIALIZING, isDue, scaled, TASK_MS, TASK_NAMES, type TaskKind } from './tasks';
+import { isDue, scaled, TASK_MS, TASK_NAMES, type TaskKind } from './tasks';
 
 // The default hypervisor: simulated machines kept in the database, with tasks that take time
 // and report progress like a real hypervisor's. Every process sharing the database sees the same
@@ -283,37 +283,16 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     );
 
   async function refresh(spec: MachineSpec): Promise<Machine> {
-    const name = specName(spec);
-    const row = await current(name);
+    const row = await current(specName(spec));
     if (row) return toMachine(row, clock.now());
     const disks = await diskStates(store, spec, clock.now());
-    const least = Math.min(100, ...disks.map((d) => d.progress));
     const copying = disks.filter((d) => d.progress >= 0 && d.progress < 100);
-    const status = least === 100 ? 'initialized' : 'created';
-    return {
-      id: '',
-      name,
+    return undeployedMachine(spec, {
       host: HOST,
-      path: '',
-      reference: '',
       diskPath: spec.disks[0]?.path ?? '',
-      stats: `${status} | off`,
-      status,
-      tags: null,
-      state: 'off',
-      question: null,
-      task: copying.length
-        ? {
-            id: '',
-            name: INITIALIZING,
-            progress: Math.max(0, least),
-            started: Math.min(...copying.map((d) => d.started)),
-          }
-        : null,
-      isTemplate: false,
-      // Not deployed: no machine, so no NICs yet.
-      nics: [],
-    };
+      progress: Math.min(100, ...disks.map((d) => d.progress)),
+      copyStarted: copying.length ? Math.min(...copying.map((d) => d.started)) : null,
+    });
   }
 
   // The store selects the rows (an index, not a scan); the lifecycle says which and in what order.

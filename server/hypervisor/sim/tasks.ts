@@ -23,9 +23,6 @@ export const TASK_NAMES: Record<TaskKind, string> = {
   revert: 'reverting',
 };
 
-/** The name of the pseudo-machine's task while its disks are being copied. */
-export const INITIALIZING = 'initializing';
-
 /** A duration at the given speed; speed 0 makes every task finish at once. */
 export function scaled(ms: number, speed: number): number {
   return speed > 0 ? Math.round(ms / speed) : 0;
