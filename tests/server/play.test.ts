@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ticketKey, ticketValue } from '../../server/auth/authenticate';
+import { ticketKey, ticketValue } from '../../server/core/tickets';
 import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
 import { newId, sha256Hex } from '../../server/core/ids';
 import { DEFAULT_GAMESPACE_MINUTES, EXTENSION_MINUTES } from '../../src/domain/gameLength';
