@@ -32,7 +32,9 @@ import {
   tagOf,
   vmName,
   type DeploymentContext,
+  type HypervisorDriver,
   type Machine,
+  type MachineOperation,
   type MachineSpec,
 } from './types';
 
@@ -202,4 +204,51 @@ export function undeployedMachine(spec: MachineSpec, state: UndeployedState): Ma
     isTemplate: false,
     nics: [],
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Naming and operations.
+
+/**
+ * The machine an id or a `name#tag` names: by id first, then by name. `id` is the id the caller
+ * means when the driver maps it first (proxmox follows a machine's earlier ids).
+ */
+export function resolveIn<T extends Named>(
+  machines: Iterable<T>,
+  idOrName: string,
+  id = idOrName,
+): T | undefined {
+  const all = [...machines];
+  return all.find((m) => m.id === id) ?? all.find((m) => m.name === idOrName);
+}
+
+/** The power and disk operations of a driver, by which `changeState` dispatches. */
+export type MachineOperations = Pick<
+  HypervisorDriver,
+  'start' | 'stop' | 'save' | 'revert' | 'delete'
+>;
+
+/** `changeState` for every driver: the operation's method; `reset` is stop then start. */
+export async function changeStateBy(
+  operations: MachineOperations,
+  id: string,
+  operation: MachineOperation,
+): Promise<Machine> {
+  switch (operation) {
+    case 'start':
+      return operations.start(id);
+    case 'stop':
+      return operations.stop(id);
+    case 'save':
+      return operations.save(id);
+    case 'revert':
+      return operations.revert(id);
+    case 'delete':
+      return operations.delete(id);
+    case 'reset':
+      await operations.stop(id);
+      return operations.start(id);
+    default:
+      throw new DriverError('invalid-request', `unknown operation ${String(operation)}`);
+  }
 }

@@ -402,34 +402,3 @@ export function netOptions(reserved: readonly string[], nets: readonly string[],
   const own = nets.filter((n) => n.includes(`#${tag}`));
   return [...new Set([...reserved, ...own])].sort();
 }
-
-/** The power and disk operations of a driver, by which `changeState` dispatches. */
-export type MachineOperations = Pick<
-  HypervisorDriver,
-  'start' | 'stop' | 'save' | 'revert' | 'delete'
->;
-
-/** `changeState` for every driver: the operation's method; `reset` is stop then start. */
-export async function changeStateBy(
-  operations: MachineOperations,
-  id: string,
-  operation: MachineOperation,
-): Promise<Machine> {
-  switch (operation) {
-    case 'start':
-      return operations.start(id);
-    case 'stop':
-      return operations.stop(id);
-    case 'save':
-      return operations.save(id);
-    case 'revert':
-      return operations.revert(id);
-    case 'delete':
-      return operations.delete(id);
-    case 'reset':
-      await operations.stop(id);
-      return operations.start(id);
-    default:
-      throw new DriverError('invalid-request', `unknown operation ${String(operation)}`);
-  }
-}

@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import {
+  changeStateBy,
   deployBatchBy,
   findIn,
   forEachFound,
   ofTagIn,
   requireDeployable,
+  resolveIn,
+  specName,
   undeployedMachine,
 } from '../lifecycle';
 import { createListeners } from '../listeners';
 import {
-  changeStateBy,
   DriverError,
   isolatedNet,
   netOptions,
   tagOf,
-  vmName,
   type ConsoleTickets,
   type DeploymentContext,
   type DriverCapabilities,
@@ -282,9 +283,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   };
 
   async function load(idOrName: string): Promise<Machine | null> {
-    const id = resolveId(idOrName);
-    const all = await allMachines();
-    return all.find((m) => m.id === id) ?? all.find((m) => m.name === idOrName) ?? null;
+    return resolveIn(await allMachines(), idOrName, resolveId(idOrName)) ?? null;
   }
 
   /**
@@ -648,7 +647,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
 
   async function deployOne(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
     requireDeployable(spec);
-    const name = vmName(spec.name, spec.isolationTag);
+    const name = specName(spec);
     const existing = await load(name);
     if (existing) return existing;
     if (!spec.baseImage) {
@@ -705,7 +704,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
 
   /** One deploy per name at a time; `on` a node chosen for the machine's batch. */
   function deploy(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
-    const name = vmName(spec.name, spec.isolationTag);
+    const name = specName(spec);
     const under = deploying.get(name);
     if (under) return under;
     const result = deployOne(spec, privileged, on).finally(() => deploying.delete(name));
@@ -849,7 +848,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     deploy,
     deployBatch,
     async refresh(spec) {
-      const existing = await pve(() => load(vmName(spec.name, spec.isolationTag)));
+      const existing = await pve(() => load(specName(spec)));
       if (existing) return existing;
       return undeployedMachine(spec, {
         // A node is chosen when the machine is deployed.

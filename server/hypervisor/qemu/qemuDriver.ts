@@ -6,13 +6,11 @@ import { join } from 'node:path';
 import { fwCfgName } from '../guestFiles';
 import { isoFilesOf } from '../isos';
 import {
-  changeStateBy,
   DriverError,
   EMPTY_TAG,
   isolatedNet,
   netOptions,
   tagOf,
-  vmName,
   type ConsoleTickets,
   type DeploymentContext,
   type DriverCapabilities,
@@ -33,11 +31,14 @@ import {
   type DiskCopy,
 } from './disks';
 import {
+  changeStateBy,
   deployBatchBy,
   findIn,
   forEachFound,
   ofTagIn,
   requireDeployable,
+  resolveIn,
+  specName,
   undeployedMachine,
 } from '../lifecycle';
 import { createListeners } from '../listeners';
@@ -170,10 +171,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   }
 
   function byIdOrName(id: string): MachineRecord | undefined {
-    const direct = records.get(id);
-    if (direct) return direct;
-    for (const record of records.values()) if (record.name === id) return record;
-    return undefined;
+    return records.get(id) ?? resolveIn(records.values(), id);
   }
 
   function required(id: string): MachineRecord {
@@ -381,7 +379,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     privileged: boolean,
     batch?: Reservation,
   ): Promise<Machine> {
-    const name = vmName(spec.name, spec.isolationTag);
+    const name = specName(spec);
     const existing = byIdOrName(name);
     if (existing) return toMachine(existing);
     requireDeployable(spec);
@@ -438,7 +436,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   }
 
   const deploy = (spec: MachineSpec, privileged: boolean, batch?: Reservation) =>
-    serialized(vmName(spec.name, spec.isolationTag), () => deployNow(spec, privileged, batch));
+    serialized(specName(spec), () => deployNow(spec, privileged, batch));
 
   const deployBatch = (context: DeploymentContext, wait: boolean) =>
     deployBatchBy(
@@ -470,7 +468,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     );
 
   async function refresh(spec: MachineSpec): Promise<Machine> {
-    const existing = byIdOrName(vmName(spec.name, spec.isolationTag));
+    const existing = byIdOrName(specName(spec));
     if (existing) return toMachine(existing);
     const running = diskPaths(spec)
       .map((d) => copies.get(d.full))

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { realClock, type Clock, type Timer } from '../../clock';
 import {
-  changeStateBy,
   DriverError,
   isolatedNet,
   tagOf,
-  vmName,
   type ConsoleTickets,
   type DeploymentContext,
   type DriverCapabilities,
@@ -16,7 +14,15 @@ import {
   type MachineSpec,
   type PowerState,
 } from '../types';
-import { deployBatchBy, findIn, forEachFound, ofTagIn, undeployedMachine } from '../lifecycle';
+import {
+  changeStateBy,
+  deployBatchBy,
+  findIn,
+  forEachFound,
+  ofTagIn,
+  specName,
+  undeployedMachine,
+} from '../lifecycle';
 import { createListeners } from '../listeners';
 import { createSimConsoles } from './console/consoles';
 import { diskStates, diskStatesOf, removeCopies, startCopies } from './disks';
@@ -200,8 +206,6 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
   const changeState = (id: string, operation: MachineOperation) =>
     changeStateBy({ start, stop, save, revert, delete: remove }, id, operation);
-
-  const specName = (spec: MachineSpec) => vmName(spec.name, spec.isolationTag);
 
   /** A new machine's row, its deploy task under way. */
   function machineRow(spec: MachineSpec, privileged: boolean): SimMachineRow {
