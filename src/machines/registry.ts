@@ -52,7 +52,9 @@ import { templateSelectorMachine } from './templateSelectorMachine';
 import { tokenChangeMachine } from './tokenChangeMachine';
 import { uploadMachine } from './uploadMachine';
 import { uploadQueueMachine } from './uploadQueueMachine';
+import { userAccountMachine } from './userAccountMachine';
 import { userAdminMachine } from './userAdminMachine';
+import { userDetailMachine } from './userDetailMachine';
 import { userRegistrationMachine } from './userRegistrationMachine';
 import { vmActionsMachine } from './vmActionsMachine';
 import { vmControllerMachine } from './vmControllerMachine';
@@ -85,6 +87,8 @@ export const machines = {
   pagedSearch: pagedSearchMachine,
   workspaceBrowser: workspaceBrowserMachine,
   userAdmin: userAdminMachine,
+  userDetail: userDetailMachine,
+  userAccount: userAccountMachine,
   profile: profileMachine,
   workspaceInvitation: workspaceInvitationMachine,
   workspaceEditor: workspaceEditorMachine,

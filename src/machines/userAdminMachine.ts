@@ -10,81 +10,25 @@ import {
 } from 'xstate';
 import { errorMessage } from '../domain/text';
 import { createPagedSearchMachine } from './pagedSearchMachine';
+import type {
+  AdminUser,
+  OpenUserUpdate,
+  UserAdminContext,
+  UserAdminEvent,
+  UserAdminInput,
+  UserDraft,
+} from './userAdminMachine.types';
+import { userAccountMachine } from './userAccountMachine';
+import { userDetailMachine } from './userDetailMachine';
 
 // The admin Users section: the search over users (a pagedSearch child), adding a user, and the
-// one user open for editing with its API keys and local account.
+// one user open for editing with its API keys and local account. The open user's requests are
+// children of their own: userDetail (its record) and userAccount (its keys and local account).
 
-/** The roles an administrator assigns (wire reference §2.6, UserRole). */
-export const USER_ROLES = [
-  'user',
-  'builder',
-  'creator',
-  'observer',
-  'administrator',
-  'disabled',
-] as const;
-
-/** A user as listed and edited; `role` is the stored role (the wire's appRole). */
-export interface AdminUser {
-  id: string;
-  name: string;
-  scope: string;
-  role: string;
-  workspaceLimit: number;
-  gamespaceLimit: number;
-  gamespaceMaxMinutes: number;
-  gamespaceCleanupGraceMinutes: number;
-  isRegistrar: boolean;
-}
-
-export type UserDraft = Omit<AdminUser, 'id'>;
-
-export interface AdminApiKey {
-  id: string;
-  name: string;
-  whenCreated: string;
-}
-
-export interface LocalAccount {
-  /** Null when the user has no local sign-in. */
-  username: string | null;
-  disabled: boolean;
-}
+export type * from './userAdminMachine.types';
+export { USER_ROLES } from './userAdminMachine.types';
 
 export const userSearchMachine = createPagedSearchMachine<AdminUser>();
-
-export interface UserAdminInput {
-  /** The signed-in administrator: its own account is one it may not disable. */
-  selfId: string | null;
-}
-
-export type UserAdminEvent =
-  | { type: 'user.selected'; user: AdminUser }
-  | { type: 'user.closed' }
-  | { type: 'user.addRequested'; name: string }
-  | { type: 'draft.changed'; draft: Partial<UserDraft> }
-  | { type: 'save.requested' }
-  | { type: 'delete.requested' }
-  | { type: 'delete.confirmed' }
-  | { type: 'delete.cancelled' }
-  | { type: 'key.createRequested' }
-  | { type: 'key.deleteRequested'; keyId: string }
-  | { type: 'key.dismissed' }
-  | { type: 'password.setRequested'; password: string; username: string }
-  | { type: 'account.disabledToggled' };
-
-export interface UserAdminContext {
-  /** The signed-in administrator's id (the input's). */
-  selfId: string | null;
-  user: AdminUser | null;
-  draft: UserDraft | null;
-  keys: readonly AdminApiKey[];
-  account: LocalAccount | null;
-  /** A key's value, shown once right after it is issued. */
-  newKey: string | null;
-  error: string | null;
-  notice: string | null;
-}
 
 /** The notice after the user's fields were saved. */
 export const SAVED_NOTICE = 'Saved';
@@ -92,15 +36,29 @@ export const SAVED_NOTICE = 'Saved';
 export const PASSWORD_SET_NOTICE = 'Password set';
 
 const draftOf = ({ id: _id, ...draft }: AdminUser): UserDraft => draft;
-const open = (user: AdminUser) => ({
-  user,
-  draft: draftOf(user),
+/** The section with no user open. */
+const NONE_OPEN: Omit<UserAdminContext, 'selfId'> = {
+  user: null,
+  draft: null,
   keys: [],
   account: null,
   newKey: null,
   error: null,
   notice: null,
-});
+};
+const open = (user: AdminUser) => ({ ...NONE_OPEN, user, draft: draftOf(user) });
+
+/** The open user's id ('' when none is open). */
+const openId = (context: UserAdminContext): string => context.user?.id ?? '';
+
+/** A refused request of the open user: back to it, saying why. */
+const failed = {
+  target: 'ready',
+  actions: {
+    type: 'showError',
+    params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }),
+  },
+} as const;
 
 export const userAdminMachine = setup({
   types: {
@@ -114,35 +72,11 @@ export const userAdminMachine = setup({
     addUser: fromPromise<AdminUser, { name: string }>(() => {
       throw new Error('userAdminMachine: provide addUser');
     }),
-    loadUserDetails: fromPromise<{ keys: AdminApiKey[]; account: LocalAccount }, { id: string }>(
-      () => {
-        throw new Error('userAdminMachine: provide loadUserDetails');
-      },
-    ),
-    saveUser: fromPromise<AdminUser, AdminUser>(() => {
-      throw new Error('userAdminMachine: provide saveUser');
-    }),
-    deleteUser: fromPromise<unknown, { id: string }>(() => {
-      throw new Error('userAdminMachine: provide deleteUser');
-    }),
-    /** Issues a key and lists the user's keys again. */
-    createKey: fromPromise<{ value: string; keys: AdminApiKey[] }, { id: string }>(() => {
-      throw new Error('userAdminMachine: provide createKey');
-    }),
-    /** Deletes a key and lists the user's keys again. */
-    deleteKey: fromPromise<AdminApiKey[], { id: string; keyId: string }>(() => {
-      throw new Error('userAdminMachine: provide deleteKey');
-    }),
-    setPassword: fromPromise<LocalAccount, { id: string; password: string; username: string }>(
-      () => {
-        throw new Error('userAdminMachine: provide setPassword');
-      },
-    ),
-    setDisabled: fromPromise<LocalAccount, { id: string; disabled: boolean }>(() => {
-      throw new Error('userAdminMachine: provide setDisabled');
-    }),
+    userDetail: userDetailMachine,
+    userAccount: userAccountMachine,
   },
   actions: {
+    update: assign((_, update: OpenUserUpdate) => ({ ...update })),
     showError: assign({ error: (_, { error }: { error: unknown }) => errorMessage(error) }),
     refreshList: sendTo('search', { type: 'search.refreshRequested' }),
   },
@@ -158,16 +92,7 @@ export const userAdminMachine = setup({
   id: 'userAdmin',
   description:
     'Admin Users: a paged search of users; adding one opens it; an open user is edited and saved explicitly, deleted after confirmation, and has its API keys (a new value shown once) and local account (password, disabled).',
-  context: ({ input }) => ({
-    selfId: input?.selfId ?? null,
-    user: null,
-    draft: null,
-    keys: [],
-    account: null,
-    newKey: null,
-    error: null,
-    notice: null,
-  }),
+  context: ({ input }) => ({ ...NONE_OPEN, selfId: input?.selfId ?? null }),
   invoke: {
     id: 'search',
     src: 'userSearch',
@@ -217,20 +142,14 @@ export const userAdminMachine = setup({
         loading: {
           tags: ['busy'],
           invoke: {
-            id: 'loadUserDetails',
-            src: 'loadUserDetails',
-            input: ({ context }) => ({ id: context.user?.id ?? '' }),
+            id: 'userDetail',
+            src: 'userDetail',
+            input: ({ context }) => ({ request: 'load', id: openId(context) }),
             onDone: {
               target: 'ready',
-              actions: assign({
-                keys: ({ event }) => event.output?.keys ?? [],
-                account: ({ event }) => event.output?.account ?? null,
-              }),
+              actions: { type: 'update', params: ({ event }) => event.output },
             },
-            onError: {
-              target: 'ready',
-              actions: { type: 'showError', params: ({ event }) => ({ error: event.error }) },
-            },
+            onError: failed,
           },
         },
         ready: {
@@ -263,118 +182,112 @@ export const userAdminMachine = setup({
           tags: ['busy'],
           entry: assign({ error: null, notice: null }),
           invoke: {
-            src: 'saveUser',
-            input: ({ context }) => ({ ...context.draft!, id: context.user?.id ?? '' }),
+            id: 'userDetail',
+            src: 'userDetail',
+            input: ({ context }) => ({
+              request: 'save',
+              user: { ...context.draft!, id: openId(context) },
+            }),
             onDone: {
               target: 'ready',
               actions: [
-                assign(({ event, context }) => ({
-                  user: event.output ?? context.user,
-                  draft: event.output ? draftOf(event.output) : context.draft,
-                  notice: SAVED_NOTICE,
-                })),
+                assign(({ event, context }) => {
+                  const saved = event.output?.user;
+                  return {
+                    user: saved ?? context.user,
+                    draft: saved ? draftOf(saved) : context.draft,
+                    notice: SAVED_NOTICE,
+                  };
+                }),
                 'refreshList',
               ],
             },
-            onError: {
-              target: 'ready',
-              actions: { type: 'showError', params: ({ event }) => ({ error: event.error }) },
-            },
+            onError: failed,
           },
         },
         deleting: {
           tags: ['busy'],
           invoke: {
-            src: 'deleteUser',
-            input: ({ context }) => ({ id: context.user?.id ?? '' }),
+            id: 'userDetail',
+            src: 'userDetail',
+            input: ({ context }) => ({ request: 'delete', id: openId(context) }),
             onDone: {
               target: '#userAdmin.browsing',
               actions: [assign({ user: null, draft: null, error: null }), 'refreshList'],
             },
-            onError: {
-              target: 'ready',
-              actions: { type: 'showError', params: ({ event }) => ({ error: event.error }) },
-            },
+            onError: failed,
           },
         },
         creatingKey: {
           tags: ['busy'],
           entry: assign({ error: null, newKey: null }),
           invoke: {
-            src: 'createKey',
-            input: ({ context }) => ({ id: context.user?.id ?? '' }),
+            id: 'userAccount',
+            src: 'userAccount',
+            input: ({ context }) => ({ request: 'createKey', id: openId(context) }),
             onDone: {
               target: 'ready',
-              actions: assign({
-                newKey: ({ event }) => event.output?.value ?? null,
-                keys: ({ event }) => event.output?.keys ?? [],
-              }),
+              actions: { type: 'update', params: ({ event }) => event.output },
             },
-            onError: {
-              target: 'ready',
-              actions: { type: 'showError', params: ({ event }) => ({ error: event.error }) },
-            },
+            onError: failed,
           },
         },
         deletingKey: {
           tags: ['busy'],
           entry: assign({ error: null }),
           invoke: {
-            src: 'deleteKey',
+            id: 'userAccount',
+            src: 'userAccount',
             input: ({ context, event }) => ({
-              id: context.user?.id ?? '',
+              request: 'deleteKey',
+              id: openId(context),
               keyId: event.type === 'key.deleteRequested' ? event.keyId : '',
             }),
             onDone: {
               target: 'ready',
-              actions: assign({ keys: ({ event }) => event.output ?? [] }),
+              actions: { type: 'update', params: ({ event }) => event.output },
             },
-            onError: {
-              target: 'ready',
-              actions: { type: 'showError', params: ({ event }) => ({ error: event.error }) },
-            },
+            onError: failed,
           },
         },
         settingPassword: {
           tags: ['busy'],
           entry: assign({ error: null, notice: null }),
           invoke: {
-            src: 'setPassword',
+            id: 'userAccount',
+            src: 'userAccount',
             input: ({ context, event }) => ({
-              id: context.user?.id ?? '',
+              request: 'setPassword',
+              id: openId(context),
               password: event.type === 'password.setRequested' ? event.password : '',
               username: event.type === 'password.setRequested' ? event.username.trim() : '',
             }),
             onDone: {
               target: 'ready',
-              actions: assign({
-                account: ({ event }) => event.output ?? null,
-                notice: PASSWORD_SET_NOTICE,
-              }),
+              actions: [
+                { type: 'update', params: ({ event }) => event.output },
+                assign({ notice: PASSWORD_SET_NOTICE }),
+              ],
             },
-            onError: {
-              target: 'ready',
-              actions: { type: 'showError', params: ({ event }) => ({ error: event.error }) },
-            },
+            onError: failed,
           },
         },
         settingDisabled: {
           tags: ['busy'],
           entry: assign({ error: null }),
           invoke: {
-            src: 'setDisabled',
+            id: 'userAccount',
+            src: 'userAccount',
             input: ({ context }) => ({
-              id: context.user?.id ?? '',
+              request: 'setDisabled',
+              id: openId(context),
               disabled: !context.account?.disabled,
             }),
             onDone: {
               target: 'ready',
-              actions: assign({ account: ({ event }) => event.output ?? null }),
+              actions: { type: 'update', params: ({ event }) => event.output },
             },
-            onError: {
-              target: 'ready',
-              actions: { type: 'showError', params: ({ event }) => ({ error: event.error }) },
-            },
+            onError: failed,
           },
         },
       },
