@@ -119,7 +119,7 @@ function Invite({ session }: { session: GamespaceSessionActorRef }) {
 }
 
 /** The challenge's text and question sets; a lab without either shows no empty heading. */
-function Challenge({ quiz, text }: { quiz: QuestionSetActorRef; text: string | undefined }) {
+function Challenge({ quiz, text }: { quiz: QuestionSetActorRef; text: string | null | undefined }) {
   const empty = useSelector(quiz, selectHasNoQuestions);
   if (empty && !text) return null;
   return (
