@@ -6,6 +6,18 @@ import https from 'node:https';
 import { TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import WebSocket from 'ws';
+import {
+  answerError,
+  isRetryable,
+  LOCK_TEXT,
+  parseBody,
+  PveError,
+  transportError,
+  type PveBody,
+  type PveErrorKind,
+} from './pveErrors';
+
+export { isLockError, PveError, type PveErrorKind } from './pveErrors';
 
 // A thin client of the Proxmox VE REST API (/api2/json), written here because the npm PVE clients
 // are GPL-3.0. It speaks what the driver needs and no more: four verbs with PVE's parameter
@@ -43,51 +55,6 @@ export interface PveClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Between task status polls when waitTask is not told otherwise; default 1 s. */
   taskIntervalMs?: number;
-}
-
-export type PveErrorKind =
-  | 'auth'
-  | 'forbidden'
-  | 'not-found'
-  | 'invalid'
-  | 'locked'
-  | 'exists'
-  | 'server'
-  | 'network'
-  | 'timeout'
-  | 'task-failed'
-  | 'tls';
-
-interface PveErrorDetails {
-  /** HTTP status, 0 when there was no answer. */
-  status?: number;
-  /** PVE's per-parameter errors (400). */
-  errors?: Record<string, string>;
-  /** The API path (below /api2/json) of the failed call. */
-  path?: string;
-  /** PVE's own text, without the method and path. */
-  reason?: string;
-}
-
-export class PveError extends Error {
-  override readonly name = 'PveError';
-  readonly status: number;
-  readonly errors: Record<string, string>;
-  readonly path: string;
-  /** PVE's text alone (the message adds the method and path). */
-  readonly reason: string;
-
-  constructor(
-    readonly kind: PveErrorKind,
-    message: string,
-    details: PveErrorDetails = {},
-  ) {
-    super(message);
-    this.status = details.status ?? 0;
-    this.errors = details.errors ?? {};
-    this.path = details.path ?? '';
-    this.reason = details.reason ?? message;
-  }
 }
 
 export type PveParams = Record<string, string | number | boolean | undefined>;
@@ -148,45 +115,6 @@ export const TICKET_RENEW_MS = 60 * 60_000;
 const IDLE_SOCKET_MS = 4_000;
 /** Task log lines read per request. */
 const LOG_PAGE = 500;
-/** HTTP statuses of a GET worth repeating: gateway trouble and PVE's proxy failing to reach a node. */
-const RETRY_STATUSES = new Set([502, 503, 595, 596]);
-
-// ---------------------------------------------------------------------------------------------
-// Errors
-
-/** Whether PVE's text says another operation holds a lock. */
-const LOCK_TEXT = /can't lock file|\bis locked\b|got lock request timeout/i;
-const NOT_FOUND_TEXT = /not exist|\bno such\b/i;
-const EXISTS_TEXT = /already exists/i;
-
-/** Whether a PVE error means another operation holds a lock ("can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout", "VM is locked (clone)"). */
-export function isLockError(error: unknown): boolean {
-  if (error instanceof PveError) return error.kind === 'locked';
-  return error instanceof Error && LOCK_TEXT.test(error.message);
-}
-
-/** The kind of a 5xx answer, from PVE's reason text. */
-function serverErrorKind(reason: string): PveErrorKind {
-  if (LOCK_TEXT.test(reason)) return 'locked';
-  if (NOT_FOUND_TEXT.test(reason)) return 'not-found';
-  if (EXISTS_TEXT.test(reason)) return 'exists';
-  return 'server';
-}
-
-function statusKind(status: number, reason: string): PveErrorKind {
-  switch (status) {
-    case 400:
-      return 'invalid';
-    case 401:
-      return 'auth';
-    case 403:
-      return 'forbidden';
-    case 404:
-      return 'not-found';
-    default:
-      return status >= 500 ? serverErrorKind(reason) : 'invalid';
-  }
-}
 
 /** What PVE answered: status, reason phrase and the JSON body (null when it is not JSON). */
 interface Answer {
@@ -194,72 +122,6 @@ interface Answer {
   statusMessage: string;
   body: PveBody | null;
 }
-
-interface PveBody {
-  data?: unknown;
-  message?: unknown;
-  errors?: unknown;
-}
-
-function parseBody(text: string): PveBody | null {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed !== null && typeof parsed === 'object' ? (parsed as PveBody) : null;
-  } catch {
-    return null;
-  }
-}
-
-function errorsOf(body: PveBody | null): Record<string, string> {
-  const errors = body?.errors;
-  if (!errors || typeof errors !== 'object') return {};
-  return Object.fromEntries(Object.entries(errors).map(([key, value]) => [key, String(value)]));
-}
-
-/** The PveError of an HTTP answer that is not a success. */
-function answerError(
-  method: string,
-  path: string,
-  status: number,
-  statusMessage: string,
-  body: PveBody | null,
-): PveError {
-  // The body's message is the whole text; the reason phrase only its first line.
-  const full = typeof body?.message === 'string' ? body.message.trim() : '';
-  const reason = full || statusMessage.trim() || `HTTP ${status}`;
-  const errors = errorsOf(body);
-  const listed = Object.entries(errors).map(([key, value]) => `${key}: ${value.trim()}`);
-  const detail = listed.length > 0 ? `${reason} (${listed.join('; ')})` : reason;
-  return new PveError(statusKind(status, reason), `PVE ${method} ${path}: ${detail}`, {
-    status,
-    errors,
-    path,
-    reason,
-  });
-}
-
-/** OpenSSL's certificate verification codes and Node's TLS error codes. */
-const TLS_CODE = /CERT|^ERR_TLS_|^ERR_SSL_|^UNABLE_TO_(GET|VERIFY)_/;
-
-/** The PveError of a request that got no answer. */
-function transportError(method: string, path: string, error: unknown): PveError {
-  if (error instanceof PveError) {
-    // The pinning agent does not know which call it connects for; say it here.
-    if (error.path) return error;
-    return new PveError(error.kind, `PVE ${method} ${path}: ${error.message}`, {
-      path,
-      reason: error.message,
-    });
-  }
-  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
-  const text = error instanceof Error ? error.message : String(error);
-  const kind: PveErrorKind = TLS_CODE.test(code) ? 'tls' : 'network';
-  return new PveError(kind, `PVE ${method} ${path}: ${text}`, { path, reason: text });
-}
-
-const isRetryable = (error: unknown): boolean =>
-  error instanceof PveError &&
-  (error.kind === 'network' || error.kind === 'timeout' || RETRY_STATUSES.has(error.status));
 
 // ---------------------------------------------------------------------------------------------
 // UPIDs
