@@ -13,72 +13,25 @@ import {
   type ActorRefFrom,
   type SnapshotFrom,
 } from 'xstate';
-import type { EditorChange, TextEdit } from '../domain/coedit';
-import {
-  documentCursorsMachine,
-  type CursorPositions,
-  type RemoteCursorEvent,
-} from './documentCursorsMachine';
-import { documentLogMachine, type DocumentLogReport } from './documentLogMachine';
+import { documentCursorsMachine } from './documentCursorsMachine';
+import type {
+  DocumentEditorContext,
+  DocumentEditorEmitted,
+  DocumentEditorEvent,
+  DocumentEditorInput,
+  DocumentSourceEvent,
+} from './documentEditorMachine.types';
+import { documentLogMachine } from './documentLogMachine';
 import { documentOutboxMachine } from './documentOutboxMachine';
-import { documentReplica, type ReplicaReport } from './documentReplica';
-import { imageManagerMachine, type ImageManagerReport } from './imageManagerMachine';
+import { documentReplica } from './documentReplica';
+import { imageManagerMachine } from './imageManagerMachine';
+
+export type * from './documentEditorMachine.types';
 
 /** The user counts as editing until this long without an edit (spec §4, §9). */
 export const EDIT_IDLE_MS = 3_000;
 /** What the read-only editor says to someone typing (spec §2, §8). */
 export const LOADING_MESSAGE = 'Loading document...';
-
-/** The workspace channel's DocumentEvents as this machine reads them; the app validates them. */
-export type DocumentSourceEvent =
-  /** Someone's edits, as a Yjs update (base64); reference clients' change records are dropped. */
-  | { type: 'document.updatedRemotely'; update: string }
-  /** Someone saved (DOCUMENT.SAVED); `timestamp` in epoch ms. */
-  | { type: 'document.savedRemotely'; text: string; timestamp: number }
-  | RemoteCursorEvent
-  /** The hub connection is back: updates sent while it was down never reached us. */
-  | { type: 'hub.reconnected' };
-
-export type DocumentEditorEvent =
-  /**
-   * The Document tab opened: its editor is on its way (Monaco loads on demand). The document
-   * loads on the first one, alongside Monaco rather than after it.
-   */
-  | { type: 'editor.opened' }
-  /** The editor (Monaco) is mounted and shows the replica's text. */
-  | { type: 'editor.ready' }
-  /** The tab closed and its editor with it; the document stays, with its unsaved edits. */
-  | { type: 'editor.closed' }
-  /** The user changed the text; `at` is when, in epoch ms. */
-  | { type: 'editor.changed'; changes: EditorChange[]; at: number }
-  | ({ type: 'editor.cursorMoved' } & CursorPositions)
-  | { type: 'document.saveRequested' }
-  /** The Images button: the image manager opens, or closes. */
-  | { type: 'images.toggleRequested' }
-  | DocumentSourceEvent
-  | ReplicaReport
-  | DocumentLogReport
-  | ImageManagerReport;
-
-export type DocumentEditorEmitted =
-  /** The text changed from elsewhere; the editor model applies `edits` to reach `text`. */
-  | { type: 'document.remotelyEdited'; edits: TextEdit[]; text: string }
-  /** A file chosen in the image manager: the editor model puts its markdown at the cursor. */
-  | ImageManagerReport;
-
-export interface DocumentEditorInput {
-  workspaceId: string;
-}
-
-export interface DocumentEditorContext {
-  workspaceId: string;
-  /** The shared text as the replica last reported it. */
-  text: string;
-  /** Remote updates received while the document was loading, merged after it. */
-  buffered: string[];
-  /** When the user last changed the text (epoch ms, from the editor's event). */
-  lastChangeAt: number;
-}
 
 /** The input of the children that need only the workspace. */
 const workspaceOf = ({ context }: { context: DocumentEditorContext }) => ({
