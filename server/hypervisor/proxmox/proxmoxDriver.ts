@@ -39,7 +39,6 @@ import {
   pveNameOf,
   pveTagOf,
   SNAPSHOT,
-  type MachineMeta,
 } from './names';
 import {
   deliverThroughAgent,
@@ -50,6 +49,8 @@ import {
 import { createIsoStorage } from './isoStorage';
 import { createSdn } from './sdn';
 import { bridgePveConsole } from './vncBridge';
+import { machineOf, pendingMachine, type Pending } from './machineViews';
+import { driverErrorOf } from './pveErrors';
 
 // The proxmox driver: lab machines on a Proxmox VE cluster through its REST API (client.ts).
 // - A deploy is a linked clone of the PVE template the spec names (spec.baseImage) onto the
@@ -109,19 +110,6 @@ const NIC_MODELS: Record<string, string> = {
   virtio: 'virtio',
   rtl8139: 'rtl8139',
 };
-
-/** A machine this driver is deploying: it exists for callers before PVE has it. */
-interface Pending {
-  vmid: number;
-  node: string;
-  meta: MachineMeta;
-  task: MachineTask;
-  cancelled: boolean;
-  done: Promise<void>;
-}
-
-const powerOf = (status: string | undefined): PowerState =>
-  status === 'running' ? 'running' : status === 'paused' ? 'suspended' : 'off';
 
 const MIB = 1024 * 1024;
 
@@ -187,36 +175,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   // -------------------------------------------------------------------------------------------
   // Machines as the driver's vocabulary.
 
-  function toMachine(vm: OwnVm): Machine {
-    const { resource: r, meta } = vm;
-    const state = powerOf(r.status);
-    const mem = r.maxmem ? Math.round(((r.mem ?? 0) / r.maxmem) * 100) : 0;
-    const cpu = Math.round((r.cpu ?? 0) * 100);
-    return {
-      id: String(r.vmid),
-      name: meta.name,
-      host: r.node,
-      path: `${r.node}/qemu/${r.vmid}`,
-      reference: `qemu/${r.vmid}`,
-      diskPath: '',
-      stats: `deployed | ${state === 'running' ? `mem-${mem}% cpu-${cpu}%` : 'off'}`,
-      status: 'deployed',
-      state,
-      question: null,
-      task: tasks.get(r.vmid) ?? (r.lock ? lockTask(r) : meta.ready ? null : deployTask(vm)),
-      tags: [tagOf(meta.name)],
-      isTemplate: false,
-      nics: meta.nets.map((network, index) => ({ index, network })),
-    };
-  }
-
-  /** A machine another server (or one that stopped) is deploying. */
-  const deployTask = ({ resource: r, meta }: OwnVm): MachineTask => ({
-    id: `deploy-${r.vmid}`,
-    name: 'deploying',
-    progress: 0,
-    started: meta.since ?? Date.now(),
-  });
+  const toMachine = (vm: OwnVm): Machine => machineOf(vm, tasks.get(vm.resource.vmid));
 
   /**
    * Machines whose deploy began long ago and never configured them: their server stopped in the
@@ -232,33 +191,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         !pending.has(m.resource.vmid) &&
         (m.meta.since ?? 0) < before,
     );
-  }
-
-  /** A machine PVE holds a lock on (a clone, a backup, a migration) is busy with that. */
-  const lockTask = (r: PveResource): MachineTask => ({
-    id: `lock-${r.vmid}`,
-    name: r.lock ?? 'locked',
-    progress: 0,
-    started: Date.now(),
-  });
-
-  function pendingMachine(p: Pending): Machine {
-    return {
-      id: String(p.vmid),
-      name: p.meta.name,
-      host: p.node,
-      path: `${p.node}/qemu/${p.vmid}`,
-      reference: `qemu/${p.vmid}`,
-      diskPath: '',
-      stats: 'deploying | off',
-      status: 'deployed',
-      state: 'off',
-      question: null,
-      task: { ...p.task },
-      tags: [tagOf(p.meta.name)],
-      isTemplate: false,
-      nics: p.meta.nets.map((network, index) => ({ index, network })),
-    };
   }
 
   /** Every machine of ours, those being deployed included. */
@@ -306,21 +238,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     'resource' in vm
       ? `/nodes/${vm.resource.node}/qemu/${vm.resource.vmid}`
       : `/nodes/${vm.node}/qemu/${vm.vmid}`;
-
-  /** PVE's errors in the driver's vocabulary. */
-  function driverErrorOf(error: unknown): unknown {
-    if (!(error instanceof PveError)) return error;
-    switch (error.kind) {
-      case 'not-found':
-        return new DriverError('not-found', error.message);
-      case 'invalid':
-        return new DriverError('invalid-request', error.message);
-      case 'locked':
-        return new DriverError('invalid-state', error.message);
-      default:
-        return new DriverError('unavailable', error.message);
-    }
-  }
 
   /** Runs a PVE call, its errors in the driver's vocabulary. */
   async function pve<T>(work: () => Promise<T>): Promise<T> {

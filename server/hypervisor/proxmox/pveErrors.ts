@@ -1,5 +1,8 @@
 // PVE's errors as PveError kinds: from an HTTP answer (status, reason phrase, the body's message
-// and per-parameter errors) or from a request that got no answer (network, TLS).
+// and per-parameter errors) or from a request that got no answer (network, TLS); and PveErrors
+// as the driver's errors.
+
+import { DriverError } from '../types';
 
 export type PveErrorKind =
   | 'auth'
@@ -148,3 +151,18 @@ const RETRY_STATUSES = new Set([502, 503, 595, 596]);
 export const isRetryable = (error: unknown): boolean =>
   error instanceof PveError &&
   (error.kind === 'network' || error.kind === 'timeout' || RETRY_STATUSES.has(error.status));
+
+/** PVE's errors in the driver's vocabulary. */
+export function driverErrorOf(error: unknown): unknown {
+  if (!(error instanceof PveError)) return error;
+  switch (error.kind) {
+    case 'not-found':
+      return new DriverError('not-found', error.message);
+    case 'invalid':
+      return new DriverError('invalid-request', error.message);
+    case 'locked':
+      return new DriverError('invalid-state', error.message);
+    default:
+      return new DriverError('unavailable', error.message);
+  }
+}

@@ -1,0 +1,78 @@
+// Machines of the proxmox driver as the driver's vocabulary: an existing VM as PVE lists it, or
+// one this server is still deploying (it exists for callers before PVE has it).
+
+import { tagOf, type Machine, type MachineTask, type PowerState } from '../types';
+import type { OwnVm, PveResource } from './inventory';
+import type { MachineMeta } from './names';
+
+/** A machine this driver is deploying: it exists for callers before PVE has it. */
+export interface Pending {
+  vmid: number;
+  node: string;
+  meta: MachineMeta;
+  task: MachineTask;
+  cancelled: boolean;
+  done: Promise<void>;
+}
+
+export const powerOf = (status: string | undefined): PowerState =>
+  status === 'running' ? 'running' : status === 'paused' ? 'suspended' : 'off';
+
+/** A machine of ours as PVE lists it; `task` the one this server runs on it, if any. */
+export function machineOf(vm: OwnVm, task: MachineTask | undefined): Machine {
+  const { resource: r, meta } = vm;
+  const state = powerOf(r.status);
+  const mem = r.maxmem ? Math.round(((r.mem ?? 0) / r.maxmem) * 100) : 0;
+  const cpu = Math.round((r.cpu ?? 0) * 100);
+  return {
+    id: String(r.vmid),
+    name: meta.name,
+    host: r.node,
+    path: `${r.node}/qemu/${r.vmid}`,
+    reference: `qemu/${r.vmid}`,
+    diskPath: '',
+    stats: `deployed | ${state === 'running' ? `mem-${mem}% cpu-${cpu}%` : 'off'}`,
+    status: 'deployed',
+    state,
+    question: null,
+    task: task ?? (r.lock ? lockTask(r) : meta.ready ? null : deployTask(vm)),
+    tags: [tagOf(meta.name)],
+    isTemplate: false,
+    nics: meta.nets.map((network, index) => ({ index, network })),
+  };
+}
+
+/** A machine another server (or one that stopped) is deploying. */
+export const deployTask = ({ resource: r, meta }: OwnVm): MachineTask => ({
+  id: `deploy-${r.vmid}`,
+  name: 'deploying',
+  progress: 0,
+  started: meta.since ?? Date.now(),
+});
+
+/** A machine PVE holds a lock on (a clone, a backup, a migration) is busy with that. */
+export const lockTask = (r: PveResource): MachineTask => ({
+  id: `lock-${r.vmid}`,
+  name: r.lock ?? 'locked',
+  progress: 0,
+  started: Date.now(),
+});
+
+export function pendingMachine(p: Pending): Machine {
+  return {
+    id: String(p.vmid),
+    name: p.meta.name,
+    host: p.node,
+    path: `${p.node}/qemu/${p.vmid}`,
+    reference: `qemu/${p.vmid}`,
+    diskPath: '',
+    stats: 'deploying | off',
+    status: 'deployed',
+    state: 'off',
+    question: null,
+    task: { ...p.task },
+    tags: [tagOf(p.meta.name)],
+    isTemplate: false,
+    nics: p.meta.nets.map((network, index) => ({ index, network })),
+  };
+}
