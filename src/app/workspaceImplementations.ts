@@ -1,30 +1,16 @@
 import * as E from 'fp-ts/Either';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import type * as t from 'io-ts';
-import { EMPTY, filter, map, merge, mergeMap, of, type Observable } from 'rxjs';
+import { filter, map, merge, mergeMap, of, type Observable } from 'rxjs';
 import { fromCallback, fromEventObservable, type EventObject } from 'xstate';
 import { fromTaskEither } from '../api/actor';
-import type { ApiError, HttpClient } from '../api/http';
-import {
-  deleteTemplate,
-  linkTemplate,
-  listScopedTemplates,
-  listTemplateSiblings,
-  relinkTemplate,
-  searchPublishedTemplates,
-  Template,
-  type TemplateSummary,
-  unlinkTemplate,
-  updateTemplate,
-} from '../api/template';
+import type { HttpClient } from '../api/http';
 import { getChallenge, saveChallenge } from '../api/challenge';
 import { deleteIso, getIsoUsage } from '../api/files';
 import type { IsoUploader } from '../api/isoUpload';
 import {
   cloneWorkspace,
   deleteWorkspace,
-  endWorkspaceGames,
   generateWorkspaceInvitation,
   getWorkspace,
   listWorkspaceIsos,
@@ -32,22 +18,15 @@ import {
   updateWorkspace,
   Workspace,
 } from '../api/workspace';
-import { autosaveFormMachine } from '../machines/autosaveFormMachine';
 import { challengeFormMachine } from '../machines/challengeFormMachine';
 import { collaboratorsMachine } from '../machines/collaboratorsMachine';
-import { gamespaceCleanupMachine } from '../machines/gamespaceCleanupMachine';
 import type { HubConnectionActorRef } from '../machines/hubConnectionMachine';
 import { selectIsHubConnected } from '../machines/hubConnectionMachine.selectors';
 import { invitationMachine } from '../machines/invitationMachine';
-import { isoChooserMachine } from '../machines/isoChooserMachine';
 import { isoFilesMachine } from '../machines/isoFilesMachine';
 import { uploadMachine, type UploadEvent } from '../machines/uploadMachine';
 import { uploadQueueMachine } from '../machines/uploadQueueMachine';
 import { presenceMachine, type PresenceSourceEvent } from '../machines/presenceMachine';
-import { templateActionsMachine } from '../machines/templateActionsMachine';
-import { templateEditorMachine } from '../machines/templateEditorMachine';
-import { templateListMachine, type TemplateListHubEvent } from '../machines/templateListMachine';
-import { templateSelectorMachine } from '../machines/templateSelectorMachine';
 import { workspaceActionsMachine } from '../machines/workspaceActionsMachine';
 import type {
   WorkspaceTopoEvent,
@@ -55,18 +34,19 @@ import type {
 } from '../machines/workspaceEditorMachine';
 import { workspaceSettingsMachine } from '../machines/workspaceSettingsMachine';
 import {
+  decodedModel,
   documentEvents$,
   hubDisconnections$,
   presenceEvents$,
   snapshots$,
-  templateEvents$,
   topoEvents$,
   type HubEventSource,
 } from '../streams/hub';
+import { autosaveLogic } from './autosaveImplementations';
 import { documentEditorImplementation } from './documentImplementations';
 import type { HubAdapter } from './hub';
 import type { LocalSettingsStore } from './localSettings';
-import { templateVmLogic } from './vmControllerImplementations';
+import { templateListLogic } from './templateListImplementations';
 
 export type WorkspaceEditorImplementations = Parameters<typeof workspaceEditorMachine.provide>[0];
 
@@ -90,21 +70,6 @@ export interface WorkspaceDependencies {
   announceWorkspacesChanged: () => void;
 }
 
-/** A hub model decoded as a DTO; one that does not match is dropped, with a warning. */
-const decoded =
-  <A>(codec: t.Decoder<unknown, A>, what: string) =>
-  (model: unknown): Observable<A> =>
-    pipe(
-      codec.decode(model),
-      E.match(
-        () => {
-          console.warn(`hub: dropped a ${what} that does not match its shape`);
-          return EMPTY;
-        },
-        (value) => of(value),
-      ),
-    );
-
 /** TOPO.UPDATED and TOPO.DELETED of one workspace, the updated workspace validated. */
 export const workspaceTopoEvents$ = (
   source: HubEventSource,
@@ -120,34 +85,11 @@ export const workspaceTopoEvents$ = (
     mergeMap((event) =>
       event.type === 'topo.deleted'
         ? of<WorkspaceTopoEvent>({ type: 'topo.deleted', by: event.actor.name })
-        : decoded(
+        : decodedModel(
             Workspace,
             'workspace',
           )(event.model).pipe(
             map((workspace): WorkspaceTopoEvent => ({ type: 'topo.updated', workspace })),
-          ),
-    ),
-  );
-
-/** TEMPLATE.ADDED, UPDATED and REMOVED of one workspace's templates, validated. */
-export const workspaceTemplateEvents$ = (
-  source: HubEventSource,
-  workspaceId: string,
-): Observable<TemplateListHubEvent> =>
-  templateEvents$(source).pipe(
-    mergeMap((event) =>
-      event.type === 'template.messaged'
-        ? EMPTY
-        : decoded(
-            Template,
-            'template',
-          )(event.model).pipe(
-            filter((template) => template.workspaceId === workspaceId),
-            map((template): TemplateListHubEvent =>
-              event.type === 'template.removed'
-                ? { type: 'template.removed', templateId: template.id }
-                : { type: event.type, template },
-            ),
           ),
     ),
   );
@@ -158,10 +100,6 @@ const listenToChannelLogic = (hub: HubConnectionActorRef) =>
     hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
     return () => hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
   });
-
-/** A form that saves itself with `save`. */
-const autosaveLogic = <I, O>(save: (input: I, signal: AbortSignal) => TE.TaskEither<ApiError, O>) =>
-  autosaveFormMachine.provide({ actors: { save: fromTaskEither(save) } });
 
 /** Who else is in the workspace: the hub's presence and document events, and Greet. */
 function presenceLogic({ hub, hubEvents }: WorkspaceDependencies) {
@@ -240,100 +178,6 @@ function workspaceActionsLogic({
       navigateToWorkspace: (_, { workspaceId }) => navigate(toWorkspace(workspaceId)),
       navigateHome: () => navigate('/'),
       announceWorkspacesChanged,
-    },
-  });
-}
-
-/** A template's unlink, relink and delete. */
-const templateActionsLogic = (http: HttpClient) =>
-  templateActionsMachine.provide({
-    actors: {
-      unlinkTemplate: fromTaskEither(unlinkTemplate(http)),
-      listSiblings: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-        listTemplateSiblings(http)(templateId, signal),
-      ),
-      relinkTemplate: fromTaskEither(relinkTemplate(http)),
-      deleteTemplate: fromTaskEither(({ templateId }: { templateId: string }, signal) =>
-        deleteTemplate(http)(templateId, signal),
-      ),
-    },
-  });
-
-/** The ISOs a template may attach: the workspace's own or all. */
-const isoChooserLogic = (http: HttpClient) =>
-  isoChooserMachine.provide({
-    actors: {
-      listIsos: fromTaskEither(
-        (
-          { workspaceId, term, local }: { workspaceId: string; term: string; local: boolean },
-          signal,
-        ) => listWorkspaceIsos(http)(workspaceId, { term, local }, signal),
-      ),
-    },
-  });
-
-/** One template's editor: its form, its actions, its machine and its ISO. */
-function templateEditorLogic(deps: WorkspaceDependencies) {
-  const { http } = deps;
-  return templateEditorMachine.provide({
-    actors: {
-      form: autosaveLogic(updateTemplate(http)),
-      actions: templateActionsLogic(http),
-      vmController: templateVmLogic(deps),
-      isoChooser: isoChooserLogic(http),
-    },
-  });
-}
-
-/** Adding a template: the published ones and those of the workspace's audience, then linking. */
-const templateSelectorLogic = (http: HttpClient) =>
-  templateSelectorMachine.provide({
-    actors: {
-      // The audience-scoped list is a complement: without it the published list still
-      // serves, so its failure is not the search's.
-      searchTemplates: fromTaskEither(
-        ({ workspaceId, term }: { workspaceId: string; term: string }, signal) =>
-          pipe(
-            TE.Do,
-            TE.apS('published', searchPublishedTemplates(http)(term, signal)),
-            TE.apS(
-              'scoped',
-              pipe(
-                listScopedTemplates(http)(workspaceId, signal),
-                TE.orElse(() => TE.right<ApiError, TemplateSummary[]>([])),
-              ),
-            ),
-            TE.map(({ published, scoped }) => ({ published, scoped })),
-          ),
-      ),
-      linkTemplate: fromTaskEither(linkTemplate(http)),
-    },
-  });
-
-/** Ending the workspace's games before its templates change. */
-const gamespaceCleanupLogic = (http: HttpClient) =>
-  gamespaceCleanupMachine.provide({
-    actors: {
-      endGamespaces: fromTaskEither(({ workspaceId }: { workspaceId: string }, signal) =>
-        pipe(
-          endWorkspaceGames(http)(workspaceId, signal),
-          TE.map((stats): unknown => stats),
-        ),
-      ),
-    },
-  });
-
-/** The Templates section: the list, following the hub, and its editors. */
-function templateListLogic(deps: WorkspaceDependencies) {
-  const { http, hubEvents } = deps;
-  return templateListMachine.provide({
-    actors: {
-      templateEvents: fromEventObservable<TemplateListHubEvent, { workspaceId: string }>(
-        ({ input }) => workspaceTemplateEvents$(hubEvents, input.workspaceId),
-      ),
-      templateEditor: templateEditorLogic(deps),
-      templateSelector: templateSelectorLogic(http),
-      gamespaceCleanup: gamespaceCleanupLogic(http),
     },
   });
 }

@@ -53,6 +53,24 @@ export interface HubStreamOptions {
 const warnInvalid = ({ event, reason }: InvalidHubEvent) =>
   console.warn(`hub: dropped an invalid ${event}: ${reason}`);
 
+/**
+ * A hub event's model decoded as the DTO `codec` reads; one that does not match is dropped, with
+ * a warning naming `what` it should have been.
+ */
+export const decodedModel =
+  <A>(codec: t.Decoder<unknown, A>, what: string) =>
+  (model: unknown): Observable<A> =>
+    pipe(
+      codec.decode(model),
+      E.match(
+        () => {
+          console.warn(`hub: dropped a ${what} that does not match its shape`);
+          return EMPTY;
+        },
+        (value) => of(value),
+      ),
+    );
+
 // ---------------------------------------------------------------------------------------------
 // Payload codecs: `{ action, actor: { id, name }, model? }` (wire reference §3). The server writes
 // camelCase JSON; models keep every field they carry (io-ts `type` does not strip), only the
