@@ -1,16 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
-import { fwCfgName } from '../guestFiles';
 import { isoFilesOf } from '../isos';
 import {
   DriverError,
   EMPTY_TAG,
-  isolatedNet,
   netOptions,
-  tagOf,
   type ConsoleTickets,
   type DeploymentContext,
   type DriverCapabilities,
@@ -21,15 +18,7 @@ import {
   type MachineChange,
   type MachineSpec,
 } from '../types';
-import {
-  bootFilesOf,
-  commitOverlay,
-  copyDisk,
-  createOverlay,
-  exists,
-  removeDisk,
-  type DiskCopy,
-} from './disks';
+import { commitOverlay, copyDisk, createOverlay, exists, removeDisk, type DiskCopy } from './disks';
 import {
   changeStateBy,
   deployBatchBy,
@@ -51,15 +40,14 @@ import {
   CDROM_DEVICE,
   detectAcceleration,
   ended,
-  FW_CFG_NAME_MAX,
   isRunning,
   launch,
   qemuProcessesUnder,
   readPid,
-  type LaunchPlan,
 } from './processes';
 import { qmp } from './qmp';
 import { readAllRecords, writeRecord, type MachineRecord } from './records';
+import { diskPathsOf, launchPlanOf, recordOf } from './plans';
 import { ensureSwitch, type SwitchClient } from './switch';
 import { TINY_KERNEL } from './tinyImage';
 
@@ -90,11 +78,6 @@ export interface QemuDriverOptions {
 
 const HOST = 'localhost';
 const OPERATIONS = ['start', 'stop', 'save', 'revert', 'delete', 'reset'] as const;
-
-const withoutDatastore = (path: string): string => path.replace(/^\s*\[[^\]]*\]\s*/, '');
-
-const randomMac = (): string =>
-  `52:54:00:${[...randomBytes(3)].map((b) => b.toString(16).padStart(2, '0')).join(':')}`;
 
 /** The driver, with what only a qemu host has: sockets of a machine, and orphans to remove. */
 export interface QemuDriver extends HypervisorDriver {
@@ -214,42 +197,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   // -------------------------------------------------------------------------------------------
   // Power.
 
-  async function plan(record: MachineRecord): Promise<LaunchPlan> {
-    const files = machineFiles(layout, record.id);
-    const guestSettings: LaunchPlan['guestSettings'] = [];
-    let i = 0;
-    for (const setting of record.guestSettings) {
-      const name = fwCfgName(setting.key);
-      if (!/^[\w.-]+$/.test(setting.key) || Buffer.byteLength(name) > FW_CFG_NAME_MAX) {
-        options.log?.warn(
-          { key: setting.key },
-          'guest setting skipped: its key cannot be a fw_cfg name',
-        );
-        continue;
-      }
-      const file = files.guestSetting(i++);
-      await writeFile(file, setting.value);
-      guestSettings.push({ name, file });
-    }
-    const base = record.disks[0]?.base;
-    return {
-      id: record.id,
-      hostname: record.spec.name.replace(/[^\w-]/g, '-').slice(0, 63) || 'machine',
-      files,
-      acceleration,
-      sockets: Math.max(1, record.spec.cpu.sockets),
-      coresPerSocket: Math.max(1, record.spec.cpu.coresPerSocket),
-      memoryMiB: record.spec.memoryMiB,
-      disks: record.disks.map((d) => ({
-        overlay: files.overlay(d.index),
-        controller: d.controller,
-      })),
-      nics: record.nics.map((n) => ({ index: n.index, mac: n.mac })),
-      iso: record.iso ? inside(layout.isos, record.iso, 'ISO') : null,
-      boot: base ? await bootFilesOf(base) : null,
-      guestSettings,
-    };
-  }
+  const plan = (record: MachineRecord) =>
+    launchPlanOf(record, { layout, acceleration, log: options.log });
 
   /** Starts a stopped machine; inside a batch, with the room the batch reserved for it. */
   async function startRecord(record: MachineRecord, batch?: Reservation): Promise<Machine> {
@@ -351,18 +300,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   // -------------------------------------------------------------------------------------------
   // Deploying.
 
-  /**
-   * A spec's disks inside the images folder. Paths in the reference's vSphere form
-   * (`[datastore] folder/file.vmdk`, as templates made elsewhere and unlinked copies name them) lose
-   * the datastore; what the file holds (qcow2 or raw) decides its format, not its extension.
-   */
-  function diskPaths(spec: MachineSpec) {
-    return spec.disks.map((d) => {
-      const path = withoutDatastore(d.path);
-      const source = d.source ? withoutDatastore(d.source) : null;
-      return { ...d, path, source, full: inside(layout.images, path, 'disk') };
-    });
-  }
+  const diskPaths = (spec: MachineSpec) => diskPathsOf(layout, spec);
 
   async function diskProgress(spec: MachineSpec): Promise<number[]> {
     return Promise.all(
@@ -390,32 +328,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       throw new DriverError('invalid-state', 'template disks are not initialized');
     }
     const id = randomUUID();
-    const tag = tagOf(name);
-    const record: MachineRecord = {
-      id,
-      name,
-      tag,
-      created: Date.now(),
-      spec,
-      privileged,
-      nics: spec.nics.map((n) => ({
-        index: n.index,
-        network: isolatedNet(n.network, tag, privileged, reserved),
-        mac:
-          n.mac && /^([0-9a-f]{2}:){5}[0-9a-f]{2}$/i.test(n.mac)
-            ? n.mac.toLowerCase()
-            : randomMac(),
-      })),
-      disks: diskPaths(spec).map((d) => ({
-        index: d.index,
-        base: d.full,
-        path: d.path,
-        controller: d.controller,
-      })),
-      iso: spec.iso,
-      bootDelaySeconds: spec.bootDelaySeconds,
-      guestSettings: spec.guestSettings,
-    };
+    const record = recordOf(id, spec, privileged, diskPaths(spec), reserved);
     const files = machineFiles(layout, id);
     await mkdir(files.dir, { recursive: true });
     try {
