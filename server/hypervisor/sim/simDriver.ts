@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { realClock, type Clock, type Timer } from '../../clock';
+import { realClock, type Clock } from '../../clock';
 import {
   DriverError,
   isolatedNet,
@@ -29,15 +28,13 @@ import { diskStates, diskStatesOf, removeCopies, startCopies } from './disks';
 import { guestSettingsOf, HOST, nicsOf, OPERATIONS, toMachine } from './machine';
 import { DEFAULT_RESERVED_NETS, isoOptions, netOptions, withNet } from './networks';
 import { NO_TASK, type SimMachineRow, type SimMachineStore } from './port';
-import { isDue, scaled, TASK_MS, TASK_NAMES, type TaskKind } from './tasks';
+import { scaled, TASK_MS, type TaskKind } from './tasks';
+import { createSimTasks, newId } from './taskTimers';
 
 // The default hypervisor: simulated machines kept in the database, with tasks that take time
 // and report progress like a real hypervisor's. Every process sharing the database sees the same
 // machines; a task ends when it is due, either when someone reads the machine or when the timer
 // of a process that knows about it fires, and only the process whose UPDATE wins announces it.
-
-/** A machine id in the reference's "n" format: 32 lowercase hex characters. */
-const newId = (): string => randomUUID().replace(/-/g, '');
 
 export const SIM_CAPABILITIES: DriverCapabilities = {
   kind: 'sim',
@@ -70,8 +67,6 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
   const clock = options.clock ?? realClock;
   const reserved = options.reservedNets ?? DEFAULT_RESERVED_NETS;
   const listeners = createListeners((error) => warn(error, 'sim hypervisor listener failed'));
-  // One timer per pending task this process knows about, keyed by task id.
-  const timers = new Map<string, Timer>();
   // Work that outlives a call (timers' UPDATEs, batch deploys): close() waits for it.
   const background = new Set<Promise<unknown>>();
   let closed = false;
@@ -86,48 +81,15 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
   }
 
   const announce = (machine: Machine): void => listeners.emit({ type: 'updated', machine });
-
-  function cancelTimer(taskId: string): void {
-    const timer = timers.get(taskId);
-    if (timer) clock.clearTimeout(timer);
-    timers.delete(taskId);
-  }
-
-  /**
-   * Ends a due task; the winner of the UPDATE announces the machine as the task left it (a
-   * machine read now may already be running the next operation, which announces itself).
-   */
-  async function finishDue(id: string, taskId: string): Promise<SimMachineRow | undefined> {
-    cancelTimer(taskId);
-    const finished = await store.finishTask(id, taskId);
-    if (!finished) return store.byId(id);
-    announce(toMachine(finished, clock.now()));
-    return finished;
-  }
-
-  function schedule(row: SimMachineRow): void {
-    if (closed || !row.taskId || timers.has(row.taskId)) return;
-    const delay = Math.max(0, row.taskStarted + row.taskDuration - clock.now());
-    // The clock's timers do not keep a process alive that is otherwise done.
-    const timer = clock.setTimeout(() => {
-      timers.delete(row.taskId);
-      track(finishDue(row.id, row.taskId));
-    }, delay);
-    timers.set(row.taskId, timer);
-  }
-
-  /** The row as it is now: a due task is ended, a pending one has a timer here. */
-  async function settle(row: SimMachineRow): Promise<SimMachineRow | undefined> {
-    if (!row.taskId) return row;
-    if (isDue(row.taskStarted, row.taskDuration, clock.now())) return finishDue(row.id, row.taskId);
-    schedule(row);
-    return row;
-  }
-
-  async function settled(rows: SimMachineRow[]): Promise<SimMachineRow[]> {
-    const now = await Promise.all(rows.map(settle));
-    return now.filter((r): r is SimMachineRow => r !== undefined);
-  }
+  const { cancelTimer, schedule, settle, settled, newTask, launched, supersede, stopTimers } =
+    createSimTasks({
+      store,
+      clock,
+      speed,
+      announce,
+      track,
+      isClosed: () => closed,
+    });
 
   async function current(id: string): Promise<SimMachineRow | undefined> {
     const row = await store.byIdOrName(id);
@@ -142,28 +104,6 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
   const notFound = () => new DriverError('not-found', 'no such machine');
 
-  /** The task fields of a new task; the row carries them until the task ends. */
-  function newTask(kind: TaskKind, outcome: PowerState) {
-    return {
-      taskId: newId(),
-      taskName: TASK_NAMES[kind],
-      taskStarted: clock.now(),
-      taskDuration: scaled(TASK_MS[kind], speed),
-      taskOutcome: outcome,
-    };
-  }
-
-  /** After a task was written: at speed 0 it ends inside the call, otherwise on its timer. */
-  async function launched(row: SimMachineRow): Promise<Machine> {
-    if (row.taskDuration <= 0) {
-      const ended = await finishDue(row.id, row.taskId);
-      if (!ended) throw notFound();
-      return toMachine(ended, clock.now());
-    }
-    schedule(row);
-    return toMachine(row, clock.now());
-  }
-
   /**
    * Runs an operation as a task. A task still running on the machine is superseded: its outcome
    * is applied first (silently: the caller announces the new operation), then this one starts.
@@ -173,14 +113,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     kind: TaskKind,
     outcome: (row: SimMachineRow) => PowerState,
   ): Promise<Machine> {
-    let row = await required(id);
-    if (row.taskId) {
-      cancelTimer(row.taskId);
-      await store.finishTask(row.id, row.taskId);
-      const fresh = await store.byId(row.id);
-      if (!fresh) throw notFound();
-      row = fresh;
-    }
+    const row = await supersede(await required(id));
     const task = newTask(kind, outcome(row));
     await store.update(row.id, task);
     return launched({ ...row, ...task });
@@ -454,8 +387,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     async close() {
       closed = true;
       consoles.close();
-      for (const timer of timers.values()) clock.clearTimeout(timer);
-      timers.clear();
+      stopTimers();
       while (background.size) await Promise.all(background);
       listeners.clear();
     },
