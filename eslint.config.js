@@ -69,7 +69,8 @@ export default tseslint.config(
     // that serves it (auth, identity, http, hub); the HTTP layer reaches the store only through
     // core; and no module imports itself back through others. Paths are resolved, so `import
     // type` counts for the layers; no-cycle counts what runs (type imports are erased, and it
-    // skips them). The SPA is held to no-cycle once its last cycles are gone.
+    // skips them). scripts/importCycles.ts, also run by `npm run lint`, refuses every circle of
+    // the SPA, the server, the agent and the scripts, type imports included.
     files: ['server/**/*.{ts,mts,mjs}'],
     plugins: { 'import-x': importX },
     settings: {

@@ -3,7 +3,7 @@ import { newToken } from '../core/ids';
 import type { Actor } from '../core/actor';
 import type { ChannelAccess } from './access';
 import type { Audience, Backplane } from './backplane';
-import type { HubMetrics, HubPublisher, HubTarget } from './hub';
+import type { HubMetrics, HubPublisher, HubTarget } from './types';
 import { createPresence, PRESENCE_ACTIONS } from './presence';
 import { invocationFrame } from './protocol';
 import type { Connection, Transport } from './transport';

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { DomainError } from '../core/errors';
 import type { ChannelAccess } from './access';
 import type { Channels } from './channels';
-import type { HubDocuments } from './hub';
+import type { HubDocuments } from './types';
 import type { Connection, Outcome } from './transport';
 
 // The hub methods clients invoke (wire reference §3): Listen, Leave, Greet, Edited,

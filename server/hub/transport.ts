@@ -1,6 +1,6 @@
 import type { RawData, WebSocket } from 'ws';
 import type { Actor } from '../core/actor';
-import type { ConnectionOptions, HubActor, HubMetrics } from './hub';
+import type { ConnectionOptions, HubActor, HubMetrics } from './types';
 import {
   CLOSE_RECONNECT,
   closeWithError,
