@@ -3,7 +3,7 @@ export type RoleLabel = 'Administrator' | 'Creator' | 'Observer' | 'User';
 
 /**
  * The role shown for a profile. Administrators are also creators and observers, and creators
- * observers (server/auth/roles.ts), so the strongest flag names the role; a builder has none of
+ * observers (server/core/roles.ts), so the strongest flag names the role; a builder has none of
  * the three and is shown as a user, as the reference's top bar does not tell builders apart.
  */
 export function roleLabel(flags: {
