@@ -35,7 +35,7 @@ export default tseslint.config(
     rules: { ...reactHooks.configs.recommended.rules },
   },
   {
-    // Layering (STYLE.md): views render snapshots and send events; they never reach the api or
+    // Layering: views render snapshots and send events; they never reach the api or
     // streams directly. Machines never import React or api calls.
     files: ['src/views/**/*.{ts,tsx}'],
     rules: {
@@ -47,7 +47,7 @@ export default tseslint.config(
   },
   {
     // A hypervisor driver owns its vocabulary (server/hypervisor/types.ts) and persists through
-    // ports of its own: it never reaches the domain, the store or the HTTP layer (STYLE.md).
+    // ports of its own: it never reaches the domain, the store or the HTTP layer.
     files: ['server/hypervisor/**/*.{ts,mjs}'],
     rules: {
       'no-restricted-imports': [

@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import envSchema, { type EnvSchemaOpt } from 'env-schema';
 import type { ConsoleLimits } from './console/limits';
 
-// Every setting comes from the environment, parsed against one schema (the README's
-// Configuration table lists the same variables, forms and defaults; server/config.test.ts checks
+// Every setting comes from the environment, parsed against one schema (docs/configuration.md
+// lists the same variables, forms and defaults; server/config.test.ts checks
 // that the two agree). A value that does not fit stops the start with a ConfigError naming it.
 
 export interface Config {
@@ -331,7 +331,7 @@ interface VariableSchema {
 
 /**
  * Every variable the server reads, as the JSON schema env-schema checks. A default goes through
- * the same parsing as a value from the environment, so it is written the way the README shows it.
+ * the same parsing as a value from the environment, so it is written the way docs/configuration.md shows it.
  */
 export const VARIABLES = {
   PORT: { type: 'integer', minimum: 1, maximum: 65535, default: 5080 },

@@ -101,7 +101,7 @@ function sanitize(value: unknown, ancestors: object[] = []): unknown {
 }
 
 /**
- * The bounded, append-only event log of the actor system (DESIGN.md): every event received by a
+ * The bounded, append-only event log of the actor system: every event received by a
  * root actor (one without a parent), with credentials redacted, in a ring buffer of `capacity`
  * entries. Events between a root and its children are left out: the root's own events replay
  * them.
