@@ -108,6 +108,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   );
   const copies = new Map<string, DiskCopy>();
   const { serialized, idle } = createLocks();
+  /** Machines the watcher last saw running (server/hypervisor/qemu: Watching, below). */
+  const knownRunning = new Set<string>();
   let closed = false;
 
   const records = new Map<string, MachineRecord>();
@@ -230,6 +232,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       }
       await ended(pid, record.id);
     }
+    // A stop of the driver's own is announced by the operation, not by the watcher.
+    knownRunning.delete(record.id);
     return toMachine(record);
   }
 
@@ -462,14 +466,18 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   // -------------------------------------------------------------------------------------------
   // Watching: a machine whose guest powered off (or whose QEMU died) is announced as stopped.
 
-  const knownRunning = new Set<string>();
+  // Each check waits its turn behind the machine's own operations: a stop or a delete under way is
+  // never taken for a machine that stopped by itself.
   async function watch(): Promise<void> {
     for (const record of [...records.values()]) {
-      const running = (await pidOf(record)) !== null;
-      if (running) knownRunning.add(record.id);
-      else if (knownRunning.delete(record.id) && records.has(record.id)) {
-        emit({ type: 'stopped', machine: await toMachine(record) });
-      }
+      await serialized(record.id, async () => {
+        if (!records.has(record.id)) return;
+        const running = (await pidOf(record)) !== null;
+        if (running) knownRunning.add(record.id);
+        else if (knownRunning.delete(record.id)) {
+          emit({ type: 'stopped', machine: await toMachine(record) });
+        }
+      });
     }
   }
   const watcher = setInterval(() => {
