@@ -476,14 +476,15 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
 
     it('refuses what it cannot do with the error of its code', async () => {
       const unknown = newId();
+      // One call at a time: a refusal made before its turn to be awaited is unhandled.
       for (const refused of [
-        driver.stop(unknown),
-        driver.save(unknown),
-        driver.revert(unknown),
-        driver.changeState(unknown, 'reset'),
-        driver.display(unknown),
+        () => driver.stop(unknown),
+        () => driver.save(unknown),
+        () => driver.revert(unknown),
+        () => driver.changeState(unknown, 'reset'),
+        () => driver.display(unknown),
       ]) {
-        await expect(refused).rejects.toEqual(driverError('not-found'));
+        await expect(refused()).rejects.toEqual(driverError('not-found'));
       }
       const t = tag();
       await expect(driver.deploy(spec('', t), false)).rejects.toEqual(
