@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { apiOf, signIn } from './support';
+import { apiOf, endGame, signIn } from './support';
 
 // The Challenge tab end to end: an author builds a challenge (a transform, a variant with two
 // question sets of two questions each), the form saves itself, and a reload shows all of it.
@@ -221,4 +221,5 @@ test('a prerequisite written in points (30 of weights 30, 20, 50) opens the seco
   await expect(
     quiz.getByRole('region', { name: 'Exploit' }).getByText('Question charlie?'),
   ).toBeVisible();
+  await endGame(player);
 });

@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { apiOf, signIn, startGame } from './support';
+import { apiOf, endGame, signIn, startGame } from './support';
 
 // The play page's topology (issue 29): a player sees the game's machines and the networks they
 // share, drawn and listed, before the start and once the machines run; a hidden template shows
@@ -137,5 +137,6 @@ test('a player sees the machines of the game and the networks they share, never 
   await expect.poll(() => scroller.evaluate((el) => el.scrollLeft)).toBeGreaterThan(0);
   expect(await scan()).toEqual([]);
   await player.screenshot({ path: test.info().outputPath('topology-390.png') });
+  await endGame(player);
   await playerContext.close();
 });

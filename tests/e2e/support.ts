@@ -175,6 +175,20 @@ export async function startGame(player: Page, workspaceId: string) {
   await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 60_000 });
 }
 
+/**
+ * The player ends the game open on its page and waits for Game Over. A spec ends what it starts:
+ * the specs share one server, where a player may run two gamespaces at a time.
+ */
+export async function endGame(player: Page) {
+  const actions = player.getByRole('toolbar', { name: 'Game actions' });
+  await actions.getByRole('button', { name: 'End' }).click();
+  await player
+    .getByRole('group', { name: 'End the game?' })
+    .getByRole('button', { name: 'Confirm' })
+    .click();
+  await expect(player.getByRole('heading', { name: 'Game Over' })).toBeVisible({ timeout: 15_000 });
+}
+
 /** The player answers the flag question with `flag`; it scores all the points. */
 export async function scoreFlag(player: Page, flag: string) {
   const section = player
