@@ -269,6 +269,10 @@ for (const toggle of ['Ctrl+L', 'its button'] as const) {
       await expect(sidebar).toHaveAttribute('data-pinned', 'true');
     }
     await expect(sidebar.getByRole('searchbox', { name: 'Search' })).toBeVisible();
+    // The sidebar slides in: its rings are measured once it stands still.
+    await sidebar.evaluate((el) =>
+      Promise.all(el.getAnimations({ subtree: true }).map((a) => a.finished)),
+    );
     const skip = page.getByRole('link', { name: 'Skip to content' });
     // Once round, from where the focus is back to the skip link, the first stop of the page.
     const stops: string[] = [];
