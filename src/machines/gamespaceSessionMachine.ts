@@ -2,32 +2,18 @@ import {
   assertEvent,
   assign,
   forwardTo,
-  fromCallback,
-  fromEventObservable,
-  fromPromise,
   not,
   raise,
   sendTo,
   setup,
   type ActorRefFrom,
-  type EventObject,
   type SnapshotFrom,
 } from 'xstate';
-import type { GameState } from '../api/play';
 import { errorMessage } from '../domain/text';
-import { gamespaceActionMachine, type GamespaceActionOutcome } from './gamespaceActionMachine';
-import { gamespacePlayMachine } from './gamespacePlayMachine';
-import {
-  canExtend,
-  hasGamespace,
-  hasMachines,
-  isActive,
-  isNotFoundError,
-  isPlayable,
-  mayManage,
-  sessionOf,
-  withViewerRights,
-} from './gamespaceRules';
+import type { GamespaceActionOutcome } from './gamespaceActionMachine';
+import { withViewerRights } from './gamespaceRules';
+import { gamespaceSessionActors } from './gamespaceSessionMachine.actors';
+import { gamespaceSessionGuards } from './gamespaceSessionMachine.guards';
 import type {
   GamespaceSessionContext,
   GamespaceSessionEvent,
@@ -38,9 +24,6 @@ import type {
 /** The window is recomputed from the stored state this often (spec §4, §9). */
 export const STATE_REFRESH_MS = 1_000;
 export type * from './gamespaceSessionMachine.types';
-
-const notProvided = (name: string): Error =>
-  new Error(`gamespaceSessionMachine: '${name}' is provided by the app (src/app)`);
 
 /** A request of the page's buttons, confirmed before it runs. */
 const asks = <G extends string>(guard: G, action: SessionAction) =>
@@ -65,58 +48,8 @@ export const gamespaceSessionMachine = setup({
     // 'busy': an action or the load is running.
     tags: {} as 'busy',
   },
-  actors: {
-    /** GET gamespace/{id}. */
-    loadGamespace: fromPromise<GameState, { id: string }>(() => {
-      throw notProvided('loadGamespace');
-    }),
-    /** One confirmed action; provide it with the calls of launch, change and delete. */
-    gamespaceAction: gamespaceActionMachine,
-    /** Listens on the channel while running (Listen on start, Leave on stop). */
-    listenToChannel: fromCallback<EventObject, { channelId: string }>(() => {
-      throw notProvided('listenToChannel');
-    }),
-    /** GameEvents of the gamespace as `game.updated`. */
-    gameEvents: fromEventObservable<GamespaceSessionEvent, { gamespaceId: string }>(() => {
-      throw notProvided('gameEvents');
-    }),
-    /** `clock.ticked` every STATE_REFRESH_MS. */
-    clock: fromEventObservable<{ type: 'clock.ticked'; now: number }, undefined>(() => {
-      throw notProvided('clock');
-    }),
-    /** The gamespace's parts; provide their quiz, controllers and invitation calls. */
-    gamespacePlay: gamespacePlayMachine,
-  },
-  guards: {
-    isDuring: ({ context }) => sessionOf(context).window === 'during',
-    isAfter: ({ context }) => sessionOf(context).window === 'after',
-    isBefore: ({ context }) => sessionOf(context).window === 'before',
-    /**
-     * Start: before, a gamespace's by those who may manage it; or from the workspace's preview,
-     * or over/after, a new launch of the viewer's own (spec §4 Server actions).
-     */
-    canStart: ({ context }) => {
-      const s = sessionOf(context);
-      if (s.window === 'after' || s.isOver) return true;
-      return s.window === 'before' && (!hasGamespace(context.game) || mayManage(context.game));
-    },
-    isInPlay: ({ context }) => isPlayable(context.game, context.now),
-    /** Ending, deploying and destroying are for those who may manage (an invited player may not). */
-    canEnd: ({ context }) => isPlayable(context.game, context.now) && mayManage(context.game),
-    canDeploy: ({ context }) =>
-      isPlayable(context.game, context.now) &&
-      mayManage(context.game) &&
-      !hasMachines(context.game),
-    canDestroy: ({ context }) =>
-      isPlayable(context.game, context.now) && mayManage(context.game) && hasMachines(context.game),
-    /** Extend: during play, for those who may manage the game (the server says who). */
-    canExtend: ({ context }) => canExtend(context.game, context.now),
-    isActive: ({ context }) => isActive(context.game),
-    hasGamespace: ({ context }) => hasGamespace(context.game),
-    isAnotherGamespace: ({ context }) => context.shownId !== (context.game?.id ?? null),
-    isReset: (_, outcome: GamespaceActionOutcome) => outcome.type === 'reset',
-    isNotFound: (_, { error }: { error: unknown }) => isNotFoundError(error),
-  },
+  actors: gamespaceSessionActors,
+  guards: gamespaceSessionGuards,
   actions: {
     chooseAction: assign((_, params: { action: SessionAction }) => ({ action: params.action })),
     setNow: assign({
