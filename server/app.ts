@@ -64,8 +64,8 @@ export interface BuildOptions {
   /** Where log lines go instead of stdout (tests read them). */
   logDestination?: NodeJS.WritableStream;
   /**
-   * The sim driver's tasks, the console's checks, the janitor's runs and a launch's wait for its
-   * machines run on it; tests move time on by hand.
+   * The server's time: every core service, the sim driver's tasks, the console's checks, the
+   * janitor's runs and a launch's wait for its machines run on it; tests move time on by hand.
    */
   clock?: Clock;
 }

@@ -1,6 +1,7 @@
-// The server's time, for what waits or takes time on its own (the sim driver's tasks, the
-// console's machine checks): passed in rather than read from the global timers, so that a test
-// can move time on by hand instead of waiting for it (tests/server/manualClock.ts).
+// The server's time: what every core service stores and compares times with, and what waits or
+// takes time on its own (the sim driver's tasks, the console's machine checks). Passed in rather
+// than read from the global clock and timers, so that a test can move time on by hand instead of
+// waiting for it (tests/server/manualClock.ts).
 
 /** A pending timer, as returned by `setTimeout`; only `clearTimeout` looks inside. */
 export type Timer = object;

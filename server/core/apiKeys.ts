@@ -1,3 +1,4 @@
+import type { Clock } from '../clock';
 import type { ApiKeyRepository } from '../store/repositories/apiKeys';
 import type { UserRepository } from '../store/repositories/users';
 import { isoDate } from './dto';
@@ -34,7 +35,7 @@ export interface ApiKeyRepositories {
   apiKeys: ApiKeyRepository;
 }
 
-export function createApiKeys({ users, apiKeys }: ApiKeyRepositories) {
+export function createApiKeys({ users, apiKeys }: ApiKeyRepositories, clock: Clock) {
   async function assertUser(userId: string) {
     if (!(await users.find(userId))) throw notFound();
   }
@@ -62,7 +63,7 @@ export function createApiKeys({ users, apiKeys }: ApiKeyRepositories) {
         userId,
         name: issuedBy.slice(0, NAME_MAX),
         hash: sha256Hex(value),
-        whenCreated: Date.now(),
+        whenCreated: clock.now(),
       });
       return { value };
     },

@@ -1,5 +1,6 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { realClock, type Clock } from '../clock';
 import type { Db } from '../store/db';
 import { DomainError } from './errors';
 import { buildArchive, importArchive, readArchive, type ParsedArchive } from './workspaceArchive';
@@ -11,8 +12,12 @@ import { buildArchive, importArchive, readArchive, type ParsedArchive } from './
 /** `yyyyMMddHHmmss` in UTC, as the reference names its exports. */
 const stamp = (date: Date) => date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 
-export function createArchiveService(db: Db, options: { dataDir: string; docsDir: string }) {
+export function createArchiveService(
+  db: Db,
+  options: { dataDir: string; docsDir: string; clock?: Clock },
+) {
   const { dataDir, docsDir } = options;
+  const clock = options.clock ?? realClock;
 
   return {
     /** The archive of the given workspaces (`["all"]`: every one); unknown ids are left out. */
@@ -23,7 +28,7 @@ export function createArchiveService(db: Db, options: { dataDir: string; docsDir
       const zip = await buildArchive(db, docsDir, ids);
       const folder = join(dataDir, '_export');
       await mkdir(folder, { recursive: true });
-      await writeFile(join(folder, `${stamp(new Date())}_export.zip`), zip);
+      await writeFile(join(folder, `${stamp(new Date(clock.now()))}_export.zip`), zip);
     },
 
     /**

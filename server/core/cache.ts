@@ -1,3 +1,5 @@
+import { realClock, type Clock } from '../clock';
+
 // The distributed cache of the reference system: one-time tickets, invitation codes and locks.
 // In memory for a single server; with REDIS_URL several servers share one (redisCache.ts).
 
@@ -20,7 +22,9 @@ interface Entry {
   sliding: boolean;
 }
 
-export function createMemoryCache(now: () => number = () => Date.now()): Cache {
+/** Entries expire on `clock`'s time. */
+export function createMemoryCache(clock: Pick<Clock, 'now'> = realClock): Cache {
+  const now = () => clock.now();
   const entries = new Map<string, Entry>();
   const live = (key: string): Entry | undefined => {
     const entry = entries.get(key);

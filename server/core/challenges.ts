@@ -4,6 +4,7 @@ import {
   parseChallengeText,
   type ChallengeSpec,
 } from '../../src/domain/challenge';
+import { realClock, type Clock } from '../clock';
 import type { Db } from '../store/db';
 import { createChallengeRepository } from '../store/repositories/challenges';
 import { forbidden, ValidationFailed } from './errors';
@@ -18,7 +19,11 @@ import type { WorkspaceService } from './workspaces';
 /** The largest challenge body accepted (a spec with hundreds of questions stays far below). */
 export const CHALLENGE_BODY_LIMIT = 1024 * 1024;
 
-export function createChallengeService(db: Db, workspaces: Pick<WorkspaceService, 'canEdit'>) {
+export function createChallengeService(
+  db: Db,
+  workspaces: Pick<WorkspaceService, 'canEdit'>,
+  clock: Clock = realClock,
+) {
   const challenges = createChallengeRepository(db);
 
   /** The workspace's stored text, or 400 ResourceNotFound (before authorization, as elsewhere). */
@@ -53,7 +58,7 @@ export function createChallengeService(db: Db, workspaces: Pick<WorkspaceService
           throw new ValidationFailed('model', error.message);
         throw error;
       }
-      await challenges.store(ws.id, JSON.stringify(spec), Date.now());
+      await challenges.store(ws.id, JSON.stringify(spec), clock.now());
       return spec;
     },
   };

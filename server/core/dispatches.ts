@@ -1,3 +1,4 @@
+import { realClock, type Clock } from '../clock';
 import type { Db } from '../store/db';
 import { createDispatchRepository } from '../store/repositories/dispatches';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
@@ -118,7 +119,8 @@ const unencodedPlus = (date: string) => date.replace(/ (\d{2}:?\d{2})$/, '+$1');
 
 export interface DispatchServiceOptions {
   publisher: DispatchPublisher;
-  now?: () => number;
+  /** The server's time: when dispatches are made and answered. */
+  clock?: Clock;
   /** The agents listening on a gamespace's channel (the hub's, on every server process). */
   agents?(gamespaceId: string): Promise<ListeningAgent[]>;
   /** The names of a gamespace's machines, without their tag. */
@@ -126,7 +128,8 @@ export interface DispatchServiceOptions {
 }
 
 export function createDispatchService(db: Db, options: DispatchServiceOptions) {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? realClock;
+  const now = () => clock.now();
   const dispatches = createDispatchRepository(db);
   const gamespaces = createGamespaceRepository(db);
   const players = createPlayerRepository(db);

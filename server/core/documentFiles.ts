@@ -29,8 +29,8 @@ async function version(path: string): Promise<{ mtimeMs: number; size: number }>
   }
 }
 
-/** The file's text, '' when there is none. */
-export async function readDocumentFile(path: string, now = Date.now()): Promise<string> {
+/** The file's text, '' when there is none, as read at `now` (the server's time). */
+export async function readDocumentFile(path: string, now: number): Promise<string> {
   const entry = documents.get(path);
   if (entry && now - entry.checkedAt < DOCUMENT_FRESH_MS) return entry.text;
   const current = await version(path);

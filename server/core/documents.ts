@@ -12,6 +12,7 @@ import {
   toBase64,
   type CrdtChanges,
 } from '../../src/domain/coedit';
+import { realClock, type Clock } from '../clock';
 import type { Db } from '../store/db';
 import { createDocumentRepository } from '../store/repositories/documents';
 import { DomainError, forbidden } from './errors';
@@ -54,6 +55,8 @@ export interface DocumentServiceOptions {
   publisher: DocumentPublisher;
   /** COMPACT_AFTER_ROWS unless given (tests compact short logs to exercise compaction). */
   compactAfterRows?: number;
+  /** The server's time: when updates are logged and saves announced. */
+  clock?: Clock;
 }
 
 /** The bytes of a base64 Yjs update; a 400 InvalidOperation when it is not one. */
@@ -116,6 +119,7 @@ export function createDocumentService(db: Db, options: DocumentServiceOptions) {
   const { docsDir, access, publisher } = options;
   const log = createDocumentRepository(db);
   const compactAfterRows = options.compactAfterRows ?? COMPACT_AFTER_ROWS;
+  const clock = options.clock ?? realClock;
   // Seeding, compaction and reconciliation of one document run one at a time in this process;
   // across processes the log's rules (insert-or-ignore seed, merge by ids) keep them safe.
   const serially = keyedQueue();
@@ -157,7 +161,7 @@ export function createDocumentService(db: Db, options: DocumentServiceOptions) {
       id: `seed:${id}`,
       workspaceId: id,
       update: toBase64(update),
-      whenCreated: Date.now(),
+      whenCreated: clock.now(),
     });
   }
 
@@ -176,7 +180,7 @@ export function createDocumentService(db: Db, options: DocumentServiceOptions) {
     await log.replaceAll(id, (rows) => {
       if (rows.length <= compactAfterRows) return null;
       const update = mergeUpdates(rows.map((r) => fromBase64(r.update)));
-      return { id: newId(), workspaceId: id, update: toBase64(update), whenCreated: Date.now() };
+      return { id: newId(), workspaceId: id, update: toBase64(update), whenCreated: clock.now() };
     });
   }
 
@@ -188,7 +192,7 @@ export function createDocumentService(db: Db, options: DocumentServiceOptions) {
       id: newId(),
       workspaceId: id,
       update: toBase64(update),
-      whenCreated: Date.now(),
+      whenCreated: clock.now(),
     });
     if (before + 1 > compactAfterRows) await serially(`compact:${id}`, () => compact(id));
   }
@@ -234,7 +238,7 @@ export function createDocumentService(db: Db, options: DocumentServiceOptions) {
           }
         }
         await writeMarkdown(ws, text);
-        publishDocument(actor, ws, 'DOCUMENT.SAVED', { text, timestamp: Date.now() });
+        publishDocument(actor, ws, 'DOCUMENT.SAVED', { text, timestamp: clock.now() });
       });
     },
 

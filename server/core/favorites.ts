@@ -1,3 +1,4 @@
+import type { Clock } from '../clock';
 import type { Db } from '../store/db';
 import { createFavoriteRepository, type FavoriteTableName } from '../store/repositories/favorites';
 import { newId } from './ids';
@@ -5,7 +6,7 @@ import { newId } from './ids';
 // A user's favorites of one kind (workspaces, gamespaces, templates): the same rules for each,
 // oldest first, adding twice keeps one.
 
-export function createFavorites(db: Db, table: FavoriteTableName, now: () => number = Date.now) {
+export function createFavorites(db: Db, table: FavoriteTableName, clock: Clock) {
   const favorites = createFavoriteRepository(db, table);
   return {
     /** The user's favorite ids, oldest first. */
@@ -13,7 +14,7 @@ export function createFavorites(db: Db, table: FavoriteTableName, now: () => num
 
     /** Adds one; a favorite already there stays as it is. */
     async add(userId: string, targetId: string): Promise<void> {
-      await favorites.add({ id: newId(), userId, targetId, whenCreated: now() });
+      await favorites.add({ id: newId(), userId, targetId, whenCreated: clock.now() });
     },
 
     remove: (userId: string, targetId: string): Promise<void> => favorites.remove(userId, targetId),

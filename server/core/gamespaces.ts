@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parseChallengeText } from '../../src/domain/challenge';
+import { realClock, type Clock } from '../clock';
 import { untagged, type HypervisorDriver } from '../hypervisor';
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
@@ -137,9 +138,9 @@ export function isVisibleVm(
 /** The document's part above the cut line (what a player reads before the start). */
 export const aboveCut = (markdown: string) => markdown.split(MARKDOWN_CUT_LINE)[0] ?? '';
 
-/** A workspace's markdown document, '' when it has none. */
-export async function readDocument(docsDir: string | undefined, workspaceId: string) {
-  return docsDir ? readDocumentFile(join(docsDir, `${workspaceId}.md`)) : '';
+/** A workspace's markdown document as of `now`, '' when it has none. */
+export async function readDocument(docsDir: string | undefined, workspaceId: string, now: number) {
+  return docsDir ? readDocumentFile(join(docsDir, `${workspaceId}.md`), now) : '';
 }
 
 export interface GameStateOptions {
@@ -187,7 +188,7 @@ export async function gameState(g: GamespaceTable, options: GameStateOptions): P
   const started = g.startTime > 0;
   const active = isActive(g, now);
   const players = options.players ?? (await createPlayerRepository(db).of(g.id));
-  const document = g.workspaceId ? await readDocument(options.docsDir, g.workspaceId) : '';
+  const document = g.workspaceId ? await readDocument(options.docsDir, g.workspaceId, now) : '';
   const full = started || !!options.preview;
   // Not started yet, nor over unstarted: the topology shows what its machines will be.
   const ahead = !started && !isOver(g, now);
@@ -244,7 +245,7 @@ export interface GamespaceSearch extends Paging {
   filter: string[];
 }
 
-export function createGamespaceService(db: Db, now: () => number = () => Date.now()) {
+export function createGamespaceService(db: Db, clock: Clock = realClock) {
   const gamespaces = createGamespaceRepository(db);
   const workspaces = createWorkspaceRepository(db);
   return {
@@ -254,7 +255,7 @@ export function createGamespaceService(db: Db, now: () => number = () => Date.no
      * else sees the gamespaces they manage or play in. `active` = not ended and not expired.
      */
     async list(actor: Actor, search: GamespaceSearch) {
-      const t = now();
+      const t = clock.now();
       const all = search.filter.includes('all') && actor.isObserver;
       let rows = await gamespaces.search({
         active: search.filter.includes('active'),

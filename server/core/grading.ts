@@ -7,6 +7,7 @@ import {
   type VariantSpec,
 } from '../../src/domain/challenge';
 import { grade, isSectionEligible, sectionScore } from '../../src/domain/graders';
+import { realClock, type Clock } from '../clock';
 import type { Db, Dialect } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createPlayerRepository } from '../store/repositories/players';
@@ -222,7 +223,8 @@ export interface GradingDeps {
   gameState(row: GamespaceRow): Promise<GameStateLike>;
   /** Told of a gamespace a submission or a regrade ended: its machines go (play/removal.ts). */
   ended(gamespaceId: string): void;
-  now?: () => number;
+  /** The server's time: when a submission is made and a game ends. */
+  clock?: Clock;
 }
 
 /** What grading needs to know of GameState: its challenge's questions, to copy answers into. */
@@ -251,7 +253,8 @@ export function withSubmittedAnswers<S extends GameStateLike>(
 
 export function createGradingService(deps: GradingDeps) {
   const { db, dialect, publisher } = deps;
-  const now = deps.now ?? (() => Date.now());
+  const clock = deps.clock ?? realClock;
+  const now = () => clock.now();
   const repos = {
     gamespaces: createGamespaceRepository(db),
     players: createPlayerRepository(db),

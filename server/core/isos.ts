@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, stat, statfs } from 'node:fs
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { realClock, type Clock } from '../clock';
 import type { HypervisorDriver } from '../hypervisor';
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
@@ -70,6 +71,8 @@ export interface IsoStoreOptions {
    * before it is removed here.
    */
   mirror?: Pick<HypervisorDriver, 'storeIso' | 'removeIso'>;
+  /** The server's time: which gamespaces using an ISO are still active. */
+  clock?: Clock;
 }
 
 /** Metadata section text (`size=N&group-key=WSID&name=..&monitor-key=..`) as upload metadata. */
@@ -150,6 +153,7 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
   const root = join(options.dataDir, 'isos');
   const templates = createTemplateRepository(db);
   const gamespaces = createGamespaceRepository(db);
+  const clock = options.clock ?? realClock;
 
   async function isoFilesIn(folder: string): Promise<string[]> {
     try {
@@ -257,7 +261,7 @@ export function createIsoStore(db: Db, options: IsoStoreOptions) {
       const workspaceIds = [
         ...new Set(users.map((t) => t.workspaceId).filter((id): id is string => !!id)),
       ];
-      const now = Date.now();
+      const now = clock.now();
       const games = await gamespaces.ofWorkspaces(workspaceIds);
       return {
         templates: users.map((t) => ({ id: t.id, name: t.name, workspaceName: t.workspaceName })),

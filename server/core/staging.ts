@@ -1,5 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { realClock } from '../clock';
 
 // Uploads (ISO files, guide images) are written under a hidden `.upload-*` name beside their
 // target and renamed once complete; a failed upload removes its own. A process killed mid-upload
@@ -32,7 +33,7 @@ async function lastChange(path: string): Promise<number> {
  */
 export async function removeStaleStaging(
   root: string,
-  now = Date.now(),
+  now = realClock.now(),
   staleMs = STALE_STAGING_MS,
 ): Promise<number> {
   let removed = 0;

@@ -1,3 +1,4 @@
+import { realClock, type Clock } from '../clock';
 import type { Db } from '../store/db';
 import { createStockTemplateRepository } from '../store/repositories/stockTemplates';
 import type { TemplateTable } from '../store/schema';
@@ -97,7 +98,7 @@ export const STOCK_TEMPLATES: readonly StockTemplate[] = [
   },
 ];
 
-export function stockTemplateRow(stock: StockTemplate, now = Date.now()): TemplateTable {
+export function stockTemplateRow(stock: StockTemplate, now: number): TemplateTable {
   return {
     id: newId(),
     name: stock.name,
@@ -123,9 +124,9 @@ export function stockTemplateRow(stock: StockTemplate, now = Date.now()): Templa
  * database that already has users but was never seeded. Several servers starting together on one
  * database seed it once (the marker row's key is unique). Returns how many were added.
  */
-export async function seedStockTemplates(db: Db): Promise<number> {
+export async function seedStockTemplates(db: Db, clock: Clock = realClock): Promise<number> {
   const stock = createStockTemplateRepository(db);
-  const now = Date.now();
+  const now = clock.now();
   let added = 0;
   for (const [key, templates] of [
     [STOCK_SEEDED_KEY, STOCK_TEMPLATES],

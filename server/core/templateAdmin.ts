@@ -1,5 +1,6 @@
 import { templateDetailProblem } from '../../src/domain/templateDetail';
 import { TEMPLATE_LIMITS } from '../../src/domain/templateFields';
+import type { Clock } from '../clock';
 import type { TemplateRepository } from '../store/repositories/templates';
 import type { TemplateTable } from '../store/schema';
 import { ValidationFailed } from './errors';
@@ -61,7 +62,7 @@ function checkedDetail(value: unknown): string {
   return text;
 }
 
-export function createTemplateAdmin(templates: TemplateRepository) {
+export function createTemplateAdmin(templates: TemplateRepository, clock: Clock) {
   const { find, existing } = templateLookup(templates);
 
   return {
@@ -99,7 +100,7 @@ export function createTemplateAdmin(templates: TemplateRepository) {
         replicas: 0,
         variant: 0,
         workspaceId: null,
-        whenCreated: Date.now(),
+        whenCreated: clock.now(),
       };
       await templates.insert(row);
       return templateDetailDto(row);
@@ -153,7 +154,7 @@ export function createTemplateAdmin(templates: TemplateRepository) {
         isLinked: 0,
         isPublished: 0,
         detail: source.detail ?? parent?.detail ?? normalizeDetail(null, name),
-        whenCreated: Date.now(),
+        whenCreated: clock.now(),
       };
       await templates.insert(row);
       return templateDetailDto(row, source);

@@ -1,4 +1,5 @@
 import { MAX_REPLICAS, ONE_PER_PLAYER, TEMPLATE_LIMITS } from '../../src/domain/templateFields';
+import { realClock, type Clock } from '../clock';
 import type { Db } from '../store/db';
 import { createTemplateRepository, type NamedTemplate } from '../store/repositories/templates';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
@@ -77,6 +78,8 @@ export const NO_TEMPLATE_MACHINES: TemplateMachines = { templateDeleted: async (
 export interface TemplateServiceOptions {
   publisher?: Publisher;
   machines?: TemplateMachines;
+  /** The server's time: when templates are made. */
+  clock?: Clock;
 }
 
 /**
@@ -102,6 +105,7 @@ export function mayFollow(
 export function createTemplateService(db: Db, options: TemplateServiceOptions = {}) {
   const publisher = options.publisher ?? silentPublisher;
   const machines = options.machines ?? NO_TEMPLATE_MACHINES;
+  const clock = options.clock ?? realClock;
   const templates = createTemplateRepository(db);
   const workspaces = createWorkspaceRepository(db);
   const { find, existing } = templateLookup(templates);
@@ -251,7 +255,7 @@ export function createTemplateService(db: Db, options: TemplateServiceOptions = 
         replicas: 0,
         variant: 0,
         workspaceId: workspace.id,
-        whenCreated: Date.now(),
+        whenCreated: clock.now(),
       };
       await templates.insert(row);
       const dto = await dtoOf(row.id);
@@ -343,7 +347,7 @@ export function createTemplateService(db: Db, options: TemplateServiceOptions = 
       return summaries(rows.filter((r) => hasAnyToken(r.audience, scope)));
     },
 
-    ...createTemplateAdmin(templates),
+    ...createTemplateAdmin(templates, clock),
   };
 }
 

@@ -1,4 +1,5 @@
 import { mayCreateWorkspaces } from '../../src/domain/workspaceAccess';
+import { realClock, type Clock } from '../clock';
 import { isUniqueViolation, type Store } from '../store/db';
 import { createAccountRepository } from '../store/repositories/accounts';
 import { createApiKeyRepository } from '../store/repositories/apiKeys';
@@ -110,8 +111,9 @@ export function createUserService(
   store: Pick<Store, 'db' | 'rowLookup' | 'watchWrites'>,
   defaults: UserDefaults,
   signIn: SignInOptions,
-  options: { callerCacheMs?: number } = {},
+  options: { callerCacheMs?: number; clock?: Clock } = {},
 ) {
+  const clock = options.clock ?? realClock;
   const repos = {
     users: createUserRepository(store),
     apiKeys: createApiKeyRepository(store.db),
@@ -165,7 +167,7 @@ export function createUserService(
      * One query for a stored user; a second only for one not stored yet.
      */
     async findCaller(id: string): Promise<Caller> {
-      const now = Date.now();
+      const now = clock.now();
       const kept = callers.get(id, now);
       if (kept) return kept;
       const since = callers.epoch();
@@ -182,7 +184,7 @@ export function createUserService(
     },
 
     /** The user's API keys (GET /api/user/{id}/keys, POST and DELETE /api/apikey). */
-    apiKeys: createApiKeys(repos),
+    apiKeys: createApiKeys(repos, clock),
 
     /** GET /api/user/{id} of someone else (administrators only). */
     async load(id: string): Promise<UserDto> {
@@ -292,7 +294,7 @@ export function createUserService(
             lastIdpAssignedRole: null,
             serviceAccountClientId: null,
             registrar: 0,
-            whenCreated: Date.now(),
+            whenCreated: clock.now(),
             ...changes,
           });
         }
@@ -353,7 +355,7 @@ export function createUserService(
     async gamespaces(actor: Actor, id: string) {
       if (!actor.isAdmin && actor.id !== id) throw forbidden();
       const rows = await repos.gamespaces.playedBy(id);
-      const now = Date.now();
+      const now = clock.now();
       return rows.map((g) => gamespaceDto(g, now));
     },
 
@@ -405,7 +407,7 @@ export function createUserService(
         lastIdpAssignedRole: idpRole,
         serviceAccountClientId: null,
         registrar: 0,
-        whenCreated: Date.now(),
+        whenCreated: clock.now(),
       };
       await repos.users.insertIfAbsent(row);
       return (await find(actor.id)) ?? row;
@@ -430,7 +432,7 @@ export function createUserService(
         lastIdpAssignedRole: null,
         serviceAccountClientId: null,
         registrar: 0,
-        whenCreated: Date.now(),
+        whenCreated: clock.now(),
       });
     },
   };

@@ -1,3 +1,4 @@
+import { realClock, type Clock } from '../clock';
 import type { Db } from '../store/db';
 import { createGamespaceRepository } from '../store/repositories/gamespaces';
 import { createMembershipRepository } from '../store/repositories/membership';
@@ -84,12 +85,14 @@ export interface VmServiceOptions {
       subject: { id: string; name: string; gamespaceId?: string; agent?: boolean },
     ): Promise<void>;
   };
-  now?: () => number;
+  /** The server's time: whether a gamespace is over, or its time still runs. */
+  clock?: Clock;
 }
 
 export function createVmService(db: Db, options: VmServiceOptions) {
   const { driver, publisher } = options;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? realClock;
+  const now = () => clock.now();
   const gamespaces = createGamespaceRepository(db);
   const templates = createTemplateRepository(db);
   const workspaces = createWorkspaceRepository(db);

@@ -3,6 +3,7 @@ import {
   mayCreateWorkspaces,
   USER_TOPO_ACTIONS,
 } from '../../src/domain/workspaceAccess';
+import { realClock, type Clock } from '../clock';
 import type { Db } from '../store/db';
 import { createWorkspaceRepository } from '../store/repositories/workspaces';
 import type { TemplateTable, WorkspaceTable } from '../store/schema';
@@ -46,6 +47,8 @@ export interface WorkspaceServiceOptions {
   listeners?: ListenerRevoker;
   /** The folder of workspace documents (`{id}.md`), read for `doc` in the list. */
   docsDir?: string;
+  /** The server's time: when workspaces are made, changed and their games ended. */
+  clock?: Clock;
 }
 
 const asId = (value: unknown): string | null =>
@@ -151,6 +154,7 @@ export function createWorkspaceContext(db: Db, options: WorkspaceServiceOptions)
     files: options.files ?? [],
     listeners: options.listeners ?? NO_REVOKER,
     docsDir: options.docsDir,
+    clock: options.clock ?? realClock,
     find,
     existing,
     load,

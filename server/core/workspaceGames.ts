@@ -43,7 +43,7 @@ export function createWorkspaceGames(context: WorkspaceContext) {
     async endGames(actor: Actor, id: unknown): Promise<WorkspaceStats> {
       const ws = await editable(actor, id);
       const games = await repo.unendedGames(ws.id);
-      await repo.endGames(games, Date.now());
+      await repo.endGames(games, context.clock.now());
       for (const game of games) {
         await context.machines.gamespaceEnded(game);
         publisher.publish(game, 'GameEvent', {

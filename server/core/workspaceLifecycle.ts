@@ -62,7 +62,7 @@ export function createWorkspaceLifecycle(context: WorkspaceContext) {
     async clone(actor: Actor, id: unknown): Promise<WorkspaceDto> {
       const source = await existing(id);
       if (!(await canCreate(actor)) || !(await canEdit(actor, source.id))) throw forbidden();
-      const now = Date.now();
+      const now = context.clock.now();
       const wsId = newId();
       const workers = await repo.workersOf(source.id);
       const templates = await repo.templatesOf(source.id);

@@ -71,7 +71,7 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
   const games = createWorkspaceGames(context);
   const lifecycle = createWorkspaceLifecycle(context);
   const workers = createWorkspaceWorkers(context);
-  const favorites = createFavorites(db, 'workspaceFavorites');
+  const favorites = createFavorites(db, 'workspaceFavorites', context.clock);
 
   return {
     async exists(id: string): Promise<boolean> {
@@ -86,7 +86,7 @@ export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions 
       if (!(await canCreate(actor))) throw forbidden();
       const name = requiredText(model.name, WORKSPACE_LIMITS.name);
       const limit = Number(model.templateLimit);
-      const now = Date.now();
+      const now = context.clock.now();
       const row: WorkspaceTable = {
         id: newId(),
         name,

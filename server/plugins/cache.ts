@@ -32,7 +32,7 @@ export const cachePlugin = fp(
           onError: (err: unknown) => fastify.log.warn({ err }, 'redis'),
         }
       : null;
-    const cache = redis ? createRedisCache(redis) : createMemoryCache();
+    const cache = redis ? createRedisCache(redis) : createMemoryCache(fastify.clock);
     // Hooks close in the reverse order of their registration: the backplane first, then the cache.
     fastify.addHook('onClose', () => cache.close());
     // Kept game states are dropped on every message to their gamespace's group, from any process.

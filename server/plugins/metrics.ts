@@ -18,7 +18,7 @@ export const metricsPlugin = fp(
     const metrics = config.metricsToken
       ? createMetrics(fastify, {
           driver: { name: config.hypervisor, status: () => driver.status() },
-          activeGamespaces: () => countActive(store.db, Date.now()),
+          activeGamespaces: () => countActive(store.db, fastify.clock.now()),
           poolStats: () => store.poolStats(),
         })
       : null;

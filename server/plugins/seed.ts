@@ -91,9 +91,9 @@ export const seedPlugin = fp(
           url: config.publicUrl,
         })
       : null;
-    await seedStockTemplates(store.db);
+    await seedStockTemplates(store.db, fastify.clock);
     for (const root of [join(config.dataDir, 'isos'), docsDirOf(config)]) {
-      await removeStaleStaging(root);
+      await removeStaleStaging(root, fastify.clock.now());
     }
     fastify.decorate('seeded', seeded);
   },

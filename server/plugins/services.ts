@@ -44,7 +44,9 @@ export const userDefaults = (config: Config): UserDefaults => ({
 export const docsDirOf = (config: Config): string => join(config.dataDir, 'docs');
 
 function createServices(fastify: FastifyInstance) {
-  const { config, store, cache, driver, stateCache } = fastify;
+  // `clock` is the one buildApp was given: every service reads the time from it, so a test that
+  // moves it on moves them all.
+  const { config, store, cache, driver, stateCache, clock } = fastify;
   const { db } = store;
   const docsDir = docsDirOf(config);
   const publisher: Publisher = {
@@ -58,14 +60,17 @@ function createServices(fastify: FastifyInstance) {
 
   // The embedded identity provider's local accounts, which administrators manage through the API.
   const accounts = accountDirectory(db);
-  const users = createUserService(store, userDefaults(config), {
-    localAccountsOnly: usesEmbeddedIdentity(config),
-    accounts,
-  });
+  const users = createUserService(
+    store,
+    userDefaults(config),
+    { localAccountsOnly: usesEmbeddedIdentity(config), accounts },
+    { clock },
+  );
   const vms = createVmService(db, {
     driver,
     publisher: vmPublisher,
     consoleTickets: fastify.consoleTickets,
+    clock,
   });
   // Documents and images are the workspace service's to authorize, and go with a workspace.
   const documentAccess: DocumentAccess = {
@@ -78,6 +83,7 @@ function createServices(fastify: FastifyInstance) {
     publisher: {
       publish: (group, payload) => fastify.hub.toGroup(group).send('DocumentEvent', payload),
     },
+    clock,
   });
   const images = createImageService({ docsDir, access: documentAccess });
   const workspaces = createWorkspaceService(db, {
@@ -86,19 +92,24 @@ function createServices(fastify: FastifyInstance) {
     machines: vms.workspaceMachines,
     files: [documents, images],
     docsDir,
+    clock,
   });
-  const templates = createTemplateService(db, { publisher, machines: vms.templateMachines });
+  const templates = createTemplateService(db, {
+    publisher,
+    machines: vms.templateMachines,
+    clock,
+  });
   // A completed or solved gamespace's machines go in the background right away; closing waits
   // for the removals under way, before the driver and the store close.
   const deleteMachines = oneAtATime(vms.workspaceMachines.gamespaceEnded);
   const removal = createMachineRemoval(db, {
     deleteMachines,
     log: fastify.log,
-    now: () => fastify.clock.now(),
+    clock,
   });
   // Expired games' machines go within seconds, as part of the janitor's work: not at all with
   // JANITOR_ENABLED false, where an administrator runs the janitor.
-  const stopExpiryWatch = config.janitor.enabled ? removal.watchExpiry(fastify.clock) : () => {};
+  const stopExpiryWatch = config.janitor.enabled ? removal.watchExpiry() : () => {};
   fastify.addHook('onClose', async () => {
     stopExpiryWatch();
     await removal.settled();
@@ -115,22 +126,23 @@ function createServices(fastify: FastifyInstance) {
     machinesEnded: removal.ended,
     docsDir,
     stateCache,
-    clock: fastify.clock,
+    clock,
   });
   // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
   const grading = createGradingService({
     db,
     dialect: store.dialect,
     publisher,
-    gameState: (row) => gameState(row, { db, driver, docsDir, now: Date.now() }),
+    gameState: (row) => gameState(row, { db, driver, docsDir, now: clock.now() }),
     ended: removal.ended,
+    clock,
   });
   // The dispatcher (wire reference §4.12): commands to in-lab agents, told to the gamespace.
   const dispatches = createDispatchService(db, {
     publisher: {
       publish: (group, event, payload) => fastify.hub.toGroup(group).send(event, payload),
     },
-    now: () => fastify.clock.now(),
+    clock,
     agents: (gamespaceId) => fastify.hub.agentsOf(gamespaceId),
     machines: async (gamespaceId) =>
       (await driver.machinesOf(gamespaceId)).map((vm) => untagged(vm.name)),
@@ -145,13 +157,14 @@ function createServices(fastify: FastifyInstance) {
     canEdit: (actor, id) => workspaces.canEdit(actor, id),
     workspaceExists: (id) => workspaces.exists(id),
     mirror: fastify.driver,
+    clock,
   });
 
   return {
     users,
     accounts: createLocalAccountService({ accounts, users, listeners }),
     /** Workspaces exported and imported as zips. */
-    archives: createArchiveService(db, { dataDir: config.dataDir, docsDir }),
+    archives: createArchiveService(db, { dataDir: config.dataDir, docsDir, clock }),
     /** Ends listening on the hub for those whose right to it may have ended. */
     listeners,
     vms,
@@ -159,8 +172,8 @@ function createServices(fastify: FastifyInstance) {
     images,
     workspaces,
     templates,
-    challenges: createChallengeService(db, workspaces),
-    gamespaces: createGamespaceService(db),
+    challenges: createChallengeService(db, workspaces, clock),
+    gamespaces: createGamespaceService(db, clock),
     play,
     grading,
     dispatches,

@@ -1,5 +1,5 @@
 import type { Random } from '../../../src/domain/transforms';
-import type { Clock } from '../../clock';
+import { realClock, type Clock } from '../../clock';
 import { ticketKey, ticketValue } from '../tickets';
 import type { HypervisorDriver } from '../../hypervisor';
 import type { Db } from '../../store/db';
@@ -47,10 +47,9 @@ export interface PlayServiceOptions {
    */
   machinesEnded(gamespaceId: string): void;
   docsDir?: string;
-  now?: () => number;
   random?: Random;
   deployPoll?: { attempts: number; intervalMs: number };
-  /** What a launch's wait for its machines (deployPoll) runs on. */
+  /** The server's time, and what a launch's wait for its machines (deployPoll) runs on. */
   clock?: Clock;
   /** Kept game states for GET /api/gamespace/{id} (see stateCache.ts). */
   stateCache?: StateCache;
@@ -64,7 +63,8 @@ export const asId = (value: unknown): string | null =>
   typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
 
 export function createPlayContext(db: Db, options: PlayServiceOptions) {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? realClock;
+  const now = () => clock.now();
   const repos = {
     gamespaces: createGamespaceRepository(db),
     players: createPlayerRepository(db),
@@ -125,6 +125,7 @@ export function createPlayContext(db: Db, options: PlayServiceOptions) {
   return {
     options,
     repos,
+    clock,
     now,
     random: options.random ?? cryptoRandom,
     listeners: options.listeners ?? NO_REVOKER,

@@ -178,7 +178,7 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       const ws = await context.findWorkspace(workspaceId);
       if (!ws) throw unknownArgument('id');
       if (!(await context.hasValidUserScope(actor, ws))) throw forbidden();
-      const markdown = aboveCut(await readDocument(options.docsDir, ws.id));
+      const markdown = aboveCut(await readDocument(options.docsDir, ws.id, now()));
       return previewState(
         ws.name,
         markdown.trim() ? markdown : `# ${ws.name}`,
@@ -226,7 +226,7 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       return {
         state: previewState(
           ws.name,
-          aboveCut(await readDocument(options.docsDir, ws.id)),
+          aboveCut(await readDocument(options.docsDir, ws.id, now())),
           await previewTopology(ws.id),
         ),
         canManage: false,

@@ -51,7 +51,7 @@ export function createLifecycle(context: PlayContext) {
       { gamespaceId: g.id, hostAffinity: !!ws.hostAffinity, privileged: actor.isBuilder },
       templates.map(toMachineSpec),
       options.deployPoll ?? DEPLOY_POLL,
-      options.clock,
+      context.clock,
     );
     let started: GamespaceTable | undefined;
     if (complete && g.startTime <= 0) {

@@ -47,7 +47,8 @@ export interface MachineRemovalOptions {
   /** Removes a gamespace's machines and announces it (the VM service's deleteAll). */
   deleteMachines(gamespaceId: string): Promise<void>;
   log: { warn(obj: object, msg: string): void };
-  now: () => number;
+  /** The server's time, on which expired gamespaces are looked for. */
+  clock: Clock;
 }
 
 export function createMachineRemoval(db: Db, options: MachineRemovalOptions) {
@@ -62,7 +63,7 @@ export function createMachineRemoval(db: Db, options: MachineRemovalOptions) {
       await options.deleteMachines(gamespaceId);
       failed.delete(gamespaceId);
     } catch (err) {
-      failed.set(gamespaceId, options.now());
+      failed.set(gamespaceId, options.clock.now());
       // Logged once the claim is handed back, so that the log's "will retry" holds when read.
       try {
         await gamespaces.releaseCleanup(gamespaceId);
@@ -93,7 +94,8 @@ export function createMachineRemoval(db: Db, options: MachineRemovalOptions) {
      * Looks every EXPIRY_CHECK_MS for gamespaces whose time ran out and starts removing their
      * machines; the returned function stops looking.
      */
-    watchExpiry(clock: Clock): () => void {
+    watchExpiry(): () => void {
+      const { clock } = options;
       let looking = false;
       return every(clock, EXPIRY_CHECK_MS, () => {
         if (looking) return;

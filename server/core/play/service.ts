@@ -19,7 +19,7 @@ export function createPlayService(db: Db, options: PlayServiceOptions) {
   const lifecycle = createLifecycle(context);
   const launch = createLaunch(context, lifecycle.deploy);
   const players = createPlayers(context);
-  const favorites = createFavorites(db, 'gamespaceFavorites', context.now);
+  const favorites = createFavorites(db, 'gamespaceFavorites', context.clock);
 
   return {
     state: context.state,
