@@ -18,8 +18,10 @@ describe('removeStaleStaging', () => {
     mkdirSync(join(root, 'ws1'));
     return root;
   }
+  /** The time the leftovers are judged at; the files are aged from it. */
+  const now = Date.UTC(2030, 0, 1);
   const age = (path: string, ms: number) => {
-    const when = new Date(Date.now() - ms);
+    const when = new Date(now - ms);
     utimesSync(path, when, when);
   };
 
@@ -38,8 +40,10 @@ describe('removeStaleStaging', () => {
     for (const path of [staleFile, join(staleDir, 'disk.iso'), staleDir, liveDir, real]) {
       age(path, STALE_STAGING_MS + 60_000);
     }
+    // Written a second ago.
+    age(join(liveDir, 'disk.iso'), 1_000);
 
-    return removeStaleStaging(root).then((removed) => {
+    return removeStaleStaging(root, now).then((removed) => {
       expect(removed).toBe(2);
       expect(existsSync(staleFile)).toBe(false);
       expect(existsSync(staleDir)).toBe(false);
