@@ -104,6 +104,30 @@ export default tseslint.config(
     },
   },
   {
+    // Core reads the time only from the Clock it is handed (server/clock.ts), the one buildApp
+    // makes, so that tests can move it on; formatting a given time with new Date(t) is fine.
+    files: ['server/core/**/*.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'Date',
+          property: 'now',
+          message:
+            'server/core reads the time from the injected Clock (server/clock.ts): clock.now().',
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message:
+            'server/core reads the time from the injected Clock (server/clock.ts): new Date(clock.now()).',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/machines/**/*.ts'],
     rules: {
       // Machines may use the api's *types* (DTOs), never its calls.
