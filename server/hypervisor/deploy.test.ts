@@ -135,7 +135,7 @@ describe('deployMachine', () => {
     expect(taskOf(deploy)).toBeNull();
   });
 
-  it('ignores progress, steps and a failure once cancelled', () => {
+  it('ignores progress, steps and a failure once cancelled, and keeps its task', () => {
     const deploy = start();
     deploy.send({ type: 'deploy.cloneStarted' });
     deploy.send({ type: 'deploy.progressed', percent: 30 });
@@ -145,6 +145,15 @@ describe('deployMachine', () => {
     expect(after.value).toBe('cancelled');
     expect(after.context).toMatchObject({ progress: 30, error: null });
     expect(isOver(after)).toBe(true);
+    // Its machine shows it until the driver has removed what it made.
+    expect(deployTaskOf(after)).toMatchObject({ name: 'cloning', progress: 30 });
+  });
+
+  it('keeps the place in the queue a deploy was cancelled at', () => {
+    const deploy = start();
+    deploy.send({ type: 'deploy.queued', ahead: 4 });
+    deploy.send({ type: 'deploy.cancelRequested' });
+    expect(taskOf(deploy)?.name).toBe('queued (4 ahead)');
   });
 
   it('restores a stored deploy and derives its task the same way', () => {
@@ -276,8 +285,10 @@ describe('deployMachine against its model', () => {
           const snapshot = deploy.getSnapshot();
           expect(snapshot.value).toBe(state);
           expect(isOver(snapshot)).toBe(over);
+          // Only a deploy that ended running or failed shows no task any more.
+          const ended = state === 'running' || state === 'failed';
           expect(deployTaskOf(snapshot)).toEqual(
-            over ? null : { id: 'task-7', name, progress, started: STARTED },
+            ended ? null : { id: 'task-7', name, progress, started: STARTED },
           );
         };
       await path.test({

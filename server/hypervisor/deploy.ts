@@ -79,8 +79,14 @@ export const deployMachine = setup({
     queued: {
       on: {
         'deploy.queued': { actions: assign({ ahead: ({ event }) => Math.max(0, event.ahead) }) },
-        'deploy.copyStarted': { target: 'copying', actions: assign({ method: 'copy' }) },
-        'deploy.cloneStarted': { target: 'cloning', actions: assign({ method: 'clone' }) },
+        'deploy.copyStarted': {
+          target: 'copying',
+          actions: assign({ method: 'copy', ahead: null }),
+        },
+        'deploy.cloneStarted': {
+          target: 'cloning',
+          actions: assign({ method: 'clone', ahead: null }),
+        },
       },
     },
     copying: { on: { 'deploy.copied': 'configuring' } },
@@ -113,9 +119,11 @@ export const isOver = (snapshot: Pick<DeploySnapshot, 'status'>): boolean =>
   snapshot.status === 'done';
 
 /**
- * The task a deploy shows on its machine, null once it is over. The names are the reference's:
- * `deploying` (a copy, or not yet under way), `queued (N ahead)` while a queue holds it, and
- * `cloning` for a linked clone, through its configuring and starting.
+ * The task a deploy shows on its machine, null once it has ended running or failed. The names are
+ * the reference's: `deploying` (a copy, or not yet under way), `queued (N ahead)` while a queue
+ * holds it, and `cloning` for a linked clone, through its configuring and starting. A cancelled
+ * deploy keeps its task: its machine shows it until the driver has removed what it made and
+ * dropped the deploy.
  */
 export function deployTaskOf({
   value,
@@ -124,14 +132,12 @@ export function deployTaskOf({
   value: DeployState;
   context: DeployContext;
 }): MachineTask | null {
-  if (value === 'running' || value === 'failed' || value === 'cancelled') return null;
+  if (value === 'running' || value === 'failed') return null;
   const name =
-    value === 'queued'
-      ? context.ahead
+    context.method === 'clone'
+      ? 'cloning'
+      : context.ahead
         ? `queued (${context.ahead} ahead)`
-        : 'deploying'
-      : context.method === 'clone'
-        ? 'cloning'
         : 'deploying';
   return { id: context.taskId, name, progress: context.progress, started: context.started };
 }

@@ -1,6 +1,7 @@
 // Machines of the proxmox driver as the driver's vocabulary: an existing VM as PVE lists it, or
 // one this server is still deploying (it exists for callers before PVE has it).
 
+import { deployTaskOf, type DeployActorRef } from '../deploy';
 import { tagOf, type Machine, type MachineTask, type PowerState } from '../types';
 import type { OwnVm, PveResource } from './inventory';
 import type { MachineMeta } from './names';
@@ -10,10 +11,16 @@ export interface Pending {
   vmid: number;
   node: string;
   meta: MachineMeta;
-  task: MachineTask;
-  cancelled: boolean;
+  /** Where the deploy is (deploy.ts): its task, and whether a delete cancelled it. */
+  deploy: DeployActorRef;
   done: Promise<void>;
 }
+
+/** The task a deploy under way shows on its machine. */
+export const pendingTask = (p: Pending): MachineTask | null => deployTaskOf(p.deploy.getSnapshot());
+
+/** A delete cancelled the deploy: what it made so far is to be removed. */
+export const isCancelled = (p: Pending): boolean => p.deploy.getSnapshot().value === 'cancelled';
 
 export const powerOf = (status: string | undefined): PowerState =>
   status === 'running' ? 'running' : status === 'paused' ? 'suspended' : 'off';
@@ -70,7 +77,7 @@ export function pendingMachine(p: Pending): Machine {
     status: 'deployed',
     state: 'off',
     question: null,
-    task: { ...p.task },
+    task: pendingTask(p),
     tags: [tagOf(p.meta.name)],
     isTemplate: false,
     nics: p.meta.nets.map((network, index) => ({ index, network })),

@@ -10,6 +10,7 @@ import {
   specName,
   undeployedMachine,
 } from '../lifecycle';
+import { clampProgress, startDeploy } from '../deploy';
 import { createListeners } from '../listeners';
 import {
   DriverError,
@@ -49,7 +50,7 @@ import {
 import { createIsoStorage } from './isoStorage';
 import { createSdn } from './sdn';
 import { bridgePveConsole } from './vncBridge';
-import { machineOf, pendingMachine, type Pending } from './machineViews';
+import { isCancelled, machineOf, pendingMachine, pendingTask, type Pending } from './machineViews';
 import { driverErrorOf } from './pveErrors';
 
 // The proxmox driver: lab machines on a Proxmox VE cluster through its REST API (client.ts).
@@ -203,7 +204,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     // A machine PVE lists while its deploy still runs shows the deploy's task.
     const withTasks = existing.map((m) => {
       const p = pending.get(Number(m.id));
-      return p ? { ...m, state: 'off' as const, task: { ...p.task } } : m;
+      return p ? { ...m, state: 'off' as const, task: pendingTask(p) } : m;
     });
     return [...withTasks, ...deployingNow];
   }
@@ -338,8 +339,9 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   }
 
   function progressOf(vmid: number, percent: number): void {
-    const task = tasks.get(vmid) ?? pending.get(vmid)?.task;
-    if (task) task.progress = Math.max(0, Math.min(99, Math.round(percent)));
+    const task = tasks.get(vmid);
+    if (task) task.progress = clampProgress(percent);
+    else pending.get(vmid)?.deploy.send({ type: 'deploy.progressed', percent });
   }
 
   async function destroy(node: string, vmid: number): Promise<void> {
@@ -367,7 +369,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     const p = pending.get(Number(resolved));
     if (p) {
       // The deploy removes what it made once it sees this.
-      p.cancelled = true;
+      p.deploy.send({ type: 'deploy.cancelRequested' });
       const machine = pendingMachine(p);
       await p.done;
       return { ...machine, status: 'initialized', task: null };
@@ -450,11 +452,11 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     base: PveResource & { vmid: number },
     bridges: Map<string, string>,
   ) {
-    p.task.name = 'cloning';
     await cloneInto(p, base);
     reservedIds.delete(p.vmid);
     inventory.remember(p.vmid, p.meta);
-    if (p.cancelled) return;
+    p.deploy.send({ type: 'deploy.cloned' });
+    if (isCancelled(p)) return;
     progressOf(p.vmid, 70);
 
     const template = await api.get<Record<string, string | number>>(
@@ -506,9 +508,12 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     } catch (error) {
       log?.warn({ err: error, vmid: p.vmid }, 'proxmox: no revert snapshot for this machine');
     }
-    if (p.cancelled) return;
+    if (isCancelled(p)) return;
     progressOf(p.vmid, 90);
-    if (spec.autoStart) await startVm(p.node, p.vmid);
+    if (spec.autoStart) {
+      p.deploy.send({ type: 'deploy.configured', starts: true });
+      await startVm(p.node, p.vmid);
+    }
     if (viaAgent) {
       void deliverThroughAgent({
         api,
@@ -531,7 +536,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       key,
       async () => {
         for (;;) {
-          p.task.name = 'cloning';
+          p.deploy.send({ type: 'deploy.cloneStarted' });
           try {
             const upid = await api.post<string>(`/nodes/${base.node}/qemu/${base.vmid}/clone`, {
               newid: p.vmid,
@@ -556,9 +561,10 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
           }
         }
       },
-      (ahead) => {
-        p.task.name = ahead > 0 ? `queued (${ahead} ahead)` : 'cloning';
-      },
+      (ahead) =>
+        p.deploy.send(
+          ahead > 0 ? { type: 'deploy.queued', ahead } : { type: 'deploy.cloneStarted' },
+        ),
     );
   }
 
@@ -593,16 +599,22 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       vmid,
       node,
       meta: { name, source: base.vmid, nets: Array.from(nets, (n) => n ?? ''), since: Date.now() },
-      task: { id: randomUUID(), name: 'deploying', progress: 0, started: Date.now() },
-      cancelled: false,
+      deploy: startDeploy({ taskId: randomUUID(), started: Date.now() }),
       done: Promise.resolve(),
     };
     pending.set(vmid, p);
     p.done = build(p, spec, base, bridges)
       .then(async () => {
+        // Its last step ends the deploy here, with no await between it and the check below, so
+        // a delete either cancelled it before or finds the machine itself.
+        p.deploy.send(
+          spec.autoStart
+            ? { type: 'deploy.started' }
+            : { type: 'deploy.configured', starts: false },
+        );
         pending.delete(p.vmid);
         inventory.invalidate();
-        if (p.cancelled) {
+        if (isCancelled(p)) {
           await destroy(p.node, p.vmid);
           return;
         }
@@ -610,6 +622,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         await announce(p.vmid, 'updated');
       })
       .catch(async (error: unknown) => {
+        p.deploy.send({ type: 'deploy.failed', error: String(error) });
         pending.delete(p.vmid);
         reservedIds.delete(p.vmid);
         log?.warn({ err: error, vmid: p.vmid, name }, 'proxmox: deploying a machine failed');
