@@ -7,6 +7,7 @@ import {
   type MachineStatus,
   type PowerState,
 } from '../types';
+import { deployTaskOfRow, isDeploying } from './deploys';
 import type { SimMachineRow } from './port';
 import { progressOf } from './tasks';
 
@@ -55,14 +56,16 @@ export function toMachine(row: SimMachineRow, now: number): Machine {
     status,
     state,
     question: questionOf(row),
-    task: row.taskId
-      ? {
-          id: row.taskId,
-          name: row.taskName,
-          progress: progressOf(row.taskStarted, row.taskDuration, now),
-          started: row.taskStarted,
-        }
-      : null,
+    task: isDeploying(row)
+      ? deployTaskOfRow(row, now)
+      : row.taskId
+        ? {
+            id: row.taskId,
+            name: row.taskName,
+            progress: progressOf(row.taskStarted, row.taskDuration, now),
+            started: row.taskStarted,
+          }
+        : null,
     tags: null,
     isTemplate: false,
     nics: nicsOf(row).map((network, index) => ({ index, network })),
