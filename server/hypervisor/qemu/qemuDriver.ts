@@ -3,6 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
+import { deployTaskOf, startDeploy, type DeployActorRef } from '../deploy';
 import { isoFilesOf } from '../isos';
 import {
   DriverError,
@@ -107,6 +108,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     options.log?.warn({ err: error }, 'qemu driver listener failed'),
   );
   const copies = new Map<string, DiskCopy>();
+  /** Deploys under way, by machine id: a machine shows its deploy's task until it is deployed. */
+  const deploys = new Map<string, DeployActorRef>();
   const { serialized, idle } = createLocks();
   /** Machines the watcher last saw running (server/hypervisor/qemu: Watching, below). */
   const knownRunning = new Set<string>();
@@ -148,11 +151,16 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       status: 'deployed',
       state: running ? 'running' : 'off',
       question: null,
-      task: null,
+      task: deployOf(record.id),
       tags: null,
       isTemplate: false,
       nics: record.nics.map((n) => ({ index: n.index, network: n.network })),
     };
+  }
+
+  function deployOf(id: string) {
+    const deploy = deploys.get(id);
+    return deploy ? deployTaskOf(deploy.getSnapshot()) : null;
   }
 
   function byIdOrName(id: string): MachineRecord | undefined {
@@ -334,18 +342,35 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     const id = randomUUID();
     const record = recordOf(id, spec, privileged, diskPaths(spec), reserved);
     const files = machineFiles(layout, id);
-    await mkdir(files.dir, { recursive: true });
+    const deploy = startDeploy({ taskId: randomUUID(), started: Date.now() });
+    deploys.set(id, deploy);
     try {
-      for (const disk of record.disks) await createOverlay(disk.base, files.overlay(disk.index));
-      await writeRecord(layout, record);
-      records.set(id, record);
-      await attachPorts(record);
+      await mkdir(files.dir, { recursive: true });
+      try {
+        // Its disks are overlays of the template's, its own from here on.
+        deploy.send({ type: 'deploy.copyStarted' });
+        for (const disk of record.disks) await createOverlay(disk.base, files.overlay(disk.index));
+        deploy.send({ type: 'deploy.copied' });
+        await writeRecord(layout, record);
+        records.set(id, record);
+        await attachPorts(record);
+      } catch (error) {
+        records.delete(id);
+        await rm(files.dir, { recursive: true, force: true });
+        throw error;
+      }
+      deploy.send({ type: 'deploy.configured', starts: spec.autoStart });
+      if (spec.autoStart) {
+        await startRecord(record, batch);
+        deploy.send({ type: 'deploy.started' });
+      }
     } catch (error) {
-      records.delete(id);
-      await rm(files.dir, { recursive: true, force: true });
+      deploy.send({ type: 'deploy.failed', error: String(error) });
       throw error;
+    } finally {
+      deploys.delete(id);
     }
-    const machine = spec.autoStart ? await startRecord(record, batch) : await toMachine(record);
+    const machine = await toMachine(record);
     // Announced as the sim announces its deploy task's end: a batch deployed in the background
     // has no caller to tell.
     emit({ type: 'updated', machine });
