@@ -1,23 +1,21 @@
 import { randomUUID } from 'node:crypto';
+import { clampProgress } from '../deploy';
 import {
   changeStateBy,
   deployBatchBy,
   findIn,
   forEachFound,
   ofTagIn,
-  requireDeployable,
   resolveIn,
   specName,
   undeployedMachine,
 } from '../lifecycle';
-import { clampProgress, startDeploy } from '../deploy';
 import { createListeners } from '../listeners';
 import {
   DriverError,
   isolatedNet,
   netOptions,
   tagOf,
-  type ConsoleTickets,
   type DeploymentContext,
   type DriverCapabilities,
   type DriverStatus,
@@ -28,30 +26,21 @@ import {
   type MachineTask,
   type PowerState,
 } from '../types';
-import { isLockError, PveError, type PveClient } from './client';
+import { bridgesOf, reservedNets } from './bridges';
+import { isLockError, PveError } from './client';
 import { createCloneQueue } from './cloneQueue';
+import { createDeploys } from './deploys';
 import { createImages } from './images';
-import { createInventory, type OwnVm, type PveResource } from './inventory';
-import {
-  describeMachine,
-  isoVolumeOf,
-  netOfAlias,
-  OWN_TAG,
-  pveNameOf,
-  pveTagOf,
-  SNAPSHOT,
-} from './names';
-import {
-  deliverThroughAgent,
-  fwCfgArgs,
-  GUEST_SETTINGS_FILE,
-  guestSettingsText,
-} from './guestSettings';
+import { createInventory, type OwnVm } from './inventory';
 import { createIsoStorage } from './isoStorage';
+import { machineOf, pendingMachine, pendingTask } from './machineViews';
+import { describeMachine, isoVolumeOf, netOfAlias, SNAPSHOT } from './names';
+import type { ProxmoxDriverOptions } from './options';
+import { driverErrorOf } from './pveErrors';
 import { createSdn } from './sdn';
 import { bridgePveConsole } from './vncBridge';
-import { isCancelled, machineOf, pendingMachine, pendingTask, type Pending } from './machineViews';
-import { driverErrorOf } from './pveErrors';
+
+export type { ProxmoxDriverOptions } from './options';
 
 // The proxmox driver: lab machines on a Proxmox VE cluster through its REST API (client.ts).
 // - A deploy is a linked clone of the PVE template the spec names (spec.baseImage) onto the
@@ -63,54 +52,9 @@ import { driverErrorOf } from './pveErrors';
 //   image of ours, makes the machine the base image new machines are cloned from (images.ts).
 // - Consoles: vncproxy and vncwebsocket, bridged by our own ticketed console WebSocket
 //   (vncBridge.ts); the browser never sees PVE's address, ports or tickets.
-// Machine ids are VMIDs, as the reference's are.
-
-export interface ProxmoxDriverOptions {
-  client: PveClient;
-  /** Where clones and base image copies go. */
-  storage: string;
-  /** The storage whose `iso` content machines mount (flat: `{tag}__file.iso`). */
-  isoStorage: string;
-  /** The SDN zone of our vnets, and the tags (VNIs or VLAN ids) they take. */
-  zone: string;
-  vnetTags: readonly [number, number];
-  /** Nodes machines may run on; empty: every online node. */
-  nodes?: readonly string[];
-  /** A resource pool our machines join; '' for none. */
-  pool?: string;
-  console?: ConsoleTickets;
-  /** How long a listing of the cluster is reused. */
-  listingMaxAgeMs?: number;
-  /** SDN changes gather this long before they are applied. */
-  sdnDebounceMs?: number;
-  /** How often machines are checked for having stopped on their own while someone listens. */
-  watchMs?: number;
-  /** The first back-off of a clone that met a busy lock. */
-  lockBackoffMs?: number;
-  /**
-   * A client signed in as root@pam (PROXMOX_ROOT_PASSWORD): guest settings then go to the guest
-   * through QEMU's fw_cfg (the VM's `args`, which PVE lets only root@pam set) instead of the
-   * guest agent.
-   */
-  rootClient?: PveClient;
-  /** Where in the guest the guest agent writes a machine's guest settings. */
-  guestSettingsFile?: string;
-  /** How often the guest agent is asked whether it runs yet, and for how long. */
-  agentPollMs?: number;
-  agentGiveUpMs?: number;
-  log?: { warn(o: object, msg?: string): void; info?(o: object, msg?: string): void };
-}
+// Machine ids are VMIDs, as the reference's are. Deploys are deploys.ts's.
 
 const OPERATIONS = ['start', 'stop', 'save', 'revert', 'delete', 'reset'] as const;
-
-/** NIC models PVE has, by the adapter names templates use (vSphere's among them). */
-const NIC_MODELS: Record<string, string> = {
-  e1000: 'e1000',
-  e1000e: 'e1000e',
-  vmxnet3: 'vmxnet3',
-  virtio: 'virtio',
-  rtl8139: 'rtl8139',
-};
 
 const MIB = 1024 * 1024;
 
@@ -142,23 +86,29 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     queue,
     storage: options.storage,
     pool,
-    reserveVmid: () => reserveVmid(),
-    releaseVmid: (vmid) => reservedIds.delete(vmid),
+    reserveVmid: () => deploys.reserveVmid(),
+    releaseVmid: (vmid) => deploys.releaseVmid(vmid),
     destroy: (node, vmid) => destroy(node, vmid),
     log,
   });
   const listeners = createListeners((error) =>
     log?.warn({ err: error }, 'a proxmox driver listener failed'),
   );
-  const pending = new Map<number, Pending>();
   /** Tasks of existing machines (starting, saving, ...), by VMID. */
   const tasks = new Map<number, MachineTask>();
-  /** VMIDs handed out and not yet taken by a clone. */
-  const reservedIds = new Set<number>();
-  /** A deploy whose VMID another client took meanwhile moved to a new one: old id -> new id. */
-  const moved = new Map<string, string>();
-  /** Deploys under way by name, so that one name deploys once. */
-  const deploying = new Map<string, Promise<Machine>>();
+  const deploys = createDeploys({
+    options,
+    inventory,
+    sdn,
+    queue,
+    allMachines: () => allMachines(),
+    load: (idOrName) => load(idOrName),
+    announce: (vmid, type) => announce(vmid, type),
+    destroy: (node, vmid) => destroy(node, vmid),
+    startVm: (node, vmid) => startVm(node, vmid),
+    isClosed: () => closed,
+  });
+  const { pending, resolveId, deploy, pickNode } = deploys;
   let closed = false;
   let version = '';
 
@@ -208,12 +158,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     });
     return [...withTasks, ...deployingNow];
   }
-
-  const resolveId = (id: string): string => {
-    let current = id;
-    for (let hops = 0; moved.has(current) && hops < 10; hops++) current = moved.get(current)!;
-    return current;
-  };
 
   async function load(idOrName: string): Promise<Machine | null> {
     return resolveIn(await allMachines(), idOrName, resolveId(idOrName)) ?? null;
@@ -341,7 +285,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   function progressOf(vmid: number, percent: number): void {
     const task = tasks.get(vmid);
     if (task) task.progress = clampProgress(percent);
-    else pending.get(vmid)?.deploy.send({ type: 'deploy.progressed', percent });
+    else deploys.progress(vmid, percent);
   }
 
   async function destroy(node: string, vmid: number): Promise<void> {
@@ -378,268 +322,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     const machine = toMachine(vm);
     await withTask(vm.resource.vmid, 'deleting', () => destroy(vm.resource.node, vm.resource.vmid));
     return { ...machine, status: 'initialized', task: null, state: 'off' };
-  }
-
-  // -------------------------------------------------------------------------------------------
-  // Deploys.
-
-  /** A VMID no one has: PVE's next free one, past those this driver handed out already. */
-  async function reserveVmid(): Promise<number> {
-    let candidate = Number(await api.get<string | number>('/cluster/nextid'));
-    for (let tries = 0; tries < 1000; tries++) {
-      if (!reservedIds.has(candidate) && !pending.has(candidate)) {
-        try {
-          candidate = Number(
-            await api.get<string | number>('/cluster/nextid', { vmid: candidate }),
-          );
-          if (!reservedIds.has(candidate)) {
-            reservedIds.add(candidate);
-            return candidate;
-          }
-        } catch (error) {
-          if (!(error instanceof PveError && (error.kind === 'invalid' || error.kind === 'exists')))
-            throw error;
-        }
-      }
-      candidate++;
-    }
-    throw new DriverError('unavailable', 'no free VMID found');
-  }
-
-  /** The allowed online node with the most free memory, counting machines being deployed. */
-  async function pickNode(spec: MachineSpec): Promise<string> {
-    if (spec.hostAffinity) {
-      const together = (await allMachines()).find((m) => tagOf(m.name) === spec.isolationTag);
-      if (together) return together.host;
-    }
-    const allowed = options.nodes ?? [];
-    const nodes = (await inventory.nodes()).filter(
-      (n) => n.status === 'online' && (allowed.length === 0 || allowed.includes(n.node)),
-    );
-    if (nodes.length === 0) {
-      throw new DriverError('unavailable', 'no online Proxmox node is allowed to run machines');
-    }
-    const deployingOn = (node: string) =>
-      [...pending.values()].filter((p) => p.node === node).length * spec.memoryMiB * MIB;
-    const free = (n: (typeof nodes)[number]) =>
-      (n.maxmem ?? 0) - (n.mem ?? 0) - deployingOn(n.node);
-    return nodes.sort((a, b) => free(b) - free(a))[0]!.node;
-  }
-
-  async function reservedNets(): Promise<string[]> {
-    return (await sdn.reserved()).flatMap((v) => (v.alias ? [v.alias, v.vnet] : [v.vnet]));
-  }
-
-  /** The PVE value of a NIC: model, MAC when fixed, bridge. */
-  function nicValue(adapter: string | null, mac: string | null, bridge: string): string {
-    const model = NIC_MODELS[(adapter ?? '').toLowerCase()] ?? 'virtio';
-    return `${mac ? `${model}=${mac}` : model},bridge=${bridge}`;
-  }
-
-  async function bridgesOf(nets: string[]): Promise<Map<string, string>> {
-    const reserved = await sdn.reserved();
-    const bridges = await sdn.ensure(nets.filter((n) => n.includes('#')));
-    for (const v of reserved) {
-      for (const name of [v.vnet, v.alias]) if (name) bridges.set(name, v.vnet);
-    }
-    return bridges;
-  }
-
-  /** Clone, configure, snapshot and (maybe) start one machine whose VMID is reserved. */
-  async function build(
-    p: Pending,
-    spec: MachineSpec,
-    base: PveResource & { vmid: number },
-    bridges: Map<string, string>,
-  ) {
-    await cloneInto(p, base);
-    reservedIds.delete(p.vmid);
-    inventory.remember(p.vmid, p.meta);
-    p.deploy.send({ type: 'deploy.cloned' });
-    if (isCancelled(p)) return;
-    progressOf(p.vmid, 70);
-
-    const template = await api.get<Record<string, string | number>>(
-      `/nodes/${p.node}/qemu/${p.vmid}/config`,
-    );
-    const config: Record<string, string | number> = {
-      memory: spec.memoryMiB,
-      sockets: spec.cpu.sockets,
-      cores: spec.cpu.coresPerSocket,
-      tags: `${OWN_TAG};${pveTagOf(spec.isolationTag)}`,
-    };
-    const unused: string[] = Object.keys(template).filter(
-      (key) => /^net\d+$/.test(key) && !spec.nics.some((n) => `net${n.index}` === key),
-    );
-    for (const nic of spec.nics) {
-      const net = p.meta.nets[nic.index] ?? '';
-      const bridge = bridges.get(net);
-      if (!bridge) unused.push(`net${nic.index}`);
-      else config[`net${nic.index}`] = nicValue(nic.adapter, nic.mac, bridge);
-    }
-    if (spec.iso) config.ide2 = `${isoVolumeOf(options.isoStorage, spec.iso)},media=cdrom`;
-    if (spec.bootDelaySeconds > 0) config.startup = `up=${spec.bootDelaySeconds}`;
-    // Guest settings go through the QEMU guest agent, which needs no root credentials, unless
-    // the admin gave root's: then through fw_cfg, which needs nothing in the guest.
-    const viaAgent = spec.guestSettings.length > 0 && !options.rootClient;
-    if (viaAgent) config.agent = 1;
-    // Configured: from here on it is a machine, not a deploy that may have been abandoned.
-    p.meta = { ...p.meta, ready: true };
-    await api.put(`/nodes/${p.node}/qemu/${p.vmid}/config`, {
-      ...config,
-      description: describeMachine(p.meta),
-      delete: [...new Set(unused)].join(',') || undefined,
-    });
-    inventory.remember(p.vmid, p.meta);
-    if (spec.guestSettings.length > 0 && options.rootClient) {
-      const { args, skipped } = fwCfgArgs(spec.guestSettings);
-      if (skipped.length > 0) {
-        log?.warn({ vmid: p.vmid, keys: skipped }, 'proxmox: guest settings too long for fw_cfg');
-      }
-      if (args) await options.rootClient.put(`/nodes/${p.node}/qemu/${p.vmid}/config`, { args });
-    }
-    progressOf(p.vmid, 80);
-    // The snapshot revert goes back to. A storage without snapshots (plain LVM, raw files) still
-    // runs the machine; its revert then says why it cannot.
-    try {
-      await api.waitTask(
-        await api.post<string>(`/nodes/${p.node}/qemu/${p.vmid}/snapshot`, { snapname: SNAPSHOT }),
-      );
-    } catch (error) {
-      log?.warn({ err: error, vmid: p.vmid }, 'proxmox: no revert snapshot for this machine');
-    }
-    if (isCancelled(p)) return;
-    progressOf(p.vmid, 90);
-    if (spec.autoStart) {
-      p.deploy.send({ type: 'deploy.configured', starts: true });
-      await startVm(p.node, p.vmid);
-    }
-    if (viaAgent) {
-      void deliverThroughAgent({
-        api,
-        node: p.node,
-        vmid: p.vmid,
-        content: guestSettingsText(spec.guestSettings),
-        file: options.guestSettingsFile ?? GUEST_SETTINGS_FILE,
-        pollMs: options.agentPollMs ?? 3_000,
-        giveUpMs: options.agentGiveUpMs ?? 10 * 60_000,
-        closed: () => closed,
-        log,
-      });
-    }
-  }
-
-  /** The linked clone, in its turn; a VMID taken meanwhile by someone else is replaced. */
-  async function cloneInto(p: Pending, base: PveResource & { vmid: number }): Promise<void> {
-    const key = `${base.vmid}:${options.storage}`;
-    await queue.run(
-      key,
-      async () => {
-        for (;;) {
-          p.deploy.send({ type: 'deploy.cloneStarted' });
-          try {
-            const upid = await api.post<string>(`/nodes/${base.node}/qemu/${base.vmid}/clone`, {
-              newid: p.vmid,
-              name: pveNameOf(p.meta.name),
-              full: 0,
-              target: p.node,
-              pool,
-              description: describeMachine(p.meta),
-            });
-            await api.waitTask(upid, {
-              onProgress: (percent) => progressOf(p.vmid, 10 + percent * 0.6),
-            });
-            return;
-          } catch (error) {
-            if (!(error instanceof PveError && error.kind === 'exists')) throw error;
-            const fresh = await reserveVmid();
-            reservedIds.delete(p.vmid);
-            pending.delete(p.vmid);
-            moved.set(String(p.vmid), String(fresh));
-            p.vmid = fresh;
-            pending.set(fresh, p);
-          }
-        }
-      },
-      (ahead) =>
-        p.deploy.send(
-          ahead > 0 ? { type: 'deploy.queued', ahead } : { type: 'deploy.cloneStarted' },
-        ),
-    );
-  }
-
-  async function deployOne(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
-    requireDeployable(spec);
-    const name = specName(spec);
-    const existing = await load(name);
-    if (existing) return existing;
-    if (!spec.baseImage) {
-      throw new DriverError(
-        'invalid-state',
-        `the template of ${name} names no Proxmox template to clone (its detail's Template)`,
-      );
-    }
-    const base = await pve(() => inventory.baseImage(spec.baseImage!));
-    if (!base) {
-      throw new DriverError(
-        'invalid-state',
-        `the Proxmox template ${spec.baseImage} does not exist yet: initialize the template first`,
-      );
-    }
-    const reserved = privileged ? await pve(reservedNets) : [];
-    const nets: string[] = [];
-    for (const nic of spec.nics) {
-      nets[nic.index] = isolatedNet(nic.network, spec.isolationTag, privileged, reserved);
-    }
-    // The machine's networks exist (if not yet applied) once deploy returns.
-    const bridges = await pve(() => bridgesOf(nets.filter(Boolean)));
-    const node = on ?? (await pve(() => pickNode(spec)));
-    const vmid = await pve(reserveVmid);
-    const p: Pending = {
-      vmid,
-      node,
-      meta: { name, source: base.vmid, nets: Array.from(nets, (n) => n ?? ''), since: Date.now() },
-      deploy: startDeploy({ taskId: randomUUID(), started: Date.now() }),
-      done: Promise.resolve(),
-    };
-    pending.set(vmid, p);
-    p.done = build(p, spec, base, bridges)
-      .then(async () => {
-        // Its last step ends the deploy here, with no await between it and the check below, so
-        // a delete either cancelled it before or finds the machine itself.
-        p.deploy.send(
-          spec.autoStart
-            ? { type: 'deploy.started' }
-            : { type: 'deploy.configured', starts: false },
-        );
-        pending.delete(p.vmid);
-        inventory.invalidate();
-        if (isCancelled(p)) {
-          await destroy(p.node, p.vmid);
-          return;
-        }
-        // The deploy ended after its call returned: the machine as it left it.
-        await announce(p.vmid, 'updated');
-      })
-      .catch(async (error: unknown) => {
-        p.deploy.send({ type: 'deploy.failed', error: String(error) });
-        pending.delete(p.vmid);
-        reservedIds.delete(p.vmid);
-        log?.warn({ err: error, vmid: p.vmid, name }, 'proxmox: deploying a machine failed');
-        await destroy(p.node, p.vmid).catch(() => undefined);
-        inventory.invalidate();
-      });
-    return pendingMachine(p);
-  }
-
-  /** One deploy per name at a time; `on` a node chosen for the machine's batch. */
-  function deploy(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
-    const name = specName(spec);
-    const under = deploying.get(name);
-    if (under) return under;
-    const result = deployOne(spec, privileged, on).finally(() => deploying.delete(name));
-    deploying.set(name, result);
-    return result;
   }
 
   /** The node of a batch with host affinity: where the tag's machines are, or the roomiest. */
@@ -704,11 +386,11 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         if (!(change.nic in vm.meta.nets) || change.nic < 0) {
           throw new DriverError('invalid-request', `the machine has no NIC ${change.nic}`);
         }
-        const reserved = privileged ? await pve(reservedNets) : [];
+        const reserved = privileged ? await pve(() => reservedNets(sdn)) : [];
         const net = reserved.includes(change.network)
           ? change.network
           : isolatedNet(change.network, tag, false, []);
-        const bridges = await pve(() => bridgesOf([net]));
+        const bridges = await pve(() => bridgesOf(sdn, [net]));
         const bridge = bridges.get(net);
         if (!bridge) throw new DriverError('invalid-request', `no network ${change.network}`);
         const config = await pve(() => api.get<Record<string, string>>(path));
