@@ -21,6 +21,7 @@ import { janitorPlugin } from './plugins/janitor';
 import { metricsPlugin } from './plugins/metrics';
 import { multipartPlugin } from './plugins/multipart';
 import { openApiPlugin } from './plugins/openapi';
+import { repositoriesPlugin } from './plugins/repositories';
 import { routesPlugin } from './plugins/routes';
 import { seedPlugin } from './plugins/seed';
 import { servicesPlugin } from './plugins/services';
@@ -114,6 +115,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   try {
     await app.register(settingsPlugin, { config, clock: options.clock ?? realClock });
     await app.register(storePlugin);
+    await app.register(repositoriesPlugin);
     await app.register(cachePlugin);
     await app.register(httpPlugin);
     await app.register(hypervisorPlugin);

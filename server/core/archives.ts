@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { realClock, type Clock } from '../clock';
-import type { Db } from '../store/db';
+import type { ArchiveRepository } from '../store/repositories/archives';
 import { DomainError } from './errors';
 import { buildArchive, importArchive, readArchive, type ParsedArchive } from './workspaceArchive';
 
@@ -13,7 +13,7 @@ import { buildArchive, importArchive, readArchive, type ParsedArchive } from './
 const stamp = (date: Date) => date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
 
 export function createArchiveService(
-  db: Db,
+  repository: ArchiveRepository,
   options: { dataDir: string; docsDir: string; clock?: Clock },
 ) {
   const { dataDir, docsDir } = options;
@@ -21,11 +21,11 @@ export function createArchiveService(
 
   return {
     /** The archive of the given workspaces (`["all"]`: every one); unknown ids are left out. */
-    build: (ids: string[]): Promise<Uint8Array> => buildArchive(db, docsDir, ids),
+    build: (ids: string[]): Promise<Uint8Array> => buildArchive(repository, docsDir, ids),
 
     /** POST /api/admin/export: the archive, written to the data folder's `_export`. */
     async exportToDataDir(ids: string[]): Promise<void> {
-      const zip = await buildArchive(db, docsDir, ids);
+      const zip = await buildArchive(repository, docsDir, ids);
       const folder = join(dataDir, '_export');
       await mkdir(folder, { recursive: true });
       await writeFile(join(folder, `${stamp(new Date(clock.now()))}_export.zip`), zip);
@@ -51,7 +51,7 @@ export function createArchiveService(
           results.push(`${name}: ${error.message}`);
           continue;
         }
-        results.push(...(await importArchive(db, docsDir, archive)));
+        results.push(...(await importArchive(repository, docsDir, archive)));
         await rename(path, `${path}.imported`);
       }
       return results;
@@ -64,7 +64,8 @@ export function createArchiveService(
     async importUploads(files: Uint8Array[]): Promise<string[]> {
       const archives = files.map(readArchive);
       const results: string[] = [];
-      for (const archive of archives) results.push(...(await importArchive(db, docsDir, archive)));
+      for (const archive of archives)
+        results.push(...(await importArchive(repository, docsDir, archive)));
       return results;
     },
   };

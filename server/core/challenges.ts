@@ -5,8 +5,7 @@ import {
   type ChallengeSpec,
 } from '../../src/domain/challenge';
 import { realClock, type Clock } from '../clock';
-import type { Db } from '../store/db';
-import { createChallengeRepository } from '../store/repositories/challenges';
+import type { ChallengeRepository } from '../store/repositories/challenges';
 import { forbidden, ValidationFailed } from './errors';
 import { unknownArgument } from './fields';
 import type { Actor } from './actor';
@@ -20,12 +19,10 @@ import type { WorkspaceService } from './workspaces';
 export const CHALLENGE_BODY_LIMIT = 1024 * 1024;
 
 export function createChallengeService(
-  db: Db,
+  challenges: ChallengeRepository,
   workspaces: Pick<WorkspaceService, 'canEdit'>,
   clock: Clock = realClock,
 ) {
-  const challenges = createChallengeRepository(db);
-
   /** The workspace's stored text, or 400 ResourceNotFound (before authorization, as elsewhere). */
   async function stored(id: unknown): Promise<{ id: string; challenge: string }> {
     const key = typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : null;

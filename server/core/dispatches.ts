@@ -1,9 +1,5 @@
 import { realClock, type Clock } from '../clock';
-import type { Db } from '../store/db';
-import { createDispatchRepository } from '../store/repositories/dispatches';
-import { createGamespaceRepository } from '../store/repositories/gamespaces';
-import { createPlayerRepository } from '../store/repositories/players';
-import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { Repositories } from '../store/repositories';
 import type { DispatchTable } from '../store/schema';
 import { audienceReaches, isoDate, parseDate } from './dto';
 import { forbidden } from './errors';
@@ -127,13 +123,13 @@ export interface DispatchServiceOptions {
   machines?(gamespaceId: string): Promise<string[]>;
 }
 
-export function createDispatchService(db: Db, options: DispatchServiceOptions) {
+export function createDispatchService(
+  repositories: Pick<Repositories, 'dispatches' | 'gamespaces' | 'players' | 'workspaces'>,
+  options: DispatchServiceOptions,
+) {
   const clock = options.clock ?? realClock;
   const now = () => clock.now();
-  const dispatches = createDispatchRepository(db);
-  const gamespaces = createGamespaceRepository(db);
-  const players = createPlayerRepository(db);
-  const workspaces = createWorkspaceRepository(db);
+  const { dispatches, gamespaces, players, workspaces } = repositories;
 
   /** Whether the actor may send to, read or answer the dispatches of gamespace `group`. */
   async function mayDispatch(actor: Actor, group: string): Promise<boolean> {

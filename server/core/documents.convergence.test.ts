@@ -47,7 +47,7 @@ describe.each(testEngines())(
       store = await openStore({ url: database.url, schema: database.schema });
       docsDir = mkdtempSync(join(tmpdir(), 'topoplay-docs-'));
       mkdirSync(docsDir, { recursive: true });
-      documents = createDocumentService(store.db, {
+      documents = createDocumentService(createDocumentRepository(store.db), {
         docsDir,
         access: { exists: async () => true, canEdit: async () => true },
         publisher: {

@@ -13,8 +13,7 @@ import {
   type CrdtChanges,
 } from '../../src/domain/coedit';
 import { realClock, type Clock } from '../clock';
-import type { Db } from '../store/db';
-import { createDocumentRepository } from '../store/repositories/documents';
+import type { DocumentRepository } from '../store/repositories/documents';
 import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type EventPayload } from './fields';
 import { newId, newToken } from './ids';
@@ -115,9 +114,8 @@ function checkLength(text: string): string {
   return text;
 }
 
-export function createDocumentService(db: Db, options: DocumentServiceOptions) {
+export function createDocumentService(log: DocumentRepository, options: DocumentServiceOptions) {
   const { docsDir, access, publisher } = options;
-  const log = createDocumentRepository(db);
   const compactAfterRows = options.compactAfterRows ?? COMPACT_AFTER_ROWS;
   const clock = options.clock ?? realClock;
   // Seeding, compaction and reconciliation of one document run one at a time in this process;

@@ -1,13 +1,11 @@
 import type { Clock } from '../clock';
-import type { Db } from '../store/db';
-import { createFavoriteRepository, type FavoriteTableName } from '../store/repositories/favorites';
+import type { FavoriteRepository } from '../store/repositories/favorites';
 import { newId } from './ids';
 
 // A user's favorites of one kind (workspaces, gamespaces, templates): the same rules for each,
 // oldest first, adding twice keeps one.
 
-export function createFavorites(db: Db, table: FavoriteTableName, clock: Clock) {
-  const favorites = createFavoriteRepository(db, table);
+export function createFavorites(favorites: FavoriteRepository, clock: Clock) {
   return {
     /** The user's favorite ids, oldest first. */
     list: (userId: string): Promise<string[]> => favorites.targetsOf(userId),

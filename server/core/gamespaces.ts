@@ -2,11 +2,7 @@ import { join } from 'node:path';
 import { parseChallengeText } from '../../src/domain/challenge';
 import { realClock, type Clock } from '../clock';
 import { untagged, type HypervisorDriver } from '../hypervisor';
-import type { Db } from '../store/db';
-import { createGamespaceRepository } from '../store/repositories/gamespaces';
-import { createPlayerRepository } from '../store/repositories/players';
-import { createTemplateRepository } from '../store/repositories/templates';
-import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { Repositories } from '../store/repositories';
 import type { GamespaceTable, PlayerTable } from '../store/schema';
 import { readDocumentFile } from './documentFiles';
 import { audienceReaches, isoDate, slug } from './dto';
@@ -40,11 +36,6 @@ export function isActive(
  */
 export function isOver(g: Pick<GamespaceTable, 'endTime' | 'expirationTime'>, now: number) {
   return g.endTime > 0 || (g.expirationTime > 0 && g.expirationTime <= now);
-}
-
-/** How many gamespaces are active now, by the rule of isActive (the metrics). */
-export function countActive(db: Db, now: number): Promise<number> {
-  return createGamespaceRepository(db).countActive(now);
 }
 
 /** The Gamespace list item (wire reference §2.2); `players` is not loaded here, as there. */
@@ -144,7 +135,8 @@ export async function readDocument(docsDir: string | undefined, workspaceId: str
 }
 
 export interface GameStateOptions {
-  db: Db;
+  /** The gamespace's players and its workspace's templates are read through these. */
+  repositories: Pick<Repositories, 'players' | 'templates'>;
   driver: Pick<HypervisorDriver, 'machinesOf'>;
   /** Where workspace documents are (`{docsDir}/{workspaceId}.md`). */
   docsDir?: string;
@@ -184,10 +176,10 @@ function challengeViewOf(g: Pick<GamespaceTable, 'id' | 'challenge'>): Challenge
  * same for everyone allowed to load it, which lets the play service keep one per gamespace.
  */
 export async function gameState(g: GamespaceTable, options: GameStateOptions): Promise<GameState> {
-  const { db, now } = options;
+  const { repositories, now } = options;
   const started = g.startTime > 0;
   const active = isActive(g, now);
-  const players = options.players ?? (await createPlayerRepository(db).of(g.id));
+  const players = options.players ?? (await repositories.players.of(g.id));
   const document = g.workspaceId ? await readDocument(options.docsDir, g.workspaceId, now) : '';
   const full = started || !!options.preview;
   // Not started yet, nor over unstarted: the topology shows what its machines will be.
@@ -195,7 +187,7 @@ export async function gameState(g: GamespaceTable, options: GameStateOptions): P
   // One read gives both the machines' visibility and the topology's networks.
   const templates =
     (active || ahead) && g.workspaceId
-      ? await createTemplateRepository(db).visibilityInWorkspace(g.workspaceId)
+      ? await repositories.templates.visibilityInWorkspace(g.workspaceId)
       : [];
   let vms: VmState[] = [];
   if (active) {
@@ -245,9 +237,11 @@ export interface GamespaceSearch extends Paging {
   filter: string[];
 }
 
-export function createGamespaceService(db: Db, clock: Clock = realClock) {
-  const gamespaces = createGamespaceRepository(db);
-  const workspaces = createWorkspaceRepository(db);
+export function createGamespaceService(
+  repos: Pick<Repositories, 'gamespaces' | 'workspaces'>,
+  clock: Clock = realClock,
+) {
+  const { gamespaces, workspaces } = repos;
   return {
     /**
      * `all` takes effect for observers and above (observers see gamespaces of workspaces whose

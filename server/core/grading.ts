@@ -8,10 +8,7 @@ import {
 } from '../../src/domain/challenge';
 import { grade, isSectionEligible, sectionScore } from '../../src/domain/graders';
 import { realClock, type Clock } from '../clock';
-import type { Db, Dialect } from '../store/db';
-import { createGamespaceRepository } from '../store/repositories/gamespaces';
-import { createPlayerRepository } from '../store/repositories/players';
-import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { Repositories } from '../store/repositories';
 import type { GamespaceTable } from '../store/schema';
 import { audienceReaches, isoDate } from './dto';
 import { DomainError, forbidden } from './errors';
@@ -216,8 +213,7 @@ export function withoutGraderKey(spec: ChallengeSpec, graderKeyHash: string): Ch
 const MIN_SUBSTITUTED_KEY = 8;
 
 export interface GradingDeps {
-  db: Db;
-  dialect: Dialect;
+  repositories: Pick<Repositories, 'gamespaces' | 'players' | 'workspaces'>;
   publisher: Publisher;
   /** GameState of a gamespace (the play service's view). */
   gameState(row: GamespaceRow): Promise<GameStateLike>;
@@ -252,14 +248,10 @@ export function withSubmittedAnswers<S extends GameStateLike>(
 }
 
 export function createGradingService(deps: GradingDeps) {
-  const { db, dialect, publisher } = deps;
+  const { publisher } = deps;
   const clock = deps.clock ?? realClock;
   const now = () => clock.now();
-  const repos = {
-    gamespaces: createGamespaceRepository(db),
-    players: createPlayerRepository(db),
-    workspaces: createWorkspaceRepository(db),
-  };
+  const repos = deps.repositories;
 
   /**
    * One writer per gamespace. In this process a promise chain per gamespace keeps submissions
@@ -285,7 +277,7 @@ export function createGradingService(deps: GradingDeps) {
     change: (row: GamespaceRow) => { set: Partial<GamespaceRow> | null; result: T },
   ): Promise<{ row: GamespaceRow; result: T }> {
     return serialized(id, async () => {
-      const changed = await repos.gamespaces.changeLocked(id, dialect, change);
+      const changed = await repos.gamespaces.changeLocked(id, change);
       if (!changed) throw unknownArgument('id');
       return changed;
     });

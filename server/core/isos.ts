@@ -5,9 +5,7 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { realClock, type Clock } from '../clock';
 import type { HypervisorDriver } from '../hypervisor';
-import type { Db } from '../store/db';
-import { createGamespaceRepository } from '../store/repositories/gamespaces';
-import { createTemplateRepository } from '../store/repositories/templates';
+import type { Repositories } from '../store/repositories';
 import type { Cache } from './cache';
 import { DomainError, forbidden, notFound } from './errors';
 import { isActive } from './gamespaces';
@@ -149,10 +147,12 @@ function wrapIntoIso(xorriso: string, source: string, target: string): Promise<b
 
 const refused = (why: string) => new DomainError('InvalidOperation', why);
 
-export function createIsoStore(db: Db, options: IsoStoreOptions) {
+export function createIsoStore(
+  repositories: Pick<Repositories, 'templates' | 'gamespaces'>,
+  options: IsoStoreOptions,
+) {
   const root = join(options.dataDir, 'isos');
-  const templates = createTemplateRepository(db);
-  const gamespaces = createGamespaceRepository(db);
+  const { templates, gamespaces } = repositories;
   const clock = options.clock ?? realClock;
 
   async function isoFilesIn(folder: string): Promise<string[]> {

@@ -1,7 +1,5 @@
 import { realClock, type Clock, type Timer } from '../clock';
-import type { Db } from '../store/db';
-import { createGamespaceRepository } from '../store/repositories/gamespaces';
-import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { Repositories } from '../store/repositories';
 import { EMPTY_TAG, tagOf, untagged, type HypervisorDriver } from '../hypervisor';
 import type { Cache } from './cache';
 import { isoDate } from './dto';
@@ -116,7 +114,7 @@ export const JANITOR_LOCK_RETRY_MS = 200;
 const LOCK_KEY = 'janitor:lock';
 
 export interface JanitorDeps {
-  db: Db;
+  repositories: Pick<Repositories, 'gamespaces' | 'workspaces'>;
   driver: Pick<
     HypervisorDriver,
     'machinesOf' | 'deleteAll' | 'removeOrphans' | 'find' | 'networkTags'
@@ -141,10 +139,7 @@ export interface JanitorDeps {
 
 export function createJanitor(deps: JanitorDeps) {
   const { driver, cache, log } = deps;
-  const repos = {
-    gamespaces: createGamespaceRepository(deps.db),
-    workspaces: createWorkspaceRepository(deps.db),
-  };
+  const repos = deps.repositories;
   const clock = deps.clock ?? realClock;
   const now = () => clock.now();
   const random = deps.random ?? Math.random;

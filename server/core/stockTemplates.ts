@@ -1,6 +1,5 @@
 import { realClock, type Clock } from '../clock';
-import type { Db } from '../store/db';
-import { createStockTemplateRepository } from '../store/repositories/stockTemplates';
+import type { StockTemplateRepository } from '../store/repositories/stockTemplates';
 import type { TemplateTable } from '../store/schema';
 import { EMPTY_GUID, newId } from './ids';
 import { serializeDetail, toVmTemplate } from './templateDetail';
@@ -124,8 +123,10 @@ export function stockTemplateRow(stock: StockTemplate, now: number): TemplateTab
  * database that already has users but was never seeded. Several servers starting together on one
  * database seed it once (the marker row's key is unique). Returns how many were added.
  */
-export async function seedStockTemplates(db: Db, clock: Clock = realClock): Promise<number> {
-  const stock = createStockTemplateRepository(db);
+export async function seedStockTemplates(
+  stock: StockTemplateRepository,
+  clock: Clock = realClock,
+): Promise<number> {
   const now = clock.now();
   let added = 0;
   for (const [key, templates] of [

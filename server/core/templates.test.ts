@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../store/db';
+import { createRepositories } from '../store/repositories';
 import { ValidationFailed } from './errors';
 import type { EventPayload, Publisher } from './fields';
 import { EMPTY_GUID } from './ids';
@@ -110,8 +111,8 @@ describe('template service events', () => {
 
   beforeAll(async () => {
     store = await openStore({ url: ':memory:' });
-    templates = createTemplateService(store.db, { publisher: hub });
-    workspaces = createWorkspaceService(store.db);
+    templates = createTemplateService(createRepositories(store), { publisher: hub });
+    workspaces = createWorkspaceService(createRepositories(store));
   });
   afterAll(async () => store?.close());
   beforeEach(() => {
@@ -155,7 +156,7 @@ describe('template service events', () => {
 
   it('calls the machine seam before removing a template', async () => {
     const removed: string[] = [];
-    const withMachines = createTemplateService(store.db, {
+    const withMachines = createTemplateService(createRepositories(store), {
       machines: { templateDeleted: async (t) => void removed.push(t.id) },
     });
     const stock = await withMachines.createDetail({ name: 'gone' });

@@ -1,8 +1,7 @@
 import { MAX_REPLICAS, ONE_PER_PLAYER, TEMPLATE_LIMITS } from '../../src/domain/templateFields';
 import { realClock, type Clock } from '../clock';
-import type { Db } from '../store/db';
-import { createTemplateRepository, type NamedTemplate } from '../store/repositories/templates';
-import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { Repositories } from '../store/repositories';
+import type { NamedTemplate } from '../store/repositories/templates';
 import type { TemplateTable } from '../store/schema';
 import { hasAnyToken } from './dto';
 import { DomainError, forbidden } from './errors';
@@ -102,12 +101,14 @@ export function mayFollow(
   );
 }
 
-export function createTemplateService(db: Db, options: TemplateServiceOptions = {}) {
+export function createTemplateService(
+  repos: Pick<Repositories, 'templates' | 'workspaces'>,
+  options: TemplateServiceOptions = {},
+) {
   const publisher = options.publisher ?? silentPublisher;
   const machines = options.machines ?? NO_TEMPLATE_MACHINES;
   const clock = options.clock ?? realClock;
-  const templates = createTemplateRepository(db);
-  const workspaces = createWorkspaceRepository(db);
+  const { templates, workspaces } = repos;
   const { find, existing } = templateLookup(templates);
 
   async function workspaceOf(id: unknown, argument: string) {

@@ -1,11 +1,7 @@
 import { mayCreateWorkspaces } from '../../src/domain/workspaceAccess';
 import { realClock, type Clock } from '../clock';
 import { isUniqueViolation, type Store } from '../store/db';
-import { createAccountRepository } from '../store/repositories/accounts';
-import { createApiKeyRepository } from '../store/repositories/apiKeys';
-import { createGamespaceRepository } from '../store/repositories/gamespaces';
-import { createUserRepository } from '../store/repositories/users';
-import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { Repositories } from '../store/repositories';
 import type { UserTable } from '../store/schema';
 import { createApiKeys } from './apiKeys';
 import { createCallerCache, type Caller } from './callerCache';
@@ -108,23 +104,18 @@ const CLIENT_ID_MAX = 128;
 const LIMIT_MAX = 2_147_483_647;
 
 export function createUserService(
-  store: Pick<Store, 'db' | 'rowLookup' | 'watchWrites'>,
+  repos: Pick<Repositories, 'users' | 'apiKeys' | 'gamespaces' | 'workspaces' | 'accounts'>,
+  watchWrites: Store['watchWrites'],
   defaults: UserDefaults,
   signIn: SignInOptions,
   options: { callerCacheMs?: number; clock?: Clock } = {},
 ) {
   const clock = options.clock ?? realClock;
-  const repos = {
-    users: createUserRepository(store),
-    apiKeys: createApiKeyRepository(store.db),
-    gamespaces: createGamespaceRepository(store.db),
-    workspaces: createWorkspaceRepository(store.db),
-  };
   const find = async (id: string): Promise<UserTable | null> =>
     (await repos.users.find(id)) ?? null;
   // The callers' rows, kept briefly (callerCache.ts); any write to users or accounts drops them.
   const callers = createCallerCache({ ttlMs: options.callerCacheMs });
-  store.watchWrites((table) => {
+  watchWrites((table) => {
     if (table === 'users' || table === 'identityAccounts') callers.clear();
   });
   const ADMIN = ROLE_NUMBERS.administrator;
@@ -415,7 +406,7 @@ export function createUserService(
 
     /** Whether any user or local account is stored: a first start with an empty database has none. */
     async anyStored(): Promise<boolean> {
-      return createAccountRepository(store.db).any();
+      return repos.accounts.any();
     },
 
     /** Stores the user of an account made on the first start, with the default limits. */

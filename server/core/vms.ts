@@ -1,10 +1,5 @@
 import { realClock, type Clock } from '../clock';
-import type { Db } from '../store/db';
-import { createGamespaceRepository } from '../store/repositories/gamespaces';
-import { createMembershipRepository } from '../store/repositories/membership';
-import { createPlayerRepository } from '../store/repositories/players';
-import { createTemplateRepository } from '../store/repositories/templates';
-import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { Repositories } from '../store/repositories';
 import type { TemplateTable } from '../store/schema';
 import { tagOf, untagged, type HypervisorDriver, type Machine } from '../hypervisor';
 import { toDeployable, toMachineSpec } from './machineSpecs';
@@ -89,15 +84,17 @@ export interface VmServiceOptions {
   clock?: Clock;
 }
 
-export function createVmService(db: Db, options: VmServiceOptions) {
+export function createVmService(
+  repositories: Pick<
+    Repositories,
+    'gamespaces' | 'templates' | 'workspaces' | 'membership' | 'players'
+  >,
+  options: VmServiceOptions,
+) {
   const { driver, publisher } = options;
   const clock = options.clock ?? realClock;
   const now = () => clock.now();
-  const gamespaces = createGamespaceRepository(db);
-  const templates = createTemplateRepository(db);
-  const workspaces = createWorkspaceRepository(db);
-  const membership = createMembershipRepository(db);
-  const players = createPlayerRepository(db);
+  const { gamespaces, templates, workspaces, membership, players } = repositories;
   const dto = (machine: Machine): Vm => vmDto(machine, driver.capabilities);
 
   function publish(actor: { id: string; name: string }, action: string, vm: Vm, tag?: string) {

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
-import type { Db } from '../store/db';
+import type { ArchiveRepository } from '../store/repositories/archives';
 import type { TemplateTable, WorkspaceTable } from '../store/schema';
 import { forgetDocumentFile } from './documentFiles';
 import { isSafeId, writeFileAtomic } from './documents';
@@ -145,26 +145,15 @@ function diskPaths(templates: TemplateTable[]): string[] {
 }
 
 /** The archive of the given workspaces (`["all"]`: every one); unknown ids are left out. */
-export async function buildArchive(db: Db, docsDir: string, ids: string[]): Promise<Uint8Array> {
+export async function buildArchive(
+  archives: ArchiveRepository,
+  docsDir: string,
+  ids: string[],
+): Promise<Uint8Array> {
   const all = ids.some((id) => id.toLowerCase() === 'all');
   const wanted = ids.filter(isSafeId);
   if (!all && wanted.length === 0) return zipSync({ [DATA_FILE]: strToU8('[]') });
-  let query = db.selectFrom('workspaces').selectAll().orderBy('id');
-  if (!all) query = query.where('id', 'in', wanted);
-  const workspaces = await query.execute();
-  const ownIds = workspaces.map((w) => w.id);
-  const templates = ownIds.length
-    ? await db.selectFrom('templates').selectAll().where('workspaceId', 'in', ownIds).execute()
-    : [];
-  const parentIds = [...new Set(templates.map((t) => t.parentId).filter((p) => p !== null))];
-  const stock = parentIds.length
-    ? await db
-        .selectFrom('templates')
-        .selectAll()
-        .where('id', 'in', parentIds)
-        .where('workspaceId', 'is', null)
-        .execute()
-    : [];
+  const { workspaces, templates, stock } = await archives.rows(all ? 'all' : wanted);
 
   const files: Zippable = {};
   const entities: unknown[] = [
@@ -202,45 +191,11 @@ export async function buildArchive(db: Db, docsDir: string, ids: string[]): Prom
  * templates and workspace templates whose id exists are left as they are.
  */
 export async function importArchive(
-  db: Db,
+  archives: ArchiveRepository,
   docsDir: string,
   archive: ParsedArchive,
 ): Promise<string[]> {
-  const added = await db.transaction().execute(async (tx) => {
-    const hasTemplate = async (id: string) =>
-      (await tx.selectFrom('templates').select('id').where('id', '=', id).executeTakeFirst()) !==
-      undefined;
-    for (const t of archive.stock) {
-      if (!(await hasTemplate(t.id))) {
-        await tx
-          .insertInto('templates')
-          .values({ ...t, parentId: null })
-          .execute();
-      }
-    }
-    const imported: ArchiveWorkspace[] = [];
-    for (const w of archive.workspaces) {
-      const exists = await tx
-        .selectFrom('workspaces')
-        .select('id')
-        .where('id', '=', w.row.id)
-        .executeTakeFirst();
-      if (exists || imported.some((i) => i.row.id === w.row.id)) continue;
-      await tx.insertInto('workspaces').values(w.row).execute();
-      for (const t of w.templates) {
-        if (await hasTemplate(t.id)) continue;
-        // A parent that is neither here nor in the archive (another workspace's template) is
-        // dropped: the template keeps its own detail and is no longer linked.
-        const parentId = t.parentId && (await hasTemplate(t.parentId)) ? t.parentId : null;
-        await tx
-          .insertInto('templates')
-          .values({ ...t, parentId })
-          .execute();
-      }
-      imported.push(w);
-    }
-    return imported;
-  });
+  const added = await archives.addMissing(archive.stock, archive.workspaces);
 
   for (const w of added) {
     await mkdir(docsDir, { recursive: true });

@@ -4,8 +4,7 @@ import {
   USER_TOPO_ACTIONS,
 } from '../../src/domain/workspaceAccess';
 import { realClock, type Clock } from '../clock';
-import type { Db } from '../store/db';
-import { createWorkspaceRepository } from '../store/repositories/workspaces';
+import type { WorkspaceRepository } from '../store/repositories/workspaces';
 import type { TemplateTable, WorkspaceTable } from '../store/schema';
 import { forbidden, notFound } from './errors';
 import { actorRef, silentPublisher, unknownArgument, type Publisher } from './fields';
@@ -54,8 +53,10 @@ export interface WorkspaceServiceOptions {
 const asId = (value: unknown): string | null =>
   typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
 
-export function createWorkspaceContext(db: Db, options: WorkspaceServiceOptions) {
-  const repo = createWorkspaceRepository(db);
+export function createWorkspaceContext(
+  repo: WorkspaceRepository,
+  options: WorkspaceServiceOptions,
+) {
   const publisher = options.publisher ?? silentPublisher;
 
   async function find(id: unknown): Promise<WorkspaceTable | undefined> {

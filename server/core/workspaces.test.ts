@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createManualClock } from '../../tests/server/manualClock';
 import { openStore, type Store } from '../store/db';
+import { createRepositories } from '../store/repositories';
 import type { EventPayload, Publisher } from './fields';
 import { newId } from './ids';
 import { createTemplateService } from './templates';
@@ -39,7 +40,7 @@ describe('workspace service events and seams', () => {
   beforeAll(async () => {
     store = await openStore({ url: ':memory:' });
     docsDir = mkdtempSync(join(tmpdir(), 'topoplay-docs-'));
-    workspaces = createWorkspaceService(store.db, {
+    workspaces = createWorkspaceService(createRepositories(store), {
       publisher: hub,
       docsDir,
       machines: {
@@ -174,7 +175,7 @@ describe('workspace service events and seams', () => {
   });
 
   it('removes the machines first, then deletes and publishes TOPO.DELETED', async () => {
-    const templates = createTemplateService(store.db);
+    const templates = createTemplateService(createRepositories(store));
     const ws = await workspaces.create(creator, { name: 'Doomed' });
     const stock = await templates.createDetail({ name: 'base', isPublished: true });
     await templates.link(creator, { templateId: stock.id, workspaceId: ws.id });

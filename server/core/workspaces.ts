@@ -1,6 +1,6 @@
 import { USER_TOPO_ACTIONS } from '../../src/domain/workspaceAccess';
 import { WORKSPACE_LIMITS } from '../../src/domain/workspaceSettings';
-import type { Db } from '../store/db';
+import type { Repositories } from '../store/repositories';
 import type { WorkspaceTable } from '../store/schema';
 import { forbidden } from './errors';
 import { integer, optionalText, requiredText } from './fields';
@@ -65,13 +65,16 @@ export interface ChangedWorkspace {
   templateLimit?: unknown;
 }
 
-export function createWorkspaceService(db: Db, options: WorkspaceServiceOptions = {}) {
-  const context = createWorkspaceContext(db, options);
+export function createWorkspaceService(
+  repos: Pick<Repositories, 'workspaces' | 'workspaceFavorites'>,
+  options: WorkspaceServiceOptions = {},
+) {
+  const context = createWorkspaceContext(repos.workspaces, options);
   const { repo, find, existing, editable, loadOrThrow, canEdit, canCreate, publishTopo } = context;
   const games = createWorkspaceGames(context);
   const lifecycle = createWorkspaceLifecycle(context);
   const workers = createWorkspaceWorkers(context);
-  const favorites = createFavorites(db, 'workspaceFavorites', context.clock);
+  const favorites = createFavorites(repos.workspaceFavorites, context.clock);
 
   return {
     async exists(id: string): Promise<boolean> {

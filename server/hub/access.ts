@@ -1,7 +1,6 @@
-import type { Db } from '../store/db';
 import type { Actor } from '../core/actor';
 import type { WorkspaceService } from '../core/workspaces';
-import { playsOrManages } from '../core/membership';
+import type { MembershipRepository } from '../store/repositories/membership';
 
 /**
  * Who may listen on a channel (wire reference §3, Listen): an administrator; the gamespace's own
@@ -9,14 +8,17 @@ import { playsOrManages } from '../core/membership';
  * workspace `channelId`. A connection made with a credential held to one gamespace listens only
  * there.
  */
-export function createChannelAccess(db: Db, workspaces: WorkspaceService) {
+export function createChannelAccess(
+  membership: Pick<MembershipRepository, 'playsOrManages'>,
+  workspaces: WorkspaceService,
+) {
   return async function canListen(actor: Actor, channelId: string): Promise<boolean> {
     if (actor.grant) {
       if (channelId !== actor.grant.gamespaceId) return false;
-      return actor.isAgent || playsOrManages(db, actor.id, channelId);
+      return actor.isAgent || membership.playsOrManages(actor.id, channelId);
     }
     if (actor.isAdmin || actor.id === channelId) return true;
-    if (await playsOrManages(db, actor.id, channelId)) return true;
+    if (await membership.playsOrManages(actor.id, channelId)) return true;
     return workspaces.canEdit(actor, channelId);
   };
 }

@@ -48,5 +48,8 @@ export const authPlugin = fp(
     );
     registerRequestGuards(fastify);
   },
-  { name: 'auth', dependencies: ['settings', 'store', 'cache', 'services', 'identity'] },
+  {
+    name: 'auth',
+    dependencies: ['settings', 'store', 'repositories', 'cache', 'services', 'identity'],
+  },
 );

@@ -13,7 +13,7 @@ export const hubPlugin = fp(
     const { config, services, repositories } = fastify;
     const hub = createHub({
       backplane: fastify.backplane,
-      canListen: createChannelAccess(fastify.store.db, services.workspaces),
+      canListen: createChannelAccess(repositories.membership, services.workspaces),
       log: fastify.log,
       keepAliveMs: config.hubKeepAliveMs,
       clientTimeoutMs: config.hubClientTimeoutMs,
@@ -42,5 +42,8 @@ export const hubPlugin = fp(
       errorHandler: (error) => fastify.log.debug({ err: error }, 'hub socket error'),
     });
   },
-  { name: 'hub', dependencies: ['settings', 'store', 'cache', 'metrics', 'services'] },
+  {
+    name: 'hub',
+    dependencies: ['settings', 'store', 'repositories', 'cache', 'metrics', 'services'],
+  },
 );

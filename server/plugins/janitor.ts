@@ -15,7 +15,7 @@ export const janitorPlugin = fp(
   async (fastify) => {
     const { config } = fastify;
     const janitor = createJanitor({
-      db: fastify.store.db,
+      repositories: fastify.repositories,
       driver: fastify.driver,
       cache: fastify.cache,
       log: fastify.log,
@@ -30,6 +30,14 @@ export const janitorPlugin = fp(
   },
   {
     name: 'janitor',
-    dependencies: ['settings', 'store', 'cache', 'hypervisor', 'metrics', 'services'],
+    dependencies: [
+      'settings',
+      'store',
+      'repositories',
+      'cache',
+      'hypervisor',
+      'metrics',
+      'services',
+    ],
   },
 );

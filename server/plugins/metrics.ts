@@ -1,5 +1,4 @@
 import fp from 'fastify-plugin';
-import { countActive } from '../core/gamespaces';
 import { createMetrics, type Metrics } from '../metrics';
 
 // Prometheus metrics, only with METRICS_TOKEN (server/metrics.ts): what the hub and the janitor
@@ -14,15 +13,16 @@ declare module 'fastify' {
 
 export const metricsPlugin = fp(
   async (fastify) => {
-    const { config, driver, store } = fastify;
+    const { config, driver, store, repositories } = fastify;
     const metrics = config.metricsToken
       ? createMetrics(fastify, {
           driver: { name: config.hypervisor, status: () => driver.status() },
-          activeGamespaces: () => countActive(store.db, fastify.clock.now()),
+          // How many gamespaces are active now, by the rule of isActive.
+          activeGamespaces: () => repositories.gamespaces.countActive(fastify.clock.now()),
           poolStats: () => store.poolStats(),
         })
       : null;
     fastify.decorate('metrics', metrics);
   },
-  { name: 'metrics', dependencies: ['settings', 'store', 'hypervisor'] },
+  { name: 'metrics', dependencies: ['settings', 'store', 'repositories', 'hypervisor'] },
 );

@@ -91,11 +91,11 @@ export const seedPlugin = fp(
           url: config.publicUrl,
         })
       : null;
-    await seedStockTemplates(store.db, fastify.clock);
+    await seedStockTemplates(fastify.repositories.stockTemplates, fastify.clock);
     for (const root of [join(config.dataDir, 'isos'), docsDirOf(config)]) {
       await removeStaleStaging(root, fastify.clock.now());
     }
     fastify.decorate('seeded', seeded);
   },
-  { name: 'seed', dependencies: ['settings', 'store', 'services'] },
+  { name: 'seed', dependencies: ['settings', 'store', 'repositories', 'services'] },
 );

@@ -46,7 +46,7 @@ export const docsDirOf = (config: Config): string => join(config.dataDir, 'docs'
 function createServices(fastify: FastifyInstance) {
   // `clock` is the one buildApp was given: every service reads the time from it, so a test that
   // moves it on moves them all.
-  const { config, store, cache, driver, stateCache, clock } = fastify;
+  const { config, store, repositories, cache, driver, stateCache, clock } = fastify;
   const { db } = store;
   const docsDir = docsDirOf(config);
   const publisher: Publisher = {
@@ -61,12 +61,13 @@ function createServices(fastify: FastifyInstance) {
   // The embedded identity provider's local accounts, which administrators manage through the API.
   const accounts = accountDirectory(db);
   const users = createUserService(
-    store,
+    repositories,
+    store.watchWrites,
     userDefaults(config),
     { localAccountsOnly: usesEmbeddedIdentity(config), accounts },
     { clock },
   );
-  const vms = createVmService(db, {
+  const vms = createVmService(repositories, {
     driver,
     publisher: vmPublisher,
     consoleTickets: fastify.consoleTickets,
@@ -77,7 +78,7 @@ function createServices(fastify: FastifyInstance) {
     exists: (id) => workspaces.exists(id),
     canEdit: (actor, id) => workspaces.canEdit(actor, id),
   };
-  const documents = createDocumentService(db, {
+  const documents = createDocumentService(repositories.documents, {
     docsDir,
     access: documentAccess,
     publisher: {
@@ -86,7 +87,7 @@ function createServices(fastify: FastifyInstance) {
     clock,
   });
   const images = createImageService({ docsDir, access: documentAccess });
-  const workspaces = createWorkspaceService(db, {
+  const workspaces = createWorkspaceService(repositories, {
     publisher,
     listeners,
     machines: vms.workspaceMachines,
@@ -94,7 +95,7 @@ function createServices(fastify: FastifyInstance) {
     docsDir,
     clock,
   });
-  const templates = createTemplateService(db, {
+  const templates = createTemplateService(repositories, {
     publisher,
     machines: vms.templateMachines,
     clock,
@@ -102,7 +103,7 @@ function createServices(fastify: FastifyInstance) {
   // A completed or solved gamespace's machines go in the background right away; closing waits
   // for the removals under way, before the driver and the store close.
   const deleteMachines = oneAtATime(vms.workspaceMachines.gamespaceEnded);
-  const removal = createMachineRemoval(db, {
+  const removal = createMachineRemoval(repositories.gamespaces, {
     deleteMachines,
     log: fastify.log,
     clock,
@@ -116,7 +117,7 @@ function createServices(fastify: FastifyInstance) {
   });
   // Playing (wire reference §4.2, §4.5): launches deploy through the driver; machines are
   // removed through the VM service, which tells the gamespace's group.
-  const play = createPlayService(db, {
+  const play = createPlayService(repositories, {
     driver,
     cache,
     publisher,
@@ -130,15 +131,14 @@ function createServices(fastify: FastifyInstance) {
   });
   // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
   const grading = createGradingService({
-    db,
-    dialect: store.dialect,
+    repositories,
     publisher,
-    gameState: (row) => gameState(row, { db, driver, docsDir, now: clock.now() }),
+    gameState: (row) => gameState(row, { repositories, driver, docsDir, now: clock.now() }),
     ended: removal.ended,
     clock,
   });
   // The dispatcher (wire reference §4.12): commands to in-lab agents, told to the gamespace.
-  const dispatches = createDispatchService(db, {
+  const dispatches = createDispatchService(repositories, {
     publisher: {
       publish: (group, event, payload) => fastify.hub.toGroup(group).send(event, payload),
     },
@@ -148,7 +148,7 @@ function createServices(fastify: FastifyInstance) {
       (await driver.machinesOf(gamespaceId)).map((vm) => untagged(vm.name)),
   });
   // ISO files: uploads into the data folder's isos/, listed for templates to mount.
-  const isos = createIsoStore(db, {
+  const isos = createIsoStore(repositories, {
     dataDir: config.dataDir,
     cache,
     maxBytes: config.uploadMaxBytes,
@@ -164,7 +164,11 @@ function createServices(fastify: FastifyInstance) {
     users,
     accounts: createLocalAccountService({ accounts, users, listeners }),
     /** Workspaces exported and imported as zips. */
-    archives: createArchiveService(db, { dataDir: config.dataDir, docsDir, clock }),
+    archives: createArchiveService(repositories.archives, {
+      dataDir: config.dataDir,
+      docsDir,
+      clock,
+    }),
     /** Ends listening on the hub for those whose right to it may have ended. */
     listeners,
     vms,
@@ -172,8 +176,8 @@ function createServices(fastify: FastifyInstance) {
     images,
     workspaces,
     templates,
-    challenges: createChallengeService(db, workspaces, clock),
-    gamespaces: createGamespaceService(db, clock),
+    challenges: createChallengeService(repositories.challenges, workspaces, clock),
+    gamespaces: createGamespaceService(repositories, clock),
     play,
     grading,
     dispatches,
@@ -187,5 +191,5 @@ export const servicesPlugin = fp(
   async (fastify) => {
     fastify.decorate('services', createServices(fastify));
   },
-  { name: 'services', dependencies: ['settings', 'store', 'cache', 'hypervisor'] },
+  { name: 'services', dependencies: ['settings', 'store', 'repositories', 'cache', 'hypervisor'] },
 );

@@ -1,26 +1,12 @@
 import fp from 'fastify-plugin';
 import { openStore, type Store } from '../store/db';
-import { createApiKeyRepository, type ApiKeyRepository } from '../store/repositories/apiKeys';
-import {
-  createGamespaceRepository,
-  type GamespaceRepository,
-} from '../store/repositories/gamespaces';
 
-// The store (SQLite or PostgreSQL, migrated as it opens) and the repositories that plugins read
-// themselves; each service builds its own from `store.db`. Registered first, so closed last:
-// whatever closes before it may still write.
-
-export interface Repositories {
-  /** Whose API key a request carries (authentication). */
-  apiKeys: ApiKeyRepository;
-  /** Grader keys (authentication), and whether an agent's gamespace still exists (the hub). */
-  gamespaces: GamespaceRepository;
-}
+// The store (SQLite or PostgreSQL, migrated as it opens); the repositories plugin builds every
+// repository from it. Registered first, so closed last: whatever closes before it may still write.
 
 declare module 'fastify' {
   interface FastifyInstance {
     store: Store;
-    repositories: Repositories;
   }
 }
 
@@ -30,10 +16,6 @@ export const storePlugin = fp(
     const store = await openStore({ url: databaseUrl, schema: databaseSchema });
     fastify.addHook('onClose', () => store.close());
     fastify.decorate('store', store);
-    fastify.decorate('repositories', {
-      apiKeys: createApiKeyRepository(store.db),
-      gamespaces: createGamespaceRepository(store.db),
-    });
   },
   { name: 'store', dependencies: ['settings'] },
 );

@@ -209,7 +209,9 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     const log = { info() {}, warn() {} };
     // The two that find the lock taken try again JANITOR_LOCK_RETRY_MS later on this clock.
     const clock = createManualClock();
-    const janitors = [1, 2, 3].map(() => createJanitor({ db: db(), driver, cache, log, clock }));
+    const janitors = [1, 2, 3].map(() =>
+      createJanitor({ repositories: server.app.app.repositories, driver, cache, log, clock }),
+    );
     let finished = false;
     const runs = Promise.all(janitors.map((j) => j.run(DEFAULT_JANITOR_OPTIONS))).finally(
       () => (finished = true),
@@ -237,7 +239,7 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     const infos: Array<{ obj: object; msg: string }> = [];
     const log = { info: (obj: object, msg: string) => infos.push({ obj, msg }), warn() {} };
     const janitor = createJanitor({
-      db: db(),
+      repositories: server.app.app.repositories,
       // The sim driver has nothing to orphan: a qemu host's removal stands in for it here.
       driver: { ...server.app.driver, removeOrphans },
       cache: server.app.cache,
@@ -259,7 +261,7 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     await machine('kali', id);
     const warnings: Array<{ obj: Json; msg: string }> = [];
     const janitor = createJanitor({
-      db: db(),
+      repositories: server.app.app.repositories,
       driver: {
         ...server.app.driver,
         removeOrphans: () => Promise.reject(new Error('the process table is unreadable')),
@@ -286,7 +288,7 @@ describe.each(testEngines())('janitor on %s', (engine) => {
     await machine('kali', workspaceId);
     const clock = createManualClock();
     const janitor = createJanitor({
-      db: db(),
+      repositories: server.app.app.repositories,
       driver: server.app.driver,
       cache: server.app.cache,
       log: { info() {}, warn() {} },

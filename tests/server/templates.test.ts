@@ -202,7 +202,7 @@ describe.each(testEngines())('template routes on %s', (engine) => {
     });
 
     it('are seeded once per database', async () => {
-      expect(await seedStockTemplates(server.app.store.db)).toBe(0);
+      expect(await seedStockTemplates(server.app.app.repositories.stockTemplates)).toBe(0);
       expect((await call('player', 'GET', '/templates?take=0')).body).toHaveLength(
         (await call('player', 'GET', '/templates')).body.length,
       );

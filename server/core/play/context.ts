@@ -2,11 +2,7 @@ import type { Random } from '../../../src/domain/transforms';
 import { realClock, type Clock } from '../../clock';
 import { ticketKey, ticketValue } from '../tickets';
 import type { HypervisorDriver } from '../../hypervisor';
-import type { Db } from '../../store/db';
-import { createGamespaceRepository } from '../../store/repositories/gamespaces';
-import { createPlayerRepository } from '../../store/repositories/players';
-import { createTemplateRepository } from '../../store/repositories/templates';
-import { createWorkspaceRepository } from '../../store/repositories/workspaces';
+import type { Repositories } from '../../store/repositories';
 import type { GamespaceTable, PlayerTable, WorkspaceTable } from '../../store/schema';
 import type { Cache } from '../cache';
 import { hasAnyToken } from '../dto';
@@ -62,22 +58,24 @@ type Someone = { id: string; name: string };
 export const asId = (value: unknown): string | null =>
   typeof value === 'string' && value.length > 0 && value.length <= 64 ? value : null;
 
-export function createPlayContext(db: Db, options: PlayServiceOptions) {
+/** The repositories the play service reads and writes through. */
+export type PlayRepositories = Pick<
+  Repositories,
+  'gamespaces' | 'players' | 'workspaces' | 'templates' | 'gamespaceFavorites'
+>;
+
+export function createPlayContext(repositories: PlayRepositories, options: PlayServiceOptions) {
   const clock = options.clock ?? realClock;
   const now = () => clock.now();
-  const repos = {
-    gamespaces: createGamespaceRepository(db),
-    players: createPlayerRepository(db),
-    workspaces: createWorkspaceRepository(db),
-    templates: createTemplateRepository(db),
-  };
+  const { gamespaces, players, workspaces, templates } = repositories;
+  const repos = { gamespaces, players, workspaces, templates };
 
   const state = (
     g: GamespaceTable,
     extra: { preview?: boolean; launchpointUrl?: string | null; players?: PlayerTable[] } = {},
   ) =>
     gameState(g, {
-      db,
+      repositories: repos,
       driver: options.driver,
       docsDir: options.docsDir,
       now: now(),

@@ -1,6 +1,5 @@
 import { every, type Clock } from '../../clock';
-import type { Db } from '../../store/db';
-import { createGamespaceRepository } from '../../store/repositories/gamespaces';
+import type { GamespaceRepository } from '../../store/repositories/gamespaces';
 
 // Removing the machines of a gamespace that ended by a player's hand (completed, or solved at
 // full score): started at once, in the background, so that the call that ended it answers
@@ -51,8 +50,10 @@ export interface MachineRemovalOptions {
   clock: Clock;
 }
 
-export function createMachineRemoval(db: Db, options: MachineRemovalOptions) {
-  const gamespaces = createGamespaceRepository(db);
+export function createMachineRemoval(
+  gamespaces: GamespaceRepository,
+  options: MachineRemovalOptions,
+) {
   const pending = new Set<Promise<void>>();
   /** Gamespaces whose removal failed here, and when: the quick look leaves them be a while. */
   const failed = new Map<string, number>();

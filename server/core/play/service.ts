@@ -1,7 +1,6 @@
-import type { Db } from '../../store/db';
 import { createFavorites } from '../favorites';
 import type { Actor } from '../actor';
-import { createPlayContext, type PlayServiceOptions } from './context';
+import { createPlayContext, type PlayRepositories, type PlayServiceOptions } from './context';
 import { createLaunch } from './launch';
 import { createLifecycle } from './lifecycle';
 import { createPlayers } from './players';
@@ -14,12 +13,12 @@ import { createPlayers } from './players';
 export { LAUNCH_TICKET_MS, type GameEventPublisher, type PlayServiceOptions } from './context';
 export type { Registration, RequestOrigin } from './launch';
 
-export function createPlayService(db: Db, options: PlayServiceOptions) {
-  const context = createPlayContext(db, options);
+export function createPlayService(repositories: PlayRepositories, options: PlayServiceOptions) {
+  const context = createPlayContext(repositories, options);
   const lifecycle = createLifecycle(context);
   const launch = createLaunch(context, lifecycle.deploy);
   const players = createPlayers(context);
-  const favorites = createFavorites(db, 'gamespaceFavorites', context.clock);
+  const favorites = createFavorites(repositories.gamespaceFavorites, context.clock);
 
   return {
     state: context.state,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { onPostgres, type Db, type Dialect } from '../db';
+import { onPostgres, type Db } from '../db';
 import { preparedRead } from '../prepared';
 import type { GamespaceTable, PlayerTable } from '../schema';
 import { contains, startsWith } from './search';
@@ -341,12 +341,11 @@ export function createGamespaceRepository(db: Db) {
      */
     changeLocked<T>(
       id: string,
-      dialect: Dialect,
       change: (row: GamespaceTable) => { set: Partial<GamespaceTable> | null; result: T },
     ): Promise<{ row: GamespaceTable; result: T } | undefined> {
       return db.transaction().execute(async (trx) => {
         let query = trx.selectFrom('gamespaces').selectAll().where('id', '=', id);
-        if (dialect === 'postgres') {
+        if (onPostgres(db)) {
           query = query.forUpdate();
         } else {
           await trx

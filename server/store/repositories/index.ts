@@ -1,0 +1,46 @@
+import type { Store } from '../db';
+import { createAccountRepository } from './accounts';
+import { createApiKeyRepository } from './apiKeys';
+import { createArchiveRepository } from './archives';
+import { createChallengeRepository } from './challenges';
+import { createDispatchRepository } from './dispatches';
+import { createDocumentRepository } from './documents';
+import { createFavoriteRepository } from './favorites';
+import { createGamespaceRepository } from './gamespaces';
+import { createMembershipRepository } from './membership';
+import { createPlayerRepository } from './players';
+import { createStockTemplateRepository } from './stockTemplates';
+import { createTemplateRepository } from './templates';
+import { createUserRepository } from './users';
+import { createWorkspaceRepository } from './workspaces';
+
+// Every repository, built once from the store by the repositories plugin and handed to the
+// services that read and write through it. Nothing outside server/store runs a query.
+
+export function createRepositories(store: Pick<Store, 'db' | 'rowLookup'>) {
+  const { db } = store;
+  return {
+    /** The embedded identity provider's local accounts. */
+    accounts: createAccountRepository(db),
+    /** API keys, and whose key a request carries (authentication). */
+    apiKeys: createApiKeyRepository(db),
+    /** Workspaces as export and import move them. */
+    archives: createArchiveRepository(db),
+    challenges: createChallengeRepository(db),
+    dispatches: createDispatchRepository(db),
+    /** The log of a document's collaborative updates. */
+    documents: createDocumentRepository(db),
+    /** Grader keys (authentication), and whether an agent's gamespace still exists (the hub). */
+    gamespaces: createGamespaceRepository(db),
+    gamespaceFavorites: createFavoriteRepository(db, 'gamespaceFavorites'),
+    membership: createMembershipRepository(db),
+    players: createPlayerRepository(db),
+    stockTemplates: createStockTemplateRepository(db),
+    templates: createTemplateRepository(db),
+    users: createUserRepository(store),
+    workspaces: createWorkspaceRepository(db),
+    workspaceFavorites: createFavoriteRepository(db, 'workspaceFavorites'),
+  };
+}
+
+export type Repositories = ReturnType<typeof createRepositories>;
