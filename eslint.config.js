@@ -104,6 +104,28 @@ export default tseslint.config(
     },
   },
   {
+    // Core reads and writes through the repositories it is handed (server/plugins/repositories.ts
+    // builds them once): it runs no query of its own, so it imports neither Kysely nor the
+    // store's connection. errors.ts alone re-exports what the store's error codes mean; tests
+    // open a store of their own.
+    files: ['server/core/**/*.ts'],
+    ignores: ['server/core/errors.ts', 'server/core/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['kysely', 'kysely/*', '**/store/db'],
+              message:
+                'server/core runs no query: it takes repositories (server/store/repositories) in its options.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Core reads the time only from the Clock it is handed (server/clock.ts), the one buildApp
     // makes, so that tests can move it on; formatting a given time with new Date(t) is fine.
     files: ['server/core/**/*.ts'],

@@ -4,9 +4,11 @@
 
 import type { DomainErrorName, ErrorFacts } from '../../src/domain/errors';
 
-// A value the database refused (a NUL in text, a number out of range): the caller's error, which
-// the HTTP layer answers 400 as it answers a field that fails validation.
-export { isInvalidValue } from '../store/db';
+// What the database's refusals mean, for the rest of core, which does not import the store's
+// connection: a value it refused (a NUL in text, a number out of range) is the caller's error,
+// which the HTTP layer answers 400 as it answers a field that fails validation; a unique
+// violation is a row that is there already.
+export { isInvalidValue, isUniqueViolation } from '../store/db';
 
 // The names and what the SPA says for each are in src/domain/errors.ts, the error catalogue.
 export type { DomainErrorName };

@@ -1,12 +1,12 @@
 import { mayCreateWorkspaces } from '../../src/domain/workspaceAccess';
 import { realClock, type Clock } from '../clock';
-import { isUniqueViolation, type Store } from '../store/db';
 import type { Repositories } from '../store/repositories';
 import type { UserTable } from '../store/schema';
+import type { WriteListener } from '../store/writeWatch';
 import { createApiKeys } from './apiKeys';
 import { createCallerCache, type Caller } from './callerCache';
 import { hasAnyToken, isoDate } from './dto';
-import { DomainError, forbidden, notFound } from './errors';
+import { DomainError, forbidden, isUniqueViolation, notFound } from './errors';
 import { integer, invalid, normalizeTerm, optionalText, paging, requiredText } from './fields';
 import { gamespaceDto } from './gamespaces';
 import { newId } from './ids';
@@ -105,7 +105,8 @@ const LIMIT_MAX = 2_147_483_647;
 
 export function createUserService(
   repos: Pick<Repositories, 'users' | 'apiKeys' | 'gamespaces' | 'workspaces' | 'accounts'>,
-  watchWrites: Store['watchWrites'],
+  /** Calls the listener with the table of every write (the store's watchWrites). */
+  watchWrites: (listener: WriteListener) => () => void,
   defaults: UserDefaults,
   signIn: SignInOptions,
   options: { callerCacheMs?: number; clock?: Clock } = {},
