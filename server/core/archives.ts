@@ -64,8 +64,9 @@ export function createArchiveService(
     async importUploads(files: Uint8Array[]): Promise<string[]> {
       const archives = files.map(readArchive);
       const results: string[] = [];
-      for (const archive of archives)
+      for (const archive of archives) {
         results.push(...(await importArchive(repository, docsDir, archive)));
+      }
       return results;
     },
   };

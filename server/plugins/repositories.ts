@@ -1,9 +1,9 @@
 import fp from 'fastify-plugin';
 import { createRepositories, type Repositories } from '../store/repositories';
 
-// Every repository, built once from the store: the services are handed the ones they read and
-// write through, and plugins (authentication, the hub, metrics) read them here. Nothing else
-// queries the database.
+// Every repository, built once from the store: the services plugin hands each service the ones
+// it reads and writes through, and plugins (authentication, the hub, metrics, the janitor, the
+// seed) take theirs from here.
 
 declare module 'fastify' {
   interface FastifyInstance {

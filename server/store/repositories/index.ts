@@ -15,7 +15,7 @@ import { createUserRepository } from './users';
 import { createWorkspaceRepository } from './workspaces';
 
 // Every repository, built once from the store by the repositories plugin and handed to the
-// services that read and write through it. Nothing outside server/store runs a query.
+// services that read and write through it: server/core runs no query of its own.
 
 export function createRepositories(store: Pick<Store, 'db' | 'rowLookup'>) {
   const { db } = store;
