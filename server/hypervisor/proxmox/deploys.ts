@@ -13,9 +13,9 @@ import {
 } from './guestSettings';
 import type { Inventory, PveResource } from './inventory';
 import { isCancelled, pendingMachine, type Pending } from './machineViews';
+import { pve } from './machines';
 import { describeMachine, isoVolumeOf, OWN_TAG, pveNameOf, pveTagOf, SNAPSHOT } from './names';
 import type { ProxmoxDriverOptions } from './options';
-import { driverErrorOf } from './pveErrors';
 import type { Sdn } from './sdn';
 
 // Deploys of the proxmox driver. A deploy reserves its VMID at once, so that its machine exists
@@ -33,15 +33,6 @@ const NIC_MODELS: Record<string, string> = {
 };
 
 const MIB = 1024 * 1024;
-
-/** Runs a PVE call, its errors in the driver's vocabulary. */
-async function pve<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw driverErrorOf(error);
-  }
-}
 
 /** What deploys need of the rest of the driver. */
 export interface DeploysOptions {
@@ -332,6 +323,17 @@ export function createDeploys(deps: DeploysOptions) {
     return result;
   }
 
+  /** Cancels the deploy of a machine, if one runs: the machine as the cancel left it. */
+  async function cancel(id: string): Promise<Machine | null> {
+    const p = pending.get(Number(resolveId(id)));
+    if (!p) return null;
+    // The deploy removes what it made once it sees this.
+    p.deploy.send({ type: 'deploy.cancelRequested' });
+    const machine = pendingMachine(p);
+    await p.done;
+    return { ...machine, status: 'initialized', task: null };
+  }
+
   return {
     /** Deploys under way by VMID: their machines exist for callers before PVE has them. */
     pending: pending as ReadonlyMap<number, Pending>,
@@ -341,6 +343,7 @@ export function createDeploys(deps: DeploysOptions) {
     releaseVmid: (vmid: number) => reservedIds.delete(vmid),
     pickNode,
     deploy,
+    cancel,
   };
 }
 
