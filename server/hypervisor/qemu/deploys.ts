@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { startDeploy } from '../deploy';
+import { requireDeployable, specName } from '../lifecycle';
+import { DriverError, type DriverEvent, type Machine, type MachineSpec } from '../types';
+import type { Reservation } from './capacity';
+import type { DiskCopies } from './diskCopies';
+import { createOverlay } from './disks';
+import { machineFiles, type QemuLayout } from './layout';
+import type { Serialized } from './locks';
+import type { QemuMachines } from './machines';
+import { recordOf } from './plans';
+import type { QemuPower } from './power';
+import { writeRecord } from './records';
+
+// A qemu deploy: the machine's folder with overlays of the template's disks, its record, its
+// switch ports, then a start when its template says so. Each deploy is a deploy machine
+// (../deploy.ts) the steps tell what happened; its machine shows the task derived from it.
+
+export interface QemuDeploysOptions {
+  layout: QemuLayout;
+  /** Nets a privileged (builder) deploy leaves untagged. */
+  reserved: string[];
+  machines: QemuMachines;
+  disks: DiskCopies;
+  power: QemuPower;
+  serialized: Serialized;
+  emit(event: DriverEvent): void;
+}
+
+export function createQemuDeploys(options: QemuDeploysOptions) {
+  const { layout, reserved, machines, disks, power, serialized, emit } = options;
+  const { records, deploys, byIdOrName, toMachine, attachPorts } = machines;
+
+  async function deployNow(
+    spec: MachineSpec,
+    privileged: boolean,
+    batch?: Reservation,
+  ): Promise<Machine> {
+    const name = specName(spec);
+    const existing = byIdOrName(name);
+    if (existing) return toMachine(existing);
+    requireDeployable(spec);
+    if (spec.disks.length === 0) {
+      throw new DriverError('invalid-request', 'the template has no disk');
+    }
+    if ((await disks.progress(spec)).some((p) => p < 100)) {
+      throw new DriverError('invalid-state', 'template disks are not initialized');
+    }
+    const id = randomUUID();
+    const record = recordOf(id, spec, privileged, disks.diskPaths(spec), reserved);
+    const files = machineFiles(layout, id);
+    const deploy = startDeploy({ taskId: randomUUID(), started: Date.now() });
+    deploys.set(id, deploy);
+    try {
+      await mkdir(files.dir, { recursive: true });
+      try {
+        // Its disks are overlays of the template's, its own from here on.
+        deploy.send({ type: 'deploy.copyStarted' });
+        for (const disk of record.disks) await createOverlay(disk.base, files.overlay(disk.index));
+        deploy.send({ type: 'deploy.copied' });
+        await writeRecord(layout, record);
+        records.set(id, record);
+        await attachPorts(record);
+      } catch (error) {
+        records.delete(id);
+        await rm(files.dir, { recursive: true, force: true });
+        throw error;
+      }
+      deploy.send({ type: 'deploy.configured', starts: spec.autoStart });
+      if (spec.autoStart) {
+        await power.startRecord(record, batch);
+        deploy.send({ type: 'deploy.started' });
+      }
+    } catch (error) {
+      deploy.send({ type: 'deploy.failed', error: String(error) });
+      throw error;
+    } finally {
+      deploys.delete(id);
+    }
+    const machine = await toMachine(record);
+    // Announced as the sim announces its deploy task's end: a batch deployed in the background
+    // has no caller to tell.
+    emit({ type: 'updated', machine });
+    return machine;
+  }
+
+  /** One deploy per name at a time; in a batch, with the room the batch reserved. */
+  const deploy = (spec: MachineSpec, privileged: boolean, batch?: Reservation) =>
+    serialized(specName(spec), () => deployNow(spec, privileged, batch));
+
+  return { deploy };
+}

@@ -1,0 +1,141 @@
+import { rm } from 'node:fs/promises';
+import { DriverError, EMPTY_TAG, type DriverEvent, type Machine } from '../types';
+import type { createCapacity, Reservation } from './capacity';
+import { commitOverlay, createOverlay } from './disks';
+import { machineFiles, type QemuLayout } from './layout';
+import type { Serialized } from './locks';
+import type { QemuMachines } from './machines';
+import { launchPlanOf } from './plans';
+import { ended, launch, type Acceleration } from './processes';
+import { qmp } from './qmp';
+import type { MachineRecord } from './records';
+import type { SwitchClient } from './switch';
+
+// Operations on the qemu driver's machines: start (within the host's capacity), stop (QEMU's
+// monitor first, then the process), save and revert (the disk overlays, with the machine
+// stopped), delete. One at a time per machine; each is announced once it has ended.
+
+export interface QemuPowerOptions {
+  layout: QemuLayout;
+  acceleration: Acceleration;
+  log?: { warn(o: object, msg?: string): void };
+  machines: QemuMachines;
+  capacity: ReturnType<typeof createCapacity>;
+  serialized: Serialized;
+  switchClient: SwitchClient;
+  /** Machines the watcher last saw running: a stop of the driver's own is no news to it. */
+  knownRunning: Set<string>;
+  emit(event: DriverEvent): void;
+}
+
+export function createQemuPower(options: QemuPowerOptions) {
+  const { layout, acceleration, machines, capacity, serialized, switchClient } = options;
+  const { knownRunning, emit } = options;
+  const { records, pidOf, toMachine, required, portOf } = machines;
+
+  const plan = (record: MachineRecord) =>
+    launchPlanOf(record, { layout, acceleration, log: options.log });
+
+  /** Starts a stopped machine; inside a batch, with the room the batch reserved for it. */
+  async function startRecord(record: MachineRecord, batch?: Reservation): Promise<Machine> {
+    if ((await pidOf(record)) === null) {
+      if (batch) capacity.consume(batch, record.spec.memoryMiB);
+      const own = await capacity.admit([record.spec.memoryMiB], batch);
+      try {
+        const files = machineFiles(layout, record.id);
+        // Sockets of an earlier run would stop QEMU from listening again.
+        for (const path of [files.qmp, files.vnc, files.serial, files.pid]) {
+          await rm(path, { force: true });
+        }
+        for (const nic of record.nics) await rm(files.nic(nic.index), { force: true });
+        await launch(await plan(record));
+      } finally {
+        capacity.release(own);
+      }
+    }
+    return toMachine(record);
+  }
+
+  async function stopRecord(record: MachineRecord): Promise<Machine> {
+    const pid = await pidOf(record);
+    if (pid !== null) {
+      try {
+        await qmp(machineFiles(layout, record.id).qmp, 'quit');
+      } catch {
+        // A monitor that does not answer: the process is killed below.
+      }
+      await ended(pid, record.id);
+    }
+    // A stop of the driver's own is announced by the operation, not by the watcher.
+    knownRunning.delete(record.id);
+    return toMachine(record);
+  }
+
+  /** The machine as an operation left it, announced once the operation has ended. */
+  function announced(machine: Machine): Machine {
+    emit({ type: 'updated', machine });
+    return machine;
+  }
+
+  async function start(id: string): Promise<Machine> {
+    const record = required(id);
+    return announced(await serialized(record.id, () => startRecord(record)));
+  }
+
+  async function stop(id: string): Promise<Machine> {
+    const record = required(id);
+    return announced(await serialized(record.id, () => stopRecord(record)));
+  }
+
+  /** Stops the machine for the work, and starts it again after if it was running. */
+  async function whileStopped(record: MachineRecord, work: () => Promise<void>): Promise<Machine> {
+    const machine = await serialized(record.id, async () => {
+      const wasRunning = (await pidOf(record)) !== null;
+      if (wasRunning) await stopRecord(record);
+      await work();
+      return wasRunning ? startRecord(record) : toMachine(record);
+    });
+    return announced(machine);
+  }
+
+  /** A workspace's own disk (under its tag's folder) can take the overlay's changes. */
+  const ownDisk = (record: MachineRecord) =>
+    record.disks.every((d) => record.tag !== EMPTY_TAG && d.path.startsWith(`${record.tag}/`));
+
+  async function save(id: string): Promise<Machine> {
+    const record = required(id);
+    if (!ownDisk(record)) {
+      throw new DriverError(
+        'invalid-state',
+        'this machine is linked to a stock disk and cannot be saved: unlink its template first',
+      );
+    }
+    const files = machineFiles(layout, record.id);
+    return whileStopped(record, async () => {
+      for (const disk of record.disks) await commitOverlay(files.overlay(disk.index));
+    });
+  }
+
+  async function revert(id: string): Promise<Machine> {
+    const record = required(id);
+    const files = machineFiles(layout, record.id);
+    return whileStopped(record, async () => {
+      for (const disk of record.disks) await createOverlay(disk.base, files.overlay(disk.index));
+    });
+  }
+
+  async function remove(id: string): Promise<Machine> {
+    const record = required(id);
+    return serialized(record.id, async () => {
+      const machine = await stopRecord(record);
+      for (const nic of record.nics) await switchClient.detach(portOf(record, nic.index));
+      records.delete(record.id);
+      await rm(machineFiles(layout, record.id).dir, { recursive: true, force: true });
+      return { ...machine, status: 'initialized' as const, state: 'off' as const, nics: [] };
+    });
+  }
+
+  return { startRecord, start, stop, save, revert, remove, announced };
+}
+
+export type QemuPower = ReturnType<typeof createQemuPower>;
