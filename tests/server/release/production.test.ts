@@ -17,13 +17,15 @@ import { nodeEnv, ROOT, startServer, viteBuild, type Started } from './release';
 
 type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** Packages only the SPA, the build or the tests use: a production install has none of them. */
+/**
+ * Packages only the SPA, the build or the tests use: a production install has none of them.
+ * (xstate is not among them: the server's deploys run on a state machine, server/hypervisor.)
+ */
 const NOT_INSTALLED = [
   'react',
   'primereact',
   'monaco-editor',
   '@microsoft/signalr',
-  'xstate',
   'rxjs',
   'tsx',
   'typescript',
