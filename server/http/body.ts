@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import type { FastifyBodyParser, FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { DomainError, ValidationFailed } from '../core/errors';
 
@@ -174,7 +175,10 @@ type Deadline = { totalMs: number } | { windowMs: number; minBytes: number };
 function watchBody(request: FastifyRequest, idleMs: number, deadline: Deadline): void {
   const raw = request.raw;
   const socket = raw.socket;
-  if (raw.complete || !socket) return;
+  // A request injected from inside the process (light-my-request: no network, a stand-in
+  // socket that cannot be dropped, and a request that never closes when its body goes unread)
+  // has no client to be slow.
+  if (raw.complete || !(socket instanceof Socket)) return;
   const started = Date.now();
   let lastBytes = socket.bytesRead;
   let lastProgress = started;
