@@ -17,6 +17,9 @@ import type { AnyStateMachine, AnyStateNode } from 'xstate';
 
 export const CHARTS_DIR = 'docs/charts';
 
+/** The server's machines (server/machines.ts) are drawn apart from the SPA's, in their own folder. */
+export const SERVER_CHARTS_DIR = `${CHARTS_DIR}/server`;
+
 export const chartFileName = (name: string): string => `${name}.md`;
 
 /** The page of the spawn and invoke graph of every machine. */
@@ -373,7 +376,10 @@ function invokedSources(machine: AnyStateMachine): Set<string> {
  * stopped by the parent's actions. Machines are matched to the registry by their machine id, so
  * that the typed copies of a generic machine (pagedSearch) count as it.
  */
-export function renderOverview(machines: Readonly<Record<string, AnyStateMachine>>): string {
+export function renderOverview(
+  machines: Readonly<Record<string, AnyStateMachine>>,
+  serverMachines: Readonly<Record<string, AnyStateMachine>> = {},
+): string {
   const nameOfId = new Map(Object.entries(machines).map(([name, m]) => [m.id, name]));
   const nodeId = (name: string) => `m_${name.replace(/\W/g, '_')}`;
   const edges: string[] = [];
@@ -409,5 +415,25 @@ export function renderOverview(machines: Readonly<Record<string, AnyStateMachine
     '',
     `Started by the app: ${started.map((name) => `\`${name}\``).join(', ')}.`,
     '',
+    ...serverLines(serverMachines),
   ].join('\n');
+}
+
+/** The overview's list of the server's machines, each linked to its chart. */
+function serverLines(serverMachines: Readonly<Record<string, AnyStateMachine>>): string[] {
+  const names = Object.keys(serverMachines);
+  if (!names.length) return [];
+  const dir = SERVER_CHARTS_DIR.slice(CHARTS_DIR.length + 1);
+  return [
+    '## Server',
+    '',
+    "The server runs machines of its own (server/machines.ts), apart from the app's:",
+    '',
+    ...names.map((name) => {
+      const description = serverMachines[name]?.root.description;
+      const link = `[\`${name}\`](${dir}/${chartFileName(name)})`;
+      return `- ${link}${description ? `: ${description}` : ''}`;
+    }),
+    '',
+  ];
 }

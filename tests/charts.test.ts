@@ -9,10 +9,13 @@ import {
   OVERVIEW_FILE,
   renderChart,
   renderOverview,
+  SERVER_CHARTS_DIR,
 } from '../scripts/chartsLib';
+import { serverMachines } from '../server/machines';
 import { machines } from '../src/machines/registry';
 
 const chartsDir = fileURLToPath(new URL(`../${CHARTS_DIR}/`, import.meta.url));
+const serverChartsDir = fileURLToPath(new URL(`../${SERVER_CHARTS_DIR}/`, import.meta.url));
 const RUN = 'run `npm run charts` and commit docs/charts';
 
 describe('docs/charts', () => {
@@ -35,7 +38,7 @@ describe('docs/charts', () => {
     expect(
       readFileSync(file, 'utf8'),
       `${CHARTS_DIR}/${OVERVIEW_FILE} is out of date: ${RUN}`,
-    ).toBe(renderOverview(machines));
+    ).toBe(renderOverview(machines, serverMachines));
   });
 
   it('has no chart of a machine that is not registered', () => {
@@ -44,6 +47,25 @@ describe('docs/charts', () => {
       (file) => file.endsWith('.md') && !registered.includes(file),
     );
     expect(stale, `charts without a machine in src/machines/registry.ts: ${RUN}`).toEqual([]);
+  });
+
+  for (const [name, machine] of Object.entries(serverMachines)) {
+    it(`has an up-to-date chart of the server's ${name}`, () => {
+      const file = `${serverChartsDir}${chartFileName(name)}`;
+      const shown = `${SERVER_CHARTS_DIR}/${chartFileName(name)}`;
+      expect(existsSync(file), `${shown} is missing: ${RUN}`).toBe(true);
+      expect(readFileSync(file, 'utf8'), `${shown} is out of date: ${RUN}`).toBe(
+        renderChart(name, machine),
+      );
+    });
+  }
+
+  it('has no chart of a server machine that is not registered', () => {
+    const registered = Object.keys(serverMachines).map(chartFileName);
+    const stale = readdirSync(serverChartsDir).filter(
+      (file) => file.endsWith('.md') && !registered.includes(file),
+    );
+    expect(stale, `charts without a machine in server/machines.ts: ${RUN}`).toEqual([]);
   });
 });
 
@@ -177,7 +199,7 @@ describe('guards', () => {
 
   it('every registered machine names its guards', () => {
     expect(
-      Object.entries(machines).flatMap(([name, machine]) =>
+      [...Object.entries(machines), ...Object.entries(serverMachines)].flatMap(([name, machine]) =>
         inlineGuards(machine).map((where) => `${name} ${where}`),
       ),
     ).toEqual([]);
@@ -201,5 +223,12 @@ describe('renderOverview', () => {
 
   it('names the machines that no machine runs', () => {
     expect(overview).toContain('Started by the app: `parent`.');
+  });
+
+  it("lists the server's machines, each linked to its chart in docs/charts/server", () => {
+    const deploy = createMachine({ id: 'deploy', description: 'A deploy.' });
+    const withServer = renderOverview({ parent, child, item }, { deploy });
+    expect(withServer).toContain('- [`deploy`](server/deploy.md): A deploy.');
+    expect(overview).not.toContain('## Server');
   });
 });
