@@ -2,25 +2,34 @@
 //
 // A driver is two things: the lifecycle of machines as the reference (TopoMojo) defines it, the
 // same for every hypervisor, and the backend primitives of its own hypervisor. This file holds
-// the first; a driver keeps only the second and calls in here.
+// the first: `createDriver(backend)` builds a HypervisorDriver from a DriverBackend, the
+// driver's narrow backend, and passes the backend's own methods through.
 //
-// The lifecycle (here):
-//   - naming: `{template}#{tag}`, a machine resolved by id or by that name;
+// The lifecycle (here, in createDriver):
+//   - naming: `{template}#{tag}`, `load` resolving a machine by id (as the backend maps it) or
+//     by that name;
 //   - find / machinesOf: which machines a term or a tag selects, ordered by name;
 //   - startAll / stopAll / deleteAll: an operation on every machine a term finds;
-//   - the refresh pseudo-machine of a spec not deployed (created / initialized, its disk copy);
+//   - changeState: dispatch by operation, `reset` as stop then start;
+//   - refresh: a spec's machine, or the pseudo-machine of a spec not deployed (created /
+//     initialized, its disk copy);
 //   - batch deploys: only the missing machines, host affinity (deployed off, on one host,
 //     started together once all exist) and the wait rule;
 //   - what a spec must have to deploy, and the errors by code (types.ts DriverErrorCode).
 //
-// A driver's backend primitives (in the driver):
+// A driver's backend primitives (DriverBackend, in the driver):
 //   - list: its machines, as the hypervisor holds them (rows, records, PVE resources);
-//   - create with progress: a machine from a spec, its deploy task showing until it ends;
-//   - destroy; power on and off;
+//   - create with progress (deploy): a machine from a spec, its deploy task showing until it
+//     ends, the machine of that name when it exists already; openBatch: what a batch shares
+//     (capacity, a host);
+//   - destroy (delete); power on and off (start, stop);
 //   - commit and revert disk state (save / revert);
 //   - reconfigure (ISO, NIC, boot delay, guest settings);
-//   - disk copies (createDisks / verifyDisks / deleteDisks);
-//   - console; networks; capacity (what may run at once); orphans.
+//   - disk copies (createDisks / verifyDisks / deleteDisks, `undeployed` for refresh);
+//   - console; networks; capacity (what may run at once); orphans;
+//   - events: watching power states and announcing changes (subscribe), and close.
+// The sim driver is built with createDriver; the qemu and proxmox drivers still assemble
+// HypervisorDriver themselves from the functions below.
 //
 // The split is chosen so that later backends slot in behind the same lifecycle: a warm pool is a
 // `create` that hands over a machine built ahead of time, a memory-snapshot restore is a `revert`
@@ -251,4 +260,82 @@ export async function changeStateBy(
     default:
       throw new DriverError('invalid-request', `unknown operation ${String(operation)}`);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The driver: the lifecycle above over a backend's primitives.
+
+/** What a backend is asked to list: the machines a term, a tag or an id or name may select. */
+export type Selection = { term: string } | { tag: string } | { idOrName: string };
+
+/** The machines of a selection, as the lifecycle selects them (for backends that select first). */
+export function selectIn<T extends Named>(items: Iterable<T>, selection: Selection): T[] {
+  if ('term' in selection) return findIn(items, selection.term);
+  if ('tag' in selection) return ofTagIn(items, selection.tag);
+  const found = resolveIn(items, selection.idOrName);
+  return found ? [found] : [];
+}
+
+/** The methods createDriver builds; a backend has every other method of HypervisorDriver. */
+type LifecycleMethod =
+  | 'load'
+  | 'changeState'
+  | 'deployBatch'
+  | 'refresh'
+  | 'find'
+  | 'machinesOf'
+  | 'startAll'
+  | 'stopAll'
+  | 'deleteAll';
+
+/**
+ * A driver's own hypervisor, as narrow primitives: its machines (list), a deploy with its
+ * progress, destroy (delete), power (start, stop), commit and revert of disk state (save,
+ * revert), reconfigure, disk copies, console, networks, capacity and orphans.
+ */
+export interface DriverBackend extends Omit<HypervisorDriver, LifecycleMethod> {
+  /**
+   * The machines a selection may select, as the hypervisor holds them now: all of them, or the
+   * few an index finds (the lifecycle selects and orders what it gets).
+   */
+  list(selection: Selection): Promise<Machine[]>;
+  /** The id a caller means by an id the backend has since moved (proxmox); default: the id. */
+  resolveId?(id: string): string;
+  /** What stands for a spec not deployed: its host and the state of its disk copy. */
+  undeployed(spec: MachineSpec): Promise<UndeployedState>;
+  /** Opens a batch of missing specs (BatchBackend.open: capacity, one host for affinity). */
+  openBatch(missing: MachineSpec[], context: DeploymentContext): Promise<BatchRun>;
+  /** Work that outlives a call (a batch not waited for, an affinity batch's start). */
+  track(work: Promise<unknown>): void;
+  /** After deleteAll has deleted what a term found: what else goes with them (networks). */
+  deletedAll?(term: string): Promise<void>;
+}
+
+/** A HypervisorDriver: the lifecycle here, the backend's primitives passed through. */
+export function createDriver(backend: DriverBackend): HypervisorDriver {
+  const { list, resolveId, undeployed, openBatch, track, deletedAll, ...primitives } = backend;
+  const load = async (idOrName: string): Promise<Machine | null> =>
+    resolveIn(await list({ idOrName }), idOrName, resolveId?.(idOrName)) ?? null;
+  const find = async (term: string) => findIn(await list({ term }), term);
+  const machinesOf = async (tag: string) => ofTagIn(await list({ tag }), tag);
+
+  return {
+    ...primitives,
+    load,
+    find,
+    machinesOf,
+    changeState: (id, operation) => changeStateBy(primitives, id, operation),
+    async refresh(spec) {
+      return (await load(specName(spec))) ?? undeployedMachine(spec, await undeployed(spec));
+    },
+    deployBatch: (context, wait) =>
+      deployBatchBy({ machinesOf, track, open: openBatch }, context, wait),
+    startAll: (term) => forEachFound(find(term), primitives.start),
+    stopAll: (term) => forEachFound(find(term), primitives.stop),
+    async deleteAll(term) {
+      const deleted = await forEachFound(find(term), primitives.delete);
+      await deletedAll?.(term);
+      return deleted;
+    },
+  };
 }

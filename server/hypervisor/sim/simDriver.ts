@@ -4,24 +4,14 @@ import {
   isolatedNet,
   tagOf,
   type ConsoleTickets,
-  type DeploymentContext,
   type DriverCapabilities,
   type HypervisorDriver,
   type Machine,
   type MachineChange,
-  type MachineOperation,
   type MachineSpec,
   type PowerState,
 } from '../types';
-import {
-  changeStateBy,
-  deployBatchBy,
-  findIn,
-  forEachFound,
-  ofTagIn,
-  specName,
-  undeployedMachine,
-} from '../lifecycle';
+import { createDriver, specName, type Selection } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { createSimConsoles } from './console/consoles';
 import { diskStates, diskStatesOf, removeCopies, startCopies } from './disks';
@@ -137,9 +127,6 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     };
   }
 
-  const changeState = (id: string, operation: MachineOperation) =>
-    changeStateBy({ start, stop, save, revert, delete: remove }, id, operation);
-
   /** A new machine's row, its deploy task under way. */
   function machineRow(spec: MachineSpec, privileged: boolean): SimMachineRow {
     const name = specName(spec);
@@ -204,42 +191,12 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     return machine!;
   }
 
-  const deployBatch = (context: DeploymentContext, wait: boolean) =>
-    deployBatchBy(
-      {
-        machinesOf,
-        track,
-        open: async () => ({
-          deploy: deployAll,
-          // A deploy task still running is superseded: its outcome (off) first, then the start.
-          start: (machine) => start(machine.id),
-        }),
-      },
-      context,
-      wait,
-    );
-
-  async function refresh(spec: MachineSpec): Promise<Machine> {
-    const row = await current(specName(spec));
-    if (row) return toMachine(row, clock.now());
-    const disks = await diskStates(store, spec, clock.now());
-    const copying = disks.filter((d) => d.progress >= 0 && d.progress < 100);
-    return undeployedMachine(spec, {
-      host: HOST,
-      diskPath: spec.disks[0]?.path ?? '',
-      progress: Math.min(100, ...disks.map((d) => d.progress)),
-      copyStarted: copying.length ? Math.min(...copying.map((d) => d.started)) : null,
-    });
-  }
-
   // The store selects the rows (an index, not a scan); the lifecycle says which and in what order.
-  async function find(term: string): Promise<Machine[]> {
-    const rows = findIn(await settled(await store.matching(term)), term);
-    return rows.map((r) => toMachine(r, clock.now()));
-  }
-
-  async function machinesOf(tag: string): Promise<Machine[]> {
-    const rows = ofTagIn(await settled(await store.ofTag(tag)), tag);
+  async function list(selection: Selection): Promise<Machine[]> {
+    let rows: SimMachineRow[];
+    if ('term' in selection) rows = await settled(await store.matching(selection.term));
+    else if ('tag' in selection) rows = await settled(await store.ofTag(selection.tag));
+    else rows = [await current(selection.idOrName)].filter((r) => r !== undefined);
     return rows.map((r) => toMachine(r, clock.now()));
   }
 
@@ -293,19 +250,14 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     log: options.log,
   });
 
-  const driver: HypervisorDriver = {
+  const driver = createDriver({
     capabilities: SIM_CAPABILITIES,
-
-    async load(id) {
-      const row = await current(id);
-      return row ? toMachine(row, clock.now()) : null;
-    },
+    list,
     start,
     stop,
     save,
     revert,
     delete: remove,
-    changeState,
     // Which nets an unprivileged user may pick is the route's rule (wire reference §1.4).
     changeConfiguration: (id, change) => changeConfiguration(id, change),
 
@@ -320,13 +272,23 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     },
 
     deploy,
-    deployBatch,
-    refresh,
-    find,
-    machinesOf,
-    startAll: (term) => forEachFound(store.matching(term), start),
-    stopAll: (term) => forEachFound(store.matching(term), stop),
-    deleteAll: (term) => forEachFound(store.matching(term), remove),
+    openBatch: async () => ({
+      deploy: deployAll,
+      // A deploy task still running is superseded: its outcome (off) first, then the start.
+      start: (machine) => start(machine.id),
+    }),
+    track,
+
+    async undeployed(spec) {
+      const disks = await diskStates(store, spec, clock.now());
+      const copying = disks.filter((d) => d.progress >= 0 && d.progress < 100);
+      return {
+        host: HOST,
+        diskPath: spec.disks[0]?.path ?? '',
+        progress: Math.min(100, ...disks.map((d) => d.progress)),
+        copyStarted: copying.length ? Math.min(...copying.map((d) => d.started)) : null,
+      };
+    },
 
     async createDisks(spec) {
       const perDisk = scaled(TASK_MS.diskCopy, speed);
@@ -391,7 +353,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       while (background.size) await Promise.all(background);
       listeners.clear();
     },
-  };
+  });
 
   // Tasks pending from before this process started (or started by other processes) get timers
   // here; those already due end at once.
