@@ -17,7 +17,15 @@ describe('the body watch', () => {
     const app = Fastify();
     registerBodyHandling(app, TIMEOUTS);
     // Refused before its body is read, as an unauthenticated call is.
-    app.post('/refused', { preParsing: (_req, reply) => reply.code(401).send() }, () => 'no');
+    app.post(
+      '/refused',
+      {
+        preParsing: async (_req, reply) => {
+          await reply.code(401).send();
+        },
+      },
+      () => 'no',
+    );
     await app.ready();
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
     const res = await app.inject({ method: 'POST', url: '/refused', payload: { a: 1 } });
