@@ -1,8 +1,10 @@
 // Runs npm scripts at the same time and fails when any of them fails: `node scripts/concurrently.mjs
-// lint typecheck`. npm test uses it for the checks that each keep one core busy (ESLint and
-// Prettier, tsc), so that on a machine of two cores they take the time of the longer one rather
-// than of both. Each script's output is held and printed whole when it ends, so that the two never
-// interleave; every script runs to its end, so that one run shows every lint and type error.
+// lint typecheck`. npm test uses it twice: for the checks that each keep one core busy (ESLint and
+// Prettier, tsc), and to run those checks, the unit tests and the end-to-end tests side by side,
+// since the tests mostly wait (on servers, browsers, databases, machines) and one after another
+// they left the two cores of this machine half idle. Each script's output is held and printed
+// whole when it ends, so that they never interleave; every script runs to its end, so that one
+// run shows every failure.
 import { spawn } from 'node:child_process';
 
 const names = process.argv.slice(2);
