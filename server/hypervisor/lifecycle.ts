@@ -28,8 +28,8 @@
 //   - disk copies (createDisks / verifyDisks / deleteDisks, `undeployed` for refresh);
 //   - console; networks; capacity (what may run at once); orphans;
 //   - events: watching power states and announcing changes (subscribe), and close.
-// The sim driver is built with createDriver; the qemu and proxmox drivers still assemble
-// HypervisorDriver themselves from the functions below.
+// The sim and qemu drivers are built with createDriver; the proxmox driver still assembles
+// HypervisorDriver itself from the functions below.
 //
 // The split is chosen so that later backends slot in behind the same lifecycle: a warm pool is a
 // `create` that hands over a machine built ahead of time, a memory-snapshot restore is a `revert`

@@ -7,23 +7,13 @@ import {
   DriverError,
   netOptions,
   type ConsoleTickets,
-  type DeploymentContext,
   type DriverCapabilities,
   type DriverEvent,
   type DriverStatus,
   type HypervisorDriver,
-  type Machine,
   type MachineSpec,
 } from '../types';
-import {
-  changeStateBy,
-  deployBatchBy,
-  findIn,
-  forEachFound,
-  ofTagIn,
-  specName,
-  undeployedMachine,
-} from '../lifecycle';
+import { createDriver, selectIn } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { relayRfb } from '../rfb';
 import { createCapacity } from './capacity';
@@ -44,8 +34,8 @@ import { TINY_KERNEL } from './tinyImage';
 // linked-clone disks (disks.ts), isolated layer-2 networks through the switch process (switch.ts),
 // consoles over VNC on unix sockets that the console WebSocket bridges to. Its machines live in
 // folders (records.ts), so machines and their processes outlive a server restart: at start the
-// driver reads the folders and finds the processes again. This file puts the driver together:
-// machines as callers see them (machines.ts), operations (power.ts), deploys (deploys.ts),
+// driver reads the folders and finds the processes again. This file puts the driver's backend
+// together for the lifecycle (../lifecycle.ts createDriver): machines as callers see them (machines.ts), operations (power.ts), deploys (deploys.ts),
 // configuration changes (configuration.ts) and template disks (diskCopies.ts).
 
 export interface QemuDriverOptions {
@@ -120,7 +110,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   const emit = (event: DriverEvent): void => listeners.emit(event);
 
   const machines = createQemuMachines({ layout, records, switchClient });
-  const { pidOf, toMachine, byIdOrName, required, attachPorts, runningRecords } = machines;
+  const { pidOf, toMachine, required, attachPorts, runningRecords } = machines;
 
   // The switch keeps its own table across restarts; ports are attached again in case it lost it.
   for (const record of records.values()) await attachPorts(record);
@@ -167,49 +157,6 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     switchClient,
   });
 
-  const deployBatch = (context: DeploymentContext, wait: boolean) =>
-    deployBatchBy(
-      {
-        machinesOf,
-        track: (work) =>
-          void work.catch((error: unknown) =>
-            options.log?.warn({ err: error }, 'qemu batch deploy failed'),
-          ),
-        async open(missing, context) {
-          // The whole batch is admitted or refused before anything is built, so a refused
-          // launch leaves nothing half-built.
-          const batch = await capacity.admit(
-            memoriesOf(missing.filter((s) => s.autoStart || context.hostAffinity)),
-          );
-          return {
-            deploy: (specs, privileged) =>
-              Promise.all(specs.map((s) => deploy(s, privileged, batch))),
-            async start(machine) {
-              const record = required(machine.id);
-              return announced(await serialized(record.id, () => startRecord(record, batch)));
-            },
-            close: () => capacity.release(batch),
-          };
-        },
-      },
-      context,
-      wait,
-    );
-
-  async function refresh(spec: MachineSpec): Promise<Machine> {
-    const existing = byIdOrName(specName(spec));
-    if (existing) return toMachine(existing);
-    return undeployedMachine(spec, {
-      host: HOST,
-      diskPath: spec.disks[0]?.path ?? '',
-      progress: Math.min(100, ...(await disks.progress(spec))),
-      copyStarted: disks.copyStarted(spec),
-    });
-  }
-
-  const find = (term: string) => Promise.all(findIn(records.values(), term).map(toMachine));
-  const machinesOf = (tag: string) => Promise.all(ofTagIn(records.values(), tag).map(toMachine));
-
   // -------------------------------------------------------------------------------------------
   // Watching: a machine whose guest powered off (or whose QEMU died) is announced as stopped.
 
@@ -237,19 +184,27 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     return processes.filter((p) => !records.has(p.id));
   }
 
-  const driver: QemuDriver = {
+  async function removeOrphans(): Promise<number> {
+    const found = await orphans();
+    for (const orphan of found) {
+      try {
+        process.kill(orphan.pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+      await rm(machineFiles(layout, orphan.id).dir, { recursive: true, force: true });
+    }
+    return found.length;
+  }
+
+  const lifecycle = createDriver({
     capabilities,
-    async load(id) {
-      const record = byIdOrName(id);
-      return record ? toMachine(record) : null;
-    },
+    list: (selection) => Promise.all(selectIn(records.values(), selection).map(toMachine)),
     start,
     stop,
     save,
     revert,
     delete: remove,
-    changeState: (id, operation) =>
-      changeStateBy({ start, stop, save, revert, delete: remove }, id, operation),
     changeConfiguration,
     async answer(id) {
       required(id);
@@ -257,13 +212,33 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       throw new DriverError('invalid-state', 'the machine asks no question');
     },
     deploy,
-    deployBatch,
-    refresh,
-    find,
-    machinesOf,
-    startAll: (term) => forEachFound(findIn(records.values(), term), start),
-    stopAll: (term) => forEachFound(findIn(records.values(), term), stop),
-    deleteAll: (term) => forEachFound(findIn(records.values(), term), remove),
+    async openBatch(missing, context) {
+      // The whole batch is admitted or refused before anything is built, so a refused launch
+      // leaves nothing half-built.
+      const batch = await capacity.admit(
+        memoriesOf(missing.filter((s) => s.autoStart || context.hostAffinity)),
+      );
+      return {
+        deploy: (specs, privileged) => Promise.all(specs.map((s) => deploy(s, privileged, batch))),
+        async start(machine) {
+          const record = required(machine.id);
+          return announced(await serialized(record.id, () => startRecord(record, batch)));
+        },
+        close: () => capacity.release(batch),
+      };
+    },
+    track: (work) =>
+      void work.catch((error: unknown) =>
+        options.log?.warn({ err: error }, 'qemu batch deploy failed'),
+      ),
+    async undeployed(spec) {
+      return {
+        host: HOST,
+        diskPath: spec.disks[0]?.path ?? '',
+        progress: Math.min(100, ...(await disks.progress(spec))),
+        copyStarted: disks.copyStarted(spec),
+      };
+    },
 
     createDisks: (spec) => disks.create(spec),
     verifyDisks: (spec) => disks.progress(spec),
@@ -336,21 +311,6 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
         orphans: (await orphans()).length,
       };
     },
-    async removeOrphans() {
-      const found = await orphans();
-      for (const orphan of found) {
-        try {
-          process.kill(orphan.pid, 'SIGKILL');
-        } catch {
-          // Gone already.
-        }
-        await rm(machineFiles(layout, orphan.id).dir, { recursive: true, force: true });
-      }
-      return found.length;
-    },
-    serialSocket: (id) => machineFiles(layout, required(id).id).serial,
-    qmpSocket: (id) => machineFiles(layout, required(id).id).qmp,
-    macsOf: (id) => required(id).nics.map((n) => n.mac),
     async close() {
       closed = true;
       clearInterval(watcher);
@@ -358,6 +318,12 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       listeners.clear();
       await switchClient.close();
     },
+  });
+  return {
+    ...lifecycle,
+    removeOrphans,
+    serialSocket: (id) => machineFiles(layout, required(id).id).serial,
+    qmpSocket: (id) => machineFiles(layout, required(id).id).qmp,
+    macsOf: (id) => required(id).nics.map((n) => n.mac),
   };
-  return driver;
 }
