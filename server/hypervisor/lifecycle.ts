@@ -28,8 +28,8 @@
 //   - disk copies (createDisks / verifyDisks / deleteDisks, `undeployed` for refresh);
 //   - console; networks; capacity (what may run at once); orphans;
 //   - events: watching power states and announcing changes (subscribe), and close.
-// The sim and qemu drivers are built with createDriver; the proxmox driver still assembles
-// HypervisorDriver itself from the functions below.
+// Every driver (sim, qemu, proxmox) is built with createDriver; the functions below are its
+// parts, and some (specName, requireDeployable, resolveIn) serve the backends too.
 //
 // The split is chosen so that later backends slot in behind the same lifecycle: a warm pool is a
 // `create` that hands over a machine built ahead of time, a memory-snapshot restore is a `revert`
@@ -308,7 +308,7 @@ export interface DriverBackend extends Omit<HypervisorDriver, LifecycleMethod> {
   /** Work that outlives a call (a batch not waited for, an affinity batch's start). */
   track(work: Promise<unknown>): void;
   /** After deleteAll has deleted what a term found: what else goes with them (networks). */
-  deletedAll?(term: string): Promise<void>;
+  deletedAll?(term: string): Promise<unknown>;
 }
 
 /** A HypervisorDriver: the lifecycle here, the backend's primitives passed through. */

@@ -1,12 +1,4 @@
-import {
-  changeStateBy,
-  deployBatchBy,
-  findIn,
-  forEachFound,
-  ofTagIn,
-  specName,
-  undeployedMachine,
-} from '../lifecycle';
+import { createDriver } from '../lifecycle';
 import { createListeners } from '../listeners';
 import {
   DriverError,
@@ -45,9 +37,10 @@ export type { ProxmoxDriverOptions } from './options';
 //   image of ours, makes the machine the base image new machines are cloned from (images.ts).
 // - Consoles: vncproxy and vncwebsocket, bridged by our own ticketed console WebSocket
 //   (vncBridge.ts); the browser never sees PVE's address, ports or tickets.
-// Machine ids are VMIDs, as the reference's are. This file puts the driver together: our machines
-// as callers see them (machines.ts), deploys (deploys.ts), operations on deployed machines
-// (power.ts) and configuration changes (configuration.ts).
+// Machine ids are VMIDs, as the reference's are. This file puts the driver's backend together for
+// the lifecycle (../lifecycle.ts createDriver): our machines as callers see them (machines.ts),
+// deploys (deploys.ts), operations on deployed machines (power.ts) and configuration changes
+// (configuration.ts).
 
 const OPERATIONS = ['start', 'stop', 'save', 'revert', 'delete', 'reset'] as const;
 
@@ -109,7 +102,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   });
   const configuration = createConfiguration({ options, inventory, sdn, isos, machines });
   const { pending, resolveId, deploy, pickNode } = deploys;
-  const { abandoned, allMachines, load, ownVm, announce } = machines;
+  const { abandoned, allMachines, ownVm, announce } = machines;
   const { start, stop, save, revert, remove, destroy } = power;
   let closed = false;
   let version = '';
@@ -132,28 +125,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     return together?.host ?? pickNode(missing[0]!);
   }
 
-  const deployBatch = (context: DeploymentContext, wait: boolean) =>
-    deployBatchBy(
-      {
-        machinesOf: (tag) => driver.machinesOf(tag),
-        track: (work) =>
-          void work.catch((error: unknown) =>
-            log?.warn({ err: error }, 'proxmox: batch deploy failed'),
-          ),
-        async open(missing, context) {
-          const node = await pve(() => batchNode(missing, context));
-          return {
-            deploy: (specs, privileged) =>
-              Promise.all(specs.map((s) => deploy(s, privileged, node))),
-            // A machine still being built is started once it is (ownVm waits for its deploy).
-            start: (machine) => start(machine.id),
-          };
-        },
-      },
-      context,
-      wait,
-    );
-
   // -------------------------------------------------------------------------------------------
   // Watching: machines that stop on their own (a guest shutdown) are announced.
 
@@ -175,42 +146,44 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     }
   }
 
-  const driver: HypervisorDriver = {
+  return createDriver({
     capabilities,
-    load: (id) => pve(() => load(id)),
+    list: () => pve(allMachines),
+    resolveId,
     start,
     stop,
     save,
     revert,
     delete: remove,
-    changeState: (id, operation) => changeStateBy(driver, id, operation),
     changeConfiguration: configuration.changeConfiguration,
     async answer(id) {
       await ownVm(id);
       throw new DriverError('invalid-state', 'the machine asks no question');
     },
     deploy,
-    deployBatch,
-    async refresh(spec) {
-      const existing = await pve(() => load(specName(spec)));
-      if (existing) return existing;
-      return undeployedMachine(spec, {
+    async openBatch(missing, context) {
+      const node = await pve(() => batchNode(missing, context));
+      return {
+        deploy: (specs, privileged) => Promise.all(specs.map((s) => deploy(s, privileged, node))),
+        // A machine still being built is started once it is (ownVm waits for its deploy).
+        start: (machine) => start(machine.id),
+      };
+    },
+    track: (work) =>
+      void work.catch((error: unknown) =>
+        log?.warn({ err: error }, 'proxmox: batch deploy failed'),
+      ),
+    async undeployed(spec) {
+      return {
         // A node is chosen when the machine is deployed.
         host: '',
         diskPath: spec.baseImage ?? '',
         progress: await pve(() => images.progress(spec)),
         copyStarted: images.copyOf(spec),
-      });
+      };
     },
-    find: async (term) => findIn(await pve(allMachines), term),
-    machinesOf: async (tag) => ofTagIn(await pve(allMachines), tag),
-    startAll: (term) => forEachFound(driver.find(term), start),
-    stopAll: (term) => forEachFound(driver.find(term), stop),
-    async deleteAll(term) {
-      const deleted = await forEachFound(driver.find(term), remove);
-      await pve(() => sdn.removeTag(term));
-      return deleted;
-    },
+    // Deleting a tag's machines takes the tag's networks with them.
+    deletedAll: (term) => pve(() => sdn.removeTag(term)),
     createDisks: (spec) => pve(() => images.create(spec)),
     async verifyDisks(spec) {
       const progress = await pve(() => images.progress(spec));
@@ -303,6 +276,5 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       sdn.close();
       listeners.clear();
     },
-  };
-  return driver;
+  });
 }
