@@ -12,7 +12,7 @@ import {
   ticketValue,
   VERIFIED_TOKEN_MS,
 } from './authenticate';
-import { ROLE_NUMBERS } from './roles';
+import { ROLE_NUMBERS } from '../core/roles';
 
 // Bearer tokens: the signature, issuer and audience are verified once per token and remembered
 // until the token expires; the user's row is read on every request all the same.

@@ -26,7 +26,7 @@ import {
   type ConsoleLimits,
   type ConsoleSlots,
 } from './limits';
-import type { Actor } from '../core/users';
+import type { Actor } from '../core/actor';
 import { KEY } from '../hypervisor/sim/console/keys';
 import { MACHINE_OFF_REASON } from '../hypervisor/sim/console/rfb';
 import { createManualClock, type ManualClock } from '../../tests/server/manualClock';

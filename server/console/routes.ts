@@ -8,7 +8,7 @@ import {
   greetViewer,
   ViewerProtocolError,
 } from '../hypervisor/rfb';
-import type { Actor } from '../core/users';
+import type { Actor } from '../core/actor';
 import type { ConsoleSubject, ConsoleTicketStore } from './tickets';
 import {
   createConsoleSlots,

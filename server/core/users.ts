@@ -15,19 +15,6 @@ import { AccountError, type AccountDirectory } from './accountDirectory';
 import { actorFrom, type Actor, type UserDefaults } from './actor';
 import { parseRole, roleName, ROLE_NUMBERS, type RoleName } from './roles';
 
-// The caller and its grants are server/core/actor.ts's; re-exported for those who import them
-// from here.
-export {
-  actorFrom,
-  agentActor,
-  assertEnabled,
-  scopedTo,
-  signInDisabled,
-  type Actor,
-  type Grant,
-  type UserDefaults,
-} from './actor';
-
 /** The User DTO (wire reference §2.6). */
 export function userDto(actor: Actor) {
   return {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../server/app';
 import { TICKET_TTL_MS } from '../../server/auth/authenticate';
-import { ROLE_NUMBERS } from '../../server/auth/roles';
+import { ROLE_NUMBERS } from '../../server/core/roles';
 import { CREDENTIALS_FILE } from '../../server/plugins/seed';
 import { CSRF_HEADER } from '../../server/http/security';
 import { testEngines } from './databases';

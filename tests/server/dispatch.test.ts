@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
+import { ROLE_NUMBERS, type RoleName } from '../../server/core/roles';
 import { newApiKey, newId, sha256Hex } from '../../server/core/ids';
 import { PERMISSION } from '../../server/core/workspaces';
 import { apiRequest, type Reply } from './api';

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ticketKey, ticketValue } from '../../server/core/tickets';
-import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
+import { ROLE_NUMBERS, type RoleName } from '../../server/core/roles';
 import { newId, sha256Hex } from '../../server/core/ids';
 import { DEFAULT_GAMESPACE_MINUTES, EXTENSION_MINUTES } from '../../src/domain/gameLength';
 import { LAUNCH_TICKET_MS } from '../../server/core/play/service';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { ROLE_NUMBERS, type RoleName } from '../../server/auth/roles';
+import { ROLE_NUMBERS, type RoleName } from '../../server/core/roles';
 import { EMPTY_GUID, newApiKey, newId, sha256Hex } from '../../server/core/ids';
 import { toVmTemplate } from '../../server/core/templates';
 import { SYSTEM_ACTOR } from '../../server/core/vms';

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
-import { ROLE_NUMBERS, type RoleName } from '../../../server/auth/roles';
+import { ROLE_NUMBERS, type RoleName } from '../../../server/core/roles';
 import { EMPTY_GUID, newId } from '../../../server/core/ids';
 import { ISO_SIGNATURE, ISO_SIGNATURE_OFFSET } from '../../../server/core/isos';
 import { toVmTemplate } from '../../../server/core/templates';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_NUMBERS, type RoleName } from '../../../server/auth/roles';
+import { ROLE_NUMBERS, type RoleName } from '../../../server/core/roles';
 import { HIDDEN_GRADER_KEY } from '../../../server/core/grading';
 import { newId } from '../../../server/core/ids';
 import { CSRF_HEADER } from '../../../server/http/security';

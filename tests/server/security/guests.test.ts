@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_NUMBERS } from '../../../server/auth/roles';
+import { ROLE_NUMBERS } from '../../../server/core/roles';
 import { CSRF_HEADER } from '../../../server/http/security';
 import { createAccount } from '../../../server/identity';
 import { testEngines } from '../databases';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ROLE_NUMBERS } from '../../../server/auth/roles';
+import { ROLE_NUMBERS } from '../../../server/core/roles';
 import { apiRequest, type Json } from '../api';
 import { startTestServer } from '../harness';
 import { apiKey } from '../hubClients';

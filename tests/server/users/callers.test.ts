@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_NUMBERS } from '../../../server/auth/roles';
+import { ROLE_NUMBERS } from '../../../server/core/roles';
 import { CALLER_CACHE_MS } from '../../../server/core/callerCache';
 import { SEED_PASSWORD, startTestServer, type TestServer } from '../harness';
 import { signIn } from '../oidc';
