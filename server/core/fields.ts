@@ -3,9 +3,6 @@ import { ValidationFailed } from './errors';
 // What the authoring services share: argument validation with the reference's messages, search
 // paging, and the port through which they publish hub events.
 
-// Substring matching in SQL is the store's; searches not moved to a repository yet find it here.
-export { contains, startsWith } from '../store/repositories/search';
-
 /** The most rows a search returns; `take=0` means this many, more is MaximumTakeExceeded. */
 export const MAX_TAKE = 1000;
 

@@ -20,8 +20,6 @@ import { createWorkspaceWorkers } from './workspaceWorkers';
 // share (workspaceContext.ts); creating and changing settings, and favorites, are here. This is
 // the one service the routes see.
 
-export { templateDto } from './templateViews';
-export { WORKSPACE_LIMITS } from '../../src/domain/workspaceSettings';
 export {
   NO_WORKSPACE_MACHINES,
   type WorkspaceFiles,

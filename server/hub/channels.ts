@@ -4,7 +4,8 @@ import type { Actor } from '../core/actor';
 import type { ChannelAccess } from './access';
 import type { Audience, Backplane } from './backplane';
 import type { HubMetrics, HubPublisher, HubTarget } from './types';
-import { createPresence, PRESENCE_ACTIONS } from './presence';
+import { createPresence } from './presence';
+import { PRESENCE_ACTIONS } from './presenceWire';
 import { invocationFrame } from './protocol';
 import type { Connection, Transport } from './transport';
 

@@ -58,9 +58,6 @@ export const PRESENCE_LIMIT = 100;
 /** `/hub?presence=batched` opts a connection in to the batched form. */
 export const BATCHED_PRESENCE_QUERY = { name: 'presence', value: 'batched' } as const;
 
-export { PRESENCE_ACTIONS } from './presenceWire';
-export type { ChangedModel, PresenceActor, PresentModel } from './presenceWire';
-
 /** A connection as presence sees it. */
 export interface PresenceMember {
   id: string;

@@ -8,13 +8,8 @@ import {
   REPLICA_LIMIT,
   templatesOfVariant,
 } from './deploy';
-import {
-  chooseVariant,
-  cloneChallenge,
-  DEFAULT_GAMESPACE_MINUTES,
-  expirationOf,
-  maxDuration,
-} from './registration';
+import { DEFAULT_GAMESPACE_MINUTES } from '../../../src/domain/gameLength';
+import { chooseVariant, cloneChallenge, expirationOf, maxDuration } from './registration';
 
 const MINUTE = 60_000;
 

@@ -13,8 +13,6 @@ import {
 // it plays, and the challenge copy it keeps (transforms resolved, weights as fractions of 1,
 // `##key##` replaced everywhere).
 
-// The cap on a game's length is the Play tab's too: one rule, in src/domain/gameLength.ts.
-export { DEFAULT_GAMESPACE_MINUTES } from '../../../src/domain/gameLength';
 /** Attempts per question set when the registration does not say (GamespaceRegistration). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_POINTS = 100;
