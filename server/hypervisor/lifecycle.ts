@@ -62,6 +62,8 @@ export interface BatchRun {
 
 export interface BatchBackend {
   machinesOf(tag: string): Promise<Machine[]>;
+  /** The deploys under way by name: a batch joins those of its names and registers its own. */
+  deploys: Deploys;
   /**
    * Opens a batch of the missing specs: the place to refuse it as a whole (capacity) before
    * anything is built, and to choose one host for a batch with host affinity.
@@ -105,8 +107,20 @@ export async function deployBatchBy(
   if (missing.length === 0) return before;
 
   const run = await backend.open(missing, context);
-  const deploying = run.deploy(missing, context.privileged).then(
-    (deployed) => {
+  // A name another call is deploying already is that deploy's; the batch deploys the others.
+  const joined = missing.filter((s) => backend.deploys.underWay(specName(s)));
+  const own = missing.filter((s) => !joined.includes(s));
+  const built = own.length > 0 ? run.deploy(own, context.privileged) : Promise.resolve([]);
+  own.forEach((spec, i) =>
+    backend.deploys.register(
+      specName(spec),
+      built.then((ms) => ms[i]!),
+    ),
+  );
+  const others = joined.map((s) => backend.deploys.underWay(specName(s))!);
+  const deploying = Promise.all([built, ...others]).then(
+    ([deployedOwn, ...deployedOthers]) => {
+      const deployed = [...deployedOwn, ...deployedOthers];
       if (!context.hostAffinity) return run.close?.();
       const starting = Promise.all(deployed.map((m) => run.start(m))).finally(() => run.close?.());
       backend.track(starting);
@@ -122,6 +136,42 @@ export async function deployBatchBy(
   }
   await deploying;
   return ofContext();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deploys under way: one name deploys once.
+
+/** The deploys under way by machine name, so that one name deploys once at a time. */
+export interface Deploys {
+  /** The deploy of a name under way, if one is. */
+  underWay(name: string): Promise<Machine> | undefined;
+  /** A deploy of a name begins: it is the name's until it settles. */
+  register(name: string, deploy: Promise<Machine>): void;
+  /** The deploy of a name under way, else the one `work` begins. */
+  once(name: string, work: () => Promise<Machine>): Promise<Machine>;
+}
+
+function createDeploys(): Deploys {
+  const underWay = new Map<string, Promise<Machine>>();
+  const register = (name: string, deploy: Promise<Machine>) => {
+    underWay.set(name, deploy);
+    const settled = () => {
+      if (underWay.get(name) === deploy) underWay.delete(name);
+    };
+    // Settling is observed here, so a failure no caller waits for is not left unhandled.
+    deploy.then(settled, settled);
+  };
+  return {
+    underWay: (name) => underWay.get(name),
+    register,
+    once(name, work) {
+      const under = underWay.get(name);
+      if (under) return under;
+      const deploy = work();
+      register(name, deploy);
+      return deploy;
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,6 +368,7 @@ export function createDriver(backend: DriverBackend): HypervisorDriver {
     resolveIn(await list({ idOrName }), idOrName, resolveId?.(idOrName)) ?? null;
   const find = async (term: string) => findIn(await list({ term }), term);
   const machinesOf = async (tag: string) => ofTagIn(await list({ tag }), tag);
+  const deploys = createDeploys();
 
   return {
     ...primitives,
@@ -328,8 +379,16 @@ export function createDriver(backend: DriverBackend): HypervisorDriver {
     async refresh(spec) {
       return (await load(specName(spec))) ?? undeployedMachine(spec, await undeployed(spec));
     },
+    // One deploy per name at a time; a name deployed already is its machine.
+    deploy(spec, privileged) {
+      const name = specName(spec);
+      return deploys.once(name, async () => {
+        requireDeployable(spec);
+        return (await load(name)) ?? primitives.deploy(spec, privileged);
+      });
+    },
     deployBatch: (context, wait) =>
-      deployBatchBy({ machinesOf, track, open: openBatch }, context, wait),
+      deployBatchBy({ machinesOf, deploys, track, open: openBatch }, context, wait),
     startAll: (term) => forEachFound(find(term), primitives.start),
     stopAll: (term) => forEachFound(find(term), primitives.stop),
     async deleteAll(term) {

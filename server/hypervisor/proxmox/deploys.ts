@@ -62,8 +62,6 @@ export function createDeploys(deps: DeploysOptions) {
   const reservedIds = new Set<number>();
   /** A deploy whose VMID another client took meanwhile moved to a new one: old id -> new id. */
   const moved = new Map<string, string>();
-  /** Deploys under way by name, so that one name deploys once. */
-  const deploying = new Map<string, Promise<Machine>>();
 
   /** The id a machine has now, following the moves of its deploy. */
   const resolveId = (id: string): string => {
@@ -249,7 +247,11 @@ export function createDeploys(deps: DeploysOptions) {
     );
   }
 
-  async function deployOne(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
+  /**
+   * A machine's deploy; `on` a node chosen for the machine's batch. The lifecycle deploys a name
+   * once at a time (../lifecycle.ts Deploys).
+   */
+  async function deploy(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
     requireDeployable(spec);
     const name = specName(spec);
     const existing = await load(name);
@@ -311,16 +313,6 @@ export function createDeploys(deps: DeploysOptions) {
         inventory.invalidate();
       });
     return pendingMachine(p);
-  }
-
-  /** One deploy per name at a time; `on` a node chosen for the machine's batch. */
-  function deploy(spec: MachineSpec, privileged: boolean, on?: string): Promise<Machine> {
-    const name = specName(spec);
-    const under = deploying.get(name);
-    if (under) return under;
-    const result = deployOne(spec, privileged, on).finally(() => deploying.delete(name));
-    deploying.set(name, result);
-    return result;
   }
 
   /** Cancels the deploy of a machine, if one runs: the machine as the cancel left it. */

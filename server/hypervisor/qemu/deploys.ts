@@ -85,7 +85,10 @@ export function createQemuDeploys(options: QemuDeploysOptions) {
     return machine;
   }
 
-  /** One deploy per name at a time; in a batch, with the room the batch reserved. */
+  /**
+   * A deploy, in a batch with the room the batch reserved. The lifecycle deploys a name once at a
+   * time (../lifecycle.ts Deploys); the deploy holds its name's lock so that close waits for it.
+   */
   const deploy = (spec: MachineSpec, privileged: boolean, batch?: Reservation) =>
     serialized(specName(spec), () => deployNow(spec, privileged, batch));
 

@@ -124,6 +124,16 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
       expect(await driver.find(t)).toHaveLength(1);
     });
 
+    it('deploys a name once when it is deployed twice at once', async () => {
+      const t = tag();
+      const [first, second] = await Promise.all([
+        driver.deploy(spec('web', t), false),
+        driver.deploy(spec('web', t), false),
+      ]);
+      expect(second.id).toBe(first.id);
+      expect(await driver.find(t)).toHaveLength(1);
+    });
+
     it('loads a machine by id and by name#tag, and null for an unknown one', async () => {
       const t = tag();
       const vm = await driver.deploy(spec('web', t), false);
@@ -374,6 +384,17 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
       expect(vms.map((v) => v.name)).toEqual([`db#${t}`, `web#${t}`]);
       expect(vms[1]?.id).toBe(existing.id);
       expect(await driver.find(t)).toHaveLength(2);
+    });
+
+    it('deploys a name once when a batch and a deploy of it run at once', async () => {
+      const t = tag();
+      const context = { isolationTag: t, hostAffinity: false, privileged: false };
+      const [vm, vms] = await Promise.all([
+        driver.deploy(spec('web', t), false),
+        driver.deployBatch({ ...context, specs: [spec('web', t)] }, true),
+      ]);
+      expect(vms.map((v) => v.id)).toEqual([vm.id]);
+      expect(await driver.find(t)).toHaveLength(1);
     });
 
     it('deploys a batch in the background when not asked to wait', async () => {
