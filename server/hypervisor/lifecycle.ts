@@ -36,6 +36,8 @@
 // (or a `power on`) that resumes saved memory, and a cloud-init seed is one more disk that
 // `create` writes from the spec's guest settings. None of them changes what is below.
 
+import { createPowerWatch, type PowerPoll } from './powerWatch';
+import { createDeploys, type Deploys } from './underWay';
 import {
   DriverError,
   tagOf,
@@ -136,42 +138,6 @@ export async function deployBatchBy(
   }
   await deploying;
   return ofContext();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Deploys under way: one name deploys once.
-
-/** The deploys under way by machine name, so that one name deploys once at a time. */
-export interface Deploys {
-  /** The deploy of a name under way, if one is. */
-  underWay(name: string): Promise<Machine> | undefined;
-  /** A deploy of a name begins: it is the name's until it settles. */
-  register(name: string, deploy: Promise<Machine>): void;
-  /** The deploy of a name under way, else the one `work` begins. */
-  once(name: string, work: () => Promise<Machine>): Promise<Machine>;
-}
-
-function createDeploys(): Deploys {
-  const underWay = new Map<string, Promise<Machine>>();
-  const register = (name: string, deploy: Promise<Machine>) => {
-    underWay.set(name, deploy);
-    const settled = () => {
-      if (underWay.get(name) === deploy) underWay.delete(name);
-    };
-    // Settling is observed here, so a failure no caller waits for is not left unhandled.
-    deploy.then(settled, settled);
-  };
-  return {
-    underWay: (name) => underWay.get(name),
-    register,
-    once(name, work) {
-      const under = underWay.get(name);
-      if (under) return under;
-      const deploy = work();
-      register(name, deploy);
-      return deploy;
-    },
-  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -359,11 +325,15 @@ export interface DriverBackend extends Omit<HypervisorDriver, LifecycleMethod> {
   track(work: Promise<unknown>): void;
   /** After deleteAll has deleted what a term found: what else goes with them (networks). */
   deletedAll?(term: string): Promise<unknown>;
+  /** How the driver finds machines that stop on its own; watched while anyone subscribes. */
+  powerPoll?: PowerPoll;
 }
 
 /** A HypervisorDriver: the lifecycle here, the backend's primitives passed through. */
 export function createDriver(backend: DriverBackend): HypervisorDriver {
-  const { list, resolveId, undeployed, openBatch, track, deletedAll, ...primitives } = backend;
+  const { list, resolveId, undeployed, openBatch, track, deletedAll, powerPoll, ...primitives } =
+    backend;
+  const powerWatch = powerPoll && createPowerWatch(powerPoll);
   const load = async (idOrName: string): Promise<Machine | null> =>
     resolveIn(await list({ idOrName }), idOrName, resolveId?.(idOrName)) ?? null;
   const find = async (term: string) => findIn(await list({ term }), term);
@@ -395,6 +365,19 @@ export function createDriver(backend: DriverBackend): HypervisorDriver {
       const deleted = await forEachFound(find(term), primitives.delete);
       await deletedAll?.(term);
       return deleted;
+    },
+    // Power states are watched while anyone listens.
+    subscribe(listener) {
+      const unsubscribe = primitives.subscribe(listener);
+      const unwatch = powerWatch?.watch();
+      return () => {
+        unsubscribe();
+        unwatch?.();
+      };
+    },
+    async close() {
+      powerWatch?.close();
+      await primitives.close();
     },
   };
 }

@@ -126,24 +126,20 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   }
 
   // -------------------------------------------------------------------------------------------
-  // Watching: machines that stop on their own (a guest shutdown) are announced.
+  // Watching: machines that stop on their own (a guest shutdown) are announced. The lifecycle
+  // runs this look while anyone listens (../powerWatch.ts).
 
-  let watchTimer: NodeJS.Timeout | null = null;
   let lastStates = new Map<string, PowerState>();
   async function watch(): Promise<void> {
-    try {
-      inventory.invalidate();
-      const now = new Map((await allMachines()).map((m) => [m.id, m.state] as const));
-      for (const [id, state] of now) {
-        const before = lastStates.get(id);
-        if (before === 'running' && state === 'off' && !machines.isBusy(Number(id))) {
-          void announce(Number(id), 'stopped');
-        }
+    inventory.invalidate();
+    const now = new Map((await allMachines()).map((m) => [m.id, m.state] as const));
+    for (const [id, state] of now) {
+      const before = lastStates.get(id);
+      if (before === 'running' && state === 'off' && !machines.isBusy(Number(id))) {
+        void announce(Number(id), 'stopped');
       }
-      lastStates = now;
-    } catch (error) {
-      log?.warn({ err: error }, 'proxmox: watching machines failed');
     }
+    lastStates = now;
   }
 
   return createDriver({
@@ -225,13 +221,12 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     storeIso: (path, file) => pve(() => isos.storeIso(path, file)),
     removeIso: (path) => pve(() => isos.removeIso(path)),
     netOptions: (tag) => configuration.netOptionsOf(tag),
-    subscribe(listener) {
-      const unsubscribe = listeners.subscribe(listener);
-      if (!watchTimer && !closed) {
-        watchTimer = setInterval(() => void watch(), options.watchMs ?? 5_000);
-        watchTimer.unref();
-      }
-      return unsubscribe;
+    subscribe: (listener) => listeners.subscribe(listener),
+    powerPoll: {
+      check: watch,
+      begin: () => (lastStates = new Map()),
+      everyMs: options.watchMs ?? 5_000,
+      failed: (error) => log?.warn({ err: error }, 'proxmox: watching machines failed'),
     },
     async ready() {
       const about = await pve(() => api.get<{ version: string }>('/version'));
@@ -272,7 +267,6 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     },
     async close() {
       closed = true;
-      if (watchTimer) clearInterval(watchTimer);
       sdn.close();
       listeners.clear();
     },

@@ -49,6 +49,8 @@ export function createQemuPower(options: QemuPowerOptions) {
         }
         for (const nic of record.nics) await rm(files.nic(nic.index), { force: true });
         await launch(await plan(record));
+        // Announced when it stops on its own, whether or not the watch has seen it run.
+        knownRunning.add(record.id);
       } finally {
         capacity.release(own);
       }

@@ -88,7 +88,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   );
   const disks = createDiskCopies({ layout, log: options.log });
   const { serialized, idle } = createLocks();
-  /** Machines the watcher last saw running (server/hypervisor/qemu: Watching, below). */
+  /** Machines last seen or started running (Watching, below). */
   const knownRunning = new Set<string>();
   let closed = false;
 
@@ -158,7 +158,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   });
 
   // -------------------------------------------------------------------------------------------
-  // Watching: a machine whose guest powered off (or whose QEMU died) is announced as stopped.
+  // Watching: a machine whose guest powered off (or whose QEMU died) is announced as stopped. The
+  // lifecycle runs this look while anyone listens (../powerWatch.ts).
 
   // Each check waits its turn behind the machine's own operations: a stop or a delete under way is
   // never taken for a machine that stopped by itself.
@@ -174,10 +175,6 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       });
     }
   }
-  const watcher = setInterval(() => {
-    watch().catch((error) => options.log?.warn({ err: error }, 'qemu machine watch failed'));
-  }, options.watchMs ?? 2_000);
-  watcher.unref();
 
   async function orphans(): Promise<Array<{ pid: number; id: string }>> {
     const processes = await qemuProcessesUnder(layout.machines);
@@ -295,6 +292,11 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     },
 
     subscribe: (listener) => listeners.subscribe(listener),
+    powerPoll: {
+      check: watch,
+      everyMs: options.watchMs ?? 2_000,
+      failed: (error) => options.log?.warn({ err: error }, 'qemu machine watch failed'),
+    },
     async ready() {
       if (closed) throw new Error('the qemu driver is closed');
       await switchClient.list();
@@ -313,7 +315,6 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     },
     async close() {
       closed = true;
-      clearInterval(watcher);
       await idle();
       listeners.clear();
       await switchClient.close();
