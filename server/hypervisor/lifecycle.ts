@@ -13,23 +13,27 @@
 //   - changeState: dispatch by operation, `reset` as stop then start;
 //   - refresh: a spec's machine, or the pseudo-machine of a spec not deployed (created /
 //     initialized, its disk copy);
+//   - deploys: one name deploys once (a deploy or a batch of a name under way is joined, a name
+//     deployed already is its machine; underWay.ts);
 //   - batch deploys: only the missing machines, host affinity (deployed off, on one host,
 //     started together once all exist) and the wait rule;
+//   - power-state watching: the backend's poll runs from the first subscribe to the last
+//     unsubscribe or close (powerWatch.ts);
 //   - what a spec must have to deploy, and the errors by code (types.ts DriverErrorCode).
 //
 // A driver's backend primitives (DriverBackend, in the driver):
 //   - list: its machines, as the hypervisor holds them (rows, records, PVE resources);
 //   - create with progress (deploy): a machine from a spec, its deploy task showing until it
-//     ends, the machine of that name when it exists already; openBatch: what a batch shares
-//     (capacity, a host);
+//     ends; openBatch: what a batch shares (capacity, a host);
 //   - destroy (delete); power on and off (start, stop);
 //   - commit and revert disk state (save / revert);
 //   - reconfigure (ISO, NIC, boot delay, guest settings);
 //   - disk copies (createDisks / verifyDisks / deleteDisks, `undeployed` for refresh);
 //   - console; networks; capacity (what may run at once); orphans;
-//   - events: watching power states and announcing changes (subscribe), and close.
+//   - events: its listeners (subscribe), and powerPoll, one look at power states announcing the
+//     machines that stopped on their own (qemu, proxmox); close.
 // Every driver (sim, qemu, proxmox) is built with createDriver; the functions below are its
-// parts, and some (specName, requireDeployable, resolveIn) serve the backends too.
+// parts, and a few (specName, requireDeployable, resolveIn, selectIn) serve the backends too.
 //
 // The split is chosen so that later backends slot in behind the same lifecycle: a warm pool is a
 // `create` that hands over a machine built ahead of time, a memory-snapshot restore is a `revert`
@@ -62,7 +66,7 @@ export interface BatchRun {
   close?(): void;
 }
 
-export interface BatchBackend {
+interface BatchBackend {
   machinesOf(tag: string): Promise<Machine[]>;
   /** The deploys under way by name: a batch joins those of its names and registers its own. */
   deploys: Deploys;
@@ -88,7 +92,7 @@ export interface BatchBackend {
  *   name; a deploy that fails rejects the call. Without `wait` the deploys run in the background
  *   and the call answers at once with the machines that existed before it.
  */
-export async function deployBatchBy(
+async function deployBatchBy(
   backend: BatchBackend,
   context: DeploymentContext,
   wait: boolean,
@@ -160,23 +164,23 @@ interface Named {
 }
 
 /** By name, code point by code point: the order find and machinesOf answer in. */
-export const byName = (a: Pick<Named, 'name'>, b: Pick<Named, 'name'>): number =>
+const byName = (a: Pick<Named, 'name'>, b: Pick<Named, 'name'>): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 
 /** Whether a term finds the machine: its id or its name contains the term. */
-export const isFound = (machine: Named, term: string): boolean =>
+const isFound = (machine: Named, term: string): boolean =>
   machine.id.includes(term) || machine.name.includes(term);
 
 /** `find`: the machines whose id or name contains the term, ordered by name. */
-export const findIn = <T extends Named>(machines: Iterable<T>, term: string): T[] =>
+const findIn = <T extends Named>(machines: Iterable<T>, term: string): T[] =>
   [...machines].filter((m) => isFound(m, term)).sort(byName);
 
 /** `machinesOf`: the machines of one isolation tag (a tag, not a term), ordered by name. */
-export const ofTagIn = <T extends Named>(machines: Iterable<T>, tag: string): T[] =>
+const ofTagIn = <T extends Named>(machines: Iterable<T>, tag: string): T[] =>
   [...machines].filter((m) => tagOf(m.name) === tag).sort(byName);
 
 /** startAll / stopAll / deleteAll: the operation on every machine found, at once. */
-export async function forEachFound(
+async function forEachFound(
   found: Promise<Named[]> | Named[],
   operation: (id: string) => Promise<Machine>,
 ): Promise<Machine[]> {
@@ -187,7 +191,7 @@ export async function forEachFound(
 // Refresh: a spec's machine, or what stands for it before it is deployed.
 
 /** The name of the task a disk copy shows on the machine it is for. */
-export const INITIALIZING = 'initializing';
+const INITIALIZING = 'initializing';
 
 export interface UndeployedState {
   /** Where such a machine would run; '' when no host is chosen before a deploy. */
@@ -203,7 +207,7 @@ export interface UndeployedState {
  * The pseudo-machine `refresh` answers for a spec not deployed: `initialized` once its disks are
  * all there, else `created`, an `initializing` task while a copy runs; no id and no NICs.
  */
-export function undeployedMachine(spec: MachineSpec, state: UndeployedState): Machine {
+function undeployedMachine(spec: MachineSpec, state: UndeployedState): Machine {
   const status = state.progress >= 100 ? 'initialized' : 'created';
   return {
     id: '',
@@ -248,13 +252,10 @@ export function resolveIn<T extends Named>(
 }
 
 /** The power and disk operations of a driver, by which `changeState` dispatches. */
-export type MachineOperations = Pick<
-  HypervisorDriver,
-  'start' | 'stop' | 'save' | 'revert' | 'delete'
->;
+type MachineOperations = Pick<HypervisorDriver, 'start' | 'stop' | 'save' | 'revert' | 'delete'>;
 
 /** `changeState` for every driver: the operation's method; `reset` is stop then start. */
-export async function changeStateBy(
+async function changeStateBy(
   operations: MachineOperations,
   id: string,
   operation: MachineOperation,
