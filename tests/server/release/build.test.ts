@@ -159,10 +159,13 @@ describe('the compiled server', () => {
       const npm = realpathSync(
         spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim(),
       );
+      // npm's own default log level, whatever the npm that runs the tests was told
+      // (`npm run --silent` passes npm_config_loglevel=silent on to its scripts).
+      const env = { ...process.env, npm_config_loglevel: 'notice' };
       const run = spawnSync(
         process.execPath,
         ['--import', version, npm, 'install', '--offline', '--no-audit', '--no-fund'],
-        { cwd: project, encoding: 'utf8' },
+        { cwd: project, encoding: 'utf8', env },
       );
       expect(run.status).not.toBe(0);
       expect(run.stderr).toContain('EBADENGINE');
