@@ -63,6 +63,7 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
         // Unset: three quarters of the host's memory (the driver's default).
         maxMemoryMiB: maxMemoryMiB ?? undefined,
         log: deps.log,
+        clock: deps.clock,
       });
     }
     case 'proxmox': {
@@ -70,6 +71,7 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
       const driver = proxmoxDriverOf(pve, await proxmoxClientOf(pve), {
         console: deps.console,
         log: deps.log,
+        clock: deps.clock,
         // Root's password only signs in to set `args` (fw_cfg guest settings).
         rootClient: pve.rootPassword
           ? await proxmoxClientOf(pve, { username: 'root@pam', password: pve.rootPassword })
@@ -109,7 +111,7 @@ export async function proxmoxClientOf(
 export function proxmoxDriverOf(
   pve: Config['proxmox'],
   client: PveClient,
-  extras: Pick<ProxmoxDriverOptions, 'console' | 'log' | 'pool' | 'rootClient'> = {},
+  extras: Pick<ProxmoxDriverOptions, 'console' | 'log' | 'pool' | 'rootClient' | 'clock'> = {},
 ): HypervisorDriver {
   return createProxmoxDriver({
     client,

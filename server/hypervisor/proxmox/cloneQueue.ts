@@ -1,3 +1,5 @@
+import { realClock } from '../../clock';
+
 // Clones wait their turn. PVE locks a VM template's config while it is being cloned, and a second
 // clone of it meanwhile waits a few seconds and then fails ("can't lock file
 // '/var/lock/qemu-server/lock-9000.conf' - got timeout"): fifty players launching at once would
@@ -41,7 +43,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 export function createCloneQueue(options: CloneQueueOptions): CloneQueue {
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
-  const now = options.now ?? Date.now;
+  const now = options.now ?? realClock.now;
   const base = options.baseDelayMs ?? 250;
   const max = options.maxDelayMs ?? 5_000;
   const giveUp = options.giveUpMs ?? 15 * 60_000;

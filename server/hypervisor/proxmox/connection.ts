@@ -76,7 +76,7 @@ export function createConnection(options: PveClientOptions): PveConnection {
   const agent = createAgent(secure, options);
   const transport = secure ? https : http;
   const authorization = `PVEAPIToken=${options.tokenId}=${options.tokenSecret}`;
-  // A ticket lives two hours; it is renewed after one.
+  // A ticket lives two hours of PVE's real time; it is renewed after one.
   let session: { cookie: string; csrf: string; at: number } | null = null;
   let signingIn: Promise<void> | null = null;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

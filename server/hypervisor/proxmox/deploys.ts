@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock';
 import { startDeploy } from '../deploy';
 import { requireDeployable, specName } from '../lifecycle';
 import { DriverError, isolatedNet, tagOf, type Machine, type MachineSpec } from '../types';
@@ -49,11 +50,12 @@ export interface DeploysOptions {
   /** Starts a machine once the vnets it uses are applied. */
   startVm(node: string, vmid: number): Promise<void>;
   isClosed(): boolean;
+  clock: Clock;
 }
 
 export function createDeploys(deps: DeploysOptions) {
   const { options, inventory, sdn, queue, allMachines, load, announce, destroy, startVm } = deps;
-  const { isClosed } = deps;
+  const { isClosed, clock } = deps;
   const api = options.client;
   const { log } = options;
   const pool = options.pool || undefined;
@@ -202,6 +204,7 @@ export function createDeploys(deps: DeploysOptions) {
         file: options.guestSettingsFile ?? GUEST_SETTINGS_FILE,
         pollMs: options.agentPollMs ?? 3_000,
         giveUpMs: options.agentGiveUpMs ?? 10 * 60_000,
+        clock,
         closed: isClosed,
         log,
       });
@@ -278,11 +281,12 @@ export function createDeploys(deps: DeploysOptions) {
     const bridges = await pve(() => bridgesOf(sdn, nets.filter(Boolean)));
     const node = on ?? (await pve(() => pickNode(spec)));
     const vmid = await pve(reserveVmid);
+    const now = clock.now();
     const p: Pending = {
       vmid,
       node,
-      meta: { name, source: base.vmid, nets: Array.from(nets, (n) => n ?? ''), since: Date.now() },
-      deploy: startDeploy({ taskId: randomUUID(), started: Date.now() }),
+      meta: { name, source: base.vmid, nets: Array.from(nets, (n) => n ?? ''), since: now },
+      deploy: startDeploy({ taskId: randomUUID(), started: now }),
       done: Promise.resolve(),
     };
     pending.set(vmid, p);

@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock';
 import { fwCfgName } from '../guestFiles';
 import type { MachineSpec } from '../types';
 import { PveError, type PveClient } from './client';
@@ -50,6 +51,7 @@ export interface AgentDelivery {
   /** How often the agent is asked whether it runs yet, and for how long. */
   pollMs: number;
   giveUpMs: number;
+  clock: Clock;
   /** The driver closed: stop asking. */
   closed(): boolean;
   log?: { warn(o: object, msg?: string): void };
@@ -61,10 +63,10 @@ export interface AgentDelivery {
  * logged once the driver gives up.
  */
 export async function deliverThroughAgent(delivery: AgentDelivery): Promise<void> {
-  const { api, node, vmid } = delivery;
+  const { api, node, vmid, clock } = delivery;
   const path = `/nodes/${node}/qemu/${vmid}/agent`;
-  const deadline = Date.now() + delivery.giveUpMs;
-  while (!delivery.closed() && Date.now() < deadline) {
+  const deadline = clock.now() + delivery.giveUpMs;
+  while (!delivery.closed() && clock.now() < deadline) {
     try {
       await api.post(`${path}/ping`);
       await api.post(`${path}/file-write`, { file: delivery.file, content: delivery.content });
@@ -72,7 +74,7 @@ export async function deliverThroughAgent(delivery: AgentDelivery): Promise<void
     } catch (error) {
       // The machine is gone: nobody to tell.
       if (error instanceof PveError && error.kind === 'not-found') return;
-      await new Promise((resolve) => setTimeout(resolve, delivery.pollMs).unref());
+      await new Promise<void>((resolve) => clock.setTimeout(() => resolve(), delivery.pollMs));
     }
   }
   if (!delivery.closed()) {

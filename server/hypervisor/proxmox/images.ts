@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock';
 import { DriverError, type MachineSpec } from '../types';
 import type { PveClient } from './client';
 import type { CloneQueue } from './cloneQueue';
@@ -21,6 +22,7 @@ export interface ImagesOptions {
   reserveVmid(): Promise<number>;
   releaseVmid(vmid: number): void;
   destroy(node: string, vmid: number): Promise<void>;
+  clock: Clock;
   log?: { warn(o: object, msg?: string): void };
 }
 
@@ -110,7 +112,7 @@ export function createImages(options: ImagesOptions) {
           `the Proxmox template ${spec.baseImageSource ?? '(none)'} to copy ${name} from does not exist`,
         );
       }
-      const copy: Copy = { progress: 0, started: Date.now() };
+      const copy: Copy = { progress: 0, started: options.clock.now() };
       copies.set(name, copy);
       const tags = `${OWN_TAG};${pveTagOf(spec.isolationTag)}`;
       copyInto(source, name, tags, (p) => {

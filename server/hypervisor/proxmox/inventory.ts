@@ -1,3 +1,4 @@
+import { realClock, type Clock } from '../../clock';
 import type { PveClient } from './client';
 import { machineMetaOf, OWN_TAG, RETIRED_TAG, tagList, type MachineMeta } from './names';
 
@@ -56,16 +57,17 @@ export const isRetired = (r: PveResource): boolean => tagList(r.tags).includes(R
 
 export function createInventory(
   api: Pick<PveClient, 'get'>,
-  options: { maxAgeMs?: number } = {},
+  options: { maxAgeMs?: number; clock?: Clock } = {},
 ): Inventory {
   const maxAgeMs = options.maxAgeMs ?? 500;
+  const clock = options.clock ?? realClock;
   let listing: { at: number; result: Promise<Array<PveResource & { vmid: number }>> } | null = null;
   // Only found metas are kept: a machine read in the middle of its clone has none yet (PVE
   // writes the clone's description when the clone ends).
   const metas = new Map<number, MachineMeta>();
 
   function resources() {
-    if (listing && Date.now() - listing.at <= maxAgeMs) return listing.result;
+    if (listing && clock.now() - listing.at <= maxAgeMs) return listing.result;
     const result = api
       .get<PveResource[]>('/cluster/resources', { type: 'vm' })
       .then((all) =>
@@ -74,7 +76,7 @@ export function createInventory(
             typeof r.vmid === 'number' && (r.type === 'qemu' || r.id.startsWith('qemu/')),
         ),
       );
-    listing = { at: Date.now(), result };
+    listing = { at: clock.now(), result };
     // A failed listing is not kept.
     result.catch(() => {
       if (listing?.result === result) listing = null;

@@ -25,8 +25,11 @@ export const isCancelled = (p: Pending): boolean => p.deploy.getSnapshot().value
 export const powerOf = (status: string | undefined): PowerState =>
   status === 'running' ? 'running' : status === 'paused' ? 'suspended' : 'off';
 
-/** A machine of ours as PVE lists it; `task` the one this server runs on it, if any. */
-export function machineOf(vm: OwnVm, task: MachineTask | undefined): Machine {
+/**
+ * A machine of ours as PVE lists it; `task` the one this server runs on it, if any, and `now` the
+ * start of the task a lock or another server's deploy shows.
+ */
+export function machineOf(vm: OwnVm, task: MachineTask | undefined, now: number): Machine {
   const { resource: r, meta } = vm;
   const state = powerOf(r.status);
   const mem = r.maxmem ? Math.round(((r.mem ?? 0) / r.maxmem) * 100) : 0;
@@ -42,7 +45,7 @@ export function machineOf(vm: OwnVm, task: MachineTask | undefined): Machine {
     status: 'deployed',
     state,
     question: null,
-    task: task ?? (r.lock ? lockTask(r) : meta.ready ? null : deployTask(vm)),
+    task: task ?? (r.lock ? lockTask(r, now) : meta.ready ? null : deployTask(vm, now)),
     tags: [tagOf(meta.name)],
     isTemplate: false,
     nics: meta.nets.map((network, index) => ({ index, network })),
@@ -50,19 +53,19 @@ export function machineOf(vm: OwnVm, task: MachineTask | undefined): Machine {
 }
 
 /** A machine another server (or one that stopped) is deploying. */
-export const deployTask = ({ resource: r, meta }: OwnVm): MachineTask => ({
+export const deployTask = ({ resource: r, meta }: OwnVm, now: number): MachineTask => ({
   id: `deploy-${r.vmid}`,
   name: 'deploying',
   progress: 0,
-  started: meta.since ?? Date.now(),
+  started: meta.since ?? now,
 });
 
 /** A machine PVE holds a lock on (a clone, a backup, a migration) is busy with that. */
-export const lockTask = (r: PveResource): MachineTask => ({
+export const lockTask = (r: PveResource, now: number): MachineTask => ({
   id: `lock-${r.vmid}`,
   name: r.lock ?? 'locked',
   progress: 0,
-  started: Date.now(),
+  started: now,
 });
 
 export function pendingMachine(p: Pending): Machine {

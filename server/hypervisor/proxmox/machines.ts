@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock';
 import { clampProgress } from '../deploy';
 import { resolveIn } from '../lifecycle';
 import { DriverError, type DriverEvent, type Machine, type MachineTask } from '../types';
@@ -33,14 +34,15 @@ export interface MachinesOptions {
   /** Deploys under way (deploys.ts), and where a deploy that changed VMID went. */
   deploys: { pending: ReadonlyMap<number, Pending>; resolveId(id: string): string };
   emit(event: DriverEvent): void;
+  clock: Clock;
 }
 
-export function createMachines({ inventory, deploys, emit }: MachinesOptions) {
+export function createMachines({ inventory, deploys, emit, clock }: MachinesOptions) {
   const { pending, resolveId } = deploys;
   /** Tasks of existing machines (starting, saving, ...), by VMID. */
   const tasks = new Map<number, MachineTask>();
 
-  const toMachine = (vm: OwnVm): Machine => machineOf(vm, tasks.get(vm.resource.vmid));
+  const toMachine = (vm: OwnVm): Machine => machineOf(vm, tasks.get(vm.resource.vmid), clock.now());
 
   /**
    * Machines whose deploy began long ago and never configured them: their server stopped in the
@@ -48,7 +50,7 @@ export function createMachines({ inventory, deploys, emit }: MachinesOptions) {
    * them; they go with the orphans.
    */
   async function abandoned(): Promise<OwnVm[]> {
-    const before = Date.now() - ABANDONED_DEPLOY_MS;
+    const before = clock.now() - ABANDONED_DEPLOY_MS;
     return (await inventory.machines()).filter(
       (m) =>
         !m.meta.ready &&
@@ -95,7 +97,7 @@ export function createMachines({ inventory, deploys, emit }: MachinesOptions) {
 
   /** Runs a task of a machine: its name shows on the machine until it ends. */
   async function withTask<T>(vmid: number, name: string, work: () => Promise<T>): Promise<T> {
-    const task = { id: randomUUID(), name, progress: 0, started: Date.now() };
+    const task = { id: randomUUID(), name, progress: 0, started: clock.now() };
     tasks.set(vmid, task);
     try {
       return await pve(work);

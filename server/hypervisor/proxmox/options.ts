@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock';
 import type { ConsoleTickets } from '../types';
 import type { PveClient } from './client';
 
@@ -36,5 +37,10 @@ export interface ProxmoxDriverOptions {
   /** How often the guest agent is asked whether it runs yet, and for how long. */
   agentPollMs?: number;
   agentGiveUpMs?: number;
+  /**
+   * When tasks and deploys start, what listing ages and give-up deadlines are measured by, and
+   * the driver's own waits; the real one unless a test moves a manual one on.
+   */
+  clock?: Clock;
   log?: { warn(o: object, msg?: string): void; info?(o: object, msg?: string): void };
 }

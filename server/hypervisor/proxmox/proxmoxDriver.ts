@@ -1,3 +1,4 @@
+import { realClock } from '../../clock';
 import { createDriver } from '../lifecycle';
 import { createListeners } from '../listeners';
 import {
@@ -50,15 +51,22 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   const api = options.client;
   const { log } = options;
   const pool = options.pool || undefined;
-  const inventory = createInventory(api, { maxAgeMs: options.listingMaxAgeMs });
+  const clock = options.clock ?? realClock;
+  const inventory = createInventory(api, { maxAgeMs: options.listingMaxAgeMs, clock });
   const sdn = createSdn({
     api,
     zone: options.zone,
     tags: options.vnetTags,
     debounceMs: options.sdnDebounceMs,
+    clock,
     log,
   });
-  const queue = createCloneQueue({ isBusy: isLockError, baseDelayMs: options.lockBackoffMs });
+  const queue = createCloneQueue({
+    isBusy: isLockError,
+    baseDelayMs: options.lockBackoffMs,
+    now: () => clock.now(),
+    sleep: (ms) => new Promise<void>((resolve) => clock.setTimeout(() => resolve(), ms)),
+  });
   const isos = createIsoStorage({
     api,
     inventory,
@@ -74,6 +82,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     reserveVmid: () => deploys.reserveVmid(),
     releaseVmid: (vmid) => deploys.releaseVmid(vmid),
     destroy: (node, vmid) => destroy(node, vmid),
+    clock,
     log,
   });
   const listeners = createListeners((error) =>
@@ -90,8 +99,14 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     destroy: (node, vmid) => power.destroy(node, vmid),
     startVm: (node, vmid) => power.startVm(node, vmid),
     isClosed: () => closed,
+    clock,
   });
-  const machines = createMachines({ inventory, deploys, emit: (e) => listeners.emit(e) });
+  const machines = createMachines({
+    inventory,
+    deploys,
+    emit: (e) => listeners.emit(e),
+    clock,
+  });
   const power = createPower({
     options,
     inventory,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { realClock, type Clock, type Timer } from '../../clock';
 import type { PveClient } from './client';
 import { aliasOf, netOfAlias } from './names';
 
@@ -24,6 +25,8 @@ export interface SdnOptions {
   debounceMs?: number;
   /** ...but never longer than this after the first of them. */
   maxDelayMs?: number;
+  /** What the gathering is timed by. */
+  clock?: Clock;
   log?: { warn(o: object, msg?: string): void };
 }
 
@@ -48,12 +51,13 @@ export function createSdn(options: SdnOptions): Sdn {
   const { api, zone } = options;
   const debounceMs = options.debounceMs ?? 500;
   const maxDelayMs = options.maxDelayMs ?? 3_000;
+  const clock = options.clock ?? realClock;
   // Changes are numbered; `applied` is the last number an apply covered.
   let changes = 0;
   let applied = 0;
   let failure: { upTo: number; error: unknown } | null = null;
   let firstPending = 0;
-  let timer: NodeJS.Timeout | null = null;
+  let timer: Timer | null = null;
   let applying: Promise<void> | null = null;
   const waiters: Array<{ upTo: number; resolve(): void; reject(e: unknown): void }> = [];
   // One ensure at a time: two launches of one tag must not make its net twice.
@@ -96,11 +100,11 @@ export function createSdn(options: SdnOptions): Sdn {
   function schedule(): void {
     if (closed) return;
     if (applying) return; // apply() schedules again when it ends
-    const now = Date.now();
+    const now = clock.now();
     if (!timer) firstPending = now;
-    else clearTimeout(timer);
+    else clock.clearTimeout(timer);
     const wait = Math.max(0, Math.min(debounceMs, firstPending + maxDelayMs - now));
-    timer = setTimeout(() => {
+    timer = clock.setTimeout(() => {
       applying = apply();
     }, wait);
   }
@@ -185,7 +189,7 @@ export function createSdn(options: SdnOptions): Sdn {
     },
     close() {
       closed = true;
-      if (timer) clearTimeout(timer);
+      if (timer) clock.clearTimeout(timer);
       timer = null;
     },
   };

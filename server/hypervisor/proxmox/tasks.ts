@@ -82,6 +82,7 @@ export async function waitTask(
   const { node } = parseUpid(upid);
   const taskPath = `/nodes/${pathSegment(node)}/tasks/${pathSegment(upid)}`;
   const interval = waitOptions.intervalMs ?? taskIntervalMs;
+  // Real time, as the client's own sleeps: the PVE client is built apart from the driver's clock.
   const deadline =
     waitOptions.timeoutMs === undefined ? Infinity : Date.now() + waitOptions.timeoutMs;
   let logStart = 0;

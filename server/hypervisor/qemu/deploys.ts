@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
+import type { Clock } from '../../clock';
 import { startDeploy } from '../deploy';
 import { requireDeployable, specName } from '../lifecycle';
 import { DriverError, type DriverEvent, type Machine, type MachineSpec } from '../types';
@@ -26,10 +27,11 @@ export interface QemuDeploysOptions {
   power: QemuPower;
   serialized: Serialized;
   emit(event: DriverEvent): void;
+  clock: Clock;
 }
 
 export function createQemuDeploys(options: QemuDeploysOptions) {
-  const { layout, reserved, machines, disks, power, serialized, emit } = options;
+  const { layout, reserved, machines, disks, power, serialized, emit, clock } = options;
   const { records, deploys, byIdOrName, toMachine, attachPorts } = machines;
 
   async function deployNow(
@@ -48,9 +50,10 @@ export function createQemuDeploys(options: QemuDeploysOptions) {
       throw new DriverError('invalid-state', 'template disks are not initialized');
     }
     const id = randomUUID();
-    const record = recordOf(id, spec, privileged, disks.diskPaths(spec), reserved);
+    const now = clock.now();
+    const record = recordOf(id, spec, privileged, disks.diskPaths(spec), reserved, now);
     const files = machineFiles(layout, id);
-    const deploy = startDeploy({ taskId: randomUUID(), started: Date.now() });
+    const deploy = startDeploy({ taskId: randomUUID(), started: now });
     deploys.set(id, deploy);
     try {
       await mkdir(files.dir, { recursive: true });

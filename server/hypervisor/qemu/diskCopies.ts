@@ -1,3 +1,4 @@
+import type { Clock } from '../../clock';
 import { DriverError, EMPTY_TAG, type MachineSpec } from '../types';
 import { copyDisk, exists, removeDisk, type DiskCopy } from './disks';
 import { inside, type QemuLayout } from './layout';
@@ -8,10 +9,12 @@ import { diskPathsOf } from './plans';
 
 export interface DiskCopiesOptions {
   layout: QemuLayout;
+  /** When a copy starts. */
+  clock: Clock;
   log?: { warn(o: object, msg?: string): void };
 }
 
-export function createDiskCopies({ layout, log }: DiskCopiesOptions) {
+export function createDiskCopies({ layout, clock, log }: DiskCopiesOptions) {
   /** Copies under way, by the full path of the disk they make. */
   const copies = new Map<string, DiskCopy>();
   const diskPaths = (spec: MachineSpec) => diskPathsOf(layout, spec);
@@ -46,7 +49,7 @@ export function createDiskCopies({ layout, log }: DiskCopiesOptions) {
       if (!(await exists(source))) {
         throw new DriverError('invalid-state', `disk ${disk.source} does not exist`);
       }
-      const copy = copyDisk(source, disk.full, Date.now());
+      const copy = copyDisk(source, disk.full, clock.now());
       copies.set(disk.full, copy);
       copy.done.then(
         () => copies.delete(disk.full),

@@ -29,13 +29,17 @@ export function diskPathsOf(layout: QemuLayout, spec: MachineSpec) {
   });
 }
 
-/** A new machine's record: its NICs on the tag's networks (reserved ones kept when privileged). */
+/**
+ * A new machine's record, made at `created`: its NICs on the tag's networks (reserved ones kept
+ * when privileged).
+ */
 export function recordOf(
   id: string,
   spec: MachineSpec,
   privileged: boolean,
   disks: ReturnType<typeof diskPathsOf>,
   reserved: readonly string[],
+  created: number,
 ): MachineRecord {
   const name = specName(spec);
   const tag = tagOf(name);
@@ -43,7 +47,7 @@ export function recordOf(
     id,
     name,
     tag,
-    created: Date.now(),
+    created,
     spec,
     privileged,
     nics: spec.nics.map((n) => ({

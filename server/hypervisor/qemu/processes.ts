@@ -264,6 +264,7 @@ export async function qemuProcessesUnder(
 
 /** Waits until the process is gone (or the deadline passes), then kills it hard. */
 export async function ended(pid: number, id: string, deadlineMs = 5_000): Promise<void> {
+  // Real time: a QEMU process takes its own time to exit, whatever clock the driver runs on.
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
     if (!(await isRunning(pid, id))) return;

@@ -2,6 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
+import { realClock, type Clock } from '../../clock';
 import { isoFilesOf } from '../isos';
 import {
   DriverError,
@@ -54,6 +55,8 @@ export interface QemuDriverOptions {
   reservedNets?: string[];
   /** How often running machines are checked for having stopped on their own. */
   watchMs?: number;
+  /** When deploys and disk copies start; the real one unless a test moves a manual one on. */
+  clock?: Clock;
   log?: { warn(o: object, msg?: string): void };
 }
 
@@ -83,10 +86,11 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   const tinyKernel = join(layout.images, TINY_KERNEL);
   const acceleration = await detectAcceleration((await exists(tinyKernel)) ? tinyKernel : null);
   const reserved = options.reservedNets ?? ['bridge-net'];
+  const clock = options.clock ?? realClock;
   const listeners = createListeners((error) =>
     options.log?.warn({ err: error }, 'qemu driver listener failed'),
   );
-  const disks = createDiskCopies({ layout, log: options.log });
+  const disks = createDiskCopies({ layout, clock, log: options.log });
   const { serialized, idle } = createLocks();
   /** Machines last seen or started running (Watching, below). */
   const knownRunning = new Set<string>();
@@ -148,6 +152,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     power,
     serialized,
     emit,
+    clock,
   });
   const changeConfiguration = createQemuConfiguration({
     layout,

@@ -176,6 +176,7 @@ async function start(stateDir: string): Promise<ControlConnection> {
   } finally {
     closeSync(log);
   }
+  // Real time, here and in stop(): the switch process takes its own time to start and to exit.
   const deadline = Date.now() + SWITCH_START_TIMEOUT_MS;
   while (Date.now() < deadline && failure === null) {
     const connection = await tryConnect(socketPath);

@@ -150,6 +150,7 @@ async function buildInto(
   imagesDir: string,
   log: (line: string) => void,
 ): Promise<TinyImageFiles> {
+  // Real time: how long the build took, for the log.
   const started = Date.now();
   await mkdir(imagesDir, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), 'topoplay-tiny-'));

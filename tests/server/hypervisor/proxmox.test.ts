@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../../server/core/ids';
 import type { ConsoleTickets, HypervisorDriver, MachineSpec } from '../../../server/hypervisor';
-import { createPveClient } from '../../../server/hypervisor/proxmox/client';
+import { createPveClient, type PveClient } from '../../../server/hypervisor/proxmox/client';
 import { describeMachine } from '../../../server/hypervisor/proxmox/names';
 import {
   ABANDONED_DEPLOY_MS,
@@ -9,6 +9,7 @@ import {
   type ProxmoxDriverOptions,
 } from '../../../server/hypervisor/proxmox/proxmoxDriver';
 import { startPveSimulator, type PveSimulator } from '../../pvesim/simulator';
+import { createManualClock } from '../manualClock';
 import { clusterSpec, driverContract, nic } from './contract';
 
 // The proxmox driver against the PVE API simulator (tests/pvesim: every request checked against
@@ -58,6 +59,17 @@ async function adminVnet(sim: PveSimulator, alias: string): Promise<void> {
   await client.post('/cluster/sdn/vnets', { vnet: 'bridge', zone: 'topoplay', tag: 100, alias });
   await client.waitTask(await client.put<string>('/cluster/sdn'));
   client.close();
+}
+
+/** A clone of ours as a server that stopped after cloning would leave it; its VMID. */
+async function cloneAsAbandoned(client: PveClient, name: string, since: number): Promise<string> {
+  const vmid = Number(await client.get<string>('/cluster/nextid'));
+  const description = describeMachine({ name, source: 9000, nets: [], since });
+  await client.waitTask(
+    await client.post<string>('/nodes/pve1/qemu/9000/clone', { newid: vmid, description }),
+  );
+  await client.put(`/nodes/pve1/qemu/${vmid}/config`, { tags: 'topoplay' });
+  return String(vmid);
 }
 
 function driverOn(sim: PveSimulator, fields: Partial<ProxmoxDriverOptions> = {}): HypervisorDriver {
@@ -187,19 +199,13 @@ describe('proxmox driver on the PVE API simulator', () => {
 
   it('removes a deploy its server abandoned long ago, and leaves a recent one deploying', async () => {
     const client = clientOf(sim);
-    /** A clone of ours as a server that stopped after cloning would leave it. */
-    const cloneAsAbandoned = async (name: string, since: number) => {
-      const vmid = Number(await client.get<string>('/cluster/nextid'));
-      const description = describeMachine({ name, source: 9000, nets: [], since });
-      await client.waitTask(
-        await client.post<string>('/nodes/pve1/qemu/9000/clone', { newid: vmid, description }),
-      );
-      await client.put(`/nodes/pve1/qemu/${vmid}/config`, { tags: 'topoplay' });
-      return String(vmid);
-    };
     const [oldTag, newTag] = [newId(), newId()];
-    const old = await cloneAsAbandoned(`web#${oldTag}`, Date.now() - 2 * ABANDONED_DEPLOY_MS);
-    const recent = await cloneAsAbandoned(`web#${newTag}`, Date.now());
+    const old = await cloneAsAbandoned(
+      client,
+      `web#${oldTag}`,
+      Date.now() - 2 * ABANDONED_DEPLOY_MS,
+    );
+    const recent = await cloneAsAbandoned(client, `web#${newTag}`, Date.now());
     // Made behind the driver's back: seen once its listing of the cluster is renewed.
     await vi.waitFor(async () => expect((await driver.load(recent))?.task?.name).toBe('deploying'));
     expect((await driver.status()).orphans).toBeGreaterThanOrEqual(1);
@@ -219,6 +225,40 @@ describe('proxmox driver on the PVE API simulator', () => {
       interval: 20,
     });
     await expect(driver.save(vm.id)).rejects.toMatchObject({ code: 'invalid-state' });
+  });
+});
+
+describe('proxmox driver on a clock of its own (PVE API simulator)', () => {
+  it('times its deploys, and judges a deploy abandoned, by the clock it is handed', async () => {
+    const sim = await startPveSimulator(SIM_TIMINGS);
+    const clock = createManualClock();
+    const driver = driverOn(sim, { clock });
+    const client = clientOf(sim);
+    try {
+      // The driver's time runs a day ahead of the system's: its deploy's task says so.
+      clock.advance(24 * 60 * 60_000);
+      const vm = await driver.deploy(
+        spec('web', newId(), { baseImage: STOCK, nics: [], autoStart: false }),
+        false,
+      );
+      expect(vm.task?.started).toBe(clock.now());
+      await vi.waitFor(async () => expect((await driver.load(vm.id))?.task).toBeNull(), {
+        timeout: 10_000,
+        interval: 20,
+      });
+
+      // A deploy its server left, begun now by the driver's time: abandoned once that time is
+      // ABANDONED_DEPLOY_MS further on, whatever the system's.
+      const left = await cloneAsAbandoned(client, `web#${newId()}`, clock.now());
+      expect(await driver.removeOrphans!()).toBe(0);
+      clock.advance(ABANDONED_DEPLOY_MS + 1);
+      expect(await driver.removeOrphans!()).toBe(1);
+      expect(sim.vms().some((v) => String(v.vmid) === left)).toBe(false);
+    } finally {
+      await driver.close();
+      client.close();
+      await sim.close();
+    }
   });
 });
 
