@@ -39,9 +39,11 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
   && find prebuilds -type f ! -name 'linux-*' -delete
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/dist-server ./dist-server
-# The qemu driver's switch runs as a process of its own from this file (the image has no QEMU;
-# HYPERVISOR=qemu needs a host, or an image, with qemu-system-x86 and qemu-utils).
+# The qemu driver's switch runs as a process of its own from these files, switchd.mjs and the
+# modules it imports (the image has no QEMU; HYPERVISOR=qemu needs a host, or an image, with
+# qemu-system-x86 and qemu-utils).
 COPY server/hypervisor/qemu/switchd.mjs ./server/hypervisor/qemu/switchd.mjs
+COPY server/hypervisor/qemu/switchd ./server/hypervisor/qemu/switchd
 # The data folder is the only place the server writes; everything else stays read-only to it.
 # uid 1000 is the image's `node` user, given by number so that Kubernetes' runAsNonRoot can check it.
 RUN mkdir -p /var/lib/topoplay && chown 1000:1000 /var/lib/topoplay
