@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine } from 'xstate';
 import { modelDisagreements } from '../../src/machines/testing/modelAgreement';
 import { modelPaths, transitionCoverage } from '../../src/machines/testing/modelPaths';
+import { unreachedStateIds } from '../../src/machines/testing/reachability';
 import {
   clampProgress,
   deployMachine,
@@ -265,6 +266,17 @@ describe('deployMachine against its model', () => {
   });
 
   const paths = modelPaths(model);
+
+  it('reaches every state of the real machine from a new deploy', () => {
+    expect(
+      unreachedStateIds(deployMachine, {
+        serializeState: (snapshot) => JSON.stringify(snapshot.value),
+        inputs: [{ taskId: 'task-1', started: STARTED }],
+        // A configured deploy starts or not as its template says: both are sent.
+        payloads: [...Object.values(EVENTS), { type: 'deploy.configured', starts: false }],
+      }),
+    ).toEqual([]);
+  });
 
   it('walks every transition of the model', () => {
     const { walked, transitions } = transitionCoverage(model, paths);
