@@ -5,6 +5,23 @@ import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import globals from 'globals';
 
+/** Rules that keep a layer on the Clock it is handed: no Date.now(), no new Date() of its own. */
+function clockOnly(why) {
+  return {
+    'no-restricted-properties': [
+      'error',
+      { object: 'Date', property: 'now', message: `${why} (server/clock.ts): clock.now().` },
+    ],
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+        message: `${why} (server/clock.ts): new Date(clock.now()).`,
+      },
+    ],
+  };
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -129,25 +146,7 @@ export default tseslint.config(
     // Core reads the time only from the Clock it is handed (server/clock.ts), the one buildApp
     // makes, so that tests can move it on; formatting a given time with new Date(t) is fine.
     files: ['server/core/**/*.ts'],
-    rules: {
-      'no-restricted-properties': [
-        'error',
-        {
-          object: 'Date',
-          property: 'now',
-          message:
-            'server/core reads the time from the injected Clock (server/clock.ts): clock.now().',
-        },
-      ],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-          message:
-            'server/core reads the time from the injected Clock (server/clock.ts): new Date(clock.now()).',
-        },
-      ],
-    },
+    rules: clockOnly('server/core reads the time from the injected Clock'),
   },
   {
     // The qemu and proxmox drivers read the time from the Clock they are handed, as the sim does
@@ -162,25 +161,7 @@ export default tseslint.config(
       'server/hypervisor/proxmox/connection.ts',
       'server/hypervisor/proxmox/tasks.ts',
     ],
-    rules: {
-      'no-restricted-properties': [
-        'error',
-        {
-          object: 'Date',
-          property: 'now',
-          message:
-            'server/hypervisor reads the time from the Clock the driver is handed (server/clock.ts): clock.now().',
-        },
-      ],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-          message:
-            'server/hypervisor reads the time from the Clock the driver is handed (server/clock.ts): new Date(clock.now()).',
-        },
-      ],
-    },
+    rules: clockOnly('server/hypervisor reads the time from the Clock the driver is handed'),
   },
   {
     files: ['src/machines/**/*.ts'],
