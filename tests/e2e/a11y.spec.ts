@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
-import { accessToken, apiOf, signIn, topBar } from './support';
+import { accessToken, apiOf, endGame, signIn, topBar } from './support';
 
 // Every screen of the route table (spec §2), as the role that sees it: its own title in the
 // browser tab, and no serious or critical finding of axe-core. Findings are collected per screen
@@ -598,12 +598,7 @@ test.describe('on a phone', () => {
     // Ended, as a player leaves it: the specs after this one share the player and its limit of
     // two running gamespaces.
     await consolePage.close();
-    await actions.getByRole('button', { name: 'End' }).click();
-    await page
-      .getByRole('group', { name: 'End the game?' })
-      .getByRole('button', { name: 'Confirm' })
-      .click();
-    await expect(page.getByRole('heading', { name: 'Game Over' })).toBeVisible({ timeout: 15_000 });
+    await endGame(page);
   });
 
   test("a workspace's template fields stay inside their cards", async ({ page, browser }) => {

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { apiOf, signIn } from './support';
+import { apiOf, endGame, signIn, startGame } from './support';
 
 // Who sees the manager's actions on the play page: the player who launched the game (its manager)
 // and administrators may start, end, deploy, destroy, invite and extend; a player who joined by
@@ -26,14 +26,8 @@ test('an invited player sees no manager actions; the manager and an administrato
   const playerContext = await browser.newContext();
   const player = await playerContext.newPage();
   await signIn(player, 'player');
-  await player.goto(`/mojo/${created.id}`);
+  await startGame(player, created.id);
   const actions = player.getByRole('toolbar', { name: 'Game actions' });
-  await actions.getByRole('button', { name: 'Start' }).click();
-  await player
-    .getByRole('group', { name: 'Start the game?' })
-    .getByRole('button', { name: 'Confirm' })
-    .click();
-  await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 30_000 });
   const resources = player.getByRole('region', { name: 'Resources' });
   await expect(resources.getByRole('button', { name: /^(Deploy|Destroy)$/ })).toBeVisible();
   await actions.getByRole('button', { name: 'Invite' }).click();
@@ -71,11 +65,6 @@ test('an invited player sees no manager actions; the manager and an administrato
   await expect(adminActions.getByRole('button', { name: 'Invite' })).toBeVisible();
   await adminContext.close();
 
-  await actions.getByRole('button', { name: 'End' }).click();
-  await player
-    .getByRole('group', { name: 'End the game?' })
-    .getByRole('button', { name: 'Confirm' })
-    .click();
-  await expect(player.getByRole('heading', { name: 'Game Over' })).toBeVisible();
+  await endGame(player);
   await playerContext.close();
 });
