@@ -9,7 +9,7 @@ import { writeRecord } from './records';
 import type { SwitchClient } from './switch';
 
 // Changes to a qemu machine's configuration: its ISO (live through QEMU's monitor), a NIC's
-// network (a move on the switch), its boot delay and its guest settings (read at its next start).
+// network (a move on the switch), its boot delay and its guest settings (given at its next start).
 
 export interface QemuConfigurationOptions {
   layout: QemuLayout;
@@ -71,7 +71,8 @@ export function createQemuConfiguration(options: QemuConfigurationOptions) {
           record.bootDelaySeconds = change.delaySeconds;
           break;
         case 'guest':
-          // Guest settings reach the machine through fw_cfg, read when it starts next.
+          // Guest settings reach the machine through fw_cfg and its cloud-init seed, both made
+          // anew when it starts next (the seed's new instance-id has cloud-init apply them).
           record.guestSettings = [
             ...record.guestSettings,
             { key: change.key, value: change.value },

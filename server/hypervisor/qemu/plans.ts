@@ -1,8 +1,9 @@
 // What the qemu driver makes of a spec before anything runs: a machine's record (its NICs on
 // the tag's networks, its disks inside the images folder) and the plan its QEMU is launched by.
 
-import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { stat, writeFile } from 'node:fs/promises';
+import { cloudHostname, cloudSettingsOf, networkConfig, userData } from '../cloudInit';
 import { fwCfgName } from '../guestFiles';
 import { specName } from '../lifecycle';
 import { isolatedNet, tagOf, type MachineSpec } from '../types';
@@ -10,6 +11,7 @@ import { bootFilesOf } from './disks';
 import { inside, machineFiles, type QemuLayout } from './layout';
 import { FW_CFG_NAME_MAX, type Acceleration, type LaunchPlan } from './processes';
 import type { MachineRecord } from './records';
+import { writeSeed } from './seed';
 
 const withoutDatastore = (path: string): string => path.replace(/^\s*\[[^\]]*\]\s*/, '');
 
@@ -72,30 +74,90 @@ export interface PlanContext {
   layout: QemuLayout;
   acceleration: Acceleration;
   log?: { warn(o: object, msg?: string): void };
+  /** The xorriso command that makes cloud-init seeds; `xorriso` on the PATH by default. */
+  xorriso?: string;
+}
+
+/**
+ * The seed's instance-id: the machine's id and a digest of what the seed says and of when its
+ * first disk was made, so that cloud-init runs again on a new machine, after its guest settings
+ * changed and on a reverted disk, and only then.
+ */
+async function instanceIdOf(
+  record: MachineRecord,
+  files: ReturnType<typeof machineFiles>,
+  content: string,
+): Promise<string> {
+  const first = record.disks[0];
+  let made = '';
+  if (first) {
+    try {
+      const overlay = await stat(files.overlay(first.index));
+      made = `${overlay.birthtimeMs}:${overlay.ino}`;
+    } catch {
+      // No overlay yet: the digest of the content alone.
+    }
+  }
+  const digest = createHash('sha256').update(`${content}\n${made}`).digest('hex').slice(0, 16);
+  return `topoplay-${record.id}-${digest}`;
+}
+
+/** Writes the machine's cloud-init seed; null (and a warning) when it cannot be made. */
+async function seedOf(
+  record: MachineRecord,
+  hostname: string,
+  files: ReturnType<typeof machineFiles>,
+  { log, xorriso }: PlanContext,
+): Promise<string | null> {
+  const machine = {
+    hostname,
+    instanceId: '',
+    nics: record.nics,
+    guestSettings: record.guestSettings,
+  };
+  const ignored = cloudSettingsOf(record.guestSettings).ignored;
+  if (ignored.length > 0) log?.warn({ machine: record.id, ignored }, 'cloud-init settings ignored');
+  machine.instanceId = await instanceIdOf(
+    record,
+    files,
+    userData(machine) + networkConfig(machine),
+  );
+  try {
+    return await writeSeed(files.dir, machine, xorriso);
+  } catch (error) {
+    // The machine still starts: its guest settings reach it through fw_cfg.
+    log?.warn({ err: error, machine: record.id }, 'no cloud-init seed for this machine');
+    return null;
+  }
 }
 
 /** How to launch a machine's QEMU; writes the files its guest settings are read from. */
 export async function launchPlanOf(
   record: MachineRecord,
-  { layout, acceleration, log }: PlanContext,
+  context: PlanContext,
 ): Promise<LaunchPlan> {
+  const { layout, acceleration, log } = context;
   const files = machineFiles(layout, record.id);
   const guestSettings: LaunchPlan['guestSettings'] = [];
+  // QEMU refuses two fw_cfg files of one name: a key set again (a configuration change) keeps
+  // its last value.
+  const latest = new Map(record.guestSettings.map((s) => [s.key, s.value]));
   let i = 0;
-  for (const setting of record.guestSettings) {
-    const name = fwCfgName(setting.key);
-    if (!/^[\w.-]+$/.test(setting.key) || Buffer.byteLength(name) > FW_CFG_NAME_MAX) {
-      log?.warn({ key: setting.key }, 'guest setting skipped: its key cannot be a fw_cfg name');
+  for (const [key, value] of latest) {
+    const name = fwCfgName(key);
+    if (!/^[\w.-]+$/.test(key) || Buffer.byteLength(name) > FW_CFG_NAME_MAX) {
+      log?.warn({ key }, 'guest setting skipped: its key cannot be a fw_cfg name');
       continue;
     }
     const file = files.guestSetting(i++);
-    await writeFile(file, setting.value);
+    await writeFile(file, value);
     guestSettings.push({ name, file });
   }
   const base = record.disks[0]?.base;
+  const hostname = cloudHostname(record.spec.name);
   return {
     id: record.id,
-    hostname: record.spec.name.replace(/[^\w-]/g, '-').slice(0, 63) || 'machine',
+    hostname,
     files,
     acceleration,
     sockets: Math.max(1, record.spec.cpu.sockets),
@@ -109,5 +171,6 @@ export async function launchPlanOf(
     iso: record.iso ? inside(layout.isos, record.iso, 'ISO') : null,
     boot: base ? await bootFilesOf(base) : null,
     guestSettings,
+    seed: await seedOf(record, hostname, files, context),
   };
 }

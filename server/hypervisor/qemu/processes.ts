@@ -119,6 +119,8 @@ export interface LaunchPlan {
   boot: { kernel: string; initrd: string | null; cmdline: string } | null;
   /** fw_cfg entries: `opt/guestinfo.{key}` with its value written to a file. */
   guestSettings: Array<{ name: string; file: string }>;
+  /** The cloud-init seed ISO (CIDATA) in a second CD-ROM drive, or null for none. */
+  seed: string | null;
 }
 
 /** The process name that marks a machine's QEMU: `topoplay-{id}`. */
@@ -127,8 +129,14 @@ export const processNameOf = (id: string): string => `topoplay-${id}`;
 /** The id of every machine's CD-ROM drive, which ISO changes name. */
 export const CDROM_DEVICE = 'cdrom0';
 
+/** The id of the drive of a machine's cloud-init seed, beside the CD-ROM drive. */
+export const SEED_DEVICE = 'seed0';
+
 /** fw_cfg names are at most 55 bytes. */
 export const FW_CFG_NAME_MAX = 55;
+
+const isIde = (controller: string | null): boolean =>
+  !!controller && /^(ide|sata|ata)$/i.test(controller);
 
 /** QEMU's option values escape a comma by doubling it. */
 const escaped = (value: string): string => value.replace(/,/g, ',,');
@@ -161,7 +169,7 @@ export function qemuArgs(plan: LaunchPlan): string[] {
   ];
   if (plan.acceleration === 'kvm') args.push('-cpu', 'host');
   plan.disks.forEach((disk, i) => {
-    const bus = disk.controller && /^(ide|sata|ata)$/i.test(disk.controller) ? 'ide' : 'virtio';
+    const bus = isIde(disk.controller) ? 'ide' : 'virtio';
     args.push('-drive', `file=${escaped(disk.overlay)},format=qcow2,if=${bus},index=${i}`);
   });
   // The CD-ROM drive is always there, so that an ISO can be inserted while the machine runs.
@@ -171,6 +179,18 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     '-device',
     `ide-cd,drive=cd0,bus=ide.1,id=${CDROM_DEVICE}`,
   );
+  // The seed takes the second IDE bus's other unit, unless IDE disks 2 and up took it (an IDE
+  // disk is at index i: ide.{i/2}, unit i%2).
+  const secondBusDisks = plan.disks.filter((d, i) => isIde(d.controller) && i >= 2).length;
+  if (plan.seed && secondBusDisks === 0) {
+    // Read-only; cloud-init finds it by its label, whatever its device.
+    args.push(
+      '-drive',
+      `if=none,id=seed,media=cdrom,format=raw,readonly=on,file=${escaped(plan.seed)}`,
+      '-device',
+      `ide-cd,drive=seed,bus=ide.1,id=${SEED_DEVICE}`,
+    );
+  }
   for (const nic of plan.nics) {
     args.push(
       '-netdev',
