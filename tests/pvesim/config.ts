@@ -37,6 +37,7 @@ const NUMERIC_KEYS = new Set([
   'freeze',
   'reboot',
   'autostart',
+  'ciupgrade',
 ]);
 
 /** The config digest PVE returns and accepts back to detect concurrent changes. */
@@ -54,6 +55,8 @@ export function configReply(config: VmConfig): Record<string, string | number> {
   for (const [key, value] of Object.entries(config)) {
     reply[key] = NUMERIC_KEYS.has(key) && /^-?\d+$/.test(value) ? Number(value) : value;
   }
+  // PVE keeps a hash of the cloud-init password and never shows it.
+  if (config.cipassword !== undefined) reply.cipassword = '**********';
   reply.digest = configDigest(config);
   return reply;
 }
@@ -125,6 +128,20 @@ export function bridgesOf(config: VmConfig): Array<[string, string]> {
 }
 
 const DRIVE_KEY = /^(ide|sata|scsi|virtio|efidisk|tpmstate)\d+$/;
+
+export const isDriveKey = (key: string): boolean => DRIVE_KEY.test(key);
+
+/** A request for a new cloud-init drive: `{storage}:cloudinit`, as `qm set --ide2` takes it. */
+export const cloudInitRequestOf = (value: string): string | undefined =>
+  /^([a-z][a-z0-9._-]*[a-z0-9]):cloudinit(?:,|$)/i.exec(value)?.[1];
+
+/** A cloud-init drive as PVE stores it: `{storage}:vm-{vmid}-cloudinit,media=cdrom`. */
+export const isCloudInitDrive = (value: string): boolean =>
+  /^[^:,]+:(?:\d+\/)?vm-\d+-cloudinit(?:\.\w+)?(?:,|$)/.test(value);
+
+/** The volume of PVE's cloud-init drive for a VM on a storage. */
+export const cloudInitVolume = (storage: string, vmid: number): string =>
+  `${storage}:vm-${vmid}-cloudinit`;
 
 /** The volume of a drive value: the part before the first comma. */
 export const volumeOf = (value: string): string => value.split(',')[0] ?? '';

@@ -1,6 +1,8 @@
 import {
   agentEnabled,
   bridgesOf,
+  cloudInitRequestOf,
+  cloudInitVolume,
   configDigest,
   configReply,
   cpusOf,
@@ -8,6 +10,8 @@ import {
   diskBytes,
   formatNic,
   isCdrom,
+  isCloudInitDrive,
+  isDriveKey,
   isNicKey,
   ISO_STORAGE,
   macFor,
@@ -17,7 +21,10 @@ import {
   volumeOf,
   type VmConfig,
 } from './config';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { configText, failure, flagParam, textParam } from './errors';
+import { STORAGES } from './storage';
 import { checkLock, isTemplate, memoryBytes, uptimeOf, type VmRecord } from './state';
 import { nodeOf, vmidOf, type Call, type Routes, type Session, type SimContext } from './types';
 
@@ -89,7 +96,9 @@ function readChange(ctx: SimContext, vm: VmRecord, call: Call): ConfigChange {
   if (skiplock && !session.root) throw failure('Only root may use this option.');
   for (const [key, value] of Object.entries(set)) {
     if (isNicKey(key)) set[key] = checkNic(ctx, vm, key, value);
-    else if (isCdrom(value)) checkCdrom(ctx, vm.node, value);
+    else if (isDriveKey(key) && cloudInitRequestOf(value) !== undefined) {
+      set[key] = newCloudInitDrive(vm, key, value, remove);
+    } else if (isCdrom(value)) checkCdrom(ctx, vm.node, value);
     else if (key === 'tags') set[key] = normalizeTags(value);
   }
   return { set, remove, digest: textParam(params, 'digest'), skiplock };
@@ -110,10 +119,49 @@ function checkNic(ctx: SimContext, vm: VmRecord, key: string, value: string): st
   return formatNic(nic);
 }
 
+/**
+ * PVE allocates a cloud-init drive's volume on the storage named (one that holds disk images)
+ * and keeps it as a CD-ROM; a VM has one cloud-init drive at most.
+ */
+function newCloudInitDrive(vm: VmRecord, key: string, value: string, remove: string[]): string {
+  const storage = cloudInitRequestOf(value) ?? '';
+  const info = Object.hasOwn(STORAGES, storage) ? STORAGES[storage] : undefined;
+  if (!info) throw failure(`storage '${storage}' does not exist`);
+  if (!info.content.split(',').includes('images')) {
+    throw failure(`storage '${storage}' does not support content-type 'images'`);
+  }
+  const other = Object.entries(vm.config).find(
+    ([k, v]) => k !== key && !remove.includes(k) && isDriveKey(k) && isCloudInitDrive(v),
+  );
+  if (other) throw failure(`${key}: only one cloud-init drive is allowed (${other[0]} is one)`);
+  return `${cloudInitVolume(storage, vm.vmid)},media=cdrom`;
+}
+
+/**
+ * `cicustom`'s files (snippets) must exist when the VM starts, on a storage with snippets
+ * content: the simulator's is the one `snippets` names, a folder of real files.
+ */
+function checkCustomCloudInit(ctx: SimContext, vm: VmRecord): void {
+  const value = vm.config.cicustom;
+  if (value === undefined) return;
+  for (const part of value.split(',')) {
+    const volume = part.slice(part.indexOf('=') + 1);
+    const [storage = '', path = ''] = volume.split(/:(.*)/s);
+    const snippets = ctx.snippets;
+    if (!snippets || storage !== snippets.storage) {
+      throw failure(`storage '${storage}' does not support content-type 'snippets'`);
+    }
+    const name = /^snippets\/([^/]+)$/.exec(path)?.[1];
+    if (!name || !existsSync(join(snippets.dir, 'snippets', name))) {
+      throw failure(`volume '${volume}' does not exist`);
+    }
+  }
+}
+
 /** The ISO must be on the VM's own node: storage 'local' is not shared. */
 function checkCdrom(ctx: SimContext, node: string, value: string): void {
   const volume = volumeOf(value);
-  if (volume === 'none' || volume === 'cdrom') return;
+  if (volume === 'none' || volume === 'cdrom' || isCloudInitDrive(value)) return;
   if (!volume.startsWith(`${ISO_STORAGE}:`) || !ctx.cluster.isos.get(node, volume)) {
     throw failure(`volume '${volume}' does not exist`);
   }
@@ -140,6 +188,7 @@ function checkStartable(ctx: SimContext, vm: VmRecord): void {
   for (const [, value] of Object.entries(vm.config)) {
     if (isCdrom(value)) checkCdrom(ctx, vm.node, value);
   }
+  checkCustomCloudInit(ctx, vm);
 }
 
 /** Volumes of a template that linked clones still use. */

@@ -262,6 +262,44 @@ describe('checkRequest: key=value properties', () => {
     );
   });
 
+  it('checks the cloud-init options: ipconfig addresses, cicustom volumes, URL-encoded keys', () => {
+    const good = {
+      ide3: 'local-lvm:cloudinit',
+      ciuser: 'player',
+      cipassword: 'a: b # c',
+      ciupgrade: '0',
+      sshkeys: encodeURIComponent('ssh-ed25519 AAAA one\nssh-rsa BBBB two'),
+      nameserver: '10.0.0.53 9.9.9.9',
+      ipconfig0: 'ip=10.0.0.5/24,gw=10.0.0.1',
+      ipconfig1: 'ip=dhcp',
+      ipconfig2: 'ip6=fd00::5/64,gw6=fd00::1',
+      cicustom: 'user=snip:snippets/101-user.yaml,network=snip:snippets/101-network.yaml',
+    };
+    expect(checkRequest('PUT', CONFIG, good).ok).toBe(true);
+    const errors = errorsOf('PUT', CONFIG, {
+      sshkeys: 'ssh-ed25519 AAAA one',
+      ipconfig0: 'ip=10.0.0.5',
+      ipconfig1: 'ip=10.0.0.5/24,gw=not-an-ip',
+      ipconfig2: 'address=10.0.0.5/24',
+      ipconfig32: 'ip=dhcp',
+      cicustom: 'user=no-volume',
+      nameserver: 'dns.example',
+    });
+    expect(errors.sshkeys).toBe('invalid format - invalid urlencoded string: ssh-ed25519 AAAA one');
+    expect(errors.ipconfig0).toContain(
+      'ipconfig0.ip: invalid format - value does not look like a valid ipv4 network configuration',
+    );
+    expect(errors.ipconfig1).toContain(
+      'ipconfig1.gw: invalid format - value does not look like a valid IPv4 address',
+    );
+    expect(errors.ipconfig2).toContain('ipconfig2.address: property is not defined in schema');
+    expect(errors.ipconfig32).toContain('property is not defined in schema');
+    expect(errors.cicustom).toContain(
+      "cicustom.user: invalid format - unable to parse volume ID 'no-volume'",
+    );
+    expect(errors.nameserver).toMatch(/^invalid format - /);
+  });
+
   it('checks each id of a configuration id list', () => {
     expect(checkRequest('PUT', CONFIG, { delete: 'net1,ide2' }).ok).toBe(true);
     expect(errorsOf('PUT', CONFIG, { delete: 'net1,2bad' }).delete).toMatch(/^invalid format - /);

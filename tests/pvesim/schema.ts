@@ -14,6 +14,7 @@
  * and their keys checked, and formats we do not implement are accepted as PVE's loose cousin would.
  */
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 
 export type ParamValue = string | number | boolean;
 
@@ -441,7 +442,7 @@ const POOL_PART = '[A-Za-z0-9_-]+';
 type FormatCheck = (value: string) => string | undefined;
 
 const unless =
-  (re: RegExp, reason: (value: string) => string): FormatCheck =>
+  (re: { test(value: string): boolean }, reason: (value: string) => string): FormatCheck =>
   (value) =>
     re.test(value) ? undefined : reason(value);
 
@@ -482,6 +483,24 @@ function tagList(value: string): string | undefined {
   return bad === undefined ? undefined : `invalid tag '${bad}'`;
 }
 
+const isIpv4 = (value: string): boolean => isIP(value) === 4;
+const isIpv6 = (value: string): boolean => isIP(value) === 6;
+
+/** An address in CIDR form of one family, or one of the words PVE's format takes instead. */
+function ipConfig(family: 4 | 6, words: string[]): FormatCheck {
+  return (value) => {
+    if (words.includes(value)) return undefined;
+    const [address = '', prefix = '', ...rest] = value.split('/');
+    const max = family === 4 ? 32 : 128;
+    const ok =
+      isIP(address) === family &&
+      rest.length === 0 &&
+      /^\d{1,3}$/.test(prefix) &&
+      Number(prefix) <= max;
+    return ok ? undefined : `value does not look like a valid ipv${family} network configuration`;
+  };
+}
+
 const FORMATS: Record<string, FormatCheck> = {
   'pve-vmid': unless(/^[1-9][0-9]{2,8}$/, () => 'value does not look like a valid VM ID'),
   'pve-node': unless(
@@ -510,6 +529,16 @@ const FORMATS: Record<string, FormatCheck> = {
   'mac-addr': macAddress,
   'pve-volume-id': volumeId,
   'pve-volume-id-or-qm-path': volumeIdOrPath,
+  // What PVE's pve_verify_urlencoded lets through: encodeURIComponent's output (sshkeys).
+  urlencoded: unless(/^[-%a-zA-Z0-9_.!~*'()]*$/, (v) => `invalid urlencoded string: ${v}`),
+  ipv4: unless({ test: isIpv4 }, () => 'value does not look like a valid IPv4 address'),
+  ipv6: unless({ test: isIpv6 }, () => 'value does not look like a valid IPv6 address'),
+  address: unless(
+    { test: (v) => isIP(v) !== 0 },
+    () => 'value does not look like a valid IP address',
+  ),
+  'pve-ipv4-config': ipConfig(4, ['dhcp', 'manual']),
+  'pve-ipv6-config': ipConfig(6, ['dhcp', 'auto', 'manual']),
 };
 
 /** `xyz-list` formats are lists of `xyz` values separated by commas, semicolons or spaces. */

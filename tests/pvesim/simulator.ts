@@ -69,6 +69,11 @@ export interface PveSimulatorOptions {
   isos?: string[];
   /** The SDN zone (type vxlan), default 'topoplay'. */
   zone?: string;
+  /**
+   * A storage with snippets content (what `cicustom` names), its files in `dir`/snippets: a
+   * start checks they are there. Default none: PVE's default storages hold no snippets.
+   */
+  snippets?: { storage: string; dir: string };
   log?: (line: string) => void;
   /**
    * Handlers that replace the simulator's own for an endpoint (or add one the schema has), to
@@ -224,6 +229,7 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     locks: createConfigLocks(timers),
     timers,
     settings: resolveSettings(options),
+    snippets: options.snippets ?? null,
     apiNode: nodes[0]?.name ?? 'pve1',
     vmStopped: (vmid, destroyed) => vnc?.vmStopped(vmid, destroyed),
     log,

@@ -48,6 +48,8 @@ export interface SimContext {
   locks: ConfigLocks;
   timers: Timers;
   settings: SimSettings;
+  /** The storage with snippets content and its folder of real files; null: none. */
+  snippets: { storage: string; dir: string } | null;
   /** The node that answers cluster-wide calls (its name goes into their UPIDs). */
   apiNode: string;
   /** A VM stopped or was destroyed: its consoles show it and close. */
