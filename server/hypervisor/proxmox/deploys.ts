@@ -6,6 +6,7 @@ import { DriverError, isolatedNet, tagOf, type Machine, type MachineSpec } from 
 import { bridgesOf, reservedNets } from './bridges';
 import { PveError } from './client';
 import type { CloneQueue } from './cloneQueue';
+import { cloudInitOptions, cloudInitSlot, macsOf, writeSnippets } from './cloudInit';
 import {
   deliverThroughAgent,
   fwCfgArgs,
@@ -159,6 +160,15 @@ export function createDeploys(deps: DeploysOptions) {
       else config[`net${nic.index}`] = nicValue(nic.adapter, nic.mac, bridge);
     }
     if (spec.iso) config.ide2 = `${isoVolumeOf(options.isoStorage, spec.iso)},media=cdrom`;
+    // PVE's cloud-init drive, beside the ISO drive, and what the guest settings ask of it.
+    const slot = cloudInitSlot(template);
+    if (slot.add) config[slot.add] = `${options.storage}:cloudinit`;
+    else if (!slot.keep) {
+      log?.warn({ vmid: p.vmid }, 'proxmox: no free drive slot for the cloud-init drive');
+    }
+    // A drive in ide2 the ISO does not replace goes: a VM has one cloud-init drive.
+    if (slot.add && !spec.iso) unused.push(...slot.remove);
+    Object.assign(config, cloudInitOptions(spec));
     if (spec.bootDelaySeconds > 0) config.startup = `up=${spec.bootDelaySeconds}`;
     // Guest settings go through the QEMU guest agent, which needs no root credentials, unless
     // the admin gave root's: then through fw_cfg, which needs nothing in the guest.
@@ -172,6 +182,14 @@ export function createDeploys(deps: DeploysOptions) {
       delete: [...new Set(unused)].join(',') || undefined,
     });
     inventory.remember(p.vmid, p.meta);
+    if (options.snippets) {
+      // The NICs' MACs are known once PVE has filled in those the spec leaves open.
+      const configured = await api.get<Record<string, string | number>>(
+        `/nodes/${p.node}/qemu/${p.vmid}/config`,
+      );
+      const cicustom = await writeSnippets(options.snippets, p.vmid, spec, macsOf(configured));
+      await api.put(`/nodes/${p.node}/qemu/${p.vmid}/config`, { cicustom });
+    }
     if (spec.guestSettings.length > 0 && options.rootClient) {
       const { args, skipped } = fwCfgArgs(spec.guestSettings);
       if (skipped.length > 0) {

@@ -1,6 +1,7 @@
 import type { Clock } from '../../clock';
 import type { ConsoleTickets } from '../types';
 import type { PveClient } from './client';
+import type { ProxmoxSnippets } from './cloudInit';
 
 // What the proxmox driver is given: its cluster, where machines go, and its timings.
 
@@ -32,6 +33,12 @@ export interface ProxmoxDriverOptions {
    * guest agent.
    */
   rootClient?: PveClient;
+  /**
+   * A storage with `snippets` content and its folder on this server (PROXMOX_SNIPPETS_STORAGE,
+   * PROXMOX_SNIPPETS_DIR): machines then get our own cloud-init user-data and network-config
+   * (`cicustom`), which write every guest setting as a file in the guest. Null: PVE's own.
+   */
+  snippets?: ProxmoxSnippets | null;
   /** Where in the guest the guest agent writes a machine's guest settings. */
   guestSettingsFile?: string;
   /** How often the guest agent is asked whether it runs yet, and for how long. */

@@ -1,5 +1,6 @@
 import { DriverError, type Machine } from '../types';
 import { PveError } from './client';
+import { removeSnippets } from './cloudInit';
 import type { createImages } from './images';
 import type { Inventory } from './inventory';
 import { vmPath, type Machines } from './machines';
@@ -121,6 +122,7 @@ export function createPower({
       'destroy-unreferenced-disks': 1,
     });
     await api.waitTask(upid);
+    if (options.snippets) await removeSnippets(options.snippets, vmid);
     inventory.forget(vmid);
     inventory.invalidate();
   }
