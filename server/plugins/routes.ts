@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin';
 import { readCredentials } from '../auth/authenticate';
 import { consoleRoutes } from '../console/routes';
+import { createDiskImageStore } from '../core/diskImages';
+import { adminDiskImageRoutes } from '../http/admin/diskImageRoutes';
 import { adminExportRoutes } from '../http/admin/exportRoutes';
 import { adminRoutes } from '../http/admin/routes';
 import { challengeRoutes } from '../http/challenge/routes';
@@ -51,6 +53,21 @@ export const routesPlugin = fp<{ version: string }>(
       driver,
     });
     await fastify.register(adminExportRoutes, { archives: services.archives });
+    // Disk images imported into the qemu driver's images folder (issue 31).
+    const diskImages = createDiskImageStore({
+      imagesDir: config.qemu.imagesDir,
+      maxBytes: config.uploadMaxBytes,
+      clock: fastify.clock,
+      templates: () =>
+        fastify.repositories.templates.search({
+          term: '',
+          publishedOnly: false,
+          skip: 0,
+          take: Number.MAX_SAFE_INTEGER,
+        }),
+    });
+    await diskImages.removeStale();
+    await fastify.register(adminDiskImageRoutes, { diskImages });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
     await fastify.register(consoleRoutes, {
       driver,

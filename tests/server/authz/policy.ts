@@ -147,6 +147,31 @@ async function inviteCode(w: World, gamespaceId: string): Promise<string> {
   return (JSON.parse(reply.body) as { code: string }).code;
 }
 
+/** A fresh raw disk image name. */
+const diskImageName = () => `d-${newId().slice(0, 8)}.raw`;
+
+/** A disk image upload of 512 bytes started by an admin (and sent whole when `sent`): its id. */
+async function diskUpload(w: World, sent = false): Promise<string> {
+  const admin = await w.credentials('admin', w.G);
+  const reply = await w.send(
+    json('POST', '/api/admin/diskimage', { name: diskImageName(), size: 512 }),
+    admin,
+  );
+  const id = (JSON.parse(reply.body) as { id: string }).id;
+  if (sent) {
+    await w.send(
+      {
+        method: 'PUT',
+        url: `/api/admin/diskimage/${id}/chunk?offset=0`,
+        payload: Buffer.alloc(512),
+        headers: { 'content-type': 'application/octet-stream' },
+      },
+      admin,
+    );
+  }
+  return id;
+}
+
 const BELOW_CUT = { what: 'the guide below the cut', value: (w: World) => w.belowCut };
 const ISO_X = { what: "another workspace's ISO", value: (w: World) => w.isoX, seenBy: NOBODY };
 
@@ -1394,6 +1419,90 @@ export const POLICY: PolicyRow[] = [
           url: '/api/admin/upload',
           ...multipart([{ name: 'files', filename: 'empty.zip', data: EMPTY_ARCHIVE }]),
         }),
+      },
+    ],
+  },
+  // Disk images imported into the qemu images folder (issue 31).
+  {
+    method: 'GET',
+    url: '/api/admin/diskimages',
+    cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/diskimages' }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/admin/diskimage',
+    cases: [
+      {
+        allow: ADMIN,
+        request: () => json('POST', '/api/admin/diskimage', { name: diskImageName(), size: 512 }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/admin/diskimage/:id',
+    cases: [
+      {
+        allow: ADMIN,
+        request: async (w) => ({ url: `/api/admin/diskimage/${await diskUpload(w)}` }),
+      },
+    ],
+  },
+  {
+    method: 'PUT',
+    url: '/api/admin/diskimage/:id/chunk',
+    cases: [
+      {
+        allow: ADMIN,
+        request: async (w) => ({
+          method: 'PUT',
+          url: `/api/admin/diskimage/${await diskUpload(w)}/chunk?offset=0`,
+          payload: Buffer.alloc(512),
+          headers: { 'content-type': 'application/octet-stream' },
+        }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/admin/diskimage/:id/complete',
+    cases: [
+      {
+        allow: ADMIN,
+        request: async (w) => ({
+          method: 'POST',
+          url: `/api/admin/diskimage/${await diskUpload(w, true)}/complete`,
+        }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/admin/diskimage/:id/upload',
+    cases: [
+      {
+        allow: ADMIN,
+        request: async (w) => ({
+          method: 'DELETE',
+          url: `/api/admin/diskimage/${await diskUpload(w)}/upload`,
+        }),
+      },
+    ],
+  },
+  {
+    method: 'DELETE',
+    url: '/api/admin/diskimage/:name',
+    cases: [
+      {
+        allow: ADMIN,
+        request: (w) => {
+          // An image no template names, one per request: refused actors leave theirs.
+          const name = diskImageName();
+          const dir = join(w.server.dataDir, 'images');
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, name), Buffer.alloc(512));
+          return { method: 'DELETE', url: `/api/admin/diskimage/${name}` };
+        },
       },
     ],
   },
