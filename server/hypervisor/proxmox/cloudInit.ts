@@ -6,6 +6,7 @@ import {
   networkConfig,
   userData,
   type CloudInitMachine,
+  type CloudSettings,
 } from '../cloudInit';
 import type { MachineSpec } from '../types';
 
@@ -50,8 +51,14 @@ export function cloudInitSlot(config: Record<string, unknown>): {
   return { keep: null, add, remove: existing };
 }
 
-/** PVE's cloud-init options for what the `cloud.*` settings ask; no package upgrade at boot. */
-export function cloudInitOptions(spec: MachineSpec): Record<string, string | number> {
+/**
+ * PVE's cloud-init options for what the `cloud.*` settings ask; no package upgrade at boot. The
+ * settings that could not be used, in `ignored`.
+ */
+export function cloudInitOptions(spec: MachineSpec): {
+  options: Record<string, string | number>;
+  ignored: CloudSettings['ignored'];
+} {
   const cloud = cloudSettingsOf(spec.guestSettings);
   // A lab network has no way out: an upgrade at first boot would only wait for its timeouts.
   const options: Record<string, string | number> = { ciupgrade: 0 };
@@ -72,7 +79,7 @@ export function cloudInitOptions(spec: MachineSpec): Record<string, string | num
     }
     // `none` has no PVE form older clusters take: the NIC keeps PVE's default (DHCP).
   }
-  return options;
+  return { options, ignored: cloud.ignored };
 }
 
 const snippetNames = (vmid: number) => ({

@@ -168,7 +168,11 @@ export function createDeploys(deps: DeploysOptions) {
     }
     // A drive in ide2 the ISO does not replace goes: a VM has one cloud-init drive.
     if (slot.add && !spec.iso) unused.push(...slot.remove);
-    Object.assign(config, cloudInitOptions(spec));
+    const cloud = cloudInitOptions(spec);
+    if (cloud.ignored.length > 0) {
+      log?.warn({ vmid: p.vmid, ignored: cloud.ignored }, 'proxmox: cloud-init settings ignored');
+    }
+    Object.assign(config, cloud.options);
     if (spec.bootDelaySeconds > 0) config.startup = `up=${spec.bootDelaySeconds}`;
     // Guest settings go through the QEMU guest agent, which needs no root credentials, unless
     // the admin gave root's: then through fw_cfg, which needs nothing in the guest.
