@@ -186,6 +186,27 @@ describe('loadConfig', () => {
     expect(problems({ OIDC_ROLES_CLAIM_PATH: 'realm_access..roles' })).toHaveLength(1);
   });
 
+  it('takes the proxmox snippets storage only with the folder it is mounted at here', () => {
+    const proxmox = {
+      HYPERVISOR: 'proxmox',
+      PROXMOX_URL: 'https://pve1.example:8006',
+      PROXMOX_TOKEN_ID: 'topoplay@pve!driver',
+      PROXMOX_TOKEN_SECRET: 's3cret',
+    };
+    expect(loadConfig(proxmox).proxmox.snippets).toBeNull();
+    expect(
+      loadConfig({
+        ...proxmox,
+        PROXMOX_SNIPPETS_STORAGE: 'snippets',
+        PROXMOX_SNIPPETS_DIR: '/mnt/pve/snippets',
+      }).proxmox.snippets,
+    ).toEqual({ storage: 'snippets', dir: '/mnt/pve/snippets' });
+    expect(problems({ ...proxmox, PROXMOX_SNIPPETS_STORAGE: 'snippets' })).toEqual([
+      'PROXMOX_SNIPPETS_STORAGE and PROXMOX_SNIPPETS_DIR are set together: the storage, and ' +
+        'where its folder is mounted on this server',
+    ]);
+  });
+
   it('counts an empty value as not set', () => {
     expect(loadConfig({ DATABASE_URL: '', REDIS_URL: '', PORT: '', SIM_SPEED: '' })).toEqual(
       loadConfig({}),

@@ -141,6 +141,11 @@ export interface Config {
     pool: string;
     /** PROXMOX_ROOT_PASSWORD: root@pam's, only to give guests their settings through fw_cfg. */
     rootPassword: string;
+    /**
+     * PROXMOX_SNIPPETS_STORAGE and PROXMOX_SNIPPETS_DIR: a storage with `snippets` content and
+     * its folder as mounted on this server, for machines' own cloud-init user-data; null: none.
+     */
+    snippets: { storage: string; dir: string } | null;
   };
   /**
    * How much faster than real time the sim driver's tasks run: 1 is realistic (a deploy takes a
@@ -424,6 +429,8 @@ export const VARIABLES = {
   PROXMOX_NODES: { type: 'string', form: 'names' },
   PROXMOX_POOL: { type: 'string' },
   PROXMOX_ROOT_PASSWORD: { type: 'string', form: 'secret' },
+  PROXMOX_SNIPPETS_STORAGE: { type: 'string' },
+  PROXMOX_SNIPPETS_DIR: { type: 'string' },
   SIM_SPEED: { type: 'number', minimum: 0, default: 1 },
   JANITOR_ENABLED: { type: 'string', form: 'boolean', default: 'true' },
   JANITOR_START_SECONDS: { type: 'string', form: 'startSeconds', default: '30-60' },
@@ -538,6 +545,12 @@ function checkTogether(v: Env): void {
   if (missing.length > 0) {
     throw new ConfigError(missing.map((name) => `${name} must be set when HYPERVISOR is proxmox`));
   }
+  if ((v.PROXMOX_SNIPPETS_STORAGE === undefined) !== (v.PROXMOX_SNIPPETS_DIR === undefined)) {
+    throw new ConfigError([
+      'PROXMOX_SNIPPETS_STORAGE and PROXMOX_SNIPPETS_DIR are set together: the storage, and ' +
+        'where its folder is mounted on this server',
+    ]);
+  }
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -628,6 +641,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       nodes: v.PROXMOX_NODES ?? [],
       pool: v.PROXMOX_POOL ?? '',
       rootPassword: v.PROXMOX_ROOT_PASSWORD ?? '',
+      snippets:
+        v.PROXMOX_SNIPPETS_STORAGE && v.PROXMOX_SNIPPETS_DIR
+          ? { storage: v.PROXMOX_SNIPPETS_STORAGE, dir: resolve(v.PROXMOX_SNIPPETS_DIR) }
+          : null,
     },
     simSpeed: v.SIM_SPEED,
     janitor: {

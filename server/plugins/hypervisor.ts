@@ -121,6 +121,7 @@ export function proxmoxDriverOf(
     vnetTags: pve.vnetTags,
     nodes: pve.nodes,
     pool: pve.pool,
+    snippets: pve.snippets,
     ...extras,
   });
 }
