@@ -45,6 +45,17 @@ const visibility = preparedRead((db: Db, workspaceId: string) =>
     .where('workspaceId', '=', workspaceId),
 );
 
+/** Read on every launch: the templates its machines are deployed from. */
+const withParentDetail = preparedRead((db: Db, workspaceId: string) =>
+  db
+    .selectFrom('templates as t')
+    .leftJoin('templates as p', 'p.id', 't.parentId')
+    .selectAll('t')
+    .select('p.detail as parentDetail')
+    .where('t.workspaceId', '=', workspaceId)
+    .orderBy('t.name'),
+);
+
 export function createTemplateRepository(db: Db) {
   const named = () =>
     db
@@ -168,14 +179,7 @@ export function createTemplateRepository(db: Db) {
 
     /** The workspace's templates by name, with their parents' details (linked ones deploy them). */
     ofWorkspaceWithParentDetail(workspaceId: string): Promise<TemplateWithParentDetail[]> {
-      return db
-        .selectFrom('templates as t')
-        .leftJoin('templates as p', 'p.id', 't.parentId')
-        .selectAll('t')
-        .select('p.detail as parentDetail')
-        .where('t.workspaceId', '=', workspaceId)
-        .orderBy('t.name')
-        .execute();
+      return withParentDetail(db, workspaceId);
     },
 
     /** Which of the workspace's templates are hidden from players, by name. */
