@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { SimDiskCopy, SimMachineRow, SimMachineStore } from '../hypervisor/sim/port';
 import { NO_TASK } from '../hypervisor/sim/port';
-import type { Db } from './db';
+import { createBatcher } from './batch';
+import { onPostgres, type Db } from './db';
 import { preparedRead } from './prepared';
 
 // The sim driver's machines and disk copies in the `vms` and `vm_disks` tables, on SQLite and
@@ -17,7 +18,44 @@ const ofTag = preparedRead((db: Db, tag: string) =>
   db.selectFrom('vms').selectAll().where('tag', '=', tag),
 );
 
+/** Inserts machines unless one of the name exists: the names it added. */
+async function insertNew(db: Db, rows: readonly SimMachineRow[]): Promise<Set<string>> {
+  const added = await db
+    .insertInto('vms')
+    .values([...rows])
+    .onConflict((oc) => oc.column('name').doNothing())
+    .returning('name')
+    .execute();
+  return new Set(added.map((r) => r.name));
+}
+
+/**
+ * The deploy batches that arrive together, in one statement on PostgreSQL (batch.ts), each told
+ * the names it added. Two batches naming one machine cannot both be told: then each runs alone.
+ */
+function createInserts(db: Db) {
+  return createBatcher<readonly SimMachineRow[], Set<string>>(
+    async (batches) => {
+      const owner = new Map<string, number>();
+      batches.forEach((rows, i) => {
+        for (const { name } of rows) {
+          if ((owner.get(name) ?? i) !== i) throw new Error(`machine ${name} twice in a batch`);
+          owner.set(name, i);
+        }
+      });
+      const added = await insertNew(db, batches.flat());
+      return batches.map((rows) => ({
+        value: new Set(rows.filter((r) => added.has(r.name)).map((r) => r.name)),
+      }));
+    },
+    (rows) => insertNew(db, rows),
+  );
+}
+
 export function createSimMachineStore(db: Db): SimMachineStore {
+  const inserts = onPostgres(db)
+    ? createInserts(db)
+    : (rows: readonly SimMachineRow[]) => insertNew(db, rows);
   return {
     byIdOrName: (id) =>
       db
@@ -64,17 +102,11 @@ export function createSimMachineStore(db: Db): SimMachineStore {
       await db.selectFrom('vms').select('id').limit(1).execute();
     },
 
-    // One statement for a whole deploy batch: on PostgreSQL each statement outside a
-    // transaction is a commit, and its wait for the WAL flush.
+    // One statement for a whole deploy batch, and on PostgreSQL for the batches arriving
+    // together: each statement outside a transaction is a commit, and its wait for the WAL flush.
     async insert(rows) {
       if (!rows.length) return new Set();
-      const added = await db
-        .insertInto('vms')
-        .values([...rows])
-        .onConflict((oc) => oc.column('name').doNothing())
-        .returning('name')
-        .execute();
-      return new Set(added.map((r) => r.name));
+      return inserts(rows);
     },
 
     async update(id, patch) {

@@ -12,7 +12,8 @@ import { createPlayerRepository } from './players';
 
 // A launch's writes: the gamespace and its players stored together or not at all, and on
 // PostgreSQL in one statement (one round trip, one commit), where thousands of launches at once
-// otherwise hold the pool's connections across a transaction's four round trips.
+// otherwise hold the pool's connections across a transaction's four round trips; launches and
+// starts arriving together in one statement, each with its own answer.
 
 const gamespace = (id: string, workspaceId: string | null = null): GamespaceTable => ({
   id,
@@ -78,6 +79,43 @@ describe.each(testEngines())('a launch stored on %s', (engine) => {
     ).rejects.toThrow();
     expect(await gamespaces.find('g1')).toBeUndefined();
     expect(await players.of('g1')).toEqual([]);
+  });
+
+  it('stores launches made together, refusing only the one that cannot be stored', async () => {
+    const { gamespaces, players } = await open();
+    await gamespaces.create(gamespace('g0'), [player('g0', 'p1', 1)]);
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const results = await Promise.allSettled([
+      gamespaces.create(gamespace('g1'), [player('g1', 'p1', 1)]),
+      // The id of a stored gamespace.
+      gamespaces.create(gamespace('g0'), [player('g0', 'p2', 1)]),
+      gamespaces.create(gamespace('g2'), [player('g2', 'p2', 1), player('g2', 'p3')]),
+    ]);
+    // One statement for the three, then each on its own, as the first failed.
+    if (engine === 'postgres') expect(sent).toHaveBeenCalledTimes(4);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await players.of('g0')).map((p) => p.subjectId)).toEqual(['p1']);
+    expect((await players.of('g2')).map((p) => p.subjectId)).toEqual(['p2', 'p3']);
+    expect(await gamespaces.find('g1')).toEqual(gamespace('g1'));
+  });
+
+  it('starts a gamespace once: of starts made together the first sets the time', async () => {
+    const { gamespaces } = await open();
+    for (const id of ['g1', 'g2', 'g3']) await gamespaces.create(gamespace(id), []);
+    await gamespaces.markStarted('g3', 5);
+    const sent = vi.spyOn(pg.Client.prototype, 'query');
+    const [one, again, two, three] = await Promise.all([
+      gamespaces.markStarted('g1', 10),
+      gamespaces.markStarted('g1', 11),
+      gamespaces.markStarted('g2', 12),
+      gamespaces.markStarted('g3', 13),
+    ]);
+    if (engine === 'postgres') expect(sent).toHaveBeenCalledTimes(1);
+    expect(one).toEqual({ ...gamespace('g1'), startTime: 10 });
+    expect(again).toBeUndefined();
+    expect(two).toEqual({ ...gamespace('g2'), startTime: 12 });
+    expect(three).toBeUndefined();
+    expect((await gamespaces.find('g3'))?.startTime).toBe(5);
   });
 
   if (engine === 'postgres') {

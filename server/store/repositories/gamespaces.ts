@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { createBatcher } from '../batch';
 import { onPostgres, type Db } from '../db';
 import { preparedRead } from '../prepared';
 import type { GamespaceTable, PlayerTable } from '../schema';
@@ -131,6 +132,99 @@ const launchCounter = (db: Db) => {
   let counter = launchCounters.get(db);
   if (!counter) launchCounters.set(db, (counter = createLaunchCounter(db)));
   return counter;
+};
+
+/** A launch's gamespace and its players (at least one). */
+interface Launch {
+  row: GamespaceTable;
+  players: readonly PlayerTable[];
+}
+
+/**
+ * A launch's gamespace and players in one statement on PostgreSQL (a data-modifying WITH): a
+ * transaction of two inserts held a connection across four round trips, and thousands of
+ * launches queued for the pool.
+ */
+async function insertLaunch(db: Db, launch: Launch): Promise<void> {
+  await db
+    .with('g', (q) => q.insertInto('gamespaces').values(launch.row))
+    .insertInto('players')
+    .values([...launch.players])
+    .execute();
+}
+
+/**
+ * The launches that arrive together, in one statement and one commit (batch.ts); when it fails,
+ * each launch is stored on its own and answers its own error.
+ */
+function createLaunchInserts(db: Db) {
+  return createBatcher<Launch, void>(
+    async (launches) => {
+      await db
+        .with('g', (q) => q.insertInto('gamespaces').values(launches.map((l) => l.row)))
+        .insertInto('players')
+        .values(launches.flatMap((l) => l.players))
+        .execute();
+      return launches.map(() => ({ value: undefined }));
+    },
+    (launch) => insertLaunch(db, launch),
+  );
+}
+
+interface Start {
+  id: string;
+  startTime: number;
+}
+
+/** Sets the start time unless set already: the row when this call set it. */
+const startOne = (db: Db, { id, startTime }: Start): Promise<GamespaceTable | undefined> =>
+  db
+    .updateTable('gamespaces')
+    .set({ startTime })
+    .where('id', '=', id)
+    .where('startTime', '<=', 0)
+    .returningAll()
+    .executeTakeFirst();
+
+/**
+ * The starts that arrive together, in one UPDATE on PostgreSQL. Of two calls for one gamespace
+ * the first sets it, as if they had come one after the other.
+ */
+function createStarts(db: Db) {
+  return createBatcher<Start, GamespaceTable | undefined>(
+    async (calls) => {
+      const first = new Map<string, number>();
+      calls.forEach((call, i) => {
+        if (!first.has(call.id)) first.set(call.id, i);
+      });
+      const ids = [...first.keys()];
+      const times = ids.map((id) => calls[first.get(id)!]!.startTime);
+      const { rows } = await sql<GamespaceTable>`
+        update gamespaces as g set start_time = v.start_time
+        from unnest(${ids}::text[], ${times}::int8[]) as v(id, start_time)
+        where g.id = v.id and g.start_time <= 0
+        returning g.*`.execute(db);
+      const set = new Map(rows.map((row) => [row.id, row]));
+      return calls.map((call, i) => ({
+        value: first.get(call.id) === i ? set.get(call.id) : undefined,
+      }));
+    },
+    (call) => startOne(db, call),
+  );
+}
+
+const batchers = new WeakMap<
+  Db,
+  { launches: ReturnType<typeof createLaunchInserts>; starts: ReturnType<typeof createStarts> }
+>();
+/** The batchers of a database on PostgreSQL; none on SQLite, where a statement is a call. */
+const batchersOf = (db: Db) => {
+  if (!onPostgres(db)) return undefined;
+  let found = batchers.get(db);
+  if (!found) {
+    batchers.set(db, (found = { launches: createLaunchInserts(db), starts: createStarts(db) }));
+  }
+  return found;
 };
 
 export function createGamespaceRepository(db: Db) {
@@ -278,16 +372,11 @@ export function createGamespaceRepository(db: Db) {
      * way (see launchCounter); resolves once both are stored.
      */
     async create(row: GamespaceTable, players: readonly PlayerTable[]): Promise<void> {
+      const batched = batchersOf(db);
       if (players.length === 0) {
         await db.insertInto('gamespaces').values(row).execute();
-      } else if (onPostgres(db)) {
-        // One statement, so one round trip and one commit: a transaction of two inserts held a
-        // connection across four round trips, and thousands of launches queued for the pool.
-        await db
-          .with('g', (q) => q.insertInto('gamespaces').values(row))
-          .insertInto('players')
-          .values([...players])
-          .execute();
+      } else if (batched) {
+        await batched.launches({ row, players });
       } else {
         await db.transaction().execute(async (tx) => {
           await tx.insertInto('gamespaces').values(row).execute();
@@ -307,13 +396,8 @@ export function createGamespaceRepository(db: Db) {
      * the row when this call set it.
      */
     markStarted(id: string, startTime: number): Promise<GamespaceTable | undefined> {
-      return db
-        .updateTable('gamespaces')
-        .set({ startTime })
-        .where('id', '=', id)
-        .where('startTime', '<=', 0)
-        .returningAll()
-        .executeTakeFirst();
+      const batched = batchersOf(db);
+      return batched ? batched.starts({ id, startTime }) : startOne(db, { id, startTime });
     },
 
     async setExpiration(id: string, expirationTime: number): Promise<void> {
