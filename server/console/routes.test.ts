@@ -98,6 +98,7 @@ function fakeDriver(machines: Map<string, Machine>, clock: ManualClock) {
     startAll: unused,
     stopAll: unused,
     deleteAll: unused,
+    availability: unused,
     createDisks: unused,
     verifyDisks: unused,
     deleteDisks: unused,

@@ -19,7 +19,9 @@
 //     started together once all exist) and the wait rule;
 //   - power-state watching: the backend's poll runs from the first subscribe to the last
 //     unsubscribe or close (powerWatch.ts);
-//   - what a spec must have to deploy, and the errors by code (types.ts DriverErrorCode).
+//   - what a spec must have to deploy, and the errors by code (types.ts DriverErrorCode);
+//   - availability: a spec whose base images the backend does not have is refused before any
+//     deploy or disk copy, with a sentence naming the template and what is missing.
 //
 // A driver's backend primitives (DriverBackend, in the driver):
 //   - list: its machines, as the hypervisor holds them (rows, records, PVE resources);
@@ -29,6 +31,8 @@
 //   - commit and revert disk state (save / revert);
 //   - reconfigure (ISO, NIC, boot delay, guest settings);
 //   - disk copies (createDisks / verifyDisks / deleteDisks, `undeployed` for refresh);
+//   - availability: whether what a spec is made from (base images, a cluster's VM template) is
+//     there;
 //   - console; networks; capacity (what may run at once); orphans;
 //   - events: its listeners (subscribe), and powerPoll, one look at power states announcing the
 //     machines that stopped on their own (qemu, proxmox); close.
@@ -77,6 +81,8 @@ interface BatchBackend {
   open(missing: MachineSpec[], context: DeploymentContext): Promise<BatchRun>;
   /** Work that outlives the call (a batch not waited for, the start of an affinity batch). */
   track(work: Promise<unknown>): void;
+  /** Refuses a spec whose machine cannot be made here (requireAvailable). */
+  requireAvailable(spec: MachineSpec): Promise<void>;
 }
 
 /**
@@ -111,6 +117,8 @@ async function deployBatchBy(
   const existing = new Set(before.map((m) => m.name));
   const missing = specs.filter((s) => !existing.has(specName(s)));
   if (missing.length === 0) return before;
+  // Nothing is built of a batch one of whose machines cannot be.
+  for (const spec of missing) await backend.requireAvailable(spec);
 
   const run = await backend.open(missing, context);
   // A name another call is deploying already is that deploy's; the batch deploys the others.
@@ -153,6 +161,23 @@ export const specName = (spec: MachineSpec): string => vmName(spec.name, spec.is
 /** A spec that can be deployed at all: it names its template (else invalid-request). */
 export function requireDeployable(spec: MachineSpec): void {
   if (!spec.name) throw new DriverError('invalid-request', 'template has no name');
+}
+
+/**
+ * The refusal (invalid-state) of a spec the backend cannot make a machine of, in a sentence that
+ * names the template and says what is missing: 'The template linux-server cannot run. The image
+ * debian-12.qcow2 is not in the images folder: run npm run images.'
+ */
+const unavailable = (spec: MachineSpec, reason: string): DriverError =>
+  new DriverError('invalid-state', `The template ${spec.name} cannot run. ${reason}`);
+
+/** Refuses a spec the backend cannot make a machine of (see unavailable). */
+export async function requireAvailable(
+  backend: Pick<HypervisorDriver, 'availability'>,
+  spec: MachineSpec,
+): Promise<void> {
+  const availability = await backend.availability(spec);
+  if (!availability.available) throw unavailable(spec, availability.reason);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -355,11 +380,33 @@ export function createDriver(backend: DriverBackend): HypervisorDriver {
       const name = specName(spec);
       return deploys.once(name, async () => {
         requireDeployable(spec);
-        return (await load(name)) ?? primitives.deploy(spec, privileged);
+        // Asked first, and the name looked up right before the backend's deploy: the proxmox
+        // contract's save-then-revert fails when anything is awaited between the two (a race
+        // in that driver, not understood yet). A machine deployed already is its machine.
+        const availability = await primitives.availability(spec);
+        const existing = await load(name);
+        if (existing) return existing;
+        if (!availability.available) throw unavailable(spec, availability.reason);
+        return primitives.deploy(spec, privileged);
       });
     },
     deployBatch: (context, wait) =>
-      deployBatchBy({ machinesOf, deploys, track, open: openBatch }, context, wait),
+      deployBatchBy(
+        {
+          machinesOf,
+          deploys,
+          track,
+          open: openBatch,
+          requireAvailable: (spec) => requireAvailable(primitives, spec),
+        },
+        context,
+        wait,
+      ),
+    // A copy from an image that is not there would fail later and say less.
+    async createDisks(spec) {
+      await requireAvailable(primitives, spec);
+      return primitives.createDisks(spec);
+    },
     startAll: (term) => forEachFound(find(term), primitives.start),
     stopAll: (term) => forEachFound(find(term), primitives.stop),
     async deleteAll(term) {

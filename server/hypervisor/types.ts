@@ -253,6 +253,13 @@ export interface DriverStatus {
   orphans: number;
 }
 
+/**
+ * Whether the driver can run a template's machines at all: what they are made from is there (its
+ * base images, a cluster's VM template). `reason` is a sentence for the person who chose the
+ * template, saying what is missing and, when someone here can fix it, how.
+ */
+export type TemplateAvailability = { available: true } | { available: false; reason: string };
+
 /** Console access for drivers whose consoles the server serves itself (server/console). */
 export interface ConsoleTickets {
   /** A one-time ticket for the machine's console and the path of its WebSocket. */
@@ -315,6 +322,13 @@ export interface HypervisorDriver {
   stopAll(term: string): Promise<Machine[]>;
   deleteAll(term: string): Promise<Machine[]>;
 
+  /**
+   * Whether a spec's machine can be made here at all (its base images exist), whatever state its
+   * own disks are in: a template whose disks can be copied from an existing image is available.
+   * Cheap enough to ask for every template of a list; deploys and disk copies of an unavailable
+   * spec are refused (invalid-state) with the reason.
+   */
+  availability(spec: MachineSpec): Promise<TemplateAvailability>;
   /** Starts copying missing disks; the least progress over the disks (100 when nothing to do). */
   createDisks(spec: MachineSpec): Promise<number>;
   /** Per disk: -1 missing, 0..99 copying, 100 present. */

@@ -10,13 +10,14 @@ import {
   type HypervisorDriver,
   type MachineSpec,
   type PowerState,
+  type TemplateAvailability,
 } from '../types';
 import { isLockError } from './client';
 import { createCloneQueue } from './cloneQueue';
 import { createConfiguration } from './configuration';
 import { createDeploys } from './deploys';
 import { createImages } from './images';
-import { createInventory } from './inventory';
+import { createInventory, isRetired } from './inventory';
 import { createIsoStorage } from './isoStorage';
 import { createMachines, pve, vmPath } from './machines';
 import { netOfAlias } from './names';
@@ -46,6 +47,14 @@ export type { ProxmoxDriverOptions } from './options';
 const OPERATIONS = ['start', 'stop', 'save', 'revert', 'delete', 'reset'] as const;
 
 const MIB = 1024 * 1024;
+
+/**
+ * How long the cluster's VM templates, as one listing found them, answer availability: a template
+ * list asks for each of its templates at once. A VM template the listing lacks is looked for
+ * again (the inventory's own listing, shared for a moment), so that one just made, by an
+ * administrator or by this driver's copy, is found at once.
+ */
+export const TEMPLATE_LIST_MAX_AGE_MS = 10_000;
 
 export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDriver {
   const api = options.client;
@@ -141,6 +150,52 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   }
 
   // -------------------------------------------------------------------------------------------
+  // Availability: the VM template a spec is cloned from (or its copy is made from) is on the
+  // cluster.
+
+  let vmTemplateList: { at: number; names: Promise<Set<string>> } | null = null;
+  function vmTemplates(): Promise<Set<string>> {
+    if (vmTemplateList && clock.now() - vmTemplateList.at <= TEMPLATE_LIST_MAX_AGE_MS) {
+      return vmTemplateList.names;
+    }
+    const names = pve(() => inventory.resources()).then(
+      (all) =>
+        new Set(all.filter((r) => r.template === 1 && !isRetired(r)).map((r) => r.name ?? '')),
+    );
+    vmTemplateList = { at: clock.now(), names };
+    // A failed listing is not kept.
+    names.catch(() => {
+      if (vmTemplateList?.names === names) vmTemplateList = null;
+    });
+    return names;
+  }
+
+  async function availability(spec: MachineSpec): Promise<TemplateAvailability> {
+    if (!spec.baseImage) {
+      return {
+        available: false,
+        reason: 'It names no Proxmox VM template to clone (its detail has no Template).',
+      };
+    }
+    if (images.copyOf(spec) !== null) return { available: true };
+    const names = await vmTemplates();
+    const wanted = [spec.baseImage, spec.baseImageSource].filter((n): n is string => !!n);
+    if (wanted.some((name) => names.has(name))) return { available: true };
+    for (const name of wanted) {
+      if (await pve(() => inventory.baseImage(name))) {
+        vmTemplateList = null;
+        return { available: true };
+      }
+    }
+    return {
+      available: false,
+      reason:
+        `The Proxmox VM template ${spec.baseImageSource ?? spec.baseImage} is not on the ` +
+        'cluster: an administrator makes it (docs/deploy.md).',
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
   // Watching: machines that stop on their own (a guest shutdown) are announced. The lifecycle
   // runs this look while anyone listens (../powerWatch.ts).
 
@@ -195,6 +250,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     },
     // Deleting a tag's machines takes the tag's networks with them.
     deletedAll: (term) => pve(() => sdn.removeTag(term)),
+    availability,
     createDisks: (spec) => pve(() => images.create(spec)),
     async verifyDisks(spec) {
       const progress = await pve(() => images.progress(spec));

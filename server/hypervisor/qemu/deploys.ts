@@ -47,7 +47,10 @@ export function createQemuDeploys(options: QemuDeploysOptions) {
       throw new DriverError('invalid-request', 'the template has no disk');
     }
     if ((await disks.progress(spec)).some((p) => p < 100)) {
-      throw new DriverError('invalid-state', 'template disks are not initialized');
+      throw new DriverError(
+        'invalid-state',
+        `The disks of the template ${spec.name} are not initialized yet: initialize it first.`,
+      );
     }
     const id = randomUUID();
     const now = clock.now();

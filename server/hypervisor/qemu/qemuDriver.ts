@@ -18,6 +18,7 @@ import { createDriver, selectIn } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { relayRfb } from '../rfb';
 import { createCapacity } from './capacity';
+import { qemuAvailability } from './availability';
 import { createQemuConfiguration } from './configuration';
 import { createDiskCopies } from './diskCopies';
 import { createQemuDeploys } from './deploys';
@@ -242,6 +243,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       };
     },
 
+    availability: (spec) => qemuAvailability(layout, spec),
     createDisks: (spec) => disks.create(spec),
     verifyDisks: (spec) => disks.progress(spec),
     deleteDisks: (spec) => disks.remove(spec),

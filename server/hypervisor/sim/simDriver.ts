@@ -162,7 +162,10 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     const disks = await diskStatesOf(store, specs, clock.now());
     for (const [i, spec] of specs.entries()) {
       if (disks[i]!.some((d) => d.progress < 100) && !(await store.byName(specName(spec)))) {
-        throw new DriverError('invalid-state', 'template disks are not initialized');
+        throw new DriverError(
+          'invalid-state',
+          `The disks of the template ${spec.name} are not initialized yet: initialize it first.`,
+        );
       }
     }
     const rows = specs.map((spec) => {
@@ -290,6 +293,8 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       };
     },
 
+    // Simulated machines are made from nothing: every template can run.
+    availability: async () => ({ available: true }),
     async createDisks(spec) {
       const perDisk = scaled(TASK_MS.diskCopy, speed);
       const started = await startCopies(store, spec, perDisk, clock.now());
