@@ -2,10 +2,12 @@ import { realClock, type Clock } from '../clock';
 import type { StockTemplateRepository } from '../store/repositories/stockTemplates';
 import type { TemplateTable } from '../store/schema';
 import { EMPTY_GUID, newId } from './ids';
-import { serializeDetail, toVmTemplate } from './templateDetail';
+import { parseDetail, serializeDetail, toVmTemplate } from './templateDetail';
 
 // Stock templates: published, in no workspace, so every author can link them from the first
-// start. Their disks live in the public folder; the hypervisor driver deploys them.
+// start. Each names the images it is made from: for the qemu driver a file of its images folder
+// (`npm run images` builds them), for the proxmox driver a VM template of the cluster
+// (docs/deploy.md); the sim driver runs any of them.
 
 /** Marks a database whose stock templates were seeded, so deleting them all is not undone. */
 export const STOCK_SEEDED_KEY = 'templates.stockSeeded';
@@ -16,13 +18,6 @@ export interface StockTemplate {
   networks: string;
   detail: Record<string, unknown>;
 }
-
-const disk = (file: string, size: number) => ({
-  Path: `[ds] ${EMPTY_GUID}/${file}.vmdk`,
-  Source: '',
-  Controller: 'lsilogic',
-  Size: size,
-});
 
 /**
  * The tiny Linux machine every driver can run: with the qemu driver, the stock image that
@@ -51,7 +46,81 @@ export const TINY_TEMPLATE: StockTemplate = {
 /** Marks a database that got the tiny template (seeded apart: databases seeded before it). */
 export const TINY_SEEDED_KEY = 'templates.stockSeeded.tiny';
 
+/** The Debian machine of the qemu images folder (`npm run images`) and its Proxmox VM template. */
+const debianDisk = (size: number) => ({
+  // The image's own name: the qemu driver finds it in its images folder.
+  Disks: [{ Path: 'debian-12.qcow2', Source: '', Controller: 'virtio', Size: size }],
+  // The Proxmox VM template the proxmox driver clones (docs/deploy.md says how to make it).
+  Template: 'topoplay-debian-12',
+});
+
 export const STOCK_TEMPLATES: readonly StockTemplate[] = [
+  {
+    name: 'linux-server',
+    description:
+      'A small Debian 12 server: 1 CPU, 1 GB of memory, a 4 GB disk, one network card, SSH.',
+    networks: 'lan',
+    detail: {
+      Cpu: '1x1',
+      Ram: 1,
+      Guest: 'debian12_64Guest',
+      Adapters: 1,
+      Eth: [{ Net: 'lan', Type: 'virtio' }],
+      ...debianDisk(4),
+    },
+  },
+  {
+    name: 'workstation',
+    description: 'A Debian 12 workstation: 2 CPUs, 4 GB of memory, a 4 GB disk, one network card.',
+    networks: 'lan',
+    detail: {
+      Cpu: '1x2',
+      Ram: 4,
+      VideoRam: 128,
+      Guest: 'debian12_64Guest',
+      Adapters: 1,
+      Eth: [{ Net: 'lan', Type: 'virtio' }],
+      ...debianDisk(4),
+    },
+  },
+  {
+    name: 'router',
+    description:
+      'A router between two networks, lan and wan: 1 CPU, 1 GB of memory, a 2 GB disk. It ' +
+      'serves DHCP on lan and forwards lan to wan.',
+    networks: 'lan wan',
+    detail: {
+      Cpu: '1x1',
+      Ram: 1,
+      Guest: 'debian12_64Guest',
+      Adapters: 2,
+      // Its first NIC faces lan, its second wan: the image is made so.
+      Eth: [
+        { Net: 'lan', Type: 'virtio' },
+        { Net: 'wan', Type: 'virtio' },
+      ],
+      Disks: [{ Path: 'router.qcow2', Source: '', Controller: 'virtio', Size: 2 }],
+      Template: 'topoplay-router',
+    },
+  },
+];
+
+/**
+ * Marks a database whose stock templates name the real images (STOCK_TEMPLATES above): those
+ * seeded before named placeholder disks that no driver had, and are rewritten once, when no one
+ * changed them.
+ */
+export const STOCK_IMAGES_KEY = 'templates.stockSeeded.images';
+
+const placeholderDisk = (file: string, size: number) => ({
+  Path: `[ds] ${EMPTY_GUID}/${file}.vmdk`,
+  Source: '',
+  Controller: 'lsilogic',
+  Size: size,
+});
+
+/** The stock templates as first seeded, with placeholder disks: rows still so are rewritten. */
+export const PLACEHOLDER_STOCK_TEMPLATES: readonly StockTemplate[] = [
   {
     name: 'linux-server',
     description: 'A small Linux server: 1 CPU, 1 GB of memory, a 10 GB disk, one network card.',
@@ -62,7 +131,7 @@ export const STOCK_TEMPLATES: readonly StockTemplate[] = [
       Guest: 'ubuntu64Guest',
       Adapters: 1,
       Eth: [{ Net: 'lan', Type: 'vmxnet3' }],
-      Disks: [disk('linux-server', 10)],
+      Disks: [placeholderDisk('linux-server', 10)],
     },
   },
   {
@@ -76,7 +145,7 @@ export const STOCK_TEMPLATES: readonly StockTemplate[] = [
       Guest: 'ubuntu64Guest',
       Adapters: 1,
       Eth: [{ Net: 'lan', Type: 'vmxnet3' }],
-      Disks: [disk('workstation', 20)],
+      Disks: [placeholderDisk('workstation', 20)],
     },
   },
   {
@@ -92,10 +161,23 @@ export const STOCK_TEMPLATES: readonly StockTemplate[] = [
         { Net: 'lan', Type: 'vmxnet3' },
         { Net: 'wan', Type: 'vmxnet3' },
       ],
-      Disks: [disk('router', 2)],
+      Disks: [placeholderDisk('router', 2)],
     },
   },
 ];
+
+/** A stock template's detail as stored. */
+const detailOf = (stock: StockTemplate): string =>
+  serializeDetail(toVmTemplate({ ...stock.detail, Name: stock.name }));
+
+/** Detail text in the form the current code stores it; null when it does not parse. */
+function normalized(detail: string | null): string | null {
+  try {
+    return detail ? serializeDetail(parseDetail(detail)) : null;
+  } catch {
+    return null;
+  }
+}
 
 export function stockTemplateRow(stock: StockTemplate, now: number): TemplateTable {
   return {
@@ -109,7 +191,7 @@ export function stockTemplateRow(stock: StockTemplate, now: number): TemplateTab
     isHidden: 0,
     isPublished: 1,
     isLinked: 0,
-    detail: serializeDetail(toVmTemplate({ ...stock.detail, Name: stock.name })),
+    detail: detailOf(stock),
     parentId: null,
     replicas: 0,
     variant: 0,
@@ -140,5 +222,39 @@ export async function seedStockTemplates(
     );
     if (seeded) added += templates.length;
   }
+  await updateStockTemplates(stock, clock);
   return added;
+}
+
+/**
+ * Once per database: the stock templates seeded with placeholder disks (PLACEHOLDER_STOCK_TEMPLATES)
+ * get the real images' detail, and their description when it is the placeholder's too. Only a
+ * stock row (no workspace) of a stock name whose detail is still the placeholder's is rewritten:
+ * a template an administrator changed, and every workspace's copy, is left as it is; workspace
+ * templates linked to a stock one follow it, as they deploy from its detail. Returns how many
+ * were rewritten; several servers starting together rewrite them once (the marker's key is
+ * unique).
+ */
+export async function updateStockTemplates(
+  stock: StockTemplateRepository,
+  clock: Clock = realClock,
+): Promise<number> {
+  if (await stock.isMarked(STOCK_IMAGES_KEY)) return 0;
+  const placeholders = new Map(PLACEHOLDER_STOCK_TEMPLATES.map((p) => [p.name, p]));
+  const current = new Map(STOCK_TEMPLATES.map((t) => [t.name, t]));
+  const rows = await stock.stockNamed([...placeholders.keys()]);
+  const changes = rows.flatMap((row) => {
+    const placeholder = placeholders.get(row.name);
+    const template = current.get(row.name);
+    if (!placeholder || !template) return [];
+    if (normalized(row.detail) !== normalized(detailOf(placeholder))) return [];
+    const description =
+      row.description === placeholder.description ? template.description : row.description;
+    return [{ id: row.id, changes: { detail: detailOf(template), description } }];
+  });
+  const updated = await stock.update(
+    { key: STOCK_IMAGES_KEY, value: String(clock.now()) },
+    changes,
+  );
+  return updated ? changes.length : 0;
 }

@@ -191,14 +191,15 @@ describe.each(testEngines())('template routes on %s', (engine) => {
       }
     });
 
-    it('have a PascalCase VmTemplate detail with disks in the public folder', async () => {
+    it('have a PascalCase VmTemplate detail naming their images', async () => {
       const detail = await ok(call('admin', 'GET', `/template-detail/${stock.router.id}`));
       expect(sorted(Object.keys(detail))).toEqual(sorted(DETAIL_KEYS));
       expect(detail.parent).toBeNull();
       const vm = JSON.parse(detail.detail);
       expect(vm).toMatchObject({ Name: 'router', Cpu: '1x1', AutoStart: true });
       expect(vm.Eth.map((e: Json) => e.Net)).toEqual(['lan', 'wan']);
-      expect(vm.Disks[0].Path).toBe(`[ds] ${EMPTY_GUID}/router.vmdk`);
+      expect(vm.Disks[0].Path).toBe('router.qcow2');
+      expect(vm.Template).toBe('topoplay-router');
     });
 
     it('are seeded once per database', async () => {
@@ -532,7 +533,7 @@ describe.each(testEngines())('template routes on %s', (engine) => {
       expect(vm.Disks).toMatchObject([
         {
           Path: `[ds] ${ws.id}/${t.id}_0.vmdk`,
-          Source: `[ds] ${EMPTY_GUID}/linux-server.vmdk`,
+          Source: 'debian-12.qcow2',
         },
       ]);
       // Unlinking again changes nothing.
