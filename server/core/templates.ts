@@ -20,6 +20,7 @@ import {
 import { asId, newId } from './ids';
 import { uniqueName } from './naming';
 import { createTemplateAdmin, templateLookup } from './templateAdmin';
+import { ALL_AVAILABLE, type TemplateAvailabilities } from './templateAvailability';
 import { defaultDetail, localizeDiskPaths, parseDetail, serializeDetail } from './templateDetail';
 import { templateDto, templateGroup, templateSummaryDto, type TemplateDto } from './templateViews';
 import type { Actor } from './actor';
@@ -79,6 +80,8 @@ export interface TemplateServiceOptions {
   machines?: TemplateMachines;
   /** The server's time: when templates are made. */
   clock?: Clock;
+  /** Why templates cannot run on the hypervisor, for the lists templates are chosen from. */
+  availability?: TemplateAvailabilities;
 }
 
 /**
@@ -146,7 +149,16 @@ export function createTemplateService(
     });
   }
 
-  const summaries = (rows: NamedTemplate[]) => rows.map(templateSummaryDto);
+  const availability = options.availability ?? ALL_AVAILABLE;
+  /** Summaries; one the hypervisor cannot run says why in `unavailable` (ours, not the wire's). */
+  const summaries = async (rows: NamedTemplate[]) => {
+    const unavailable = await availability(rows);
+    return rows.map((row) => {
+      const why = unavailable.get(row.id);
+      const summary = templateSummaryDto(row);
+      return why === undefined ? summary : { ...summary, unavailable: why };
+    });
+  };
 
   return {
     canEdit,

@@ -15,6 +15,7 @@ import { createLocalAccountService } from '../core/localAccounts';
 import type { ListenerRevoker } from '../core/membership';
 import { createMachineRemoval, oneAtATime } from '../core/play/removal';
 import { createPlayService } from '../core/play/service';
+import { createTemplateAvailability } from '../core/templateAvailability';
 import { createTemplateService } from '../core/templates';
 import type { UserDefaults } from '../core/actor';
 import { createUserService } from '../core/users';
@@ -99,6 +100,12 @@ function createServices(fastify: FastifyInstance) {
     publisher,
     machines: vms.templateMachines,
     clock,
+    // The lists templates are chosen from mark those the hypervisor cannot run.
+    availability: createTemplateAvailability({
+      driver,
+      find: (id) => repositories.templates.find(id),
+      log: fastify.log,
+    }),
   });
   // A completed or solved gamespace's machines go in the background right away; closing waits
   // for the removals under way, before the driver and the store close.

@@ -112,6 +112,9 @@ export const templateSummarySchema = {
     isLinked: { type: 'boolean' },
     isPublished: { type: 'boolean' },
     whenCreated: { type: 'string' },
+    // Ours, not the wire's (TopoMojo clients ignore it): present only when the hypervisor
+    // cannot run the template, saying why.
+    unavailable: { type: 'string' },
   },
 } as const;
 
