@@ -40,6 +40,8 @@ export const TemplateSummary = t.intersection([
     parentName: nullable(t.string),
     isLinked: nullable(t.boolean),
     isPublished: nullable(t.boolean),
+    /** Ours, not the wire's: why the hypervisor cannot run it; absent when it can. */
+    unavailable: nullable(t.string),
   }),
 ]);
 export type TemplateSummary = t.TypeOf<typeof TemplateSummary>;

@@ -34,6 +34,7 @@ export const toTemplateRow = (t: TemplateSummary): TemplateRow => ({
   parentName: t.parentName ?? null,
   isLinked: !!t.isLinked,
   isPublished: !!t.isPublished,
+  ...(t.unavailable ? { unavailable: t.unavailable } : {}),
 });
 
 export const toLoadedDetail = (d: TemplateDetail): LoadedTemplateDetail => ({

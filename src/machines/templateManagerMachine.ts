@@ -19,6 +19,8 @@ export interface TemplateRow {
   parentName: string | null;
   isLinked: boolean;
   isPublished: boolean;
+  /** Why the hypervisor cannot run it; absent when it can. */
+  unavailable?: string;
 }
 
 /** Spec §9: template search waits 250 ms; the admin list shows 100 at a time. */

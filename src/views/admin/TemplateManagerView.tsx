@@ -14,6 +14,7 @@ import {
   selectSearch,
   selectSelectedId,
 } from '../../machines/templateManagerMachine.selectors';
+import { UnavailableMark } from '../common/UnavailableMark';
 import { TemplateDetailForm } from './TemplateManagerDetail';
 
 // The admin Template Manager (spec §2 admin/templates?term=): every template, stock and of
@@ -43,10 +44,12 @@ function TemplateList({
       {error && <p role="alert">{error}</p>}
       <ul aria-label="Templates" aria-busy={loading}>
         {items.map((row) => (
-          <li key={row.id}>
+          <li key={row.id} className={row.unavailable ? 'tp-template-unavailable' : undefined}>
             <button
               type="button"
+              className="tp-template-name"
               aria-pressed={row.id === selectedId}
+              aria-describedby={row.unavailable ? `tp-unavailable-${row.id}` : undefined}
               onClick={() => manager.send({ type: 'template.selected', id: row.id })}
             >
               {row.name || row.id}
@@ -56,6 +59,12 @@ function TemplateList({
               {row.isLinked ? ` · linked to ${row.parentName ?? 'its parent'}` : ''}
               {row.isPublished ? ' · published' : ''}
             </span>
+            {row.unavailable && (
+              <>
+                {' '}
+                <UnavailableMark id={`tp-unavailable-${row.id}`} reason={row.unavailable} />
+              </>
+            )}
           </li>
         ))}
       </ul>

@@ -9,6 +9,7 @@ import {
   selectTemplateSets,
 } from '../../../machines/templateSelectorMachine.selectors';
 import { DismissibleAlerts } from '../../common/DismissibleAlerts';
+import { UnavailableMark } from '../../common/UnavailableMark';
 
 /**
  * The template selector (spec §2): search published templates, Add one, or Add a set of one
@@ -64,17 +65,34 @@ export function TemplateSelector({ selector }: { selector: TemplateSelectorActor
       )}
       <ul className="tp-list" aria-label="Templates to add" aria-busy={searching}>
         {results.map((template) => (
-          <li key={template.id} className="tp-list-item">
+          <li
+            key={template.id}
+            className={
+              template.unavailable ? 'tp-list-item tp-template-unavailable' : 'tp-list-item'
+            }
+          >
             <span>
-              {template.name}{' '}
+              <span className="tp-template-name">{template.name}</span>{' '}
               {template.description && (
                 <span className="tp-muted tp-small">{template.description}</span>
               )}
+              {template.unavailable && (
+                <>
+                  {' '}
+                  <UnavailableMark
+                    id={`tp-unavailable-${template.id}`}
+                    reason={template.unavailable}
+                  />
+                </>
+              )}
             </span>
+            {/* Still added when unavailable: linking copies nothing, and the image may come
+                (npm run images); a launch that needs it says what is missing. */}
             <button
               type="button"
               className="p-button p-component p-button-outlined p-button-sm"
               aria-busy={queue.includes(template.id)}
+              aria-describedby={template.unavailable ? `tp-unavailable-${template.id}` : undefined}
               onClick={() =>
                 selector.send({ type: 'selector.addRequested', templateId: template.id })
               }
