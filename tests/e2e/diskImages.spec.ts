@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { signIn } from './support';
+
+// Disk image import (issue 31): an admin uploads a qcow2 and a vmdk in the Template Manager's
+// Disk Images panel, watches their progress, sees them listed as qcow2 images with their sizes,
+// sees a bad file refused with its reason, makes a template from one and deletes the other.
+
+/** A 4 MiB disk with a few bytes in it, as qcow2 and vmdk (made with qemu-img). */
+function diskFiles() {
+  const dir = mkdtempSync(join(tmpdir(), 'topoplay-e2e-disks-'));
+  const raw = join(dir, 'disk.raw');
+  execFileSync('qemu-img', ['create', '-q', '-f', 'raw', raw, '4M']);
+  writeFileSync(raw, Buffer.from('topoplay e2e disk'), { flag: 'r+' });
+  execFileSync('qemu-img', ['convert', '-f', 'raw', '-O', 'qcow2', raw, join(dir, 'd.qcow2')]);
+  execFileSync('qemu-img', ['convert', '-f', 'raw', '-O', 'vmdk', raw, join(dir, 'd.vmdk')]);
+  const files = {
+    qcow2: readFileSync(join(dir, 'd.qcow2')),
+    vmdk: readFileSync(join(dir, 'd.vmdk')),
+  };
+  rmSync(dir, { recursive: true, force: true });
+  return files;
+}
+
+test('an admin imports disk images and makes a template from one', async ({ page }) => {
+  const { qcow2, vmdk } = diskFiles();
+  const suffix = Date.now().toString(36);
+  const web = `web-${suffix}`;
+  const desk = `desk-${suffix}`;
+  await signIn(page, 'admin');
+  await page.goto('/admin/templates');
+  const panel = page.getByRole('region', { name: 'Disk images' });
+  await expect(panel.getByRole('heading', { name: 'Disk images' })).toBeVisible();
+
+  await panel.getByLabel('Upload disk images').setInputFiles([
+    { name: `${web}.qcow2`, mimeType: 'application/octet-stream', buffer: qcow2 },
+    { name: `${desk}.vmdk`, mimeType: 'application/octet-stream', buffer: vmdk },
+    {
+      name: `bad-${suffix}.qcow2`,
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from('no'),
+    },
+  ]);
+  const uploads = panel.getByRole('list', { name: 'Disk image uploads' });
+  for (const name of [`${web}.qcow2`, `${desk}.vmdk`]) {
+    const row = uploads.getByRole('listitem').filter({ hasText: name });
+    await expect(row.getByRole('progressbar', { name: `Upload of ${name}` })).toHaveAttribute(
+      'value',
+      '100',
+    );
+    await expect(row.getByRole('status')).toHaveText('Imported');
+  }
+  const bad = uploads.getByRole('listitem').filter({ hasText: `bad-${suffix}.qcow2` });
+  await expect(bad.getByRole('status')).toHaveText('Failed');
+  await expect(bad.getByRole('alert')).toHaveText(
+    'This cannot be done: the file is not a qcow2 image: qemu-img reads it as raw.',
+  );
+
+  // Both listed as qcow2 images, with their sizes on disk and as a guest sees them.
+  const list = panel.getByRole('table', { name: 'Disk image list' });
+  for (const name of [`${web}.qcow2`, `${desk}.qcow2`]) {
+    const row = list.getByRole('row').filter({ hasText: name });
+    await expect(row.getByRole('cell').nth(1)).toHaveText(/^\d+(\.\d)? KiB$/);
+    await expect(row.getByRole('cell').nth(2)).toHaveText('4.0 MiB');
+    await expect(row.getByRole('cell').nth(3)).toHaveText('none');
+  }
+  await expect(list.getByRole('row').filter({ hasText: `bad-${suffix}` })).toHaveCount(0);
+  await panel.screenshot({ path: 'test-results/disk-images.png' });
+
+  // A template from the qcow2: it opens in the manager, and the image cannot go while it is used.
+  await panel.getByRole('button', { name: `New template from ${web}.qcow2` }).click();
+  const form = page.getByRole('form', { name: `Template ${web}` });
+  await expect(form.getByLabel('Detail (VmTemplate JSON)')).toHaveValue(
+    new RegExp(`"Path":\\s*"${web}\\.qcow2"`),
+  );
+  const webRow = list.getByRole('row').filter({ hasText: `${web}.qcow2` });
+  await expect(webRow.getByRole('cell').nth(3)).toHaveText(web);
+  await expect(webRow.getByRole('button', { name: `Delete ${web}.qcow2` })).toBeDisabled();
+
+  // The unused one is deleted after a confirmation.
+  await panel.getByRole('button', { name: `Delete ${desk}.qcow2` }).click();
+  await panel
+    .getByRole('alertdialog', { name: `Delete ${desk}.qcow2?` })
+    .getByRole('button', { name: 'Delete' })
+    .click();
+  await expect(list.getByRole('row').filter({ hasText: `${desk}.qcow2` })).toHaveCount(0);
+  await expect(webRow).toBeVisible();
+});
