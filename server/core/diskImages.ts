@@ -220,6 +220,24 @@ export function createDiskImageStore(options: DiskImageStoreOptions) {
     return users;
   }
 
+  /** Removes uploads without a chunk for DISK_UPLOAD_TTL_MS; returns how many. */
+  async function removeStale(staleMs = DISK_UPLOAD_TTL_MS): Promise<number> {
+    let removed = 0;
+    const entries = await readdir(imagesDir).catch(() => [] as string[]);
+    for (const entry of entries) {
+      if (!entry.startsWith(UPLOAD_PREFIX)) continue;
+      const id = entry.slice(STAGING_PREFIX.length);
+      if (busy.has(id)) continue;
+      const changed = await stat(join(imagesDir, entry, 'data'))
+        .catch(() => stat(join(imagesDir, entry)))
+        .catch(() => null);
+      if (changed && clock.now() - changed.mtimeMs < staleMs) continue;
+      await rm(join(imagesDir, entry), { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
+  }
+
   const upload = async (id: string, meta: UploadMeta): Promise<DiskUpload> => ({
     id,
     name: meta.name,
@@ -238,6 +256,8 @@ export function createDiskImageStore(options: DiskImageStoreOptions) {
       if (size > maxBytes)
         throw refused(`The file is larger than the limit of ${bytes(maxBytes)}.`);
       await mkdir(imagesDir, { recursive: true });
+      // Uploads given up long ago make room first.
+      await removeStale();
       if (await exists(join(imagesDir, name))) {
         throw refused(`There is already an image named ${name}: delete it or rename the file.`);
       }
@@ -391,23 +411,7 @@ export function createDiskImageStore(options: DiskImageStoreOptions) {
       return true;
     },
 
-    /** Removes uploads without a chunk for DISK_UPLOAD_TTL_MS; returns how many. */
-    async removeStale(staleMs = DISK_UPLOAD_TTL_MS): Promise<number> {
-      let removed = 0;
-      const entries = await readdir(imagesDir).catch(() => [] as string[]);
-      for (const entry of entries) {
-        if (!entry.startsWith(UPLOAD_PREFIX)) continue;
-        const id = entry.slice(STAGING_PREFIX.length);
-        if (busy.has(id)) continue;
-        const changed = await stat(join(imagesDir, entry, 'data'))
-          .catch(() => stat(join(imagesDir, entry)))
-          .catch(() => null);
-        if (changed && clock.now() - changed.mtimeMs < staleMs) continue;
-        await rm(join(imagesDir, entry), { recursive: true, force: true });
-        removed++;
-      }
-      return removed;
-    },
+    removeStale,
   };
 }
 
