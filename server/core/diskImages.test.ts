@@ -224,6 +224,23 @@ describe('disk image import', () => {
     expect(leftovers(imagesDir)).toEqual([]);
   });
 
+  it('refuses a second chunk while one is being written', async () => {
+    const { diskImages } = store();
+    const upload = await diskImages.start({ name: 'busy.raw', size: 1024 });
+    const slow = new Readable({ read() {} });
+    const writing = diskImages.writeChunk(upload.id, 0, slow);
+    slow.push(Buffer.alloc(100));
+    await vi.waitFor(async () => expect((await diskImages.status(upload.id)).received).toBe(100));
+    await expect(
+      diskImages.writeChunk(upload.id, 100, Readable.from([Buffer.alloc(100)])),
+    ).rejects.toThrow(/Another chunk of this upload is being written/);
+    await expect(diskImages.complete(upload.id)).rejects.toThrow(/Another chunk/);
+    slow.push(null);
+    expect((await writing).received).toBe(100);
+    const next = await diskImages.writeChunk(upload.id, 100, Readable.from([Buffer.alloc(100)]));
+    expect(next.received).toBe(200);
+  });
+
   it('refuses a chunk past the declared size', async () => {
     const { diskImages } = store();
     const upload = await diskImages.start({ name: 'small.raw', size: 10 });

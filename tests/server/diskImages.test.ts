@@ -72,6 +72,14 @@ describe.each(testEngines())('disk images on %s', (engine) => {
     const id = start.body.id as string;
     const chunk = 100_000;
 
+    // Only bytes: a chunk sent as text is refused before it is read.
+    const asText = await fetch(`${server.url}/api/admin/diskimage/${id}/chunk?offset=0`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token.admin}`, 'content-type': 'text/plain' },
+      body: 'abc',
+    });
+    expect(asText.status).toBe(415);
+
     const first = await call(
       'admin',
       'PUT',

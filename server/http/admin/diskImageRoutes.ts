@@ -123,6 +123,13 @@ export async function adminDiskImageRoutes(
     {
       config: { auth: 'admin', upload: true },
       bodyLimit: MAX_CHUNK_BYTES,
+      // Any other type would be read whole by the server's text parser before being refused.
+      onRequest: (request, reply, done) => {
+        if (/^application\/octet-stream\b/i.test(request.headers['content-type'] ?? '')) {
+          return done();
+        }
+        void reply.code(415).send({ message: 'UnsupportedMediaType' });
+      },
       schema: {
         summary: 'Send a disk image chunk',
         description:
