@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +10,15 @@ import { signIn } from './support';
 // Disk Images panel, watches their progress, sees them listed as qcow2 images with their sizes,
 // sees a bad file refused with its reason, makes a template from one and deletes the other.
 
-/** A 4 MiB disk with a few bytes in it, as qcow2 and vmdk (made with qemu-img). */
+/**
+ * A 24 MiB disk with 20 MiB of random data, as qcow2 and vmdk (made with qemu-img): each is
+ * three chunks of the SPA's 8 MiB, so that its progress has steps between 0 and 100.
+ */
 function diskFiles() {
   const dir = mkdtempSync(join(tmpdir(), 'topoplay-e2e-disks-'));
   const raw = join(dir, 'disk.raw');
-  execFileSync('qemu-img', ['create', '-q', '-f', 'raw', raw, '4M']);
-  writeFileSync(raw, Buffer.from('topoplay e2e disk'), { flag: 'r+' });
+  execFileSync('qemu-img', ['create', '-q', '-f', 'raw', raw, '24M']);
+  writeFileSync(raw, randomBytes(20 * 1024 * 1024), { flag: 'r+' });
   execFileSync('qemu-img', ['convert', '-f', 'raw', '-O', 'qcow2', raw, join(dir, 'd.qcow2')]);
   execFileSync('qemu-img', ['convert', '-f', 'raw', '-O', 'vmdk', raw, join(dir, 'd.vmdk')]);
   const files = {
@@ -35,6 +39,27 @@ test('an admin imports disk images and makes a template from one', async ({ page
   const panel = page.getByRole('region', { name: 'Disk images' });
   await expect(panel.getByRole('heading', { name: 'Disk images' })).toBeVisible();
 
+  // Every value the upload progress bars take, recorded as the page changes them.
+  await panel.evaluate((root) => {
+    const seen: Record<string, number[]> = {};
+    (window as unknown as { progressSeen: typeof seen }).progressSeen = seen;
+    const record = (bar: Element) => {
+      const name = bar.getAttribute('aria-label') ?? '';
+      const values = (seen[name] ??= []);
+      const value = Number((bar as HTMLProgressElement).value);
+      if (values.at(-1) !== value) values.push(value);
+    };
+    new MutationObserver((changes) => {
+      for (const change of changes) {
+        const nodes = change.type === 'attributes' ? [change.target] : [...change.addedNodes];
+        for (const node of nodes) {
+          if (!(node instanceof Element)) continue;
+          if (node.matches('progress')) record(node);
+          node.querySelectorAll('progress').forEach(record);
+        }
+      }
+    }).observe(root, { subtree: true, childList: true, attributes: true });
+  });
   await panel.getByLabel('Upload disk images').setInputFiles([
     { name: `${web}.qcow2`, mimeType: 'application/octet-stream', buffer: qcow2 },
     { name: `${desk}.vmdk`, mimeType: 'application/octet-stream', buffer: vmdk },
@@ -53,6 +78,18 @@ test('an admin imports disk images and makes a template from one', async ({ page
     );
     await expect(row.getByRole('status')).toHaveText('Imported');
   }
+  // Each went through steps on its way: the share of the chunks the server had.
+  const seen = await page.evaluate(
+    () => (window as unknown as { progressSeen: Record<string, number[]> }).progressSeen,
+  );
+  for (const name of [`${web}.qcow2`, `${desk}.vmdk`]) {
+    const values = seen[`Upload of ${name}`] ?? [];
+    expect(
+      values.some((v) => v > 0 && v < 100),
+      `${name}: ${values.join(', ')}`,
+    ).toBe(true);
+    expect(values.at(-1)).toBe(100);
+  }
   const bad = uploads.getByRole('listitem').filter({ hasText: `bad-${suffix}.qcow2` });
   await expect(bad.getByRole('status')).toHaveText('Failed');
   await expect(bad.getByRole('alert')).toHaveText(
@@ -63,8 +100,8 @@ test('an admin imports disk images and makes a template from one', async ({ page
   const list = panel.getByRole('table', { name: 'Disk image list' });
   for (const name of [`${web}.qcow2`, `${desk}.qcow2`]) {
     const row = list.getByRole('row').filter({ hasText: name });
-    await expect(row.getByRole('cell').nth(1)).toHaveText(/^\d+(\.\d)? KiB$/);
-    await expect(row.getByRole('cell').nth(2)).toHaveText('4.0 MiB');
+    await expect(row.getByRole('cell').nth(1)).toHaveText(/^2\d MiB$/);
+    await expect(row.getByRole('cell').nth(2)).toHaveText('24 MiB');
     await expect(row.getByRole('cell').nth(3)).toHaveText('none');
   }
   await expect(list.getByRole('row').filter({ hasText: `bad-${suffix}` })).toHaveCount(0);
