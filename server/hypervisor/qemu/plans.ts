@@ -167,7 +167,11 @@ export async function launchPlanOf(
       overlay: files.overlay(d.index),
       controller: d.controller,
     })),
-    nics: record.nics.map((n) => ({ index: n.index, mac: n.mac })),
+    nics: record.nics.map((n) => ({
+      index: n.index,
+      mac: n.mac,
+      model: record.spec.nics.find((s) => s.index === n.index)?.adapter ?? null,
+    })),
     iso: record.iso ? inside(layout.isos, record.iso, 'ISO') : null,
     boot: base ? await bootFilesOf(base) : null,
     guestSettings,

@@ -113,7 +113,8 @@ export interface LaunchPlan {
   coresPerSocket: number;
   memoryMiB: number;
   disks: Array<{ overlay: string; controller: string | null }>;
-  nics: Array<{ index: number; mac: string }>;
+  /** `model`: the adapter as the template names it (nicModelOf makes QEMU's device of it). */
+  nics: Array<{ index: number; mac: string; model?: string | null }>;
   /** An absolute ISO path in the CD-ROM drive, or null for an empty drive. */
   iso: string | null;
   boot: { kernel: string; initrd: string | null; cmdline: string } | null;
@@ -135,8 +136,24 @@ export const SEED_DEVICE = 'seed0';
 /** fw_cfg names are at most 55 bytes. */
 export const FW_CFG_NAME_MAX = 55;
 
-const isIde = (controller: string | null): boolean =>
-  !!controller && /^(ide|sata|ata)$/i.test(controller);
+/**
+ * The bus of a disk by the controller its template names: IDE, SATA (an AHCI controller), or
+ * virtio for anything else (virtio, and vSphere's SCSI controllers: lsilogic, pvscsi, ...).
+ */
+export function diskBusOf(controller: string | null): 'ide' | 'sata' | 'virtio' {
+  if (controller && /^(ide|ata)$/i.test(controller)) return 'ide';
+  if (controller && /^(sata|ahci)$/i.test(controller)) return 'sata';
+  return 'virtio';
+}
+
+/** QEMU's NIC device for a template's adapter: e1000, e1000e, rtl8139, else virtio (vmxnet3 too). */
+export function nicModelOf(adapter: string | null | undefined): string {
+  const model = (adapter ?? '').toLowerCase();
+  return ['e1000', 'e1000e', 'rtl8139'].includes(model) ? model : 'virtio-net-pci';
+}
+
+/** An AHCI controller has six ports. */
+const SATA_PORTS = 6;
 
 /** QEMU's option values escape a comma by doubling it. */
 const escaped = (value: string): string => value.replace(/,/g, ',,');
@@ -168,9 +185,24 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     files.log,
   ];
   if (plan.acceleration === 'kvm') args.push('-cpu', 'host');
+  // IDE disks fill the first IDE bus and then the second, SATA disks the AHCI controller's ports.
+  let ide = 0;
+  let sata = 0;
   plan.disks.forEach((disk, i) => {
-    const bus = isIde(disk.controller) ? 'ide' : 'virtio';
-    args.push('-drive', `file=${escaped(disk.overlay)},format=qcow2,if=${bus},index=${i}`);
+    const bus = diskBusOf(disk.controller);
+    if (bus === 'sata' && sata < SATA_PORTS) {
+      if (sata === 0) args.push('-device', 'ahci,id=sata0');
+      args.push(
+        '-drive',
+        `if=none,id=disk${i},file=${escaped(disk.overlay)},format=qcow2`,
+        '-device',
+        `ide-hd,drive=disk${i},bus=sata0.${sata++},id=sata-disk${i}`,
+      );
+    } else if (bus === 'ide' && ide < 4) {
+      args.push('-drive', `file=${escaped(disk.overlay)},format=qcow2,if=ide,index=${ide++}`);
+    } else {
+      args.push('-drive', `file=${escaped(disk.overlay)},format=qcow2,if=virtio,index=${i}`);
+    }
   });
   // The CD-ROM drive is always there, so that an ISO can be inserted while the machine runs.
   args.push(
@@ -179,10 +211,8 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     '-device',
     `ide-cd,drive=cd0,bus=ide.1,id=${CDROM_DEVICE}`,
   );
-  // The seed takes the second IDE bus's other unit, unless IDE disks 2 and up took it (an IDE
-  // disk is at index i: ide.{i/2}, unit i%2).
-  const secondBusDisks = plan.disks.filter((d, i) => isIde(d.controller) && i >= 2).length;
-  if (plan.seed && secondBusDisks === 0) {
+  // The seed takes the second IDE bus's other unit, unless a third IDE disk took one.
+  if (plan.seed && ide <= 2) {
     // Read-only; cloud-init finds it by its label, whatever its device.
     args.push(
       '-drive',
@@ -198,7 +228,7 @@ export function qemuArgs(plan: LaunchPlan): string[] {
       '-device',
       // No option ROM: the machines boot from their disks or kernels, never from the network,
       // and iPXE's ROM costs a second of boot under software emulation.
-      `virtio-net-pci,netdev=n${nic.index},mac=${nic.mac},romfile=`,
+      `${nicModelOf(nic.model)},netdev=n${nic.index},mac=${nic.mac},romfile=`,
     );
   }
   if (plan.boot) {
