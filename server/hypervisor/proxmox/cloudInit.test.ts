@@ -178,6 +178,26 @@ describe('proxmox cloud-init', () => {
     expect(existsSync(network)).toBe(false);
   });
 
+  it("drops a saved machine's snippets from its clones once snippets are off", async () => {
+    const { sim, driver } = await start();
+    const client = createPveClient({
+      url: sim.url,
+      tokenId: sim.tokenId,
+      tokenSecret: sim.tokenSecret,
+    });
+    try {
+      // As a base image saved from a machine deployed with snippets names them.
+      await client.put('/nodes/pve1/qemu/9000/config', {
+        cicustom: 'user=snip:snippets/topoplay-140-user.yaml',
+      });
+    } finally {
+      client.close();
+    }
+    const vm = await deployed(driver, sim, spec([]));
+    expect(vm.status).toBe('running');
+    expect(vm.config.cicustom).toBeUndefined();
+  });
+
   it('refuses to start a machine whose snippets are missing, as PVE does', async () => {
     snippetsDir = mkdtempSync(join(tmpdir(), 'pve-snippets-'));
     // The driver writes into another folder than the storage PVE reads.

@@ -173,6 +173,10 @@ export function createDeploys(deps: DeploysOptions) {
       log?.warn({ vmid: p.vmid, ignored: cloud.ignored }, 'proxmox: cloud-init settings ignored');
     }
     Object.assign(config, cloud.options);
+    // A base image saved from one of our machines names that machine's snippets, gone with it.
+    if (!options.snippets && String(template.cicustom ?? '').includes('snippets/topoplay-')) {
+      unused.push('cicustom');
+    }
     if (spec.bootDelaySeconds > 0) config.startup = `up=${spec.bootDelaySeconds}`;
     // Guest settings go through the QEMU guest agent, which needs no root credentials, unless
     // the admin gave root's: then through fw_cfg, which needs nothing in the guest.
