@@ -83,7 +83,8 @@ function batchedQuery(compiled: CompiledQuery, slots: number) {
 /**
  * A read built by `build` from the database and the call's values, compiled once per database.
  * `build` must use each value as a value only (compared, not in names or in the shape of the
- * query): it is called once, with placeholders.
+ * query): it is called once, with placeholders. Its SQL has no `$` but its parameters' (no
+ * literal of raw SQL holding one): the batched form renumbers them.
  */
 export function preparedRead<D, A extends unknown[], R>(
   build: (db: Kysely<D>, ...args: A) => Compilable<R>,
@@ -99,7 +100,10 @@ export function preparedRead<D, A extends unknown[], R>(
     if (!sqlite) {
       const single = async (args: A) =>
         (await db.executeQuery({ ...compiled, parameters: values(args) } as CompiledQuery<R>)).rows;
-      return postgresDbs.has(db) ? batchedReads(db, compiled, slots.length, single) : single;
+      // A read without values answers every call alike: nothing to batch.
+      return postgresDbs.has(db) && slots.length > 0
+        ? batchedReads(db, compiled, slots.length, single)
+        : single;
     }
     const statement = sqlite.prepare(compiled.sql);
     const names = new Map<string, string>();
