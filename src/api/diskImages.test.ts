@@ -1,6 +1,11 @@
 import * as E from 'fp-ts/Either';
 import { describe, expect, it } from 'vitest';
-import { createChunkSender, createDiskImageUploader, detailForImage } from './diskImages';
+import {
+  createChunkSender,
+  createDiskImageUploader,
+  detailForImage,
+  uploadMemoryKey,
+} from './diskImages';
 import { createHttpClient } from './http';
 
 // The disk image upload over a fake server that keeps the bytes of one upload the way the real
@@ -57,7 +62,7 @@ describe('createDiskImageUploader', () => {
   it('sends the file in chunks at their offsets and completes it, with progress', async () => {
     const s = fakeServer();
     const progress: number[] = [];
-    const result = await createDiskImageUploader(s.http, s.sender, 40)(
+    const result = await createDiskImageUploader(s.http, s.sender, { chunkBytes: 40 })(
       FILE,
       (p) => progress.push(p),
       new AbortController().signal,
@@ -76,7 +81,7 @@ describe('createDiskImageUploader', () => {
 
   it('resumes from what the server has after a chunk is lost or cut off', async () => {
     const s = fakeServer({ dropChunks: [1], cutChunk: 3 });
-    const result = await createDiskImageUploader(s.http, s.sender, 40)(
+    const result = await createDiskImageUploader(s.http, s.sender, { chunkBytes: 40 })(
       FILE,
       () => {},
       new AbortController().signal,
@@ -96,13 +101,65 @@ describe('createDiskImageUploader', () => {
 
   it('gives up after chunks fail without progress, with the reason', async () => {
     const s = fakeServer({ dropChunks: [0, 1, 2, 3, 4, 5] });
-    const result = await createDiskImageUploader(s.http, s.sender, 40)(
+    const result = await createDiskImageUploader(s.http, s.sender, { chunkBytes: 40 })(
       FILE,
       () => {},
       new AbortController().signal,
     )();
     expect(result).toEqual(E.left({ status: 0, message: 'Failed to fetch' }));
     expect(s.log.filter((l) => l.startsWith('PUT'))).toHaveLength(4);
+  });
+});
+
+describe('createDiskImageUploader with a memory', () => {
+  /** A Map standing in for localStorage. */
+  const memoryOf = (entries: Array<[string, string]> = []) => {
+    const map = new Map(entries);
+    return {
+      map,
+      memory: {
+        get: (k: string) => map.get(k) ?? null,
+        set: (k: string, v: string) => void map.set(k, v),
+        remove: (k: string) => void map.delete(k),
+      },
+    };
+  };
+
+  it('keeps the upload of a file that failed, and resumes it when the file is chosen again', async () => {
+    const s = fakeServer({ dropChunks: [1, 2, 3, 4] });
+    const { map, memory } = memoryOf();
+    const upload = createDiskImageUploader(s.http, s.sender, { chunkBytes: 40, memory });
+    const failed = await upload(FILE, () => {}, new AbortController().signal)();
+    expect(E.isLeft(failed)).toBe(true);
+    expect(map.get(uploadMemoryKey(FILE))).toBe('disk-1');
+
+    s.log.length = 0;
+    const resumed = await upload(FILE, () => {}, new AbortController().signal)();
+    expect(E.isRight(resumed)).toBe(true);
+    expect(s.log).toEqual([
+      'GET /api/admin/diskimage/disk-1',
+      'PUT /api/admin/diskimage/disk-1/chunk?offset=40',
+      'PUT /api/admin/diskimage/disk-1/chunk?offset=80',
+      'POST /api/admin/diskimage/disk-1/complete',
+    ]);
+    expect([...s.bytes()]).toEqual([...new Uint8Array(await FILE.arrayBuffer())]);
+    expect(map.size).toBe(0);
+  });
+
+  it('starts over when the server no longer has the remembered upload', async () => {
+    const s = fakeServer();
+    const { map, memory } = memoryOf([[uploadMemoryKey(FILE), 'disk-gone']]);
+    const result = await createDiskImageUploader(s.http, s.sender, { chunkBytes: 40, memory })(
+      FILE,
+      () => {},
+      new AbortController().signal,
+    )();
+    expect(E.isRight(result)).toBe(true);
+    expect(s.log.slice(0, 2)).toEqual([
+      'GET /api/admin/diskimage/disk-gone',
+      'POST /api/admin/diskimage',
+    ]);
+    expect(map.size).toBe(0);
   });
 });
 

@@ -160,22 +160,58 @@ export type DiskImageUploader = (
 ) => TE.TaskEither<ApiError, DiskImage>;
 
 /**
- * The whole upload of one file: start, chunks from the offset the server has (a failed chunk
- * is retried from there, CHUNK_ATTEMPTS times without progress at most), complete. Progress is
- * the share of bytes the server has, at most 99 until the server has checked and converted it.
+ * Where an upload's id is kept by file (name, size, last change), so that choosing the same file
+ * again, after a failure or in a reloaded page, resumes the upload instead of starting over.
+ */
+export interface UploadMemory {
+  get(key: string): string | null;
+  set(key: string, id: string): void;
+  remove(key: string): void;
+}
+
+export const uploadMemoryKey = (file: File): string =>
+  `topoplay.diskImageUpload:${file.name}:${file.size}:${file.lastModified}`;
+
+/**
+ * The whole upload of one file: started (or resumed, when `memory` has an upload of the same file
+ * that the server still has), chunks from the offset the server has (a failed chunk is retried
+ * from there, CHUNK_ATTEMPTS times without progress at most), complete. Progress is the share of
+ * bytes the server has, at most 99 until the server has checked and converted it.
  */
 export function createDiskImageUploader(
   http: HttpClient,
   sendChunk: ChunkSender,
-  chunkBytes = CHUNK_BYTES,
+  options: { chunkBytes?: number; memory?: UploadMemory } = {},
 ): DiskImageUploader {
-  return (file, onProgress, signal) => async () => {
+  const { chunkBytes = CHUNK_BYTES, memory } = options;
+  const statusOf = (id: string, signal: AbortSignal) =>
+    http.request(DiskUpload, {
+      method: 'GET',
+      path: `admin/diskimage/${encodeURIComponent(id)}`,
+      signal,
+    })();
+
+  async function resumeOrStart(file: File, signal: AbortSignal) {
+    const key = uploadMemoryKey(file);
+    const remembered = memory?.get(key);
+    if (remembered) {
+      const status = await statusOf(remembered, signal);
+      if (E.isRight(status) && status.right.size === file.size) return status;
+      memory?.remove(key);
+    }
     const started = await http.request(DiskUpload, {
       method: 'POST',
       path: 'admin/diskimage',
       body: { name: file.name, size: file.size },
       signal,
     })();
+    if (E.isRight(started)) memory?.set(key, started.right.id);
+    return started;
+  }
+
+  return (file, onProgress, signal) => async () => {
+    const key = uploadMemoryKey(file);
+    const started = await resumeOrStart(file, signal);
     if (E.isLeft(started)) return started;
     const { id } = started.right;
     let received = started.right.received;
@@ -191,6 +227,7 @@ export function createDiskImageUploader(
       );
       if (signal.aborted) {
         // Given up: the server drops what it has rather than keep it for a resume.
+        memory?.remove(key);
         void http.request(t.unknown, {
           method: 'DELETE',
           path: `admin/diskimage/${encodeURIComponent(id)}/upload`,
@@ -205,21 +242,21 @@ export function createDiskImageUploader(
         continue;
       }
       // What the server has is where the next chunk starts, whatever went wrong.
-      const status = await http.request(DiskUpload, {
-        method: 'GET',
-        path: `admin/diskimage/${encodeURIComponent(id)}`,
-        signal,
-      })();
+      const status = await statusOf(id, signal);
       if (E.isLeft(status)) return sent;
       const progressed = status.right.received > received;
       received = status.right.received;
       failures = progressed ? 0 : failures + 1;
+      // Kept in `memory`: choosing the file again goes on from here.
       if (failures >= CHUNK_ATTEMPTS) return sent;
     }
-    return http.request(DiskImage, {
+    // Refused or not, the server is done with the upload.
+    const completed = await http.request(DiskImage, {
       method: 'POST',
       path: `admin/diskimage/${encodeURIComponent(id)}/complete`,
       signal,
     })();
+    memory?.remove(key);
+    return completed;
   };
 }

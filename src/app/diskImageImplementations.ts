@@ -9,6 +9,7 @@ import {
   listDiskImages,
   type DiskImage,
   type DiskImageUploader,
+  type UploadMemory,
 } from '../api/diskImages';
 import { apiBaseUrl, type HttpClient } from '../api/http';
 import type { AuthTokenActorRef } from '../machines/authTokenMachine';
@@ -64,6 +65,12 @@ export function diskImagesLogic({ http, apphost, auth }: DiskImageDependencies) 
       return user ? authorizationOf(user) : undefined;
     },
   });
+  // Uploads not yet completed, by file, in this browser: choosing the file again resumes one.
+  const memory: UploadMemory = {
+    get: (key) => window.localStorage.getItem(key),
+    set: (key, id) => window.localStorage.setItem(key, id),
+    remove: (key) => window.localStorage.removeItem(key),
+  };
   return diskImagesMachine.provide({
     actors: {
       listImages: fromTaskEither((_: unknown, signal) => listDiskImages(http)(signal)),
@@ -73,7 +80,7 @@ export function diskImagesLogic({ http, apphost, auth }: DiskImageDependencies) 
       createTemplate: fromTaskEither(({ image }: { image: DiskImage }, signal) =>
         createTemplateFromImage(http)(image, signal),
       ),
-      uploads: chunkedUploadQueue(createDiskImageUploader(http, sendChunk)),
+      uploads: chunkedUploadQueue(createDiskImageUploader(http, sendChunk, { memory })),
     },
   });
 }

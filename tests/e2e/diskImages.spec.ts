@@ -126,3 +126,50 @@ test('an admin imports disk images and makes a template from one', async ({ page
   await expect(list.getByRole('row').filter({ hasText: `${desk}.qcow2` })).toHaveCount(0);
   await expect(webRow).toBeVisible();
 });
+
+test('a failed disk image upload resumes where it stopped when the file is chosen again', async ({
+  page,
+}) => {
+  const { qcow2 } = diskFiles();
+  // A file on disk: the browser gives it the same last change each time it is chosen.
+  const dir = mkdtempSync(join(tmpdir(), 'topoplay-e2e-resume-'));
+  const name = `resume-${Date.now().toString(36)}.qcow2`;
+  const path = join(dir, name);
+  writeFileSync(path, qcow2);
+  try {
+    await signIn(page, 'admin');
+    await page.goto('/admin/templates');
+    const panel = page.getByRole('region', { name: 'Disk images' });
+    const chunks: string[] = [];
+    page.on('request', (request) => {
+      const offset = /\/chunk\?offset=(\d+)$/.exec(request.url())?.[1];
+      if (offset) chunks.push(offset);
+    });
+    // The network fails for the second chunk, every time it is tried.
+    const second = `**/api/admin/diskimage/*/chunk?offset=${8 * 1024 * 1024}`;
+    await page.route(second, (route) => route.abort('failed'));
+    await panel.getByLabel('Upload disk images').setInputFiles(path);
+    const row = panel
+      .getByRole('list', { name: 'Disk image uploads' })
+      .getByRole('listitem')
+      .filter({ hasText: name });
+    await expect(row.getByRole('status')).toHaveText('Failed');
+    expect(chunks).toEqual(['0', '8388608', '8388608', '8388608', '8388608']);
+
+    // Back on the network, the same file goes on from the bytes the server has.
+    await page.unroute(second);
+    await row.getByRole('button', { name: 'Remove' }).click();
+    chunks.length = 0;
+    await panel.getByLabel('Upload disk images').setInputFiles(path);
+    await expect(row.getByRole('status')).toHaveText('Imported');
+    expect(chunks).toEqual(['8388608', '16777216']);
+    await expect(
+      panel
+        .getByRole('table', { name: 'Disk image list' })
+        .getByRole('row')
+        .filter({ hasText: name }),
+    ).toBeVisible();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -107,7 +107,7 @@ function Uploads({ queue }: { queue: UploadQueueActorRef }) {
       />
       <small className="tp-muted">
         qcow2, raw (.raw, .img), vmdk, vdi or ova (its first disk). Each is checked and converted to
-        qcow2; an upload cut off resumes where it stopped.
+        qcow2. A failed upload resumes where it stopped when the same file is chosen again.
       </small>
       {uploads.length > 0 && (
         <ul aria-label="Disk image uploads">
