@@ -231,7 +231,9 @@ export function DiskImagesPanel({ images }: { images: DiskImagesActorRef }) {
             <th>Size</th>
             <th>Disk size</th>
             <th>Templates</th>
-            <th />
+            <th>
+              <span className="tp-visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
