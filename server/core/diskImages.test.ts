@@ -77,6 +77,18 @@ beforeAll(() => {
     '# Disk DescriptorFile\nversion=1\nCID=fffffffe\nparentCID=ffffffff\n' +
       'createType="monolithicFlat"\nRW 8 FLAT "/etc/hostname" 0\n',
   );
+  // What OVAs usually hold: a compressed, stream-optimized vmdk.
+  qemuImg(
+    'convert',
+    '-f',
+    'raw',
+    '-O',
+    'vmdk',
+    '-o',
+    'subformat=streamOptimized',
+    raw,
+    join(inputs, 'stream.vmdk'),
+  );
   const vmdk = readFileSync(join(inputs, 'base.vmdk'));
   const ovf = Buffer.from('<?xml version="1.0"?><Envelope/>');
   writeFileSync(
@@ -84,6 +96,14 @@ beforeAll(() => {
     tar([
       { name: 'base.ovf', data: ovf },
       { name: 'base-disk1.vmdk', data: vmdk },
+    ]),
+  );
+  writeFileSync(
+    join(inputs, 'stream.ova'),
+    tar([
+      { name: 'appliance.ovf', data: ovf },
+      { name: 'appliance.mf', data: Buffer.from('SHA256(x)= 0\n') },
+      { name: 'appliance-disk1.vmdk', data: readFileSync(join(inputs, 'stream.vmdk')) },
     ]),
   );
   // Declares a 4 GiB member in a file of a few kilobytes.
@@ -134,6 +154,7 @@ describe('disk image import', () => {
     ['base.vmdk', 'd.vmdk'],
     ['base.vdi', 'e.vdi'],
     ['base.ova', 'f.ova'],
+    ['stream.ova', 'g.ova'],
   ])('imports %s uploaded as %s as a standalone qcow2', async (input, name) => {
     const { imagesDir, diskImages } = store();
     const image = await importFile(diskImages, join(inputs, input), name);
@@ -166,14 +187,19 @@ describe('disk image import', () => {
     expect(readdirSync(imagesDir)).toEqual([]);
   });
 
-  it('refuses a truncated vmdk and vdi: their data lies past the end', async () => {
-    for (const format of ['vmdk', 'vdi']) {
-      const data = readFileSync(join(inputs, `base.${format}`));
-      const cut = join(work, `cut.${format}`);
-      writeFileSync(cut, data.subarray(0, data.length - 8192));
+  it('refuses a truncated vmdk, stream-optimized vmdk and vdi', async () => {
+    for (const [input, format] of [
+      ['base.vmdk', 'vmdk'],
+      ['base.vdi', 'vdi'],
+      ['stream.vmdk', 'vmdk'],
+    ] as const) {
+      const data = readFileSync(join(inputs, input));
+      const cut = join(work, `cut-${input}`);
+      // Cut in half: some of its data did not arrive.
+      writeFileSync(cut, data.subarray(0, data.length / 2));
       const { imagesDir, diskImages } = store();
       await expect(importFile(diskImages, cut, `cut.${format}`)).rejects.toThrow(
-        /truncated|check found errors|cannot/,
+        /truncated|check found errors|cannot|could not convert/,
       );
       expect(readdirSync(imagesDir)).toEqual([]);
     }
