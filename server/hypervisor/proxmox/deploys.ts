@@ -7,6 +7,7 @@ import { bridgesOf, reservedNets } from './bridges';
 import { PveError } from './client';
 import type { CloneQueue } from './cloneQueue';
 import { cloudInitOptions, cloudInitSlot, macsOf, writeSnippets } from './cloudInit';
+import { diskMoves } from './diskBus';
 import {
   deliverThroughAgent,
   fwCfgArgs,
@@ -190,6 +191,16 @@ export function createDeploys(deps: DeploysOptions) {
       delete: [...new Set(unused)].join(',') || undefined,
     });
     inventory.remember(p.vmid, p.meta);
+    const { moves, boot } = diskMoves(template, spec, Object.keys(config));
+    if (moves.length > 0) {
+      // Detached first (PVE keeps each volume as an unused disk), then attached on its new bus.
+      const path = `/nodes/${p.node}/qemu/${p.vmid}/config`;
+      await api.put(path, { delete: moves.map((m) => m.from).join(',') });
+      await api.put(path, {
+        ...Object.fromEntries(moves.map((m) => [m.to, m.volume])),
+        ...(boot ? { boot } : {}),
+      });
+    }
     if (options.snippets) {
       // The NICs' MACs are known once PVE has filled in those the spec leaves open.
       const configured = await api.get<Record<string, string | number>>(
