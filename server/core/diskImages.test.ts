@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { tarMembers } from './diskImageCheck';
+import { tarMembers } from './ovaArchive';
 import { createDiskImageStore, importedName, type TemplatesWithDetail } from './diskImages';
 
 // Disk image imports with the real qemu-img: test inputs are made from one tiny raw disk with
