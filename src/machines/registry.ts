@@ -13,6 +13,7 @@ import { consoleNetworkMachine } from './consoleNetworkMachine';
 import { documentCursorsMachine } from './documentCursorsMachine';
 import { documentEditorMachine } from './documentEditorMachine';
 import { documentLogMachine } from './documentLogMachine';
+import { diskImagesMachine } from './diskImagesMachine';
 import { dispatcherConsoleMachine } from './dispatcherConsoleMachine';
 import { documentOutboxMachine } from './documentOutboxMachine';
 import { gamespaceBrowserMachine } from './gamespaceBrowserMachine';
@@ -118,6 +119,7 @@ export const machines = {
   documentCursors: documentCursorsMachine,
   isoFiles: isoFilesMachine,
   uploadQueue: uploadQueueMachine,
+  diskImages: diskImagesMachine,
   upload: uploadMachine,
   imageManager: imageManagerMachine,
   challengeForm: challengeFormMachine,
