@@ -73,6 +73,10 @@ describe('Debian recipes', () => {
     expect(fileOf(ROUTER_RECIPE, '/etc/dnsmasq.d/lan.conf')).toMatch(
       /interface=eth0\n[\s\S]*dhcp-option=option:router,10\.0\.0\.1\n/,
     );
+    expect(fileOf(ROUTER_RECIPE, '/etc/dnsmasq.d/lan.conf')).toMatch(
+      'resolv-file=/run/systemd/resolve/resolv.conf',
+    );
+    expect(fileOf(ROUTER_RECIPE, '/etc/default/dnsmasq')).toMatch('IGNORE_RESOLVCONF=yes');
     expect(fileOf(DEBIAN_RECIPE, '/etc/dnsmasq.d/lan.conf')).toBe('');
   });
 

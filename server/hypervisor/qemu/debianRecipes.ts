@@ -162,10 +162,13 @@ table ip nat {
 }
 `;
 
+// Upstream DNS is what systemd-resolved learned on wan (dnsmasq rereads the file when it
+// changes), not resolved's stub or a resolvconf file that nothing fills.
 const ROUTER_DNSMASQ = `# Topoplay router: DHCP and DNS for lan (${ROUTER_LAN.device}) only.
 interface=${ROUTER_LAN.device}
 except-interface=lo
 bind-dynamic
+resolv-file=/run/systemd/resolve/resolv.conf
 dhcp-range=${ROUTER_DHCP_RANGE}
 dhcp-option=option:router,${ROUTER_LAN.address.split('/')[0]}
 dhcp-option=option:dns-server,${ROUTER_LAN.address.split('/')[0]}
@@ -185,6 +188,14 @@ const routerFiles = (): RecipeFile[] => [
   { path: '/etc/sysctl.d/90-router.conf', content: 'net.ipv4.ip_forward=1\n' },
   { path: '/etc/nftables.conf', content: ROUTER_NFTABLES, mode: 0o755 },
   { path: '/etc/dnsmasq.d/lan.conf', content: ROUTER_DNSMASQ },
+  // Debian's script would pass `-r /run/dnsmasq/resolv.conf`, since systemd-resolved provides a
+  // resolvconf command; the package's CONFIG_DIR line is kept.
+  {
+    path: '/etc/default/dnsmasq',
+    content:
+      'CONFIG_DIR=/etc/dnsmasq.d,.dpkg-dist,.dpkg-old,.dpkg-new\n' +
+      'IGNORE_RESOLVCONF=yes\nDNSMASQ_EXCEPT="lo"\n',
+  },
   { path: '/etc/cloud/cloud.cfg.d/91_router.cfg', content: ROUTER_CLOUD_INIT_CFG },
 ];
 
