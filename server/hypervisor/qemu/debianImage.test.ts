@@ -49,6 +49,9 @@ describe('Debian recipes', () => {
   it('boots from the labelled root with a login on both consoles and no wait for the network', () => {
     expect(DEBIAN_RECIPE.cmdline).toMatch(/root=LABEL=root rw/);
     expect(DEBIAN_RECIPE.cmdline).toMatch(/console=tty0 .*console=ttyS0/);
+    // tty1 in VGA text mode, which the console shows and the monitor reads (screenText).
+    expect(DEBIAN_RECIPE.cmdline.split(' ')).toContain('nomodeset');
+    expect(ROUTER_RECIPE.cmdline.split(' ')).toContain('nomodeset');
     expect(DEBIAN_RECIPE.enable).toEqual(
       expect.arrayContaining(['getty@tty1.service', 'serial-getty@ttyS0.service']),
     );

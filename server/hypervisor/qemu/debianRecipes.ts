@@ -44,11 +44,14 @@ export const ROOT_LABEL = 'root';
  * The disk is one ext4 filesystem without a partition table, found by its label so that it mounts
  * whether the machine's disk is virtio (/dev/vda) or IDE (/dev/sda). `net.ifnames=0` names the
  * NICs eth0, eth1... in the machine's order; the last `console=` (the serial port) is where
- * systemd writes its status, and both consoles get a login prompt.
+ * systemd writes its status, and both consoles get a login prompt. `nomodeset` keeps the kernel's
+ * bochs-drm driver off the VGA card, so tty1 stays in VGA text mode: the console shows the same
+ * screen, and the machine's monitor can read its text (qmp.ts `screenText`) as it does the tiny
+ * image's.
  */
 export const DEBIAN_KERNEL_ARGS =
   `root=LABEL=${ROOT_LABEL} rw console=tty0 console=ttyS0,115200n8 net.ifnames=0 quiet ` +
-  'mitigations=off';
+  'mitigations=off nomodeset';
 
 /** No Recommends, so only these and what they depend on are installed. */
 export const BASE_PACKAGES: readonly string[] = [
