@@ -228,6 +228,21 @@ describe('toMachineSpec', () => {
     expect(toMachineSpec({ ...template, Ram: -1, Iso: null }).memoryMiB).toBe(DEFAULT_MEMORY_MIB);
   });
 
+  it('boots UEFI when the detail says Firmware uefi or the reference’s firmware=efi', () => {
+    expect(toMachineSpec(template).firmware).toBeUndefined();
+    const own = toVmTemplate({ ...template, Firmware: 'UEFI' });
+    expect(toMachineSpec(own).firmware).toBe('uefi');
+    // Written only when set: other details keep the reference's shape.
+    expect(JSON.parse(serializeDetail(own))).toMatchObject({ Firmware: 'UEFI' });
+    expect(JSON.parse(serializeDetail(template))).not.toHaveProperty('Firmware');
+    const reference = toVmTemplate({
+      ...template,
+      GuestSettings: [{ Key: 'firmware', Value: 'efi' }],
+    });
+    expect(toMachineSpec(reference).firmware).toBe('uefi');
+    expect(toMachineSpec({ ...reference, Firmware: 'bios' }).firmware).toBeUndefined();
+  });
+
   it('reads the CPU as sockets x cores, one core when it cannot', () => {
     expect(cpuOf('1x2')).toEqual({ sockets: 1, coresPerSocket: 2 });
     expect(cpuOf('4')).toEqual({ sockets: 4, coresPerSocket: 1 });

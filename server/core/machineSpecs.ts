@@ -3,6 +3,7 @@ import { networkNames } from '../../src/domain/topology';
 import type { TemplateTable, WorkspaceTable } from '../store/schema';
 import {
   defaultDetail,
+  isUefi,
   parseDetail,
   type VmKeyValue,
   type VmNet,
@@ -139,5 +140,6 @@ export function toMachineSpec(template: VmTemplate): MachineSpec {
     useUplink: template.UseUplinkSwitch,
     baseImage: template.Template || null,
     baseImageSource: template.ParentTemplate || null,
+    ...(isUefi(template) ? { firmware: 'uefi' as const } : {}),
   };
 }

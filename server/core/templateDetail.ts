@@ -57,6 +57,12 @@ export interface VmTemplate {
   Eth: VmNet[];
   Disks: VmDisk[];
   GuestSettings: VmKeyValue[] | null;
+  /**
+   * Ours, beside the reference's fields: "uefi" boots the machine with UEFI firmware, anything
+   * else (or none) with a BIOS. Written only when set, so other details keep the reference's
+   * shape. The reference's own way, a guest setting `firmware` = `efi`, means UEFI too.
+   */
+  Firmware?: string;
 }
 
 /** The largest detail accepted (the reference stores 4096 characters; this leaves room). */
@@ -130,7 +136,16 @@ export function toVmTemplate(value: unknown): VmTemplate {
     Eth: list(o.eth, vmNet),
     Disks: list(o.disks, vmDisk),
     GuestSettings: Array.isArray(o.guestsettings) ? list(o.guestsettings, vmKeyValue) : null,
+    ...(str(o.firmware) ? { Firmware: str(o.firmware)! } : {}),
   };
+}
+
+/** Whether a template boots with UEFI: its Firmware, or the reference's `firmware=efi` setting. */
+export function isUefi(vm: Pick<VmTemplate, 'Firmware' | 'GuestSettings'>): boolean {
+  if (vm.Firmware) return /^u?efi$/i.test(vm.Firmware.trim());
+  return (vm.GuestSettings ?? []).some(
+    (s) => s.Key?.trim().toLowerCase() === 'firmware' && /^u?efi$/i.test(s.Value?.trim() ?? ''),
+  );
 }
 
 export function parseDetail(text: string): VmTemplate {

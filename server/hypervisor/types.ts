@@ -77,7 +77,11 @@ export interface MachineSpec {
   baseImage: string | null;
   /** The base image `baseImage` is copied from when the template is initialized; null: none. */
   baseImageSource: string | null;
+  /** The machine's firmware: a BIOS (the default) or UEFI. */
+  firmware?: Firmware;
 }
+
+export type Firmware = 'bios' | 'uefi';
 
 /** A batch deploy for one isolation tag (a gamespace launch). */
 export interface DeploymentContext {

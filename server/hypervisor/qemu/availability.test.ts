@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tinySpec } from '../../../tests/server/hypervisor/qemuMachines';
-import type { DiskSpec } from '../types';
+import { EMPTY_TAG, type DiskSpec } from '../types';
 import { qemuAvailability } from './availability';
+import { OVMF_CODE, OVMF_VARS, uefiMissing } from './firmware';
 import { layoutOf, type QemuLayout } from './layout';
 
 // Whether the qemu host can run a template: what its disks are, or are copied from, is in the
@@ -83,11 +84,43 @@ describe('qemu template availability', () => {
     ).toEqual({ available: true });
   });
 
-  it('says a workspace’s own disk is gone without sending anyone to npm run images', async () => {
-    expect(await qemuAvailability(layout, specWith(disk('lab/web_0.qcow2')))).toEqual({
+  it('says a workspace’s own disk without a size is gone, and makes one with a size empty', async () => {
+    expect(
+      await qemuAvailability(layout, specWith({ ...disk('lab/web_0.qcow2'), sizeGiB: 0 })),
+    ).toEqual({
       available: false,
       reason: 'The disk lab/web_0.qcow2 is not in the images folder.',
     });
+    // A size and nothing to copy: initializing the template makes it empty (an ISO install).
+    expect(await qemuAvailability(layout, specWith(disk('lab/web_0.qcow2')))).toEqual({
+      available: true,
+    });
+  });
+
+  it('gives a disk without a path an empty disk of its size, and refuses one without a size', async () => {
+    expect(await qemuAvailability(layout, specWith(disk('')))).toEqual({ available: true });
+    expect(await qemuAvailability(layout, specWith({ ...disk('[ds] '), sizeGiB: 0 }))).toEqual({
+      available: false,
+      reason: 'Its disk names no image and has no size.',
+    });
+  });
+
+  it('never takes a missing stock disk for an empty one', async () => {
+    expect(
+      await qemuAvailability(layout, specWith(disk(`[ds] ${EMPTY_TAG}/windows.vmdk`))),
+    ).toEqual({
+      available: false,
+      reason: `The disk ${EMPTY_TAG}/windows.vmdk is not in the images folder.`,
+    });
+  });
+
+  it('says a host without OVMF cannot boot UEFI, and names the package', async () => {
+    const ovmf = join(root, 'ovmf');
+    expect(await uefiMissing(ovmf)).toMatch(/install the ovmf package/);
+    mkdirSync(ovmf);
+    writeFileSync(join(ovmf, OVMF_CODE), '');
+    writeFileSync(join(ovmf, OVMF_VARS), '');
+    expect(await uefiMissing(ovmf)).toBeNull();
   });
 
   it('is unavailable for a template without disks or with a disk outside the folder', async () => {

@@ -1,12 +1,14 @@
 import { isDriverError, type MachineSpec, type TemplateAvailability } from '../types';
 import { exists } from './disks';
+import { uefiMissing } from './firmware';
 import { inside, type QemuLayout } from './layout';
-import { diskPathsOf } from './plans';
+import { diskPathsOf, startsEmpty } from './plans';
 
 // Whether the qemu host can run a template: every disk is in the images folder, or can be copied
 // there from a base image that is. A stock image (a file at the top of the images folder, as
 // `debian-12.qcow2`) missing is what `npm run images` builds; a workspace's own disk missing
-// with nothing to copy it from is gone for good.
+// with nothing to copy it from is gone for good. An empty disk (plans.ts startsEmpty) is made
+// when needed; a UEFI template needs the host's OVMF firmware.
 
 /** Why a disk cannot be had: the file it is, or is copied from, is not in the images folder. */
 function missing(image: string): string {
@@ -29,7 +31,10 @@ export async function qemuAvailability(
     throw error;
   }
   for (const disk of disks) {
-    if (await exists(disk.full)) continue;
+    if (!disk.full && !(disk.sizeGiB > 0)) {
+      return { available: false, reason: 'Its disk names no image and has no size.' };
+    }
+    if (!disk.full || startsEmpty(disk) || (await exists(disk.full))) continue;
     if (!disk.source) return { available: false, reason: missing(disk.path) };
     let source: string;
     try {
@@ -39,6 +44,10 @@ export async function qemuAvailability(
       throw error;
     }
     if (!(await exists(source))) return { available: false, reason: missing(disk.source) };
+  }
+  if (spec.firmware === 'uefi') {
+    const reason = await uefiMissing();
+    if (reason) return { available: false, reason };
   }
   return { available: true };
 }

@@ -6,7 +6,7 @@ import { requireDeployable, specName } from '../lifecycle';
 import { DriverError, type DriverEvent, type Machine, type MachineSpec } from '../types';
 import type { Reservation } from './capacity';
 import type { DiskCopies } from './diskCopies';
-import { createOverlay } from './disks';
+import { freshDisk } from './disks';
 import { machineFiles, type QemuLayout } from './layout';
 import type { Serialized } from './locks';
 import type { QemuMachines } from './machines';
@@ -61,9 +61,9 @@ export function createQemuDeploys(options: QemuDeploysOptions) {
     try {
       await mkdir(files.dir, { recursive: true });
       try {
-        // Its disks are overlays of the template's, its own from here on.
+        // Its disks are overlays of the template's (or empty ones), its own from here on.
         deploy.send({ type: 'deploy.copyStarted' });
-        for (const disk of record.disks) await createOverlay(disk.base, files.overlay(disk.index));
+        for (const disk of record.disks) await freshDisk(disk, files.overlay(disk.index));
         deploy.send({ type: 'deploy.copied' });
         await writeRecord(layout, record);
         records.set(id, record);

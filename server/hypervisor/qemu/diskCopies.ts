@@ -1,11 +1,12 @@
 import type { Clock } from '../../clock';
 import { DriverError, EMPTY_TAG, type MachineSpec } from '../types';
-import { copyDisk, exists, removeDisk, type DiskCopy } from './disks';
+import { copyDisk, createEmptyDisk, exists, removeDisk, type DiskCopy } from './disks';
 import { inside, type QemuLayout } from './layout';
-import { diskPathsOf } from './plans';
+import { diskPathsOf, startsEmpty } from './plans';
 
 // A template's disks on the qemu host: copied from their source image once (a copy under way
-// has its progress), removed with the template's own folder, never a stock image.
+// has its progress), or made empty (plans.ts startsEmpty), removed with the template's own
+// folder, never a stock image. A disk that names no image is each machine's own: nothing to make.
 
 export interface DiskCopiesOptions {
   layout: QemuLayout;
@@ -23,6 +24,7 @@ export function createDiskCopies({ layout, clock, log }: DiskCopiesOptions) {
   async function progress(spec: MachineSpec): Promise<number[]> {
     return Promise.all(
       diskPaths(spec).map(async (d) => {
+        if (!d.full) return 100;
         const copy = copies.get(d.full);
         if (copy) return copy.progress;
         return (await exists(d.full)) ? 100 : -1;
@@ -33,7 +35,7 @@ export function createDiskCopies({ layout, clock, log }: DiskCopiesOptions) {
   /** When the earliest copy under way for the spec began; null when none runs. */
   function copyStarted(spec: MachineSpec): number | null {
     const running = diskPaths(spec)
-      .map((d) => copies.get(d.full))
+      .map((d) => (d.full ? copies.get(d.full) : undefined))
       .filter((c): c is DiskCopy => !!c);
     return running.length ? Math.min(...running.map((c) => c.started)) : null;
   }
@@ -41,7 +43,11 @@ export function createDiskCopies({ layout, clock, log }: DiskCopiesOptions) {
   /** Starts copying the spec's missing disks; the least progress over its disks. */
   async function create(spec: MachineSpec): Promise<number> {
     for (const disk of diskPaths(spec)) {
-      if (copies.has(disk.full) || (await exists(disk.full))) continue;
+      if (!disk.full || copies.has(disk.full) || (await exists(disk.full))) continue;
+      if (startsEmpty(disk)) {
+        await createEmptyDisk(disk.full, disk.sizeGiB);
+        continue;
+      }
       if (!disk.source) {
         throw new DriverError('invalid-state', `disk ${disk.path} does not exist`);
       }
@@ -49,12 +55,13 @@ export function createDiskCopies({ layout, clock, log }: DiskCopiesOptions) {
       if (!(await exists(source))) {
         throw new DriverError('invalid-state', `disk ${disk.source} does not exist`);
       }
-      const copy = copyDisk(source, disk.full, clock.now());
-      copies.set(disk.full, copy);
+      const full = disk.full;
+      const copy = copyDisk(source, full, clock.now());
+      copies.set(full, copy);
       copy.done.then(
-        () => copies.delete(disk.full),
+        () => copies.delete(full),
         (error: unknown) => {
-          copies.delete(disk.full);
+          copies.delete(full);
           log?.warn({ err: error, disk: disk.path }, 'disk copy failed');
         },
       );
@@ -67,7 +74,7 @@ export function createDiskCopies({ layout, clock, log }: DiskCopiesOptions) {
     // Only disks under the tag's own folder: never a stock image, never another lab's disk.
     if (!tag || tag === EMPTY_TAG) return;
     for (const disk of diskPaths(spec)) {
-      if (disk.path.startsWith(`${tag}/`)) await removeDisk(disk.full);
+      if (disk.full && disk.path.startsWith(`${tag}/`)) await removeDisk(disk.full);
     }
   }
 

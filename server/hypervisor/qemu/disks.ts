@@ -53,6 +53,42 @@ export async function createOverlay(base: string, overlay: string): Promise<void
   }
 }
 
+/**
+ * A fresh, empty qcow2 disk of `sizeGiB` GiB, nothing preallocated: the disk an author installs a
+ * system on from an ISO. Written beside its path and renamed, so a disk cut short never looks
+ * present.
+ */
+export async function createEmptyDisk(path: string, sizeGiB: number): Promise<void> {
+  if (!(sizeGiB > 0)) {
+    throw new DriverError('invalid-request', `an empty disk needs a size, not ${sizeGiB} GB`);
+  }
+  await mkdir(dirname(path), { recursive: true });
+  const partial = `${path}.partial`;
+  try {
+    await run('qemu-img', ['create', '-q', '-f', 'qcow2', partial, `${sizeGiB}G`]);
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw new DriverError(
+      'unavailable',
+      `qemu-img could not create an empty disk: ${messageOf(error)}`,
+    );
+  }
+}
+
+/**
+ * A machine's disk as deployed or reverted: an overlay of its base, or an empty disk of its size
+ * when it has no base.
+ */
+export async function freshDisk(
+  disk: { base: string | null; sizeGiB?: number },
+  overlay: string,
+): Promise<void> {
+  if (disk.base) return createOverlay(disk.base, overlay);
+  await rm(overlay, { force: true });
+  await createEmptyDisk(overlay, disk.sizeGiB ?? 0);
+}
+
 /** Writes the overlay's changes into its base; the overlay is left empty. */
 export async function commitOverlay(overlay: string): Promise<void> {
   try {

@@ -6,8 +6,9 @@ import { stat, writeFile } from 'node:fs/promises';
 import { cloudHostname, cloudSettingsOf, networkConfig, userData } from '../cloudInit';
 import { fwCfgName } from '../guestFiles';
 import { specName } from '../lifecycle';
-import { isolatedNet, tagOf, type MachineSpec } from '../types';
+import { EMPTY_TAG, isolatedNet, tagOf, type MachineSpec } from '../types';
 import { bootFilesOf } from './disks';
+import { uefiFilesOf } from './firmware';
 import { inside, machineFiles, type QemuLayout } from './layout';
 import { FW_CFG_NAME_MAX, type Acceleration, type LaunchPlan } from './processes';
 import type { MachineRecord } from './records';
@@ -21,14 +22,33 @@ const randomMac = (): string =>
 /**
  * A spec's disks inside the images folder. Paths in the reference's vSphere form
  * (`[datastore] folder/file.vmdk`, as templates made elsewhere and unlinked copies name them) lose
- * the datastore; what the file holds (qcow2 or raw) decides its format, not its extension.
+ * the datastore; what the file holds (qcow2 or raw) decides its format, not its extension. A disk
+ * that names no path has no image (`full` null): each machine gets an empty disk of its size.
  */
 export function diskPathsOf(layout: QemuLayout, spec: MachineSpec) {
   return spec.disks.map((d) => {
-    const path = withoutDatastore(d.path);
-    const source = d.source ? withoutDatastore(d.source) : null;
-    return { ...d, path, source, full: inside(layout.images, path, 'disk') };
+    const path = withoutDatastore(d.path).trim();
+    const source = d.source ? withoutDatastore(d.source).trim() || null : null;
+    return { ...d, path, source, full: path ? inside(layout.images, path, 'disk') : null };
   });
+}
+
+export type DiskPaths = ReturnType<typeof diskPathsOf>[number];
+
+/**
+ * Empty disks, for installing a system from an ISO. A disk with a size starts empty when it names
+ * nothing to start from: no path at all (each machine's disk is empty; nothing can be saved), or
+ * a path in a workspace's folder with no source (what unlinking a template whose disk has no
+ * path gives): initializing the template makes that disk empty, and saving a machine writes the
+ * installed system into it. A missing stock image (at the top of the images folder or in the zero
+ * GUID's folder, as templates made elsewhere name theirs) is never taken for an empty disk: it is
+ * an image this host lacks.
+ */
+export function startsEmpty(disk: Pick<DiskPaths, 'path' | 'source' | 'sizeGiB'>): boolean {
+  if (disk.source || !(disk.sizeGiB > 0)) return false;
+  if (!disk.path) return true;
+  const folder = disk.path.replace(/\\/g, '/').split('/');
+  return folder.length > 1 && folder[0] !== EMPTY_TAG;
 }
 
 /**
@@ -63,6 +83,7 @@ export function recordOf(
       base: d.full,
       path: d.path,
       controller: d.controller,
+      sizeGiB: d.sizeGiB,
     })),
     iso: spec.iso,
     bootDelaySeconds: spec.bootDelaySeconds,
@@ -174,6 +195,7 @@ export async function launchPlanOf(
     })),
     iso: record.iso ? inside(layout.isos, record.iso, 'ISO') : null,
     boot: base ? await bootFilesOf(base) : null,
+    uefi: record.spec.firmware === 'uefi' ? await uefiFilesOf(files.dir) : null,
     guestSettings,
     seed: await seedOf(record, hostname, files, context),
   };

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { DriverError, EMPTY_TAG, type DriverEvent, type Machine } from '../types';
 import type { createCapacity, Reservation } from './capacity';
-import { commitOverlay, createOverlay } from './disks';
+import { commitOverlay, freshDisk } from './disks';
 import { machineFiles, type QemuLayout } from './layout';
 import type { Serialized } from './locks';
 import type { QemuMachines } from './machines';
@@ -122,7 +122,7 @@ export function createQemuPower(options: QemuPowerOptions) {
     const record = required(id);
     const files = machineFiles(layout, record.id);
     return whileStopped(record, async () => {
-      for (const disk of record.disks) await createOverlay(disk.base, files.overlay(disk.index));
+      for (const disk of record.disks) await freshDisk(disk, files.overlay(disk.index));
     });
   }
 

@@ -118,6 +118,8 @@ export interface LaunchPlan {
   /** An absolute ISO path in the CD-ROM drive, or null for an empty drive. */
   iso: string | null;
   boot: { kernel: string; initrd: string | null; cmdline: string } | null;
+  /** UEFI firmware (OVMF): its shared code and the machine's own variables; null: a BIOS. */
+  uefi?: { code: string; vars: string } | null;
   /** fw_cfg entries: `opt/guestinfo.{key}` with its value written to a file. */
   guestSettings: Array<{ name: string; file: string }>;
   /** The cloud-init seed ISO (CIDATA) in a second CD-ROM drive, or null for none. */
@@ -185,6 +187,14 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     files.log,
   ];
   if (plan.acceleration === 'kvm') args.push('-cpu', 'host');
+  if (plan.uefi) {
+    args.push(
+      '-drive',
+      `if=pflash,format=raw,unit=0,readonly=on,file=${escaped(plan.uefi.code)}`,
+      '-drive',
+      `if=pflash,format=raw,unit=1,file=${escaped(plan.uefi.vars)}`,
+    );
+  }
   // IDE disks fill the first IDE bus and then the second, SATA disks the AHCI controller's ports.
   let ide = 0;
   let sata = 0;
@@ -236,6 +246,9 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     if (plan.boot.initrd) args.push('-initrd', plan.boot.initrd);
     if (plan.boot.cmdline) args.push('-append', plan.boot.cmdline);
   } else {
+    // The disk first and the CD-ROM after it: a machine whose disk is empty (or holds nothing
+    // bootable) boots the ISO it has, one whose disk holds a system boots that, even with the
+    // installer still in the drive.
     args.push('-boot', plan.iso ? 'order=cd' : 'order=c');
   }
   args.push('-fw_cfg', `name=opt/topoplay/hostname,string=${escaped(plan.hostname)}`);

@@ -16,8 +16,10 @@ export interface NicRecord {
 
 export interface DiskRecord {
   index: number;
-  /** The disk the overlay is linked to, absolute. */
-  base: string;
+  /** The disk the overlay is linked to, absolute; null: the overlay is an empty disk of its own. */
+  base: string | null;
+  /** GB: the size of an empty disk of its own (records written before it have none). */
+  sizeGiB?: number;
   /** The base as the spec names it, relative to the images folder. */
   path: string;
   controller: string | null;

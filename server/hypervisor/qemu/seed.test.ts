@@ -144,7 +144,7 @@ describe('qemu cloud-init seed', () => {
     const changed = instanceIdOf((await plan(record)).seed!);
     expect(changed).not.toBe(first);
     // A revert makes the overlay anew.
-    await createOverlay(record.disks[0]!.base, machineFiles(layout, record.id).overlay(0));
+    await createOverlay(record.disks[0]!.base!, machineFiles(layout, record.id).overlay(0));
     expect(instanceIdOf((await plan(record)).seed!)).not.toBe(changed);
   });
 
