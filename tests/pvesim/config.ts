@@ -143,6 +143,30 @@ export const isCloudInitDrive = (value: string): boolean =>
 export const cloudInitVolume = (storage: string, vmid: number): string =>
   `${storage}:vm-${vmid}-cloudinit`;
 
+/**
+ * A request for a new disk, as `qm create --scsi0 local-lvm:4` takes it: `{storage}:{size in GiB}`
+ * (an EFI disk's size is PVE's own, whatever number is given).
+ */
+export function newDiskRequestOf(value: string): { storage: string; sizeGiB: number } | undefined {
+  const match = /^([a-z][a-z0-9._-]*[a-z0-9]):(\d+(?:\.\d+)?)(?:,|$)/i.exec(value);
+  return match ? { storage: match[1]!, sizeGiB: Number(match[2]) } : undefined;
+}
+
+/**
+ * The drive value of a new disk PVE allocates: the next free `vm-{vmid}-disk-{n}` volume on the
+ * storage, with its size (an EFI vars disk of efitype 4m is 4 MiB, of 2m 528 KiB).
+ */
+export function allocatedDisk(config: VmConfig, key: string, value: string, vmid: number): string {
+  const request = newDiskRequestOf(value)!;
+  const taken = new Set(Object.values(config).map(volumeOf));
+  let n = 0;
+  while (taken.has(`${request.storage}:vm-${vmid}-disk-${n}`)) n++;
+  const efi = key.startsWith('efidisk');
+  const fourM = parsePropertyString(value).some(([k, v]) => k === 'efitype' && v === '4m');
+  const size = efi ? (fourM ? '4M' : '528K') : `${request.sizeGiB}G`;
+  return `${withVolume(value, `${request.storage}:vm-${vmid}-disk-${n}`)},size=${size}`;
+}
+
 /** The volume of a drive value: the part before the first comma. */
 export const volumeOf = (value: string): string => value.split(',')[0] ?? '';
 

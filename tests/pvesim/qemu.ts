@@ -1,5 +1,6 @@
 import {
   agentEnabled,
+  allocatedDisk,
   bridgesOf,
   cloudInitRequestOf,
   cloudInitVolume,
@@ -15,6 +16,7 @@ import {
   isNicKey,
   ISO_STORAGE,
   macFor,
+  newDiskRequestOf,
   normalizeTags,
   parseNic,
   tagsOf,
@@ -23,7 +25,7 @@ import {
 } from './config';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { configText, failure, flagParam, textParam } from './errors';
+import { configText, failure, flagParam, intParam, textParam } from './errors';
 import { STORAGES } from './storage';
 import { checkLock, isTemplate, memoryBytes, uptimeOf, type VmRecord } from './state';
 import { nodeOf, vmidOf, type Call, type Routes, type Session, type SimContext } from './types';
@@ -45,6 +47,9 @@ const CONTROL_KEYS = new Set([
   'background_delay',
   'force',
 ]);
+
+/** Parameters of qm create that are not config keys. */
+const CREATE_KEYS = new Set(['node', 'vmid', 'pool', 'start', 'storage', 'unique']);
 
 /**
  * Config keys PVE lets only root@pam set. PVE refuses them to anyone else with a plain die,
@@ -98,6 +103,8 @@ function readChange(ctx: SimContext, vm: VmRecord, call: Call): ConfigChange {
     if (isNicKey(key)) set[key] = checkNic(ctx, vm, key, value);
     else if (isDriveKey(key) && cloudInitRequestOf(value) !== undefined) {
       set[key] = newCloudInitDrive(vm, key, value, remove);
+    } else if (isDriveKey(key) && newDiskRequestOf(value) !== undefined) {
+      set[key] = newDisk(vm, key, value, set);
     } else if (isCdrom(value)) checkCdrom(ctx, vm.node, value);
     else if (key === 'tags') set[key] = normalizeTags(value);
   }
@@ -135,6 +142,17 @@ function newCloudInitDrive(vm: VmRecord, key: string, value: string, remove: str
   );
   if (other) throw failure(`${key}: only one cloud-init drive is allowed (${other[0]} is one)`);
   return `${cloudInitVolume(storage, vm.vmid)},media=cdrom`;
+}
+
+/** A new disk on a storage that holds disk images, allocated as PVE does. */
+function newDisk(vm: VmRecord, key: string, value: string, set: VmConfig): string {
+  const { storage } = newDiskRequestOf(value)!;
+  const info = Object.hasOwn(STORAGES, storage) ? STORAGES[storage] : undefined;
+  if (!info) throw failure(`storage '${storage}' does not exist`);
+  if (!info.content.split(',').includes('images')) {
+    throw failure(`storage '${storage}' does not support content-type 'images'`);
+  }
+  return allocatedDisk({ ...vm.config, ...set }, key, value, vm.vmid);
 }
 
 /**
@@ -239,6 +257,57 @@ export function qemuRoutes(ctx: SimContext): Routes {
     'GET /nodes/{node}/qemu': (call) => {
       cluster.node(nodeOf(call));
       return [...cluster.vms.values()].filter((vm) => vm.node === nodeOf(call)).map(vmSummary);
+    },
+
+    // qm create: the VM's config file is written (locked) when the call is accepted, so its vmid
+    // is taken from then on; new disks (`scsi0: local-lvm:4`) are allocated as the config is read.
+    'POST /nodes/{node}/qemu': (call) => {
+      const node = nodeOf(call);
+      cluster.node(node);
+      const vmid = intParam(call.params, 'vmid') ?? 0;
+      if (cluster.vms.has(vmid)) {
+        throw failure(`unable to create VM ${vmid}: config file already exists`);
+      }
+      const pool = textParam(call.params, 'pool');
+      if (pool !== undefined && !cluster.pools.has(pool)) {
+        throw failure(`pool '${pool}' does not exist`);
+      }
+      const vm: VmRecord = {
+        vmid,
+        node,
+        config: {},
+        running: false,
+        startedAt: null,
+        snapshots: [],
+        agentFiles: {},
+      };
+      const params = Object.fromEntries(
+        Object.entries(call.params).filter(([key]) => !CREATE_KEYS.has(key)),
+      );
+      const change = readChange(ctx, vm, { ...call, params });
+      vm.config = {
+        ...change.set,
+        smbios1: `uuid=00000000-0000-4000-8000-${String(vmid).padStart(12, '0')}`,
+        lock: 'create',
+      };
+      cluster.vms.set(vmid, vm);
+      const start = flagParam(call.params, 'start') === true;
+      return tasks.start({
+        node,
+        type: 'qmcreate',
+        id: String(vmid),
+        user: call.session.user,
+        durationMs: settings.taskMs,
+        finish() {
+          delete vm.config.lock;
+          if (pool !== undefined) vm.pool = pool;
+          if (start) {
+            checkStartable(ctx, vm);
+            vm.running = true;
+            vm.startedAt = Date.now();
+          }
+        },
+      }).upid;
     },
 
     'GET /nodes/{node}/qemu/{vmid}/config': (call) => {

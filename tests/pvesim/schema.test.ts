@@ -106,8 +106,10 @@ describe('checkRequest: routing', () => {
   });
 
   it('lists every endpoint the driver calls', () => {
-    expect(endpoints()).toHaveLength(42);
+    expect(endpoints()).toHaveLength(43);
     expect(endpoints()).toContain('GET /nodes/{node}/qemu/{vmid}/vncwebsocket');
+    // qm create: machines with empty disks, when a template names no VM template to clone.
+    expect(endpoints()).toContain('POST /nodes/{node}/qemu');
   });
 });
 

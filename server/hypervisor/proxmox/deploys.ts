@@ -8,6 +8,7 @@ import { PveError } from './client';
 import type { CloneQueue } from './cloneQueue';
 import { cloudInitOptions, cloudInitSlot, macsOf, writeSnippets } from './cloudInit';
 import { diskMoves } from './diskBus';
+import { emptyVmConfig, firmwareConfig, startsEmpty } from './emptyDisks';
 import {
   deliverThroughAgent,
   fwCfgArgs,
@@ -128,14 +129,18 @@ export function createDeploys(deps: DeploysOptions) {
     return `${mac ? `${model}=${mac}` : model},bridge=${bridge}`;
   }
 
-  /** Clone, configure, snapshot and (maybe) start one machine whose VMID is reserved. */
+  /**
+   * Clone (or create, with empty disks, when there is no base image), configure, snapshot and
+   * (maybe) start one machine whose VMID is reserved.
+   */
   async function build(
     p: Pending,
     spec: MachineSpec,
-    base: PveResource & { vmid: number },
+    base: (PveResource & { vmid: number }) | null,
     bridges: Map<string, string>,
   ) {
-    await cloneInto(p, base);
+    if (base) await cloneInto(p, base);
+    else await createInto(p, spec);
     reservedIds.delete(p.vmid);
     inventory.remember(p.vmid, p.meta);
     p.deploy.send({ type: 'deploy.cloned' });
@@ -179,6 +184,7 @@ export function createDeploys(deps: DeploysOptions) {
       unused.push('cicustom');
     }
     if (spec.bootDelaySeconds > 0) config.startup = `up=${spec.bootDelaySeconds}`;
+    Object.assign(config, firmwareConfig(spec, options.storage, template));
     // Guest settings go through the QEMU guest agent, which needs no root credentials, unless
     // the admin gave root's: then through fw_cfg, which needs nothing in the guest.
     const viaAgent = spec.guestSettings.length > 0 && !options.rootClient;
@@ -248,6 +254,32 @@ export function createDeploys(deps: DeploysOptions) {
     }
   }
 
+  /** A new VM with empty disks (emptyDisks.ts); a VMID taken meanwhile is replaced. */
+  async function createInto(p: Pending, spec: MachineSpec): Promise<void> {
+    for (;;) {
+      p.deploy.send({ type: 'deploy.cloneStarted' });
+      try {
+        const upid = await api.post<string>(`/nodes/${p.node}/qemu`, {
+          vmid: p.vmid,
+          name: pveNameOf(p.meta.name),
+          pool,
+          description: describeMachine(p.meta),
+          ...emptyVmConfig(spec, options.storage),
+        });
+        await api.waitTask(upid, { onProgress: (percent) => progress(p.vmid, 10 + percent * 0.6) });
+        return;
+      } catch (error) {
+        if (!(error instanceof PveError && error.kind === 'exists')) throw error;
+        const fresh = await reserveVmid();
+        reservedIds.delete(p.vmid);
+        pending.delete(p.vmid);
+        moved.set(String(p.vmid), String(fresh));
+        p.vmid = fresh;
+        pending.set(fresh, p);
+      }
+    }
+  }
+
   /** The linked clone, in its turn; a VMID taken meanwhile by someone else is replaced. */
   async function cloneInto(p: Pending, base: PveResource & { vmid: number }): Promise<void> {
     const key = `${base.vmid}:${options.storage}`;
@@ -296,14 +328,15 @@ export function createDeploys(deps: DeploysOptions) {
     const name = specName(spec);
     const existing = await load(name);
     if (existing) return existing;
-    if (!spec.baseImage) {
+    const empty = startsEmpty(spec);
+    if (!spec.baseImage && !empty) {
       throw new DriverError(
         'invalid-state',
         `the template of ${name} names no Proxmox template to clone (its detail's Template)`,
       );
     }
-    const base = await pve(() => inventory.baseImage(spec.baseImage!));
-    if (!base) {
+    const base = spec.baseImage ? await pve(() => inventory.baseImage(spec.baseImage!)) : null;
+    if (!base && !empty) {
       throw new DriverError(
         'invalid-state',
         `the Proxmox template ${spec.baseImage} does not exist yet: initialize the template first`,
@@ -322,7 +355,8 @@ export function createDeploys(deps: DeploysOptions) {
     const p: Pending = {
       vmid,
       node,
-      meta: { name, source: base.vmid, nets: Array.from(nets, (n) => n ?? ''), since: now },
+      // A new VM with empty disks has no base image: source 0.
+      meta: { name, source: base?.vmid ?? 0, nets: Array.from(nets, (n) => n ?? ''), since: now },
       deploy: startDeploy({ taskId: randomUUID(), started: now }),
       done: Promise.resolve(),
     };

@@ -2,6 +2,7 @@ import type { Clock } from '../../clock';
 import { DriverError, type MachineSpec } from '../types';
 import type { PveClient } from './client';
 import type { CloneQueue } from './cloneQueue';
+import { startsEmpty } from './emptyDisks';
 import { isRetired, type Inventory, type PveResource } from './inventory';
 import { OWN_TAG, pveTagOf, RETIRED_TAG, tagList } from './names';
 
@@ -78,6 +79,8 @@ export function createImages(options: ImagesOptions) {
   }
 
   async function progress(spec: MachineSpec): Promise<number> {
+    // Machines with empty disks need no base image: nothing to make.
+    if (startsEmpty(spec)) return 100;
     if (!spec.baseImage) return -1;
     const copy = copies.get(spec.baseImage);
     if (copy) return copy.progress;
@@ -94,6 +97,7 @@ export function createImages(options: ImagesOptions) {
     /** Starts copying the spec's base image from its source; the copy's progress. */
     async create(spec: MachineSpec): Promise<number> {
       const name = spec.baseImage;
+      if (startsEmpty(spec)) return 100;
       if (!name) {
         throw new DriverError(
           'invalid-request',

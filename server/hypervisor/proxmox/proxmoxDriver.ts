@@ -22,6 +22,7 @@ import { createIsoStorage } from './isoStorage';
 import { createMachines, pve, vmPath } from './machines';
 import { netOfAlias } from './names';
 import type { ProxmoxDriverOptions } from './options';
+import { startsEmpty } from './emptyDisks';
 import { createPower } from './power';
 import { createSdn } from './sdn';
 import { bridgePveConsole } from './vncBridge';
@@ -171,10 +172,14 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   }
 
   async function availability(spec: MachineSpec): Promise<TemplateAvailability> {
+    // New VMs with empty disks of the template's sizes (emptyDisks.ts).
+    if (startsEmpty(spec)) return { available: true };
     if (!spec.baseImage) {
       return {
         available: false,
-        reason: 'It names no Proxmox VM template to clone (its detail has no Template).',
+        reason:
+          'It names no Proxmox VM template to clone (its detail has no Template), and not every ' +
+          'disk has a size for an empty disk.',
       };
     }
     if (images.copyOf(spec) !== null) return { available: true };
