@@ -211,3 +211,51 @@ export async function signedInPage(browser: Browser, baseURL: string, username: 
   await signIn(page, username);
   return page;
 }
+
+/** Links the stock template `stock` into the workspace and names it `name`, with `guestinfo`. */
+export async function linkStockTemplate(
+  author: Api,
+  workspaceId: string,
+  stock: string,
+  machine: { name: string; guestinfo: string },
+): Promise<Record<string, unknown>> {
+  const found = await author<Array<{ id: string; name: string }>>(
+    'GET',
+    `templates?term=${encodeURIComponent(stock)}`,
+  );
+  const template = found.find((t) => t.name === stock);
+  expect(template, `the stock template ${stock}`).toBeDefined();
+  const linked = await author<Record<string, unknown>>('POST', 'template', {
+    templateId: template?.id,
+    workspaceId,
+  });
+  await author('PUT', 'template', {
+    id: linked.id,
+    name: machine.name,
+    description: linked.description,
+    networks: linked.networks,
+    iso: linked.iso,
+    isHidden: linked.isHidden,
+    variant: linked.variant,
+    replicas: 1,
+    guestinfo: machine.guestinfo,
+  });
+  return linked;
+}
+
+/** Publishes the workspace for everyone as `name`, with `challenge`, for an hour's games. */
+export async function publishWorkspace(
+  author: Api,
+  workspaceId: string,
+  name: string,
+  challenge: ReturnType<typeof flagChallenge>,
+) {
+  await author('PUT', `challenge/${workspaceId}`, challenge);
+  const workspace = await author<Record<string, unknown>>('GET', `workspace/${workspaceId}`);
+  await author('PUT', 'workspace', {
+    ...workspace,
+    name,
+    audience: 'everyone',
+    durationMinutes: 60,
+  });
+}
