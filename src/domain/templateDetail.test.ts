@@ -59,14 +59,17 @@ describe('template detail rule', () => {
     expect(problems({ ...good, Disks: {} })).toEqual(['Disks must be a list, not {}']);
   });
 
-  it('refuses what the hypervisor cannot deploy: CPU format, no memory, a disk without path', () => {
+  it('refuses what the hypervisor cannot deploy: CPU format, no memory, a disk without path or size', () => {
     expect(problems({ ...good, Cpu: 'two' })).toEqual([
       'Cpu must be sockets x cores, such as "1x2", not "two"',
     ]);
     expect(problems({ ...good, Ram: 0 })).toEqual(['Ram must be at least 1 (GB)']);
-    expect(problems({ ...good, Disks: [{ Size: 10 }] })).toEqual([
-      'Disks[0].Path is required, such as "[ds] folder/disk.vmdk"',
+    expect(problems({ ...good, Disks: [{ Path: ' ', Size: 0 }] })).toEqual([
+      'Disks[0].Path is required, such as "[ds] folder/disk.vmdk", or a Size (GB) for an empty disk',
     ]);
+    // A size and no path: an empty disk, to install a system on from an ISO.
+    expect(problems({ ...good, Disks: [{ Path: '', Size: 10 }] })).toEqual([]);
+    expect(problems({ ...good, Firmware: 'uefi' })).toEqual([]);
   });
 
   it('joins several problems into one message', () => {

@@ -32,6 +32,8 @@ const VM_TEMPLATE: Record<string, Kind> = {
   Eth: 'list',
   Disks: 'list',
   GuestSettings: 'list',
+  // Ours, beside the reference's: "uefi" boots the machine with UEFI (src/domain/templateFirmware).
+  Firmware: 'string',
 };
 
 const LISTS: Record<string, Record<string, Kind>> = {
@@ -117,7 +119,10 @@ function objectProblems(
   return problems;
 }
 
-/** What the deploy needs beyond the types: a CPU it can parse, memory, disks with a path. */
+/**
+ * What the deploy needs beyond the types: a CPU it can parse, memory, disks with a path or a size
+ * (a disk with a size and no path is an empty disk, to install a system on from an ISO).
+ */
 function deployProblems(vm: Record<string, unknown>): string[] {
   const get = (key: string) =>
     Object.entries(vm).find(([k]) => k.toLowerCase() === key.toLowerCase())?.[1];
@@ -131,9 +136,16 @@ function deployProblems(vm: Record<string, unknown>): string[] {
   if (Array.isArray(disks)) {
     disks.forEach((disk, i) => {
       if (!isObject(disk)) return;
-      const path = Object.entries(disk).find(([k]) => k.toLowerCase() === 'path')?.[1];
-      if (typeof path !== 'string' || path.trim() === '') {
-        problems.push(`Disks[${i}].Path is required, such as "[ds] folder/disk.vmdk"`);
+      const field = (name: string) =>
+        Object.entries(disk).find(([k]) => k.toLowerCase() === name)?.[1];
+      const path = field('path');
+      const size = field('size');
+      const sized = typeof size === 'number' && size > 0;
+      if ((typeof path !== 'string' || path.trim() === '') && !sized) {
+        problems.push(
+          `Disks[${i}].Path is required, such as "[ds] folder/disk.vmdk", or a Size (GB) for an ` +
+            'empty disk',
+        );
       }
     });
   }

@@ -709,7 +709,7 @@ describe.each(testEngines())('template routes on %s', (engine) => {
       });
       const created2 = await call('admin', 'POST', '/template-detail', {
         name: `${tag}-nodisk`,
-        detail: JSON.stringify({ Ram: 2, Disks: [{ Size: 10 }] }),
+        detail: JSON.stringify({ Ram: 2, Disks: [{ Size: 0 }] }),
       });
       expect(created2.status).toBe(400);
       expect(created2.body.errors.detail[0]).toMatch(/^Disks\[0\]\.Path is required/);

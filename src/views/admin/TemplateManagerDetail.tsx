@@ -13,6 +13,7 @@ import {
   selectSavedName,
   selectValues,
 } from '../../machines/templateManagerMachine.selectors';
+import { firmwareOf, withFirmware, type TemplateFirmware } from '../../domain/templateFirmware';
 
 // The selected template's detail (wire reference §2.4 TemplateDetail): its fields, the VmTemplate
 // JSON it deploys, and Published. Problems show as they are typed; Save waits until there are none.
@@ -80,6 +81,19 @@ export function TemplateDetailForm({ detail }: { detail: TemplateDetailActorRef 
       <p id="template-detail-problem" role="alert" className="tp-field-message">
         {problem}
       </p>
+      <label className="tp-field">
+        Firmware
+        <select
+          value={firmwareOf(values.detail) ?? 'bios'}
+          disabled={firmwareOf(values.detail) === null}
+          onChange={(e) =>
+            edit({ detail: withFirmware(values.detail, e.target.value as TemplateFirmware) })
+          }
+        >
+          <option value="bios">BIOS</option>
+          <option value="uefi">UEFI</option>
+        </select>
+      </label>
       <label className="tp-check">
         <input
           type="checkbox"
