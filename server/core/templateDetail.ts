@@ -201,7 +201,8 @@ export function normalizeDetail(text: string | null | undefined, name: string): 
  * Gives a template its own disks in its workspace's folder: every disk not already there gets
  * `source` = its old path and `path` = `[ds] {workspaceId}/{templateId}_{i}.vmdk`. The hypervisor
  * copies `source` to `path` when the template is initialized. For Proxmox, the template VM
- * becomes the parent and the template id the new template VM.
+ * becomes the parent and the template id the new template VM; a template whose disks are empty
+ * (a size, no path) gets a template VM of its own too, made with empty disks.
  */
 export function localizeDiskPaths(
   vm: VmTemplate,
@@ -215,6 +216,14 @@ export function localizeDiskPaths(
       ? disk
       : { ...disk, Source: disk.Path, Path: `${folder}_${i}.vmdk` },
   );
-  const proxmox = vm.Template ? { ParentTemplate: vm.Template, Template: templateId } : {};
+  // Empty disks (a size, no path) have no VM template to copy: the template's own starts empty.
+  const empty =
+    vm.Disks.length > 0 &&
+    vm.Disks.every((d) => !d.Path?.replace(/^\s*\[[^\]]*\]/, '').trim() && d.Size > 0);
+  const proxmox = vm.Template
+    ? { ParentTemplate: vm.Template, Template: templateId }
+    : empty
+      ? { ParentTemplate: null, Template: templateId }
+      : {};
   return { ...vm, ...proxmox, Disks: disks };
 }

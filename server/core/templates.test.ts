@@ -87,6 +87,20 @@ describe('template detail (VmTemplate JSON)', () => {
     ]);
     expect(local).toMatchObject({ Template: 't1', ParentTemplate: 'pve-base' });
   });
+
+  it('gives a template of empty disks a Proxmox template VM of its own, and others none', () => {
+    const empty = parseDetail(JSON.stringify({ Disks: [{ Path: '', Size: 8 }] }));
+    const local = localizeDiskPaths(empty, 'ws1', 't1');
+    expect(local.Disks.map((d) => [d.Path, d.Source, d.Size])).toEqual([
+      ['[ds] ws1/t1_0.vmdk', '', 8],
+    ]);
+    expect(local).toMatchObject({ Template: 't1', ParentTemplate: null });
+    const named = parseDetail(JSON.stringify({ Disks: [{ Path: '[ds] x/a.vmdk', Size: 8 }] }));
+    expect(localizeDiskPaths(named, 'ws1', 't1')).toMatchObject({
+      Template: null,
+      ParentTemplate: null,
+    });
+  });
 });
 
 interface Recorded extends EventPayload {

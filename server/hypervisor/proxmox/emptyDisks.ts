@@ -6,6 +6,19 @@ import type { MachineSpec } from '../types';
 // after its disk in the boot order, so an empty disk boots the ISO and an installed one itself.
 // UEFI firmware: OVMF with an EFI vars disk of its own, on clones as on new VMs.
 
+/**
+ * Whether the spec's base image is its template's own and starts empty: it is named by the
+ * template's id (what unlinking a template of empty disks gives), has nothing to be copied from,
+ * and every disk has a size. Initializing the template makes it (a new VM with empty disks, made
+ * a template); machines are linked clones of it, and Save makes one of them the new base image.
+ */
+export const ownEmptyBase = (spec: MachineSpec): boolean =>
+  !!spec.baseImage &&
+  spec.baseImage === spec.templateId &&
+  !spec.baseImageSource &&
+  spec.disks.length > 0 &&
+  spec.disks.every((d) => d.sizeGiB > 0);
+
 /** Whether the spec's machines are new VMs with empty disks rather than linked clones. */
 export const startsEmpty = (spec: MachineSpec): boolean =>
   !spec.baseImage && spec.disks.length > 0 && spec.disks.every((d) => d.sizeGiB > 0);

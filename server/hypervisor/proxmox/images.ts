@@ -2,7 +2,7 @@ import type { Clock } from '../../clock';
 import { DriverError, type MachineSpec } from '../types';
 import type { PveClient } from './client';
 import type { CloneQueue } from './cloneQueue';
-import { startsEmpty } from './emptyDisks';
+import { emptyVmConfig, ownEmptyBase, startsEmpty } from './emptyDisks';
 import { isRetired, type Inventory, type PveResource } from './inventory';
 import { OWN_TAG, pveTagOf, RETIRED_TAG, tagList } from './names';
 
@@ -78,6 +78,41 @@ export function createImages(options: ImagesOptions) {
     }
   }
 
+  /** A base image of empty disks (emptyDisks.ts ownEmptyBase), made in the background. */
+  async function makeEmpty(spec: MachineSpec, name: string): Promise<number> {
+    const node = (await inventory.nodes()).find((n) => n.status === 'online')?.node;
+    if (!node) throw new DriverError('unavailable', 'no online Proxmox node to make a disk on');
+    const copy: Copy = { progress: 0, started: options.clock.now() };
+    copies.set(name, copy);
+    const tags = `${OWN_TAG};${pveTagOf(spec.isolationTag)}`;
+    void (async () => {
+      const vmid = await options.reserveVmid();
+      try {
+        const upid = await api.post<string>(`/nodes/${node}/qemu`, {
+          vmid,
+          name,
+          pool,
+          tags,
+          description: `Topoplay base image ${name}`,
+          ...emptyVmConfig(spec, storage),
+        });
+        options.releaseVmid(vmid);
+        await api.waitTask(upid, { onProgress: (p) => (copy.progress = Math.round(p * 0.9)) });
+        await api.waitTask(await api.post<string>(`/nodes/${node}/qemu/${vmid}/template`));
+        inventory.invalidate();
+      } catch (error) {
+        options.releaseVmid(vmid);
+        await options.destroy(node, vmid).catch(() => undefined);
+        throw error;
+      }
+    })()
+      .catch((error: unknown) => {
+        options.log?.warn({ err: error, name }, 'proxmox: making an empty base image failed');
+      })
+      .finally(() => copies.delete(name));
+    return 0;
+  }
+
   async function progress(spec: MachineSpec): Promise<number> {
     // Machines with empty disks need no base image: nothing to make.
     if (startsEmpty(spec)) return 100;
@@ -109,6 +144,7 @@ export function createImages(options: ImagesOptions) {
       if (!DNS_NAME.test(name)) {
         throw new DriverError('invalid-request', `${name} is not a valid Proxmox VM name`);
       }
+      if (ownEmptyBase(spec)) return makeEmpty(spec, name);
       const source = spec.baseImageSource ? await inventory.baseImage(spec.baseImageSource) : null;
       if (!source) {
         throw new DriverError(

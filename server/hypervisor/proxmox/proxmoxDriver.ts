@@ -22,7 +22,7 @@ import { createIsoStorage } from './isoStorage';
 import { createMachines, pve, vmPath } from './machines';
 import { netOfAlias } from './names';
 import type { ProxmoxDriverOptions } from './options';
-import { startsEmpty } from './emptyDisks';
+import { ownEmptyBase, startsEmpty } from './emptyDisks';
 import { createPower } from './power';
 import { createSdn } from './sdn';
 import { bridgePveConsole } from './vncBridge';
@@ -182,7 +182,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
           'disk has a size for an empty disk.',
       };
     }
-    if (images.copyOf(spec) !== null) return { available: true };
+    if (images.copyOf(spec) !== null || ownEmptyBase(spec)) return { available: true };
     const names = await vmTemplates();
     const wanted = [spec.baseImage, spec.baseImageSource].filter((n): n is string => !!n);
     if (wanted.some((name) => names.has(name))) return { available: true };

@@ -77,6 +77,43 @@ describe('proxmox driver: empty disks and UEFI', () => {
     await driver.delete(machine.id);
   });
 
+  it('makes a workspace template’s own base image of empty disks, and saves a machine into it', async () => {
+    const templateId = newId();
+    const tag = newId();
+    const spec = clusterSpec('box', tag, templateId, {
+      templateId,
+      iso: ISO,
+      autoStart: false,
+      disks: [{ index: 0, path: `${tag}/box_0.vmdk`, source: null, controller: null, sizeGiB: 4 }],
+    });
+    expect(await driver.availability(spec)).toEqual({ available: true });
+    expect(await driver.verifyDisks(spec)).toEqual([-1]);
+    await driver.createDisks(spec);
+    await vi.waitFor(async () => expect(await driver.verifyDisks(spec)).toEqual([100]), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const base = sim.vms().find((v) => v.name === templateId);
+    expect(base?.config).toMatchObject({ template: '1', boot: 'order=scsi0;ide2' });
+    expect(base?.config.scsi0).toMatch(/^local-lvm:base-\d+-disk-0,size=4G$/);
+    expect(base?.tags).toEqual(expect.arrayContaining(['topoplay']));
+
+    const { machine, config } = await deployed(spec);
+    expect(config.scsi0).toContain(`base-${base!.vmid}-disk-0/vm-${machine.id}-disk-0`);
+    expect(config.ide2).toBe(`local:iso/${EMPTY_GUID}__tools.iso,media=cdrom`);
+    // Saved: new machines of the template are clones of this one.
+    await driver.save(machine.id);
+    await vi.waitFor(
+      () =>
+        expect(
+          sim.vms().filter((v) => v.name === templateId && !v.tags?.includes('topoplay-retired')),
+        ).toHaveLength(1),
+      { timeout: 10_000, interval: 20 },
+    );
+    const saved = sim.vms().find((v) => v.name === templateId && v.vmid !== base!.vmid);
+    expect(saved?.config.template).toBe('1');
+  });
+
   it('says a template without a VM template or disk sizes is unavailable', async () => {
     const spec = clusterSpec('sizeless', newId(), '', {
       baseImage: null,
