@@ -72,16 +72,23 @@ describe('proxmox availability', () => {
     expect(await driver.availability(spec)).toEqual({ available: true });
   });
 
-  it('is unavailable without the VM template, or when the spec names none', async () => {
+  it('is unavailable without the VM template, or when the spec names none and has no disk sizes', async () => {
     expect(await driver.availability(clusterSpec('web', newId(), 'topoplay-debian-12'))).toEqual({
       available: false,
       reason:
         'The Proxmox VM template topoplay-debian-12 is not on the cluster: an administrator ' +
         'makes it (docs/deploy.md).',
     });
-    expect(await driver.availability(clusterSpec('web', newId(), ''))).toMatchObject({
+    const sizeless = [{ index: 0, path: '', source: null, controller: null, sizeGiB: 0 }];
+    expect(
+      await driver.availability(clusterSpec('web', newId(), '', { disks: sizeless })),
+    ).toMatchObject({
       available: false,
       reason: expect.stringContaining('names no Proxmox VM template'),
+    });
+    // With disk sizes, it is a new VM with empty disks (an ISO install).
+    expect(await driver.availability(clusterSpec('web', newId(), ''))).toEqual({
+      available: true,
     });
   });
 
