@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname } from 'node:path';
 import type { DriverStatus as HypervisorStatus } from '../../server/hypervisor/types';
+import { LABS_IMAGES, missingImages } from '../labs/images';
 import { percentile } from './processes';
 import {
   ApiError,
@@ -8,6 +10,8 @@ import {
   machinesLeft,
   promptShown,
   rssMiB,
+  screenShows,
+  serialOf,
   startServer,
   until,
   type Api,
@@ -30,10 +34,20 @@ import {
 // host's memory, at 512 MiB a tiny machine), and a second server with QEMU_MAX_RUNNING set to
 // BENCH_CAP (6), where an administrator launches one-machine gamespaces for distinct players until
 // a launch is refused with HypervisorCapacity; the refused launch must leave no machine behind.
+//
+// With `-- --debian`, instead: the debian-12 stock image (from the lab checks' image cache,
+// tests/labs/images.ts, built there by `npm run images` when missing), a workspace with the
+// linux-server stock machine whose guest settings make a user with a password and a file;
+// BENCH_DEBIAN_LAUNCHES (5) launches, each timed from the launch call to `{name} login:` on the
+// machine's screen and to cloud-init's closing line (`Cloud-init v. ... finished`) on its serial
+// port, which it prints when its last stage, and so the user and the files, are done; then the
+// resident memory of the QEMU process.
 
 const LAUNCHES = Number(process.env.BENCH_LAUNCHES || 10);
 const CAP = Number(process.env.BENCH_CAP || 6);
 const TINY_MEMORY_MIB = 512;
+const DEBIAN_LAUNCHES = Number(process.env.BENCH_DEBIAN_LAUNCHES || 5);
+const DEBIAN_MEMORY_MIB = 1024;
 
 const LAUNCH_SETTINGS = {
   variant: 0,
@@ -249,12 +263,160 @@ async function capacity(): Promise<Capacity> {
   }
 }
 
+interface DebianLaunch {
+  answeredMs: number;
+  loginMs: number;
+  cloudInitMs: number;
+  /** The guest's own uptime in cloud-init's closing line. */
+  guestUpSeconds: number;
+  rss: number;
+}
+
+/** Part 3: launches of one debian-12 machine configured by cloud-init. */
+async function debianLaunches(): Promise<DebianLaunch[]> {
+  if (missingImages().length) {
+    const { spawnSync } = await import('node:child_process');
+    const built = spawnSync('npx', ['tsx', 'scripts/images.ts'], {
+      stdio: 'inherit',
+      env: { ...process.env, TOPOPLAY_DATA: dirname(LABS_IMAGES) },
+    });
+    if (built.status !== 0 || missingImages().length) throw new Error('no Debian images');
+  }
+  const server = await startServer({}, LABS_IMAGES);
+  try {
+    // What the driver uses, whatever /dev/kvm's presence suggests.
+    const admin = await apiAs(server.url, 'admin');
+    const status = await admin<DriverStatus>('GET', 'admin/hypervisor');
+    console.log(`the driver's acceleration: ${status.acceleration}`);
+    const author = await apiAs(server.url, 'creator');
+    const player = await apiAs(server.url, 'player');
+    const { id } = await author<{ id: string }>('POST', 'workspace', { name: 'Debian' });
+    const stock = await author<Array<{ id: string; name: string }>>(
+      'GET',
+      'templates?term=linux-server',
+    );
+    const stockServer = stock.find((t) => t.name === 'linux-server');
+    if (!stockServer) throw new Error('no stock template linux-server');
+    const linked = await author('POST', 'template', {
+      templateId: stockServer.id,
+      workspaceId: id,
+    });
+    await author('PUT', 'template', {
+      id: linked.id,
+      name: 'bench',
+      guestinfo: 'cloud.user=bench;cloud.password=bench-password;bench.marker=ready',
+    });
+    await author('PUT', `challenge/${id}`, CHALLENGE);
+    const workspace = await author('GET', `workspace/${id}`);
+    await author('PUT', 'workspace', { ...workspace, audience: 'everyone', durationMinutes: 60 });
+    const launches: DebianLaunch[] = [];
+    for (let i = 0; i < DEBIAN_LAUNCHES; i++) {
+      const start = performance.now();
+      const state = await player<GameState>('POST', 'gamespace', {
+        resourceId: id,
+        ...LAUNCH_SETTINGS,
+      });
+      const answeredMs = performance.now() - start;
+      const vm = state.vms[0];
+      try {
+        if (state.vms.length !== 1 || !vm?.isRunning) {
+          throw new Error(`launch answered machines ${JSON.stringify(state.vms)}`);
+        }
+        const serial = serialOf(server.stateDir, vm);
+        try {
+          const login = screenShows(server.stateDir, vm, `${vm.name} login:`).then(
+            () => performance.now() - start,
+          );
+          const finished = await serial.waitFor(
+            /Cloud-init v\. \S+ finished at [^\n]*Up ([\d.]+) seconds/,
+          );
+          const cloudInitMs = performance.now() - start;
+          const loginMs = await login;
+          const rss = await rssMiB(server.stateDir, vm.id);
+          const launch = {
+            answeredMs,
+            loginMs,
+            cloudInitMs,
+            guestUpSeconds: Number(finished[1]),
+            rss,
+          };
+          launches.push(launch);
+          console.log(
+            `  debian-12, launch ${i + 1}: answered ${seconds(answeredMs)} s, login prompt ` +
+              `${seconds(loginMs)} s, cloud-init done ${seconds(cloudInitMs)} s (guest up ` +
+              `${launch.guestUpSeconds} s), RSS ${rss.toFixed(0)} MiB (load ${load()})`,
+          );
+        } finally {
+          serial.close();
+        }
+      } finally {
+        await player('DELETE', `gamespace/${state.id}`);
+        await until(
+          'the machines to be gone',
+          async () => {
+            const left = await machinesLeft(server.stateDir);
+            return left.dirs === 0 && left.qemu === 0 ? true : null;
+          },
+          60_000,
+        );
+      }
+    }
+    return launches;
+  } finally {
+    await server.stop();
+  }
+}
+
+function debianSummary(launches: DebianLaunch[]): void {
+  const row = (label: string, values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return `| ${label} | ${seconds(percentile(sorted, 50))} | ${seconds(percentile(sorted, 95))} |`;
+  };
+  console.log(`\nOne debian-12 machine, ${launches.length} launches (s)`);
+  console.log('| launch to | p50 | p95 |');
+  console.log('|---|---|---|');
+  console.log(
+    row(
+      'launch answered',
+      launches.map((l) => l.answeredMs),
+    ),
+  );
+  console.log(
+    row(
+      'login prompt on the screen',
+      launches.map((l) => l.loginMs),
+    ),
+  );
+  console.log(
+    row(
+      'cloud-init done (serial port)',
+      launches.map((l) => l.cloudInitMs),
+    ),
+  );
+  const rss = launches.map((l) => l.rss);
+  console.log(
+    `\nMemory per debian-12 VM (VmRSS when cloud-init is done, ${DEBIAN_MEMORY_MIB} MiB guest): ` +
+      `mean ${(rss.reduce((s, r) => s + r, 0) / rss.length).toFixed(0)} MiB, max ` +
+      `${Math.max(...rss).toFixed(0)} MiB`,
+  );
+  console.log(`load average at the end: ${load()}`);
+}
+
 async function main(): Promise<void> {
   const kvm = existsSync('/dev/kvm') ? 'KVM' : 'no KVM (software emulation, TCG)';
   console.log(
     `qemu benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB, ${kvm}; load average ${load()}`,
   );
+  if (process.argv.includes('--debian')) {
+    console.log(
+      `command: npm run bench:qemu -- --debian (BENCH_DEBIAN_LAUNCHES=${DEBIAN_LAUNCHES})\n`,
+    );
+    const launches = await debianLaunches();
+    debianSummary(launches);
+    process.exitCode = launches.length === DEBIAN_LAUNCHES ? 0 : 1;
+    return;
+  }
   console.log(`command: npm run bench:qemu (BENCH_LAUNCHES=${LAUNCHES}, BENCH_CAP=${CAP})\n`);
 
   const { one, three, status } = await launchTimes();

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { screenText } from '../../server/hypervisor/qemu/qmp';
@@ -61,17 +62,24 @@ async function processesUnder(folder: string): Promise<number[]> {
 
 /**
  * `tsx server/main.ts` with the qemu driver, SQLite and in-memory hub in a fresh data folder, the
- * tiny image (built once into the cache) linked into its own images folder; resolves once it is
- * ready.
+ * tiny image (built once into the cache) linked into its own images folder, and the images of
+ * `moreImages` (a folder) beside it; resolves once it is ready.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startServer(
+  env: Record<string, string> = {},
+  moreImages?: string,
+): Promise<BenchServer> {
   await buildTinyImage(CACHE);
   // Short: the machines' unix sockets live under the state folder.
   const root = mkdtempSync(join(tmpdir(), 'tqb-'));
   const imagesDir = join(root, 'images');
   mkdirSync(imagesDir);
-  for (const file of readdirSync(CACHE)) {
-    if (!file.endsWith('.tmp')) symlinkSync(join(CACHE, file), join(imagesDir, file));
+  for (const folder of moreImages ? [CACHE, moreImages] : [CACHE]) {
+    for (const file of readdirSync(folder)) {
+      const link = join(imagesDir, file);
+      if (file.endsWith('.tmp') || file.startsWith('.') || existsSync(link)) continue;
+      symlinkSync(join(folder, file), link);
+    }
   }
   const stateDir = join(root, 's');
   const port = await freePort();
@@ -198,6 +206,45 @@ export function promptShown(stateDir: string, vm: GameVm, timeoutMs = 180_000): 
     async () => (await screenText(qmpSocket)).some((row) => row.includes(prompt)) || null,
     timeoutMs,
   );
+}
+
+/** Resolves when the machine's screen shows a row that includes `text`. */
+export function screenShows(
+  stateDir: string,
+  vm: GameVm,
+  text: string,
+  timeoutMs = 300_000,
+): Promise<true> {
+  const qmpSocket = join(machineDir(stateDir, vm.id), 'qmp.sock');
+  return until(
+    `${text} on ${vm.name}`,
+    async () => (await screenText(qmpSocket)).some((row) => row.includes(text)) || null,
+    timeoutMs,
+  );
+}
+
+/**
+ * The machine's serial port, read from now on: `waitFor(pattern)` resolves with the first match
+ * in what it has printed since. Connect right after the launch: what the port printed before
+ * anyone listened is gone.
+ */
+export function serialOf(stateDir: string, vm: GameVm) {
+  const socket = connect(join(machineDir(stateDir, vm.id), 'serial.sock'));
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    text += chunk;
+  });
+  socket.on('error', () => undefined);
+  return {
+    waitFor: (pattern: RegExp, timeoutMs = 300_000) =>
+      until(
+        `${String(pattern)} on ${vm.name}'s serial port`,
+        async () => pattern.exec(text),
+        timeoutMs,
+      ),
+    close: () => socket.destroy(),
+  };
 }
 
 /** Resident memory of a machine's QEMU process, MiB. */
