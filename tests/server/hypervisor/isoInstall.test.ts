@@ -13,6 +13,7 @@ import {
 import { EMPTY_TAG, type MachineSpec } from '../../../server/hypervisor/types';
 import { INSTALLED_MARKER, INSTALLING_MARKER, makeInstallerIso } from './installerIso';
 import { qemuFolders, tinySpec, type QemuFolders } from './qemuMachines';
+import { openSerial } from './serialShell';
 
 // An ISO install on the qemu driver: a template whose disk has a size and no image gets an empty
 // disk; its machine boots the installer ISO in its CD-ROM drive (the disk holds nothing bootable),
@@ -154,6 +155,7 @@ describe('qemu driver: empty disks and ISO installs', () => {
 
   it('boots a UEFI template with OVMF and variables of its own', async () => {
     const uefi = tinySpec('uefi', EMPTY_TAG, {
+      memoryMiB: 256,
       disks: [{ index: 0, path: '', source: null, controller: null, sizeGiB: 1 }],
       firmware: 'uefi',
     });
@@ -171,6 +173,14 @@ describe('qemu driver: empty disks and ISO installs', () => {
       ['/usr/share/OVMF/OVMF_CODE_4M.fd', true],
       [vars, false],
     ]);
+    // OVMF runs: its boot manager tries the empty CD-ROM drive and disk, saying so on the serial
+    // port (a few seconds after the start, long after the port is open).
+    const serial = await openSerial(driver.serialSocket(machine.id), BOOT_MS);
+    try {
+      await serial.until(/BdsDxe: failed to load Boot\d+ "UEFI QEMU DVD-ROM/, BOOT_MS);
+    } finally {
+      serial.close();
+    }
     await driver.delete(machine.id);
-  }, 120_000);
+  }, 240_000);
 });
