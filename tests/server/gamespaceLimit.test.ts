@@ -105,7 +105,9 @@ async function startServers(engine: 'sqlite' | 'postgres', count: number): Promi
     const app = await buildApp(config, { logger: false });
     await app.app.listen({ port, host: '127.0.0.1' });
     app.app.server.on('request', (req) => {
-      if (req.method === 'POST' && req.url === '/api/gamespace') launches.arrived();
+      const url = req.url ?? '';
+      const starts = url === '/api/gamespace' || /^\/api\/gamespace\/[^/]+\/start$/.test(url);
+      if (req.method === 'POST' && starts) launches.arrived();
     });
     const deployBatch = app.driver.deployBatch.bind(app.driver);
     app.driver.deployBatch = async (...args) => {
@@ -187,6 +189,7 @@ function limitSuite(engine: 'sqlite' | 'postgres', serverCount: number) {
     headers.creator = await keyFor('creator');
     await addUser('limited', LIMIT);
     await addUser('neighbour', LIMIT);
+    await addUser('registrant', LIMIT);
     for (let i = 0; i < LAUNCHES; i++) {
       const ws = await call(servers.urls[0]!, headers.creator, 'POST', '/workspace', {
         name: `Lab ${i}`,
@@ -270,6 +273,42 @@ function limitSuite(engine: 'sqlite' | 'postgres', serverCount: number) {
     // Both ask for the same workspace: one starts it, the other gets it or finds it locked.
     expect(after.some((r) => r.status === 200 && r.body.isActive)).toBe(true);
     expect(await running('limited')).toBe(LIMIT);
+  });
+
+  it('holds the limit when gamespaces registered without a start are started together', async () => {
+    const registered = [];
+    for (const [i, ws] of workspaces.entries()) {
+      const reply = await call(
+        servers.urls[i % servers.urls.length]!,
+        headers.registrant!,
+        'POST',
+        '/gamespace',
+        { resourceId: ws },
+      );
+      expect([reply.status, reply.body.isActive]).toEqual([200, false]);
+      registered.push(reply.body.id as string);
+    }
+    Object.assign(launches, { seen: 0, expected: LAUNCHES });
+    const replies = await Promise.all(
+      registered.map((id, i) =>
+        call(
+          servers.urls[i % servers.urls.length]!,
+          headers.registrant!,
+          'POST',
+          `/gamespace/${id}/start`,
+        ),
+      ),
+    );
+    expect(replies.filter((r) => r.status === 200).map((r) => r.body.isActive)).toEqual(
+      Array(LIMIT).fill(true),
+    );
+    expect(replies.filter((r) => r.status !== 200)).toEqual(
+      Array(LAUNCHES - LIMIT).fill({
+        status: 400,
+        body: { message: 'ClientGamespaceLimitReached' },
+      }),
+    );
+    expect(await running('registrant')).toBe(LIMIT);
   });
 }
 

@@ -75,6 +75,79 @@ function previewState(name: string, markdown: string, topology: TopologyNode[]):
   };
 }
 
+/** IsBelowGamespaceLimit: gamespaces the actor manages that started and did not end. */
+export async function isBelowLimit(context: PlayContext, actor: Actor): Promise<boolean> {
+  if (actor.gamespaceLimit <= 0) return true;
+  return (await context.repos.gamespaces.countRunningManagedBy(actor.id)) < actor.gamespaceLimit;
+}
+
+/** Per play service: the tail of each actor's queue of launches in this process. */
+const actorQueues = new WeakMap<PlayContext, Map<string, Promise<void>>>();
+
+/**
+ * The launches and starts of one actor with a gamespace limit, one at a time: the limit counts
+ * the gamespaces that *started*, and a launch starts its gamespace only after its deploy, so a
+ * check that did not also hold the creation and the start let two launches of different
+ * workspaces both count one below the limit and both start (the reference's check races the
+ * same way). The window from the count to the start is held per actor, so other actors'
+ * launches (and their batched statements, store/batch.ts) go on beside it; an actor without a
+ * limit (0) is not held at all. Every start that adds to the actor's count (a launch with
+ * startGamespace, the start of a registered gamespace, lifecycle.ts) goes through here.
+ *
+ * In this process the actor's launches queue on a promise; across processes the holder keeps
+ * a lock in the shared cache (Redis with REDIS_URL, as the launch lock and the janitor's; in
+ * memory for one server), renewed while its deploy runs so that it does not lapse under it.
+ * A waiter polls the lock until its holder is done, and after LAUNCH_LOCK_MS without it is
+ * refused with ResourceIsLocked, so one actor's stuck launch holds up only that actor.
+ */
+export async function oneLaunchOfActor<T>(
+  context: PlayContext,
+  actor: Actor,
+  work: () => Promise<T>,
+): Promise<T> {
+  if (actor.gamespaceLimit <= 0) return work();
+  let queues = actorQueues.get(context);
+  if (!queues) actorQueues.set(context, (queues = new Map()));
+  const previous = queues.get(actor.id) ?? Promise.resolve();
+  let done!: () => void;
+  const tail = new Promise<void>((resolve) => (done = resolve));
+  queues.set(actor.id, tail);
+  try {
+    await previous;
+    return await underSharedLock(context, `:lim:${actor.id}`, work);
+  } finally {
+    done();
+    if (queues.get(actor.id) === tail) queues.delete(actor.id);
+  }
+}
+
+async function underSharedLock<T>(
+  context: PlayContext,
+  key: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const { cache } = context.options;
+  const token = newId();
+  const giveUp = context.now() + LAUNCH_LOCK_MS;
+  for (let pause = 5; !(await cache.setIfAbsent(key, token, LAUNCH_LOCK_MS));) {
+    if (context.now() >= giveUp) throw new DomainError('ResourceIsLocked');
+    await new Promise<void>((resolve) => context.clock.setTimeout(resolve, pause));
+    pause = Math.min(pause * 2, 100);
+  }
+  let renewed: Promise<void> = Promise.resolve();
+  const stopRenewing = every(context.clock, LAUNCH_LOCK_MS / 3, () => {
+    renewed = cache.set(key, token, LAUNCH_LOCK_MS).catch(() => undefined);
+  });
+  try {
+    return await work();
+  } finally {
+    // A renewal under way must not store the lock again after it is released.
+    stopRenewing();
+    await renewed;
+    if ((await cache.get(key)) === token) await cache.delete(key);
+  }
+}
+
 /** `deploy` starts a gamespace registered with `startGamespace` (the lifecycle's). */
 export function createLaunch(context: PlayContext, deploy: Deploy) {
   const { options, repos, now, state } = context;
@@ -112,67 +185,6 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
     const topology = topologyOfTemplates(templates, null);
     options.stateCache?.keepPreview(workspaceId, topology, { now: t, since });
     return topology;
-  }
-
-  /** IsBelowGamespaceLimit: gamespaces the actor manages that started and did not end. */
-  async function isBelowLimit(actor: Actor): Promise<boolean> {
-    if (actor.gamespaceLimit <= 0) return true;
-    return (await repos.gamespaces.countRunningManagedBy(actor.id)) < actor.gamespaceLimit;
-  }
-
-  /**
-   * The launches of one actor with a gamespace limit, one at a time: the limit counts the
-   * gamespaces that *started*, and a launch starts its gamespace only after its deploy, so a
-   * check that did not also hold the creation and the start let two launches of different
-   * workspaces both count one below the limit and both start (the reference's check races the
-   * same way). The window from the count to the start is held per actor, so other actors'
-   * launches (and their batched statements, store/batch.ts) go on beside it; an actor without a
-   * limit (0) is not held at all.
-   *
-   * In this process the actor's launches queue on a promise; across processes the holder keeps
-   * a lock in the shared cache (Redis with REDIS_URL, as the launch lock and the janitor's; in
-   * memory for one server), renewed while its deploy runs so that it does not lapse under it.
-   * A waiter polls the lock until its holder is done, and after LAUNCH_LOCK_MS without it is
-   * refused with ResourceIsLocked, so one actor's stuck launch holds up only that actor.
-   */
-  const actorQueues = new Map<string, Promise<void>>();
-
-  async function oneLaunchOfActor<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
-    if (actor.gamespaceLimit <= 0) return work();
-    const previous = actorQueues.get(actor.id) ?? Promise.resolve();
-    let done!: () => void;
-    const tail = new Promise<void>((resolve) => (done = resolve));
-    actorQueues.set(actor.id, tail);
-    try {
-      await previous;
-      return await underSharedLock(`:lim:${actor.id}`, work);
-    } finally {
-      done();
-      if (actorQueues.get(actor.id) === tail) actorQueues.delete(actor.id);
-    }
-  }
-
-  async function underSharedLock<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const { cache } = options;
-    const token = newId();
-    const giveUp = now() + LAUNCH_LOCK_MS;
-    for (let pause = 5; !(await cache.setIfAbsent(key, token, LAUNCH_LOCK_MS));) {
-      if (now() >= giveUp) throw new DomainError('ResourceIsLocked');
-      await new Promise<void>((resolve) => context.clock.setTimeout(resolve, pause));
-      pause = Math.min(pause * 2, 100);
-    }
-    let renewed: Promise<void> = Promise.resolve();
-    const stopRenewing = every(context.clock, LAUNCH_LOCK_MS / 3, () => {
-      renewed = cache.set(key, token, LAUNCH_LOCK_MS).catch(() => undefined);
-    });
-    try {
-      return await work();
-    } finally {
-      // A renewal under way must not store the lock again after it is released.
-      stopRenewing();
-      await renewed;
-      if ((await cache.get(key)) === token) await cache.delete(key);
-    }
   }
 
   async function create(
@@ -312,7 +324,7 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
       // The players of a gamespace made here, for its state without reading them back.
       let created: PlayerTable[] | undefined;
       if (!g) {
-        g = await oneLaunchOfActor(actor, async () => {
+        g = await oneLaunchOfActor(context, actor, async () => {
           // One launch at a time per player and workspace, across servers (the lock is in the
           // shared cache): a double click must not make two gamespaces.
           const lock = `:lck:${playerId}${ws.id}`;
@@ -324,7 +336,8 @@ export function createLaunch(context: PlayContext, deploy: Deploy) {
             const active = await activeGamespaceOf(ws.id, playerId);
             if (active) return active;
             // Counted while this actor's launches are held (oneLaunchOfActor): exact.
-            if (!(await isBelowLimit(actor))) throw new DomainError('ClientGamespaceLimitReached');
+            if (!(await isBelowLimit(context, actor)))
+              throw new DomainError('ClientGamespaceLimitReached');
             const graderUrl = request.graderUrl || `${origin.origin}/api/gamespace/grade`;
             const graderKey = request.graderKey || newId();
             const players = requested.length

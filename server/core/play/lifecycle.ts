@@ -11,6 +11,7 @@ import type { Actor } from '../actor';
 import { vmDto } from '../vmViews';
 import type { PlayContext } from './context';
 import { deployAndWait, DEPLOY_POLL, gamespaceTemplates } from './deploy';
+import { isBelowLimit, oneLaunchOfActor } from './launch';
 import { maxDuration } from './registration';
 
 // A gamespace's life after its launch (wire reference §4.2, §4.5): deploying its machines,
@@ -101,7 +102,22 @@ export function createLifecycle(context: PlayContext) {
     /** POST /api/gamespace/{id}/start: deploys unless ended or expired; GAME.UPDATE. */
     async start(actor: Actor, id: unknown): Promise<GameState> {
       let g = await context.assertManage(actor, id);
-      if (g.endTime <= 0 && g.expirationTime > now()) g = await deploy(g, actor);
+      if (g.endTime <= 0 && g.expirationTime > now()) {
+        // Not the reference's, which checks the limit only at a launch: the first start of the
+        // actor's own gamespace adds to their count, so it is held and counted as a launch is
+        // (launch.ts, oneLaunchOfActor); registering several without starting them and then
+        // starting them all would otherwise pass the limit.
+        const counted = g.managerId === actor.id && g.startTime <= 0;
+        g = counted
+          ? await oneLaunchOfActor(context, actor, async () => {
+              const fresh = (await context.findGamespace(g.id)) ?? g;
+              if (fresh.startTime <= 0 && !(await isBelowLimit(context, actor))) {
+                throw new DomainError('ClientGamespaceLimitReached');
+              }
+              return deploy(fresh, actor);
+            })
+          : await deploy(g, actor);
+      }
       const result = await state(g);
       publishGame(actor, 'GAME.UPDATE', g.id, result);
       return result;
