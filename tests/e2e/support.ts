@@ -212,12 +212,15 @@ export async function signedInPage(browser: Browser, baseURL: string, username: 
   return page;
 }
 
-/** Links the stock template `stock` into the workspace and names it `name`, with `guestinfo`. */
+/**
+ * Links the stock template `stock` into the workspace and names it `name`, with `guestinfo` (and
+ * `networks` instead of the stock ones, when given).
+ */
 export async function linkStockTemplate(
   author: Api,
   workspaceId: string,
   stock: string,
-  machine: { name: string; guestinfo: string },
+  machine: { name: string; guestinfo: string; networks?: string },
 ): Promise<Record<string, unknown>> {
   const found = await author<Array<{ id: string; name: string }>>(
     'GET',
@@ -233,7 +236,7 @@ export async function linkStockTemplate(
     id: linked.id,
     name: machine.name,
     description: linked.description,
-    networks: linked.networks,
+    networks: machine.networks ?? linked.networks,
     iso: linked.iso,
     isHidden: linked.isHidden,
     variant: linked.variant,
