@@ -17,6 +17,7 @@ const LONGEST = [
   'tests/server/hypervisor/qemu.test.ts',
   'src/domain/coedit.convergence.test.ts',
   'tests/server/hypervisor/tinyImage.test.ts',
+  'tests/server/hypervisor/isoInstall.test.ts',
   'tests/server/release/production.test.ts',
 ];
 
