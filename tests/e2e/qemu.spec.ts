@@ -93,10 +93,11 @@ test('a player gets real machines: the console shows the prompt, runs a command,
     const consoleBar = consolePage.getByRole('banner', { name: 'Console toolbar' });
     await expect(consoleBar.getByRole('status')).toHaveText('connected', { timeout: 30_000 });
 
-    // The machine booted to its prompt, and the canvas shows the screen.
+    // The machine booted to its prompt, and the canvas shows the screen. Its host name is the
+    // machine's name with the underscore a host name cannot hold as a dash.
     await expect
       .poll(() => screenOf(first), { timeout: 90_000, intervals: [500] })
-      .toMatch(/box_1:~# /);
+      .toMatch(/box-1:~# /);
     await expect.poll(async () => (await canvasPixels(consolePage)).lit).toBeGreaterThan(2_000);
     await consolePage.screenshot({ path: test.info().outputPath('qemu-console-prompt.png') });
 
@@ -119,7 +120,7 @@ test('a player gets real machines: the console shows the prompt, runs a command,
     await consoleBar.getByRole('button', { name: 'Paste' }).click();
     await expect
       .poll(() => screenOf(first), { timeout: 30_000 })
-      .toContain('box_1:~# echo $((6*7))-Ok');
+      .toContain('box-1:~# echo $((6*7))-Ok');
     await consolePage.keyboard.press('Enter');
     await expect
       .poll(async () => (await screenOf(first)).split('\n').map((row) => row.trim()), {
