@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise } from 'xstate';
+import { createActor, createMachine, fromCallback, fromPromise } from 'xstate';
 import type { DiskImage, TemplateCreated } from '../api/diskImages';
 import { diskImagesMachine } from './diskImagesMachine';
 import {
@@ -9,7 +9,9 @@ import {
   selectDiskImageUploads,
   selectIsDiskImageListLoading,
 } from './diskImagesMachine.selectors';
-import { flush } from './testing/deferred';
+import { deferred, flush, type Deferred } from './testing/deferred';
+import { modelDisagreements } from './testing/modelAgreement';
+import { modelPaths, transitionCoverage } from './testing/modelPaths';
 import { unreachedStateIds } from './testing/reachability';
 import { uploadMachine, type UploadEvent } from './uploadMachine';
 import { uploadQueueMachine } from './uploadQueueMachine';
@@ -136,4 +138,135 @@ describe('diskImagesMachine', () => {
       }),
     ).toEqual([]);
   });
+});
+
+/**
+ * Model-based test of the `removal` region: Delete asks for confirmation, Cancel drops it, and a
+ * confirmed delete either reads the list again or shows the server's refusal; each delete
+ * answered by the test.
+ */
+describe('diskImagesMachine removal against its model', () => {
+  type ModelEvent =
+    | { type: 'REQUEST' }
+    | { type: 'CONFIRM' }
+    | { type: 'CANCEL' }
+    | { type: 'DELETED' }
+    | { type: 'REFUSED' };
+
+  const model = createMachine({
+    types: {} as { events: ModelEvent },
+    id: 'diskImageRemovalModel',
+    initial: 'idle',
+    states: {
+      idle: { on: { REQUEST: 'confirming' } },
+      confirming: { on: { CONFIRM: 'deleting', CANCEL: 'idle' } },
+      deleting: { on: { DELETED: 'idle', REFUSED: 'idle' } },
+    },
+  });
+
+  it('agrees with the real machine', () => {
+    expect(
+      modelDisagreements(model, diskImagesMachine, {
+        states: {
+          idle: 'removal.idle',
+          confirming: 'removal.confirming',
+          deleting: 'removal.deleting',
+        },
+        events: {
+          REQUEST: 'image.deleteRequested',
+          CONFIRM: 'image.deleteConfirmed',
+          CANCEL: 'image.deleteCanceled',
+          DELETED: 'xstate.done.actor.deleteImage',
+          REFUSED: 'xstate.error.actor.deleteImage',
+        },
+        // The list and the template regions have tests of their own above.
+        unmodelledStates: ['list', 'templating'],
+        unmodelledEvents: [
+          'upload.ended',
+          'images.refreshRequested',
+          'image.templateRequested',
+          'alert.dismissed',
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  const paths = modelPaths(model);
+
+  it('walks every transition of the model', () => {
+    const { walked, transitions } = transitionCoverage(model, paths);
+    expect(walked).toEqual(transitions);
+  });
+
+  const REFUSAL = 'The image is in use by: web.';
+
+  for (const path of paths) {
+    it(path.description, async () => {
+      const deletes: Array<Deferred<unknown>> = [];
+      let lists = 0;
+      const actor = createActor(
+        diskImagesMachine.provide({
+          actors: {
+            listImages: fromPromise<DiskImage[]>(async () => {
+              lists += 1;
+              return [image('a.qcow2')];
+            }),
+            deleteImage: fromPromise<unknown, { name: string }>(() => {
+              const d = deferred<unknown>();
+              deletes.push(d);
+              return d.promise;
+            }),
+          },
+        }),
+      ).start();
+      await flush();
+      let confirmed = 0;
+      let reads = 1;
+      let error: string | null = null;
+      const expectRemoval = (state: 'idle' | 'confirming' | 'deleting') => () => {
+        const snapshot = actor.getSnapshot();
+        expect(snapshot.matches({ removal: state })).toBe(true);
+        expect(selectDiskImageDeleteCandidate(snapshot)).toBe(
+          state === 'confirming' ? 'a.qcow2' : null,
+        );
+        expect(selectDiskImageActionError(snapshot)).toBe(error);
+        expect(deletes).toHaveLength(confirmed);
+        expect(lists).toBe(reads);
+      };
+      await path.test({
+        states: {
+          idle: expectRemoval('idle'),
+          confirming: expectRemoval('confirming'),
+          deleting: expectRemoval('deleting'),
+        },
+        events: {
+          REQUEST: async () => {
+            error = null;
+            actor.send({ type: 'image.deleteRequested', name: 'a.qcow2' });
+            await flush();
+          },
+          CONFIRM: async () => {
+            confirmed += 1;
+            actor.send({ type: 'image.deleteConfirmed' });
+            await flush();
+          },
+          CANCEL: async () => {
+            actor.send({ type: 'image.deleteCanceled' });
+            await flush();
+          },
+          DELETED: async () => {
+            reads += 1;
+            deletes.at(-1)?.resolve(true);
+            await flush();
+          },
+          REFUSED: async () => {
+            error = REFUSAL;
+            deletes.at(-1)?.reject({ status: 400, message: REFUSAL });
+            await flush();
+          },
+        },
+      });
+      actor.stop();
+    });
+  }
 });
