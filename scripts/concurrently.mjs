@@ -4,7 +4,7 @@
 // since the tests mostly wait (on servers, browsers, databases, machines) and one after another
 // they left the two cores of this machine half idle. Each script's output is held and printed
 // whole when it ends, so that they never interleave; every script runs to its end, so that one
-// run shows every failure.
+// run shows every failure, and the run ends with a recap of the failed ones.
 import { spawn } from 'node:child_process';
 
 const names = process.argv.slice(2);
@@ -36,7 +36,7 @@ const runs = names.map(
         const verdict = code === 0 ? 'passed' : `failed (${error ?? `exit code ${code}`})`;
         process.stdout.write(`\n> npm run ${name}: ${verdict} in ${seconds} s\n`);
         process.stdout.write(Buffer.concat(chunks));
-        resolve(code === 0);
+        resolve({ name, passed: code === 0, verdict, output: Buffer.concat(chunks).toString() });
       };
       child.on('error', (error) => finish(1, error.message));
       child.on('close', (code, signal) =>
@@ -45,5 +45,20 @@ const runs = names.map(
     }),
 );
 
-const passed = await Promise.all(runs);
-process.exit(passed.every(Boolean) ? 0 : 1);
+const results = await Promise.all(runs);
+const failed = results.filter((result) => !result.passed);
+// A failure scrolls far up behind the scripts that end after it, and a CI log is often read from
+// its tail: end with each failed script's failing lines and its own last lines.
+if (failed.length > 0) {
+  // eslint-disable-next-line no-control-regex
+  const plain = (line) => line.replace(/\x1b\[[0-9;]*m/g, '');
+  process.stdout.write(`\n> failed: ${failed.map((result) => result.name).join(', ')}\n`);
+  for (const { name, verdict, output } of failed) {
+    const lines = output.split('\n').map(plain);
+    const failing = lines.filter((line) => /FAIL|✘|×|\bfailed\b|Error:/.test(line)).slice(0, 30);
+    process.stdout.write(`\n> npm run ${name}: ${verdict}; its failing lines:\n`);
+    process.stdout.write(`${failing.join('\n')}\n> and its last lines:\n`);
+    process.stdout.write(`${lines.slice(-15).join('\n')}\n`);
+  }
+}
+process.exit(failed.length === 0 ? 0 : 1);
