@@ -167,6 +167,24 @@ export function allocatedDisk(config: VmConfig, key: string, value: string, vmid
   return `${withVolume(value, `${request.storage}:vm-${vmid}-disk-${n}`)},size=${size}`;
 }
 
+/** The source of a new disk to import (`local-lvm:0,import-from=local:import/x.qcow2`). */
+export const importSourceOf = (value: string): string | undefined =>
+  newDiskRequestOf(value) === undefined
+    ? undefined
+    : parsePropertyString(value).find(([key]) => key === 'import-from')?.[1];
+
+/**
+ * The drive value of a disk PVE imported: the next free `vm-{vmid}-disk-{n}` volume on the
+ * storage, of the source's size; `import-from` is not kept, as PVE drops it once it is done.
+ */
+export function importedDisk(config: VmConfig, value: string, vmid: number, bytes: number) {
+  const options = parsePropertyString(value).filter(
+    ([key]) => key !== '' && key !== 'import-from' && key !== 'size',
+  );
+  const allocated = allocatedDisk(config, 'scsi', volumeOf(value), vmid);
+  return [volumeOf(allocated), ...options.map(([k, v]) => `${k}=${v}`), `size=${bytes}`].join(',');
+}
+
 /** The volume of a drive value: the part before the first comma. */
 export const volumeOf = (value: string): string => value.split(',')[0] ?? '';
 

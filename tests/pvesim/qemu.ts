@@ -10,6 +10,8 @@ import {
   disksOf,
   diskBytes,
   formatNic,
+  importedDisk,
+  importSourceOf,
   isCdrom,
   isCloudInitDrive,
   isDriveKey,
@@ -25,8 +27,16 @@ import {
 } from './config';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { configText, failure, flagParam, intParam, textParam } from './errors';
-import { STORAGES } from './storage';
+import {
+  configText,
+  failure,
+  flagParam,
+  intParam,
+  paramError,
+  PveHttpError,
+  textParam,
+} from './errors';
+import { contentOfVolid, IMPORT_FILE, STORAGES } from './storage';
 import { checkLock, isTemplate, memoryBytes, uptimeOf, type VmRecord } from './state';
 import { nodeOf, vmidOf, type Call, type Routes, type Session, type SimContext } from './types';
 
@@ -85,6 +95,8 @@ interface ConfigChange {
   remove: string[];
   digest: string | undefined;
   skiplock: boolean;
+  /** New disks whose content comes from a volume (`import-from`): drive key and source. */
+  imports: Array<[string, string]>;
 }
 
 /** Reads and checks an update's parameters: the checks PVE makes before it touches the file. */
@@ -99,16 +111,59 @@ function readChange(ctx: SimContext, vm: VmRecord, call: Call): ConfigChange {
   for (const key of [...Object.keys(set), ...remove]) checkRootOnly(key, session);
   const skiplock = flagParam(params, 'skiplock') === true;
   if (skiplock && !session.root) throw failure('Only root may use this option.');
+  const imports: Array<[string, string]> = [];
   for (const [key, value] of Object.entries(set)) {
+    const source = isDriveKey(key) ? importSourceOf(value) : undefined;
     if (isNicKey(key)) set[key] = checkNic(ctx, vm, key, value);
-    else if (isDriveKey(key) && cloudInitRequestOf(value) !== undefined) {
+    else if (source !== undefined) {
+      checkImportSource(key, source);
+      // Its volume is named in the drives' order; its size is the source's, once imported.
+      newDisk(vm, key, value, set);
+      set[key] = importedDisk({ ...vm.config, ...set }, value, vm.vmid, 0);
+      imports.push([key, source]);
+    } else if (isDriveKey(key) && cloudInitRequestOf(value) !== undefined) {
       set[key] = newCloudInitDrive(vm, key, value, remove);
     } else if (isDriveKey(key) && newDiskRequestOf(value) !== undefined) {
       set[key] = newDisk(vm, key, value, set);
     } else if (isCdrom(value)) checkCdrom(ctx, vm.node, value);
     else if (key === 'tags') set[key] = normalizeTags(value);
   }
-  return { set, remove, digest: textParam(params, 'digest'), skiplock };
+  return { set, remove, digest: textParam(params, 'digest'), skiplock, imports };
+}
+
+/**
+ * PVE's check of an `import-from` source before its worker runs (API2/Qemu.pm): a volume of a
+ * storage that exists, of type `images` or `import`. The simulator imports from `import` volumes
+ * only (an absolute path, which PVE lets root@pam give, is not simulated).
+ */
+function checkImportSource(key: string, source: string): void {
+  if (source.startsWith('/')) {
+    throw new PveHttpError(501, 'the PVE API simulator imports volumes, not file system paths');
+  }
+  const [, storage = '', volname = ''] = /^([a-z][a-z0-9._-]*[a-z0-9]):(.+)$/i.exec(source) ?? [];
+  if (!Object.hasOwn(STORAGES, storage)) throw failure(`storage '${storage}' does not exist`);
+  const kind = contentOfVolid(source);
+  if (kind !== 'import' || !IMPORT_FILE.test(volname.slice('import/'.length))) {
+    const vtype = /^iso\//.test(volname) ? 'iso' : 'images';
+    if (vtype === 'images') {
+      throw new PveHttpError(501, 'the PVE API simulator imports only volumes of import content');
+    }
+    throw paramError({
+      [key]: `${source} has wrong type '${vtype}' - needs to be 'images' or 'import'`,
+    });
+  }
+}
+
+/**
+ * The import itself, in the worker: the source must be on the VM's node (or a shared storage);
+ * the disk is allocated with the source's size. PVE's message when it is not there.
+ */
+function runImports(ctx: SimContext, vm: VmRecord, imports: Array<[string, string]>): void {
+  for (const [key, source] of imports) {
+    const file = ctx.cluster.isos.get(vm.node, source);
+    if (!file) throw new Error(`could not get file size of ${source}`);
+    vm.config[key] = (vm.config[key] ?? '').replace(/(^|,)size=[^,]*/, `$1size=${file.size}`);
+  }
 }
 
 function checkRootOnly(key: string, session: Session): void {
@@ -186,13 +241,19 @@ function checkCdrom(ctx: SimContext, node: string, value: string): void {
 }
 
 /** Writes a checked change: what PVE does under the config lock. */
-function applyChange(vm: VmRecord, change: ConfigChange): void {
+function applyChange(ctx: SimContext, vm: VmRecord, change: ConfigChange): void {
   if (change.digest !== undefined && change.digest !== configDigest(vm.config)) {
     throw failure('detected modified configuration - file changed by other user? Try again.');
   }
   if (!change.skiplock) checkLock(vm);
+  for (const [, source] of change.imports) {
+    if (!ctx.cluster.isos.get(vm.node, source)) {
+      throw failure(`could not get file size of ${source}`);
+    }
+  }
   for (const key of change.remove) delete vm.config[key];
   Object.assign(vm.config, change.set);
+  runImports(ctx, vm, change.imports);
 }
 
 /** The checks of PVE's vm_start, made when the start task runs. */
@@ -299,6 +360,13 @@ export function qemuRoutes(ctx: SimContext): Routes {
         user: call.session.user,
         durationMs: settings.taskMs,
         finish() {
+          try {
+            runImports(ctx, vm, change.imports);
+          } catch (error) {
+            // PVE removes the VM whose disks it could not make.
+            cluster.vms.delete(vmid);
+            throw new Error(`unable to create VM ${vmid} - ${(error as Error).message}`);
+          }
           delete vm.config.lock;
           if (pool !== undefined) vm.pool = pool;
           if (start) {
@@ -321,14 +389,14 @@ export function qemuRoutes(ctx: SimContext): Routes {
 
     'PUT /nodes/{node}/qemu/{vmid}/config': (call) => {
       const vm = vmOf(call);
-      applyChange(vm, readChange(ctx, vm, call));
+      applyChange(ctx, vm, readChange(ctx, vm, call));
       return null;
     },
 
     'POST /nodes/{node}/qemu/{vmid}/config': (call) => {
       const vm = vmOf(call);
       const change = readChange(ctx, vm, call);
-      return vmTask(call, 'qmconfig', (current) => applyChange(current, change));
+      return vmTask(call, 'qmconfig', (current) => applyChange(ctx, current, change));
     },
 
     'GET /nodes/{node}/qemu/{vmid}/status/current': (call) => {

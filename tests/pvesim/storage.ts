@@ -6,7 +6,8 @@ import type { TaskSpec } from './tasks';
 import { nodeOf, type Call, type Routes, type SimContext } from './types';
 
 // The storages of the PVE API SIMULATOR's nodes (tests only) and their endpoints: status, content,
-// ISO uploads and volume deletes. Behaviour follows proxmox/pve-storage (API2/Storage/Status.pm
+// uploads of ISO images and of disk images to import (content `import`, PVE 8's import folder,
+// what `import-from` on disk creation reads) and volume deletes. Behaviour follows proxmox/pve-storage (API2/Storage/Status.pm
 // and Content.pm): an upload is a worker task on the node that took the request (`imgcopy`),
 // which copies the file to the target node and only then lists it there; a delete is an `imgdel`
 // task on the volume's node, which ends OK (with a line in its log) when the file is not there.
@@ -25,7 +26,7 @@ interface StorageInfo {
 export const STORAGES: Record<string, StorageInfo> = {
   [ISO_STORAGE]: {
     type: 'dir',
-    content: 'iso,vztmpl,backup',
+    content: 'iso,vztmpl,backup,import',
     shared: false,
     total: 100 * 2 ** 30,
     path: '/var/lib/vz',
@@ -45,6 +46,16 @@ const storageOf = (id: string): StorageInfo | undefined =>
 
 /** PVE's ISO_EXT_RE_0 at the end of a file name: .iso or .img, in any case. */
 const ISO_FILE = /^[^/]+\.(?:iso|img)$/i;
+
+/**
+ * What PVE takes as a disk image upload to `import` content: its SAFE_CHAR_CLASS_RE and
+ * UPLOAD_IMPORT_EXT_RE_1 (ova, qcow2, raw, vmdk; case matters).
+ */
+export const IMPORT_FILE = /^[a-zA-Z0-9\-.+=_]+\.(ova|qcow2|raw|vmdk)$/;
+
+/** The content type of a volume on the directory storage: `iso/...` or `import/...`. */
+export const contentOfVolid = (volid: string): string =>
+  /^[^:]+:import\//.test(volid) ? 'import' : 'iso';
 
 /** PVE's volume ID syntax: `storage:name`. */
 const VOLUME_ID = /^([a-z][a-z0-9._-]*[a-z0-9]):(.+)$/i;
@@ -94,14 +105,20 @@ function content(ctx: SimContext, call: Call) {
   const storage = call.pathParams.storage ?? '';
   const wanted = textParam(call.params, 'content');
   if (storage === ISO_STORAGE) {
-    if (wanted !== undefined && wanted !== 'iso') return [];
-    return ctx.cluster.isos.list(node).map((file) => ({
-      volid: file.volid,
-      content: 'iso',
-      format: 'iso',
-      size: file.size,
-      ctime: file.ctime,
-    }));
+    return ctx.cluster.isos
+      .list(node)
+      .map((file) => ({ file, kind: contentOfVolid(file.volid) }))
+      .filter(({ kind }) => wanted === undefined || wanted === kind)
+      .map(({ file, kind }) => ({
+        volid: file.volid,
+        content: kind,
+        format:
+          kind === 'iso'
+            ? 'iso'
+            : (IMPORT_FILE.exec(file.volid.slice(file.volid.indexOf('/') + 1))?.[1] ?? 'raw'),
+        size: file.size,
+        ctime: file.ctime,
+      }));
   }
   if (storage === DISK_STORAGE) {
     if (wanted !== undefined && wanted !== 'images') return [];
@@ -132,33 +149,45 @@ function verifyChecksum(call: Call, data: Buffer, log: (line: string) => void): 
   throw new Error(`checksum mismatch: got '${got}' != expect '${expected}'`);
 }
 
-/** The storage an upload goes to and the stored file's name, after PVE's checks. */
-function uploadTarget(call: Call): { storage: StorageInfo; name: string } {
+/** The storage an upload goes to, the stored file's volume and path, after PVE's checks. */
+function uploadTarget(call: Call): { volid: string; target: string } {
   const id = call.pathParams.storage ?? '';
   const storage = storageOf(id);
   if (!storage) throw failure(`storage '${id}' does not exist`);
   if (storage.path === null) throw failure(`can't upload to storage type '${storage.type}'`);
   const kind = textParam(call.params, 'content') ?? '';
-  if (kind !== 'iso') {
-    throw new PveHttpError(501, `the PVE API simulator takes only ISO uploads, not '${kind}'`);
+  if (kind !== 'iso' && kind !== 'import') {
+    throw new PveHttpError(
+      501,
+      `the PVE API simulator takes only iso and import uploads, not '${kind}'`,
+    );
+  }
+  // PVE refuses content the storage is not configured for (an admin enables `import` on it).
+  if (!storage.content.split(',').includes(kind)) {
+    throw failure(`storage '${id}' is not configured for content-type '${kind}'`);
   }
   const name = normalizedName(textParam(call.params, 'filename') ?? '');
-  if (!ISO_FILE.test(name)) throw paramError({ filename: 'wrong file extension' });
-  return { storage, name };
+  if (kind === 'iso') {
+    if (!ISO_FILE.test(name)) throw paramError({ filename: 'wrong file extension' });
+    return { volid: `${id}:iso/${name}`, target: isoPath(storage, name) };
+  }
+  if (!IMPORT_FILE.test(name)) {
+    throw paramError({ filename: 'invalid filename or wrong extension' });
+  }
+  return { volid: `${id}:import/${name}`, target: `${storage.path ?? ''}/import/${name}` };
 }
 
 function upload(ctx: SimContext, call: Call): string {
   const node = nodeOf(call);
   ctx.cluster.node(node);
-  const { storage, name } = uploadTarget(call);
+  const { volid, target } = uploadTarget(call);
   const data = call.file ?? Buffer.alloc(0);
   const file: Omit<IsoFile, 'ctime'> = {
-    volid: `${call.pathParams.storage ?? ''}:iso/${name}`,
+    volid,
     size: data.length,
     sha256: createHash('sha256').update(data).digest('hex'),
   };
   const temporary = `/var/tmp/pveupload-${randomBytes(16).toString('hex')}`;
-  const target = isoPath(storage, name);
   // PVE copies with cp on its own node and with scp to another one.
   const command =
     node === ctx.apiNode
@@ -224,8 +253,8 @@ interface IsoVolume {
   /** The storage's ID, and what it is. */
   id: string;
   storage: StorageInfo;
-  /** The file name below template/iso. */
-  name: string;
+  /** The file's path on the node. */
+  path: string;
 }
 
 /** The ISO image a delete names, after PVE's checks of the volume ID and its storage. */
@@ -237,18 +266,19 @@ function isoVolumeOf(call: Call): IsoVolume {
     throw new PveHttpError(501, 'the PVE API simulator deletes only volumes of the ISO storage');
   }
   // PVE parses any directory volume name (images, backups, templates...); the simulator keeps
-  // only ISO images, so it knows only their names.
-  const name = /^iso\/([^/]+)$/.exec(volname)?.[1];
-  if (name === undefined || !ISO_FILE.test(name)) {
+  // only ISO images and images to import, so it knows only their names.
+  const [, kind, name = ''] = /^(iso|import)\/([^/]+)$/.exec(volname) ?? [];
+  if (kind === undefined || !(kind === 'iso' ? ISO_FILE : IMPORT_FILE).test(name)) {
     throw failure(`unable to parse directory volume name '${volname}'`);
   }
-  return { volid, id, storage, name };
+  const path = kind === 'iso' ? isoPath(storage, name) : `${storage.path ?? ''}/import/${name}`;
+  return { volid, id, storage, path };
 }
 
 async function deleteVolume(ctx: SimContext, call: Call): Promise<string | null> {
   const node = nodeOf(call);
   ctx.cluster.node(node);
-  const { volid, id, storage, name } = isoVolumeOf(call);
+  const { volid, id, path } = isoVolumeOf(call);
   const { upid, ended } = startTask(ctx, {
     node,
     type: 'imgdel',
@@ -258,7 +288,7 @@ async function deleteVolume(ctx: SimContext, call: Call): Promise<string | null>
     finish: (log) => {
       if (!ctx.cluster.isos.remove(node, volid)) {
         // PVE only warns (into the task log) and reports the volume removed all the same.
-        log(`disk image '${isoPath(storage, name)}' does not exist`);
+        log(`disk image '${path}' does not exist`);
       }
       log(`Removed volume '${volid}'`);
     },
