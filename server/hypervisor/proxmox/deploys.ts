@@ -9,6 +9,7 @@ import type { CloneQueue } from './cloneQueue';
 import { cloudInitOptions, cloudInitSlot, macsOf, writeSnippets } from './cloudInit';
 import { diskMoves } from './diskBus';
 import { emptyVmConfig, firmwareConfig, startsEmpty } from './emptyDisks';
+import { startsFromImages } from './importedImages';
 import {
   deliverThroughAgent,
   fwCfgArgs,
@@ -52,6 +53,8 @@ export interface DeploysOptions {
   destroy(node: string, vmid: number): Promise<void>;
   /** Starts a machine once the vnets it uses are applied. */
   startVm(node: string, vmid: number): Promise<void>;
+  /** Refuses a deploy on `node` when an imported image the spec names is not there. */
+  imagesOn(spec: MachineSpec, node: string): Promise<void>;
   isClosed(): boolean;
   clock: Clock;
 }
@@ -254,7 +257,10 @@ export function createDeploys(deps: DeploysOptions) {
     }
   }
 
-  /** A new VM with empty disks (emptyDisks.ts); a VMID taken meanwhile is replaced. */
+  /**
+   * A new VM with empty disks (emptyDisks.ts) or imported ones (importedImages.ts); a VMID taken
+   * meanwhile is replaced.
+   */
   async function createInto(p: Pending, spec: MachineSpec): Promise<void> {
     for (;;) {
       p.deploy.send({ type: 'deploy.cloneStarted' });
@@ -264,7 +270,7 @@ export function createDeploys(deps: DeploysOptions) {
           name: pveNameOf(p.meta.name),
           pool,
           description: describeMachine(p.meta),
-          ...emptyVmConfig(spec, options.storage),
+          ...emptyVmConfig(spec, options.storage, options.imageStorage ?? options.isoStorage),
         });
         await api.waitTask(upid, { onProgress: (percent) => progress(p.vmid, 10 + percent * 0.6) });
         return;
@@ -328,7 +334,7 @@ export function createDeploys(deps: DeploysOptions) {
     const name = specName(spec);
     const existing = await load(name);
     if (existing) return existing;
-    const empty = startsEmpty(spec);
+    const empty = startsEmpty(spec) || startsFromImages(spec);
     if (!spec.baseImage && !empty) {
       throw new DriverError(
         'invalid-state',
@@ -350,12 +356,13 @@ export function createDeploys(deps: DeploysOptions) {
     // The machine's networks exist (if not yet applied) once deploy returns.
     const bridges = await pve(() => bridgesOf(sdn, nets.filter(Boolean)));
     const node = on ?? (await pve(() => pickNode(spec)));
+    if (startsFromImages(spec)) await pve(() => deps.imagesOn(spec, node));
     const vmid = await pve(reserveVmid);
     const now = clock.now();
     const p: Pending = {
       vmid,
       node,
-      // A new VM with empty disks has no base image: source 0.
+      // A new VM with empty or imported disks has no base image: source 0.
       meta: { name, source: base?.vmid ?? 0, nets: Array.from(nets, (n) => n ?? ''), since: now },
       deploy: startDeploy({ taskId: randomUUID(), started: now }),
       done: Promise.resolve(),

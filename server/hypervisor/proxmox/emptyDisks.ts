@@ -1,4 +1,5 @@
 import type { MachineSpec } from '../types';
+import { imageOfDisk, importVolumeOf } from './importedImages';
 
 // Machines with empty disks, for installing a system from an ISO: a template that names no VM
 // template to clone (its detail has no Template) and whose disks all have a size gets a new VM
@@ -19,9 +20,14 @@ export const ownEmptyBase = (spec: MachineSpec): boolean =>
   spec.disks.length > 0 &&
   spec.disks.every((d) => d.sizeGiB > 0);
 
-/** Whether the spec's machines are new VMs with empty disks rather than linked clones. */
+/**
+ * Whether the spec's machines are new VMs with empty disks rather than linked clones. A disk that
+ * names an imported image is no empty disk (importedImages.ts).
+ */
 export const startsEmpty = (spec: MachineSpec): boolean =>
-  !spec.baseImage && spec.disks.length > 0 && spec.disks.every((d) => d.sizeGiB > 0);
+  !spec.baseImage &&
+  spec.disks.length > 0 &&
+  spec.disks.every((d) => d.sizeGiB > 0 && imageOfDisk(d) === null);
 
 /** The firmware settings a UEFI spec needs on a VM whose config is `config`. */
 export function firmwareConfig(
@@ -36,10 +42,25 @@ export function firmwareConfig(
   };
 }
 
-/** qm create's config of a new VM with the spec's empty disks (scsi0, scsi1, ...). */
-export function emptyVmConfig(spec: MachineSpec, storage: string): Record<string, string | number> {
+/**
+ * qm create's config of a new VM with the spec's empty disks (scsi0, scsi1, ...); with an image
+ * storage, a disk that names an imported image is imported from it (importedImages.ts).
+ */
+export function emptyVmConfig(
+  spec: MachineSpec,
+  storage: string,
+  imageStorage?: string,
+): Record<string, string | number> {
   const disks = Object.fromEntries(
-    spec.disks.map((d, i) => [`scsi${i}`, `${storage}:${Math.ceil(d.sizeGiB)}`]),
+    spec.disks.map((d, i) => {
+      const image = imageStorage ? imageOfDisk(d) : null;
+      return [
+        `scsi${i}`,
+        image
+          ? `${storage}:0,import-from=${importVolumeOf(imageStorage!, image)}`
+          : `${storage}:${Math.ceil(d.sizeGiB)}`,
+      ];
+    }),
   );
   return {
     memory: spec.memoryMiB,

@@ -2,6 +2,7 @@ import { DriverError, EMPTY_TAG } from '../types';
 import { PveError, type PveClient } from './client';
 import type { Inventory } from './inventory';
 import { isoPathOf, isoVolumeOf } from './names';
+import { createStorageNodes } from './storageNodes';
 
 // ISO images on the cluster's ISO storage (PROXMOX_ISO_STORAGE), named `{tag}__{file}.iso` in its
 // flat `iso/` folder: listed for a tag's machines, copied there from this server's uploads (to
@@ -17,30 +18,10 @@ export interface IsoStorageOptions {
 }
 
 export function createIsoStorage(options: IsoStorageOptions) {
-  const { api, inventory, storage } = options;
-
-  /** The allowed nodes that are online. */
-  async function usableNodes(): Promise<string[]> {
-    const allowed = options.nodes;
-    return (await inventory.nodes())
-      .filter((n) => n.status === 'online' && (allowed.length === 0 || allowed.includes(n.node)))
-      .map((n) => n.node);
-  }
-
-  /**
-   * Where an ISO must be for every machine to mount it: one node when the ISO storage is shared,
-   * every allowed node when each has its own (PVE's `local`).
-   */
-  async function isoNodes(): Promise<string[]> {
-    const nodes = await usableNodes();
-    if (nodes.length === 0) {
-      throw new DriverError('unavailable', 'no online Proxmox node is allowed to run machines');
-    }
-    const status = await api.get<{ shared?: number }>(
-      `/nodes/${nodes[0]}/storage/${storage}/status`,
-    );
-    return status.shared ? nodes.slice(0, 1) : nodes;
-  }
+  const { api, storage } = options;
+  const { usableNodes, copiesOn } = createStorageNodes(options);
+  /** Where an ISO must be for every machine to mount it (storageNodes.ts). */
+  const isoNodes = () => copiesOn(storage);
 
   /** The PVE volume name of an ISO path, refusing paths that are not `{tag}/x.iso`. */
   function isoVolume(path: string): { name: string; volid: string } {

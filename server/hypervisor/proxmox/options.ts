@@ -11,6 +11,13 @@ export interface ProxmoxDriverOptions {
   storage: string;
   /** The storage whose `iso` content machines mount (flat: `{tag}__file.iso`). */
   isoStorage: string;
+  /**
+   * The storage with `import` content disk images are uploaded to and imported from
+   * (PROXMOX_IMAGE_STORAGE); default: the ISO storage.
+   */
+  imageStorage?: string;
+  /** This server's images folder (QEMU_IMAGES_DIR), where imported disk images are; null: none. */
+  imagesDir?: string | null;
   /** The SDN zone of our vnets, and the tags (VNIs or VLAN ids) they take. */
   zone: string;
   vnetTags: readonly [number, number];

@@ -17,6 +17,7 @@ import { createCloneQueue } from './cloneQueue';
 import { createConfiguration } from './configuration';
 import { createDeploys } from './deploys';
 import { createImages } from './images';
+import { createImportedImages, startsFromImages } from './importedImages';
 import { createInventory, isRetired } from './inventory';
 import { createIsoStorage } from './isoStorage';
 import { createMachines, pve, vmPath } from './machines';
@@ -83,6 +84,15 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     storage: options.isoStorage,
     nodes: options.nodes ?? [],
   });
+  const imported = createImportedImages({
+    api,
+    inventory,
+    storage: options.imageStorage ?? options.isoStorage,
+    nodes: options.nodes ?? [],
+    imagesDir: options.imagesDir ?? null,
+    clock,
+    log,
+  });
   const images = createImages({
     api,
     inventory,
@@ -108,6 +118,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     announce: (vmid, type) => machines.announce(vmid, type),
     destroy: (node, vmid) => power.destroy(node, vmid),
     startVm: (node, vmid) => power.startVm(node, vmid),
+    imagesOn: (spec, node) => imported.assertOn(spec, node),
     isClosed: () => closed,
     clock,
   });
@@ -174,12 +185,14 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   async function availability(spec: MachineSpec): Promise<TemplateAvailability> {
     // New VMs with empty disks of the template's sizes (emptyDisks.ts).
     if (startsEmpty(spec)) return { available: true };
+    // New VMs whose disks PVE imports from images this server uploads (importedImages.ts).
+    if (startsFromImages(spec)) return pve(() => imported.availability(spec));
     if (!spec.baseImage) {
       return {
         available: false,
         reason:
           'It names no Proxmox VM template to clone (its detail has no Template), and not every ' +
-          'disk has a size for an empty disk.',
+          'disk has a size for an empty disk or names an imported disk image.',
       };
     }
     if (images.copyOf(spec) !== null || ownEmptyBase(spec)) return { available: true };
@@ -199,6 +212,10 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         'cluster: an administrator makes it (docs/deploy.md).',
     };
   }
+
+  /** The progress of the spec's disks: its base image's copy, or its images' uploads. */
+  const diskProgress = (spec: MachineSpec): Promise<number> =>
+    startsFromImages(spec) ? imported.progress(spec) : images.progress(spec);
 
   // -------------------------------------------------------------------------------------------
   // Watching: machines that stop on their own (a guest shutdown) are announced. The lifecycle
@@ -245,20 +262,22 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         log?.warn({ err: error }, 'proxmox: batch deploy failed'),
       ),
     async undeployed(spec) {
+      const fromImages = startsFromImages(spec);
       return {
         // A node is chosen when the machine is deployed.
         host: '',
         diskPath: spec.baseImage ?? '',
-        progress: await pve(() => images.progress(spec)),
-        copyStarted: images.copyOf(spec),
+        progress: await pve(() => diskProgress(spec)),
+        copyStarted: fromImages ? imported.uploadOf(spec) : images.copyOf(spec),
       };
     },
     // Deleting a tag's machines takes the tag's networks with them.
     deletedAll: (term) => pve(() => sdn.removeTag(term)),
     availability,
-    createDisks: (spec) => pve(() => images.create(spec)),
+    createDisks: (spec) =>
+      pve(() => (startsFromImages(spec) ? imported.create(spec) : images.create(spec))),
     async verifyDisks(spec) {
-      const progress = await pve(() => images.progress(spec));
+      const progress = await pve(() => diskProgress(spec));
       return spec.disks.length > 0 ? spec.disks.map(() => progress) : [progress];
     },
     deleteDisks: (spec) => pve(() => images.remove(spec)),
