@@ -1,14 +1,16 @@
+import { randomBytes, scryptSync } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import WebSocket from 'ws';
 import { ROLE_NUMBERS, type RoleName } from '../../../server/core/roles';
-import { EMPTY_GUID, newId } from '../../../server/core/ids';
+import { EMPTY_GUID, newId, newToken } from '../../../server/core/ids';
+import { ticketKey } from '../../../server/core/tickets';
+import { LAUNCH_TICKET_MS } from '../../../server/core/play/context';
 import { ISO_SIGNATURE, ISO_SIGNATURE_OFFSET } from '../../../server/core/isos';
 import { toVmTemplate } from '../../../server/core/templates';
 import { PERMISSION } from '../../../server/core/workspaces';
 import { CSRF_HEADER } from '../../../server/http/security';
-import { createAccount } from '../../../server/identity';
 import { gamespaceSpec, insertGamespace } from '../gradingFixtures';
 import { SEED_PASSWORD, type TestServer } from '../harness';
 import { signIn } from '../oidc';
@@ -220,10 +222,27 @@ export async function buildWorld(server: TestServer): Promise<World> {
     return { status: res.statusCode, body: res.body };
   };
 
-  // --- Accounts: the four seeded ones and those the policy needs besides.
+  // --- Accounts: the four seeded ones and those the policy needs besides, their passwords
+  // hashed at a low cost (the provider verifies a hash at the cost it was stored with): the
+  // matrix signs each actor in, and checks PUT /api/user/password for each, with the password.
+  const seedHash = lowCostHash(SEED_PASSWORD);
+  await db
+    .updateTable('identityAccounts')
+    .set({ passwordHash: seedHash })
+    .where('username', 'in', ['admin', 'creator', 'observer', 'player'])
+    .execute();
   const extra = ['otherplayer', 'editor', 'wsmanager', 'observerout'];
   for (const username of extra) {
-    await createAccount(db, { username, name: username, password: SEED_PASSWORD });
+    await db
+      .insertInto('identityAccounts')
+      .values({
+        id: randomBytes(16).toString('hex'),
+        username,
+        name: username,
+        passwordHash: seedHash,
+        whenCreated: Date.now(),
+      })
+      .execute();
   }
   const usernames: Record<JwtActor, string> = {
     player: 'player',
@@ -381,7 +400,17 @@ export async function buildWorld(server: TestServer): Promise<World> {
     userCookie = '';
     launchCookies.clear();
   };
+  /** What a launch ticket of each game stands for, as the player's relaunch stored it. */
+  const launchSubjects = new Map<string, string>();
   const launchTicket = async (game: GameRef): Promise<string> => {
+    // After the first relaunch of a game, its tickets are issued as that relaunch issued its
+    // own: the same subject in the same cache, each ticket new (they are single use).
+    const subject = launchSubjects.get(game.id);
+    if (subject) {
+      const ticket = newToken();
+      await server.app.cache.set(ticketKey(ticket), subject, LAUNCH_TICKET_MS, { sliding: true });
+      return ticket;
+    }
     const reply = await send(
       {
         method: 'POST',
@@ -398,6 +427,9 @@ export async function buildWorld(server: TestServer): Promise<World> {
     expect(state?.id, `relaunch of ${game.workspaceId}: ${reply.body}`).toBe(game.id);
     const ticket = new URL(state!.launchpointUrl!).searchParams.get('t');
     expect(ticket).toBeTruthy();
+    const stored = await server.app.cache.get(ticketKey(ticket!));
+    expect(stored, 'the launch ticket in the cache').toBeTruthy();
+    launchSubjects.set(game.id, stored!);
     return ticket!;
   };
   const launchCookie = async (game: GameRef): Promise<string> => {
@@ -470,6 +502,13 @@ export async function buildWorld(server: TestServer): Promise<World> {
     send,
     credentials,
   };
+}
+
+/** scrypt at a low cost (N = 2^10), in the `scrypt$N$r$p$salt$hash` form the provider stores. */
+function lowCostHash(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password.normalize('NFC'), salt, 32, { N: 1024, r: 8, p: 1 });
+  return ['scrypt', 1024, 8, 1, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
 function cookieOf(header: string | string[] | undefined): string {
