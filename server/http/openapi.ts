@@ -273,6 +273,8 @@ function withoutEmptyBodies<T extends object>(document: T): T {
 }
 
 export async function registerOpenApi(app: FastifyInstance, options: { version: string }) {
+  /** GET /api/openapi.json's answer, written on its first request. */
+  let documentText: string | undefined;
   await app.register(fastifySwagger, {
     mode: 'dynamic',
     openapi: {
@@ -320,9 +322,13 @@ export async function registerOpenApi(app: FastifyInstance, options: { version: 
         },
       },
     },
-    // Not through the response schema: it would drop every property it does not list.
+    // Not through the response schema: it would drop every property it does not list. The
+    // document is built once, after the routes are registered, and does not change: its text
+    // is written once too rather than on every request.
     async (_request, reply) =>
-      reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger())),
+      reply
+        .type('application/json; charset=utf-8')
+        .send((documentText ??= JSON.stringify(app.swagger()))),
   );
 
   await app.register(fastifySwaggerUi, {
