@@ -1,7 +1,15 @@
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testEngines, type TestDatabase } from '../../tests/server/databases';
-import { isUniqueViolation, migrate, openStore, withStatementCache, type Store } from './db';
+import { sql } from 'kysely';
+import {
+  isUniqueViolation,
+  migrate,
+  openStore,
+  withSearchPath,
+  withStatementCache,
+  type Store,
+} from './db';
 import { sharedSecret } from './secrets';
 
 describe.each(testEngines())('store on %s', (engine) => {
@@ -191,6 +199,26 @@ describe.each(testEngines())('store on %s', (engine) => {
     expect(isUniqueViolation(error)).toBe(true);
   });
 
+  it.runIf(engine === 'postgres')(
+    "keeps the URL's server options beside the schema's search path",
+    async () => {
+      const url = new URL(database.url);
+      url.searchParams.set('options', '-c statement_timeout=4321');
+      const other = await openStore({ url: url.toString(), schema: database.schema });
+      try {
+        const shown = await sql<{
+          timeout: string;
+          path: string;
+        }>`select current_setting('statement_timeout') as timeout, current_setting('search_path') as path`.execute(
+          other.db,
+        );
+        expect(shown.rows[0]).toEqual({ timeout: '4321ms', path: database.schema });
+      } finally {
+        await other.close();
+      }
+    },
+  );
+
   it('creates a shared secret once and returns the same value afterwards', async () => {
     const first = await sharedSecret(store.db, 'test.secret');
     const again = await Promise.all([
@@ -234,5 +262,20 @@ describe('prepared statements kept by their SQL', () => {
     cached.prepare('select 2');
     cached.prepare('select 3');
     expect(cached.prepare('select 1')).not.toBe(a);
+  });
+});
+
+describe('withSearchPath', () => {
+  it("sends the URL's server options and the search path together", () => {
+    expect(withSearchPath('postgres://h/db', 's1')).toEqual({
+      connectionString: 'postgres://h/db',
+      options: '-c search_path=s1',
+    });
+    expect(
+      withSearchPath('postgres://h/db?options=-c%20synchronous_commit%3Doff&sslmode=disable', 's1'),
+    ).toEqual({
+      connectionString: 'postgres://h/db?sslmode=disable',
+      options: '-c synchronous_commit=off -c search_path=s1',
+    });
   });
 });

@@ -178,6 +178,25 @@ class OwnSchemaPostgresDialect extends PostgresDialect {
   }
 }
 
+/**
+ * The pool's connection settings for `url` with `schema` first on the search path. node-postgres
+ * lets the URL's settings win over the configuration's, so the URL's own server options
+ * (`?options=-c statement_timeout%3D5000`) would drop the search path, or a configured search
+ * path the URL's options: they are taken out of the URL and sent together.
+ */
+export function withSearchPath(
+  url: string,
+  schema: string,
+): { connectionString: string; options: string } {
+  const parsed = new URL(url);
+  const own = parsed.searchParams.get('options');
+  parsed.searchParams.delete('options');
+  return {
+    connectionString: parsed.toString(),
+    options: [own, `-c search_path=${schema}`].filter(Boolean).join(' '),
+  };
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   // The write watch first: it tells the table names as the code writes them.
   const writes = new WriteWatchPlugin();
@@ -198,7 +217,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
             ? (v: string) => Number(v)
             : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+      ...(schema ? withSearchPath(options.url, schema) : {}),
     });
     if (schema) {
       const client = await pool.connect();

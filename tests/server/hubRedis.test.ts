@@ -109,7 +109,7 @@ async function startProcess(env: Record<string, string>): Promise<ServerProcess>
   const output: string[] = [];
   child.stderr?.on('data', (d: Buffer) => output.push(d.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no READY: ${output.join('')}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no READY: ${output.join('')}`)), 90_000);
     child.stdout?.on('data', (d: Buffer) => {
       output.push(d.toString());
       if (d.toString().includes('READY')) {
@@ -180,7 +180,8 @@ describe.skipIf(!REDIS_URL)(
         body: JSON.stringify({ name: 'Shared lab' }),
       });
       workspaceId = ((await res.json()) as { id: string }).id;
-    }, 90_000);
+      // Two process starts of up to 90 s each under load (tsx compiles the server in each).
+    }, 240_000);
 
     afterAll(async () => {
       await Promise.all(clients.map((c) => c.stop().catch(() => {})));
