@@ -6,6 +6,7 @@ import type { SeedResult } from './plugins/seed';
 import type { VmService } from './core/vms';
 import { ANONYMOUS_BODY_LIMIT } from './http/body';
 import { serverWithLimits } from './http/connections';
+import { lazySerializers } from './http/lazySerializers';
 import { markDocumentationAnonymous } from './http/openapi';
 import type { Hub } from './hub/hub';
 import type { HypervisorDriver } from './hypervisor';
@@ -87,6 +88,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // KVM opens but runs no guest, its two accelerator probes take 8 s each before it settles on
     // software emulation, and a first start builds the tiny stock image from Debian's packages.
     pluginTimeout: 120_000,
+    // Response serializers are built on a route's first answer rather than all at start.
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
     serverFactory: serverWithLimits({
       headersTimeoutMs: config.http.headersTimeoutMs,
       // Behind a reverse proxy every connection comes from the proxy.
