@@ -9,7 +9,7 @@ import type { CloneQueue } from './cloneQueue';
 import { cloudInitOptions, cloudInitSlot, macsOf, writeSnippets } from './cloudInit';
 import { diskMoves } from './diskBus';
 import { emptyVmConfig, firmwareConfig, startsEmpty } from './emptyDisks';
-import { startsFromImages } from './importedImages';
+import { startsFromImages, type ImportedImages } from './importedImages';
 import {
   deliverThroughAgent,
   fwCfgArgs,
@@ -53,8 +53,8 @@ export interface DeploysOptions {
   destroy(node: string, vmid: number): Promise<void>;
   /** Starts a machine once the vnets it uses are applied. */
   startVm(node: string, vmid: number): Promise<void>;
-  /** Refuses a deploy on `node` when an imported image the spec names is not there. */
-  imagesOn(spec: MachineSpec, node: string): Promise<void>;
+  /** Imported images (importedImages.ts) the spec's disks start from, on a node. */
+  images: Pick<ImportedImages, 'assertOn' | 'awaitOn'>;
   isClosed(): boolean;
   clock: Clock;
 }
@@ -143,7 +143,11 @@ export function createDeploys(deps: DeploysOptions) {
     bridges: Map<string, string>,
   ) {
     if (base) await cloneInto(p, base);
-    else await createInto(p, spec);
+    else {
+      // An image not yet on the node's storage is uploaded first.
+      if (startsFromImages(spec)) await deps.images.awaitOn(spec, p.node);
+      await createInto(p, spec);
+    }
     reservedIds.delete(p.vmid);
     inventory.remember(p.vmid, p.meta);
     p.deploy.send({ type: 'deploy.cloned' });
@@ -356,7 +360,7 @@ export function createDeploys(deps: DeploysOptions) {
     // The machine's networks exist (if not yet applied) once deploy returns.
     const bridges = await pve(() => bridgesOf(sdn, nets.filter(Boolean)));
     const node = on ?? (await pve(() => pickNode(spec)));
-    if (startsFromImages(spec)) await pve(() => deps.imagesOn(spec, node));
+    if (startsFromImages(spec)) await pve(() => deps.images.assertOn(spec, node));
     const vmid = await pve(reserveVmid);
     const now = clock.now();
     const p: Pending = {

@@ -14,8 +14,8 @@ import { createStorageNodes } from './storageNodes';
 // {storage}:0,import-from={image storage}:import/web.qcow2`, PVE 8). The image reaches the
 // cluster when the template is initialized: it is uploaded with content `import` to the image
 // storage (PROXMOX_IMAGE_STORAGE; on every allowed node unless it is shared, as ISOs are) from
-// the images folder, with its progress. A deploy whose image is not on its node's storage is
-// refused, naming the image.
+// the images folder, with its progress, or by the first deploy that needs it. A deploy whose
+// image is neither on its node's storage nor in the images folder is refused, naming the image.
 
 /**
  * A file name PVE takes as a disk image to import (pve-storage's SAFE_CHAR_CLASS_RE and
@@ -66,6 +66,8 @@ export interface ImportedImagesOptions {
 interface Upload {
   progress: number;
   started: number;
+  /** Settles when the upload has ended, however it ended. */
+  done: Promise<void>;
 }
 
 export function createImportedImages(options: ImportedImagesOptions) {
@@ -95,6 +97,12 @@ export function createImportedImages(options: ImportedImagesOptions) {
       }
     }
     return lacking;
+  }
+
+  /** The spec's images not on `node`'s storage. */
+  async function absentOn(spec: MachineSpec, node: string): Promise<string[]> {
+    const there = await volumesOn(node);
+    return imagesOf(spec).filter((name) => !there.has(importVolumeOf(storage, name)));
   }
 
   /** The image's file in this server's images folder, when it is there. */
@@ -147,6 +155,29 @@ export function createImportedImages(options: ImportedImagesOptions) {
     return Math.min(least, 99);
   }
 
+  /** Starts uploading the images the storage lacks from the images folder; the progress. */
+  async function create(spec: MachineSpec): Promise<number> {
+    for (const [name, nodes] of await missing(spec)) {
+      if (uploads.has(name)) continue;
+      const file = await localFile(name);
+      if (!file) throw new DriverError('invalid-state', nowhere(name));
+      // Another call may have started it meanwhile.
+      if (uploads.has(name)) continue;
+      const upload: Upload = {
+        progress: 0,
+        started: options.clock.now(),
+        done: Promise.resolve(),
+      };
+      uploads.set(name, upload);
+      upload.done = storeImage(name, file, nodes, (p) => (upload.progress = Math.min(99, p)))
+        .catch((error: unknown) => {
+          options.log?.warn({ err: error, name }, 'proxmox: uploading a disk image failed');
+        })
+        .finally(() => uploads.delete(name));
+    }
+    return progress(spec);
+  }
+
   return {
     storeImage,
     progress,
@@ -169,32 +200,33 @@ export function createImportedImages(options: ImportedImagesOptions) {
       return { available: true };
     },
 
-    /** Starts uploading the images the storage lacks from the images folder; the progress. */
-    async create(spec: MachineSpec): Promise<number> {
-      for (const [name, nodes] of await missing(spec)) {
-        if (uploads.has(name)) continue;
-        const file = await localFile(name);
-        if (!file) throw new DriverError('invalid-state', nowhere(name));
-        const upload: Upload = { progress: 0, started: options.clock.now() };
-        uploads.set(name, upload);
-        storeImage(name, file, nodes, (p) => (upload.progress = Math.min(99, p)))
-          .catch((error: unknown) => {
-            options.log?.warn({ err: error, name }, 'proxmox: uploading a disk image failed');
-          })
-          .finally(() => uploads.delete(name));
+    create,
+
+    /**
+     * Refuses a deploy on `node` when one of the spec's images is not on its storage there and
+     * cannot get there either: it is not being uploaded, and not in the images folder.
+     */
+    async assertOn(spec: MachineSpec, node: string): Promise<void> {
+      for (const name of await absentOn(spec, node)) {
+        if (uploads.has(name) || (await localFile(name))) continue;
+        throw new DriverError('invalid-state', nowhere(name));
       }
-      return progress(spec);
     },
 
-    /** Refuses a deploy on `node` when one of the spec's images is not on its storage there. */
-    async assertOn(spec: MachineSpec, node: string): Promise<void> {
-      const there = await volumesOn(node);
-      const absent = imagesOf(spec).find((name) => !there.has(importVolumeOf(storage, name)));
+    /**
+     * Waits until the spec's images are on `node`'s storage, uploading those that are not from
+     * the images folder first (a deploy before the template was initialized).
+     */
+    async awaitOn(spec: MachineSpec, node: string): Promise<void> {
+      if ((await absentOn(spec, node)).length === 0) return;
+      await create(spec);
+      await Promise.all(imagesOf(spec).map((name) => uploads.get(name)?.done));
+      const absent = (await absentOn(spec, node))[0];
       if (absent === undefined) return;
       throw new DriverError(
-        'invalid-state',
-        `The disk image ${absent} is not on the Proxmox storage ${storage} of node ${node}: ` +
-          "initialize the template first, which uploads it from this server's images folder.",
+        'unavailable',
+        `The disk image ${absent} could not be uploaded to the Proxmox storage ${storage} of ` +
+          `node ${node} (the server's log says why).`,
       );
     },
   };

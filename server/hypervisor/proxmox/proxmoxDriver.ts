@@ -118,7 +118,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     announce: (vmid, type) => machines.announce(vmid, type),
     destroy: (node, vmid) => power.destroy(node, vmid),
     startVm: (node, vmid) => power.startVm(node, vmid),
-    imagesOn: (spec, node) => imported.assertOn(spec, node),
+    images: imported,
     isClosed: () => closed,
     clock,
   });

@@ -13,11 +13,12 @@ import { clusterSpec } from './contract';
 // Imported disk images with the proxmox driver on the PVE API simulator: a template whose disk
 // names an image of this server's images folder (and no VM template) is initialized by uploading
 // the image to the cluster's storage with content `import`, on every node (`local` is each
-// node's own); its machines are new VMs whose disk PVE imports from it (`import-from`). An image
-// on neither side, or not yet on the cluster, is refused with a sentence naming it.
+// node's own), or by the first deploy that needs it; its machines are new VMs whose disk PVE
+// imports from it (`import-from`). An image on neither side is refused with a sentence naming it.
 
 const IMAGE = 'web.qcow2';
 const SEEDED = 'seeded.qcow2';
+const LATE = 'late.qcow2';
 const bytes = randomBytes(5000);
 
 let sim: PveSimulator;
@@ -84,14 +85,6 @@ describe('proxmox driver: imported disk images', () => {
     expect(await driver.availability(spec)).toEqual({ available: true });
     expect(await driver.verifyDisks(spec)).toEqual([-1, -1]);
 
-    // Not on the cluster yet: a deploy is refused, naming the image, and builds nothing.
-    const before = sim.vms().length;
-    await expect(driver.deploy(spec, false)).rejects.toMatchObject({
-      code: 'invalid-state',
-      message: expect.stringContaining(`The disk image ${IMAGE} is not on the Proxmox storage`),
-    });
-    expect(sim.vms()).toHaveLength(before);
-
     await driver.createDisks(spec);
     await vi.waitFor(async () => expect(await driver.verifyDisks(spec)).toEqual([100, 100]), {
       timeout: 10_000,
@@ -122,6 +115,17 @@ describe('proxmox driver: imported disk images', () => {
       `local-lvm:vm-${second.machine.id}-disk-0,size=${bytes.length}`,
     );
     await driver.delete(second.machine.id);
+  });
+
+  it('uploads an image a deploy needs before the template was initialized', async () => {
+    await writeFile(join(imagesDir, LATE), bytes.subarray(0, 1234));
+    const spec = imageSpec('late', [disk(0, LATE, 1)]);
+    expect(await driver.verifyDisks(spec)).toEqual([-1]);
+    const { machine, config } = await deployed(spec);
+    expect(config.scsi0).toBe(`local-lvm:vm-${machine.id}-disk-0,size=1234`);
+    expect(sim.isoFiles(machine.host).map((f) => f.volid)).toContain(`local:import/${LATE}`);
+    expect(await driver.verifyDisks(spec)).toEqual([100]);
+    await driver.delete(machine.id);
   });
 
   it('uses an image already on the cluster’s storage without uploading it', async () => {
