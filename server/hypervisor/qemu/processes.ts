@@ -1,8 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
-import { constants, accessSync } from 'node:fs';
+import { constants, accessSync, realpathSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { DriverError } from '../types';
+import { probeKey, readProbe, writeProbe } from './accelerationCache';
 import { messageOf } from './disks';
 import type { machineFiles } from './layout';
 
@@ -69,16 +70,28 @@ function guestRuns(args: string[], kernel: string | null): Promise<boolean> {
   });
 }
 
-/** What the host can do does not change while the process runs: it is probed once. */
+/**
+ * What the host can do does not change while the process runs: it is probed once per kernel
+ * file, however many image folders link to it (each driver's folder has its own path to it).
+ */
 const probed = new Map<string, Promise<Acceleration>>();
+
+function fileKey(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
 
 /**
  * KVM when /dev/kvm can be opened and a guest really runs with it, with the host's CPU model
  * when that works too; software emulation otherwise. Probed once per process, when a driver
- * starts; the probe boots `kernel` (the tiny image's) when there is one.
+ * starts, or read from what another process of this boot of the host probed; the probe boots
+ * `kernel` (the tiny image's) when there is one.
  */
 export function detectAcceleration(kernel: string | null): Promise<Acceleration> {
-  const key = kernel ?? '';
+  const key = kernel === null ? '' : fileKey(kernel);
   const known = probed.get(key);
   if (known) return known;
   const result = probeAcceleration(kernel);
@@ -86,15 +99,28 @@ export function detectAcceleration(kernel: string | null): Promise<Acceleration>
   return result;
 }
 
+const ACCELERATIONS: readonly string[] = ['kvm', 'kvm-default-cpu', 'tcg'] satisfies Acceleration[];
+
 async function probeAcceleration(kernel: string | null): Promise<Acceleration> {
   try {
     accessSync('/dev/kvm', constants.R_OK | constants.W_OK);
   } catch {
     return 'tcg';
   }
-  if (await guestRuns(['-machine', 'pc,accel=kvm', '-cpu', 'host'], kernel)) return 'kvm';
-  if (await guestRuns(['-machine', 'pc,accel=kvm'], kernel)) return 'kvm-default-cpu';
-  return 'tcg';
+  // Another process of this boot of the host may have probed already (accelerationCache.ts).
+  const key = probeKey(QEMU_BINARY, kernel);
+  const kept = key === null ? undefined : readProbe(key);
+  if (kept !== undefined && ACCELERATIONS.includes(kept)) return kept as Acceleration;
+  const found: Acceleration = (await guestRuns(
+    ['-machine', 'pc,accel=kvm', '-cpu', 'host'],
+    kernel,
+  ))
+    ? 'kvm'
+    : (await guestRuns(['-machine', 'pc,accel=kvm'], kernel))
+      ? 'kvm-default-cpu'
+      : 'tcg';
+  if (key !== null) writeProbe(key, found);
+  return found;
 }
 
 export const accelerationLabel = (a: Acceleration): string =>
