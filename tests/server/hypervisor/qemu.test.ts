@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createQemuDriver, type QemuDriver } from '../../../server/hypervisor/qemu/qemuDriver';
 import { qmp } from '../../../server/hypervisor/qemu/qmp';
 import { DriverError, EMPTY_TAG, type DriverEvent } from '../../../server/hypervisor/types';
@@ -242,6 +242,16 @@ describe('qemu driver: capacity', () => {
   });
 });
 
+/**
+ * The contract's driver while its tests run. Each test works under tags of its own and leaves
+ * its machines running; they go once it ends, rather than idling (a few per cent of a core
+ * each) until the last test has run.
+ */
+let contractDriver: QemuDriver | null = null;
+afterEach(async () => {
+  await contractDriver?.deleteAll('#');
+}, 60_000);
+
 // The contract every driver passes, on machines that boot nothing: a blank disk, so the BIOS finds
 // no system and idles, and dozens of machines cost this 2-core host little. Disks under a tag are
 // made for it, so that saving (which writes only a lab's own disk) has one to write.
@@ -251,7 +261,8 @@ driverContract('qemu', async () => {
   execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', join(imagesDir, 'blank.qcow2'), '64M']);
   mkdirSync(join(isosDir, EMPTY_TAG), { recursive: true });
   writeFileSync(join(isosDir, EMPTY_TAG, 'tools.iso'), Buffer.alloc(64 * 1024));
-  const contractDriver = await createQemuDriver({ ...contractFolders, watchMs: 200 });
+  const driven = await createQemuDriver({ ...contractFolders, watchMs: 200 });
+  contractDriver = driven;
   const ownDisk = (name: string, tag: string) => {
     const path = `${tag}/${name}.qcow2`;
     if (!existsSync(join(imagesDir, path))) {
@@ -264,7 +275,7 @@ driverContract('qemu', async () => {
     { index: 0, path, source, controller: null, sizeGiB: 1 },
   ];
   return {
-    driver: contractDriver,
+    driver: driven,
     consoles: false,
     taskDeadlineMs: 30_000,
     specFor: (name, tag, fields) =>
@@ -273,8 +284,9 @@ driverContract('qemu', async () => {
       tinySpec(name, tag, { disks: disk(`${tag}/${name}-copy.qcow2`, 'blank.qcow2') }),
     stockSpecFor: (name, tag) => tinySpec(name, tag, { disks: disk('blank.qcow2') }),
     async close() {
-      await contractDriver.deleteAll('#');
-      await contractDriver.close();
+      contractDriver = null;
+      await driven.deleteAll('#');
+      await driven.close();
       try {
         process.kill(
           Number(readFileSync(join(contractFolders.stateDir, 'switch', 'switch.pid'), 'utf8')),
