@@ -437,8 +437,11 @@ const UPLOAD_ROUTES = ['/api/file/upload', '/api/image/:id'];
  */
 function inTarget(value: string, raw: boolean): string {
   if (!raw) return encodeURIComponent(value);
-  return [...value].map((c) => (/^[\u0021-\u00ff]$/.test(c) ? c : encodeURIComponent(c))).join('');
+  // One code point at a time (a lone surrogate as itself), without splitting the string.
+  return value.replace(OUTSIDE_TARGET, (c) => encodeURIComponent(c));
 }
+
+const OUTSIDE_TARGET = /[^\u0021-\u00ff]/gu;
 
 export function pathOf(request: FuzzRequest): string {
   let n = 0;
@@ -487,6 +490,17 @@ function jsonText(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * The big bodies (up to 11 MiB), made once and sent as often as they are drawn: only read once
+ * made, so requests in flight together share them.
+ */
+const keptBodies = new Map<string, Buffer>();
+function kept(key: string, make: () => Buffer): Buffer {
+  let bytes = keptBodies.get(key);
+  if (!bytes) keptBodies.set(key, (bytes = make()));
+  return bytes;
+}
+
 function bodyOf(spec: BodySpec): { contentType: string | null; bytes: Buffer | null } {
   switch (spec.kind) {
     case 'none':
@@ -502,17 +516,24 @@ function bodyOf(spec: BodySpec): { contentType: string | null; bytes: Buffer | n
         bytes: Buffer.from(text.slice(0, Math.min(spec.cut, Math.max(0, text.length - 1)))),
       };
     }
-    case 'deep': {
-      const [open, close] = spec.open === 'array' ? ['[', ']'] : ['{"a":', '}'];
-      const text = `${open.repeat(spec.depth)}1${close.repeat(spec.depth)}`;
-      return { contentType: 'application/json', bytes: Buffer.from(text) };
-    }
-    case 'huge': {
-      const bytes = Buffer.alloc(spec.bytes + 2, 'a');
-      bytes[0] = 0x22;
-      bytes[bytes.length - 1] = 0x22;
-      return { contentType: 'application/json', bytes };
-    }
+    case 'deep':
+      return {
+        contentType: 'application/json',
+        bytes: kept(`deep ${spec.open} ${spec.depth}`, () => {
+          const [open, close] = spec.open === 'array' ? ['[', ']'] : ['{"a":', '}'];
+          return Buffer.from(`${open.repeat(spec.depth)}1${close.repeat(spec.depth)}`);
+        }),
+      };
+    case 'huge':
+      return {
+        contentType: 'application/json',
+        bytes: kept(`huge ${spec.bytes}`, () => {
+          const bytes = Buffer.alloc(spec.bytes + 2, 'a');
+          bytes[0] = 0x22;
+          bytes[bytes.length - 1] = 0x22;
+          return bytes;
+        }),
+      };
     case 'typed':
       return { contentType: spec.contentType, bytes: Buffer.from(spec.text, 'latin1') };
     case 'multipart': {
