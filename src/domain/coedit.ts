@@ -150,11 +150,27 @@ export function onLocalUpdates(
   replica: Replica,
   listener: (update: Uint8Array) => void,
 ): () => void {
+  const { doc } = replica;
   const handler = (update: Uint8Array, origin: unknown) => {
     if (origin === LOCAL_ORIGIN) listener(update);
   };
-  replica.doc.on('update', handler);
-  return () => replica.doc.off('update', handler);
+  // Yjs encodes a transaction's update only when someone listens for updates, just after
+  // `afterTransactionCleanup`: listening from a local transaction to the next one that is not
+  // spares encoding every remote update only to drop it.
+  let listening = false;
+  const follow = (transaction: Y.Transaction) => {
+    const local = transaction.origin === LOCAL_ORIGIN;
+    if (local === listening) return;
+    listening = local;
+    if (local) doc.on('update', handler);
+    else doc.off('update', handler);
+  };
+  doc.on('afterTransactionCleanup', follow);
+  return () => {
+    doc.off('afterTransactionCleanup', follow);
+    if (listening) doc.off('update', handler);
+    listening = false;
+  };
 }
 
 /** Merges a received update into the replica (idempotent: a duplicate changes nothing). */
