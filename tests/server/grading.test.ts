@@ -1,11 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../../server/store/db';
 import { newId } from '../../server/core/ids';
-import { createTestDatabase, testEngines } from './databases';
+import { testEngines } from './databases';
 import { freePort, SEED_PASSWORD, startTestServer, type TestServer } from './harness';
 import { apiKey, connect, type Client } from './hubClients';
 import {
@@ -321,37 +319,37 @@ const submitTo = (url: string, gs: InsertedGamespace, answer: string) =>
   });
 
 describe.each(testEngines())('grading durability on %s', (engine) => {
-  const children: ChildProcess[] = [];
-  const cleanups: Array<() => Promise<void> | void> = [];
+  // One store with two servers on it, for both tests: the first shares the grading between
+  // them, the second then kills one of them while it grades. The first server runs in this
+  // process (it migrates the store and seeds the accounts), the second is a process of its own.
+  let first: TestServer;
+  let second: { url: string; child: ChildProcess };
+
+  beforeAll(async () => {
+    first = await startTestServer({ engine });
+    const { databaseUrl, databaseSchema } = first.app.config;
+    second = await spawnServer({ url: databaseUrl, schema: databaseSchema }, first.dataDir);
+  }, 240_000);
   afterAll(async () => {
-    for (const child of children) {
-      child.kill('SIGKILL');
-      await exited(child);
+    if (second) {
+      second.child.kill('SIGKILL');
+      await exited(second.child);
     }
-    for (const c of cleanups.reverse()) await c();
+    await first?.close();
   });
 
-  /** A fresh store with one gamespace of unlimited attempts, written before any server starts. */
-  async function prepare() {
-    const database = await createTestDatabase(engine);
-    cleanups.push(() => database.cleanup());
-    const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-kill-'));
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const store = await openStore({ url: database.url, schema: database.schema });
-    try {
-      const gs = await insertGamespace(store.db, {
-        workspaceId: null,
-        managerId: newId(),
-        spec: gamespaceSpec({ maxAttempts: 0 }),
-      });
-      return { database, dataDir, gs };
-    } finally {
-      await store.close();
-    }
-  }
+  /** A gamespace of unlimited attempts on the shared store, written straight to it. */
+  const prepare = () =>
+    insertGamespace(first.app.store.db, {
+      workspaceId: null,
+      managerId: newId(),
+      spec: gamespaceSpec({ maxAttempts: 0 }),
+    });
 
-  async function storedAnswers(database: { url: string; schema?: string }, id: string) {
-    const store = await openStore({ url: database.url, schema: database.schema });
+  /** What the store holds, read on a connection of its own. */
+  async function storedAnswers(id: string) {
+    const { databaseUrl, databaseSchema } = first.app.config;
+    const store = await openStore({ url: databaseUrl, schema: databaseSchema });
     try {
       return (await storedSpec(store.db, id)).submissions.map((s) => s.questions[0]!.answer);
     } finally {
@@ -359,10 +357,21 @@ describe.each(testEngines())('grading durability on %s', (engine) => {
     }
   }
 
+  it('two servers on one store grade one gamespace without losing a submission', async () => {
+    const gs = await prepare();
+    const answers = Array.from({ length: 60 }, (_, i) => `shared-${i}`);
+    const statuses = await Promise.all(
+      answers.map(
+        async (answer, i) => (await submitTo([first, second][i % 2]!.url, gs, answer)).status,
+      ),
+    );
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect((await storedAnswers(gs.id)).sort()).toEqual([...answers].sort());
+  }, 240_000);
+
   it('keeps every acknowledged submission when the server is killed while they run', async () => {
-    const { database, dataDir, gs } = await prepare();
-    const { url, child } = await spawnServer(database, dataDir);
-    children.push(child);
+    const gs = await prepare();
+    const { url, child } = second;
 
     const acknowledged: string[] = [];
     let failed = 0;
@@ -385,21 +394,8 @@ describe.each(testEngines())('grading durability on %s', (engine) => {
     expect(acknowledged.length).toBeGreaterThanOrEqual(20);
     expect(failed).toBeGreaterThan(0);
 
-    const stored = await storedAnswers(database, gs.id);
+    const stored = await storedAnswers(gs.id);
     for (const answer of acknowledged) expect(stored).toContain(answer);
     expect(new Set(stored).size).toBe(stored.length);
-  }, 240_000);
-
-  it('two servers on one store grade one gamespace without losing a submission', async () => {
-    const { database, dataDir, gs } = await prepare();
-    // One after the other: the first start migrates the store and seeds the accounts.
-    const servers = [await spawnServer(database, dataDir), await spawnServer(database, dataDir)];
-    children.push(...servers.map((s) => s.child));
-    const answers = Array.from({ length: 60 }, (_, i) => `shared-${i}`);
-    const statuses = await Promise.all(
-      answers.map(async (answer, i) => (await submitTo(servers[i % 2]!.url, gs, answer)).status),
-    );
-    expect(statuses.every((s) => s === 200)).toBe(true);
-    expect((await storedAnswers(database, gs.id)).sort()).toEqual([...answers].sort());
   }, 240_000);
 });

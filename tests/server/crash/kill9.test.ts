@@ -7,7 +7,13 @@ import { ISO_SIGNATURE, ISO_SIGNATURE_OFFSET } from '../../../server/core/isos';
 import { createTestDatabase, testEngines } from '../databases';
 import { SEED_PASSWORD } from '../harness';
 import { signIn } from '../oidc';
-import { kill9, startServerProcess, type ServerProcess, type ServerStore } from './serverProcess';
+import {
+  kill9,
+  startServerInProcess,
+  startServerProcess,
+  type ServerProcess,
+  type ServerStore,
+} from './serverProcess';
 
 // The server killed with SIGKILL while players submit answers and an author uploads document
 // images and ISO files, all at once (issue 12, "keep it closed"), then started again on the same
@@ -95,8 +101,8 @@ describe.each(testEngines())('kill -9 under load on %s', (engine) => {
   });
 
   /** Starts the server; the test's cleanup kills it if it still runs. */
-  async function start(store: ServerStore, port?: number): Promise<ServerProcess> {
-    const server = await startServerProcess(store, port);
+  async function start(store: ServerStore): Promise<ServerProcess> {
+    const server = await startServerProcess(store);
     cleanups.push(() => kill9(server));
     return server;
   }
@@ -241,8 +247,10 @@ describe.each(testEngines())('kill -9 under load on %s', (engine) => {
     // The kill landed mid-way: requests were still in flight, cut off unanswered.
     expect(failed.grade + failed.image + failed.iso).toBeGreaterThan(0);
 
-    // Started again as after a crash: the same data folder, database and address.
-    const second = await start(store, Number(new URL(first.url).port));
+    // Started again as after a crash: the same data folder, database and address. The process
+    // is gone for good; the same start-up runs in this one (see startServerInProcess).
+    const second = await startServerInProcess(store, Number(new URL(first.url).port));
+    cleanups.push(() => second.close());
     const after = await tokensOf(second.url);
 
     // Submissions: every acknowledged one is stored once, whole, and the game state agrees.
