@@ -164,7 +164,8 @@ export async function run(console: Console, command: string) {
 /**
  * Runs `command` on `address` by ssh from the console's shell, as USER with PASSWORD, and
  * resolves once `expected` is a row of its output. An sshd that is not listening yet (the other
- * machine is still starting) refuses the connection: the command is run again.
+ * machine is still starting) refuses the connection, and one that does not answer is interrupted:
+ * the command is run again.
  */
 export async function sshRun(console: Console, address: string, command: string, expected: string) {
   await expect(async () => {
@@ -172,9 +173,16 @@ export async function sshRun(console: Console, address: string, command: string,
       console,
       `ssh -o stricthostkeychecking=no -o connecttimeout=10 ${address} ${command}`,
     );
-    await expect
-      .poll(console.screen, { timeout: COMMAND_MS })
-      .toMatch(/password:|Connection refused|No route to host|timed out/);
+    try {
+      await expect
+        .poll(console.screen, { timeout: COMMAND_MS })
+        .toMatch(/password:|Connection refused|No route to host|timed out/);
+    } catch (error) {
+      // An ssh that hangs (an sshd that cloud-init restarts while it answers) holds the shell:
+      // end it, so that the next attempt finds the prompt.
+      await console.page.keyboard.press('Control+c');
+      throw error;
+    }
     expect(await console.screen()).toContain(`${USER}@${address}'s password:`);
   }).toPass({ timeout: 3 * COMMAND_MS });
   await console.page.keyboard.type(PASSWORD);
