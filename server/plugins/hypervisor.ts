@@ -72,6 +72,8 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
         console: deps.console,
         log: deps.log,
         clock: deps.clock,
+        // The disk images an administrator imports, uploaded to the cluster on Initialize.
+        imagesDir: config.qemu.imagesDir,
         // Root's password only signs in to set `args` (fw_cfg guest settings).
         rootClient: pve.rootPassword
           ? await proxmoxClientOf(pve, { username: 'root@pam', password: pve.rootPassword })
@@ -111,7 +113,10 @@ export async function proxmoxClientOf(
 export function proxmoxDriverOf(
   pve: Config['proxmox'],
   client: PveClient,
-  extras: Pick<ProxmoxDriverOptions, 'console' | 'log' | 'pool' | 'rootClient' | 'clock'> = {},
+  extras: Pick<
+    ProxmoxDriverOptions,
+    'console' | 'log' | 'pool' | 'rootClient' | 'clock' | 'imagesDir'
+  > = {},
 ): HypervisorDriver {
   return createProxmoxDriver({
     client,
