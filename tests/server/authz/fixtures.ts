@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import WebSocket from 'ws';
 import { ROLE_NUMBERS, type RoleName } from '../../../server/core/roles';
 import { EMPTY_GUID, newId, newToken } from '../../../server/core/ids';
+import { TICKET_TTL_MS } from '../../../server/auth/authenticate';
 import { ticketKey } from '../../../server/core/tickets';
 import { LAUNCH_TICKET_MS } from '../../../server/core/play/context';
 import { ISO_SIGNATURE, ISO_SIGNATURE_OFFSET } from '../../../server/core/isos';
@@ -444,9 +445,20 @@ export async function buildWorld(server: TestServer): Promise<World> {
     launchCookies.set(game.id, cookie);
     return cookie;
   };
+  /** What the player's one-time ticket stands for, as GET /api/user/ticket stored it. */
+  let userSubject: string | null = null;
   const userTicket = async (): Promise<string> => {
+    // After the first, issued as the route issues them: the same subject, each ticket new.
+    if (userSubject) {
+      const ticket = newToken();
+      await server.app.cache.set(ticketKey(ticket), userSubject, TICKET_TTL_MS);
+      return ticket;
+    }
     const reply = await send({ url: '/api/user/ticket' }, bearer('player'));
-    return (json(reply) as { ticket: string }).ticket;
+    const { ticket } = json(reply) as { ticket: string };
+    userSubject = await server.app.cache.get(ticketKey(ticket));
+    expect(userSubject, 'the user ticket in the cache').toBeTruthy();
+    return ticket;
   };
 
   const credentials = async (actor: ActorKind, game: GameRef): Promise<Record<string, string>> => {
