@@ -19,6 +19,61 @@ import {
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** The real server as its own process (`node --import tsx server/main.ts`) on a shared store. */
+async function spawnServer(
+  database: { url: string; schema?: string },
+  dataDir: string,
+): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TOPOPLAY_URL: url,
+      TOPOPLAY_DATA: dataDir,
+      TOPOPLAY_SPA: join(dataDir, 'no-spa'),
+      TOPOPLAY_SEED_PASSWORD: SEED_PASSWORD,
+      DATABASE_URL: database.url,
+      ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
+      JANITOR_ENABLED: 'false',
+      LOG_LEVEL: 'error',
+      REDIS_URL: '',
+    },
+    stdio: 'ignore',
+  });
+  // Up once it answers; a process that exits first never will.
+  const died = new Promise<never>((_, reject) =>
+    child.once('exit', () => reject(new Error('server did not start'))),
+  );
+  died.catch(() => {});
+  const up = () =>
+    fetch(`${url}/api/health/version`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  await Promise.race([
+    // Under a full CI run (a load average near 20) transpiling the server takes tens of seconds.
+    vi.waitFor(async () => expect(await up()).toBe(true), { timeout: 90_000, interval: 100 }),
+    died,
+  ]);
+  return { url, child };
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+
+const submitTo = (url: string, gs: InsertedGamespace, answer: string) =>
+  fetch(`${url}/api/gamespace/grade`, {
+    method: 'POST',
+    headers: { 'x-api-key': gs.graderKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: gs.id, sectionIndex: 0, questions: [{ answer }, { answer }] }),
+  });
+
 describe.each(testEngines())('grading on %s', (engine) => {
   let server: TestServer;
   const keys: Record<string, string> = {};
@@ -261,141 +316,82 @@ describe.each(testEngines())('grading on %s', (engine) => {
     const spec = await storedSpec(server.app.store.db, gs.id);
     expect(spec.submissions.map((s) => s.questions[0]!.answer).sort()).toEqual([...answers].sort());
   });
-});
 
-/** The real server as its own process (`node --import tsx server/main.ts`) on a shared store. */
-async function spawnServer(
-  database: { url: string; schema?: string },
-  dataDir: string,
-): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      TOPOPLAY_URL: url,
-      TOPOPLAY_DATA: dataDir,
-      TOPOPLAY_SPA: join(dataDir, 'no-spa'),
-      TOPOPLAY_SEED_PASSWORD: SEED_PASSWORD,
-      DATABASE_URL: database.url,
-      ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
-      JANITOR_ENABLED: 'false',
-      LOG_LEVEL: 'error',
-      REDIS_URL: '',
-    },
-    stdio: 'ignore',
-  });
-  // Up once it answers; a process that exits first never will.
-  const died = new Promise<never>((_, reject) =>
-    child.once('exit', () => reject(new Error('server did not start'))),
-  );
-  died.catch(() => {});
-  const up = () =>
-    fetch(`${url}/api/health/version`).then(
-      (r) => r.ok,
-      () => false,
-    );
-  await Promise.race([
-    // Under a full CI run (a load average near 20) transpiling the server takes tens of seconds.
-    vi.waitFor(async () => expect(await up()).toBe(true), { timeout: 90_000, interval: 100 }),
-    died,
-  ]);
-  return { url, child };
-}
+  describe('durability', () => {
+    // The store above with a second server on it, a process of its own, for both tests: the first
+    // shares the grading between the two servers, the second then kills the process while it
+    // grades.
+    let second: { url: string; child: ChildProcess };
 
-const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
-
-const submitTo = (url: string, gs: InsertedGamespace, answer: string) =>
-  fetch(`${url}/api/gamespace/grade`, {
-    method: 'POST',
-    headers: { 'x-api-key': gs.graderKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ id: gs.id, sectionIndex: 0, questions: [{ answer }, { answer }] }),
-  });
-
-describe.each(testEngines())('grading durability on %s', (engine) => {
-  // One store with two servers on it, for both tests: the first shares the grading between
-  // them, the second then kills one of them while it grades. The first server runs in this
-  // process (it migrates the store and seeds the accounts), the second is a process of its own.
-  let first: TestServer;
-  let second: { url: string; child: ChildProcess };
-
-  beforeAll(async () => {
-    first = await startTestServer({ engine });
-    const { databaseUrl, databaseSchema } = first.app.config;
-    second = await spawnServer({ url: databaseUrl, schema: databaseSchema }, first.dataDir);
-  }, 240_000);
-  afterAll(async () => {
-    if (second) {
+    beforeAll(async () => {
+      const { databaseUrl, databaseSchema } = server.app.config;
+      second = await spawnServer({ url: databaseUrl, schema: databaseSchema }, server.dataDir);
+    }, 240_000);
+    afterAll(async () => {
+      if (!second) return;
       second.child.kill('SIGKILL');
       await exited(second.child);
-    }
-    await first?.close();
-  });
-
-  /** A gamespace of unlimited attempts on the shared store, written straight to it. */
-  const prepare = () =>
-    insertGamespace(first.app.store.db, {
-      workspaceId: null,
-      managerId: newId(),
-      spec: gamespaceSpec({ maxAttempts: 0 }),
     });
 
-  /** What the store holds, read on a connection of its own. */
-  async function storedAnswers(id: string) {
-    const { databaseUrl, databaseSchema } = first.app.config;
-    const store = await openStore({ url: databaseUrl, schema: databaseSchema });
-    try {
-      return (await storedSpec(store.db, id)).submissions.map((s) => s.questions[0]!.answer);
-    } finally {
-      await store.close();
+    /** A gamespace of unlimited attempts on the shared store, written straight to it. */
+    const prepare = () =>
+      insertGamespace(server.app.store.db, {
+        workspaceId: null,
+        managerId: newId(),
+        spec: gamespaceSpec({ maxAttempts: 0 }),
+      });
+
+    /** What the store holds, read on a connection of its own. */
+    async function storedAnswers(id: string) {
+      const { databaseUrl, databaseSchema } = server.app.config;
+      const store = await openStore({ url: databaseUrl, schema: databaseSchema });
+      try {
+        return (await storedSpec(store.db, id)).submissions.map((s) => s.questions[0]!.answer);
+      } finally {
+        await store.close();
+      }
     }
-  }
 
-  it('two servers on one store grade one gamespace without losing a submission', async () => {
-    const gs = await prepare();
-    const answers = Array.from({ length: 60 }, (_, i) => `shared-${i}`);
-    const statuses = await Promise.all(
-      answers.map(
-        async (answer, i) => (await submitTo([first, second][i % 2]!.url, gs, answer)).status,
-      ),
-    );
-    expect(statuses.every((s) => s === 200)).toBe(true);
-    expect((await storedAnswers(gs.id)).sort()).toEqual([...answers].sort());
-  }, 240_000);
+    it('two servers on one store grade one gamespace without losing a submission', async () => {
+      const gs = await prepare();
+      const answers = Array.from({ length: 60 }, (_, i) => `shared-${i}`);
+      const statuses = await Promise.all(
+        answers.map(
+          async (answer, i) => (await submitTo([server, second][i % 2]!.url, gs, answer)).status,
+        ),
+      );
+      expect(statuses.every((s) => s === 200)).toBe(true);
+      expect((await storedAnswers(gs.id)).sort()).toEqual([...answers].sort());
+    }, 240_000);
 
-  it('keeps every acknowledged submission when the server is killed while they run', async () => {
-    const gs = await prepare();
-    const { url, child } = second;
+    it('keeps every acknowledged submission when the server is killed while they run', async () => {
+      const gs = await prepare();
+      const { url, child } = second;
 
-    const acknowledged: string[] = [];
-    let failed = 0;
-    const answers = Array.from({ length: 100 }, (_, i) => `attempt-${i}`);
-    const running = answers.map((answer) =>
-      submitTo(url, gs, answer).then(
-        async (res) => {
-          await res.text();
-          if (res.status === 200) acknowledged.push(answer);
-          // The kill comes in the middle of the run, with submissions still queued.
-          if (acknowledged.length === 20) child.kill('SIGKILL');
-        },
-        () => {
-          failed += 1;
-        },
-      ),
-    );
-    await Promise.all(running);
-    await exited(child);
-    expect(acknowledged.length).toBeGreaterThanOrEqual(20);
-    expect(failed).toBeGreaterThan(0);
+      const acknowledged: string[] = [];
+      let failed = 0;
+      const answers = Array.from({ length: 100 }, (_, i) => `attempt-${i}`);
+      const running = answers.map((answer) =>
+        submitTo(url, gs, answer).then(
+          async (res) => {
+            await res.text();
+            if (res.status === 200) acknowledged.push(answer);
+            // The kill comes in the middle of the run, with submissions still queued.
+            if (acknowledged.length === 20) child.kill('SIGKILL');
+          },
+          () => {
+            failed += 1;
+          },
+        ),
+      );
+      await Promise.all(running);
+      await exited(child);
+      expect(acknowledged.length).toBeGreaterThanOrEqual(20);
+      expect(failed).toBeGreaterThan(0);
 
-    const stored = await storedAnswers(gs.id);
-    for (const answer of acknowledged) expect(stored).toContain(answer);
-    expect(new Set(stored).size).toBe(stored.length);
-  }, 240_000);
+      const stored = await storedAnswers(gs.id);
+      for (const answer of acknowledged) expect(stored).toContain(answer);
+      expect(new Set(stored).size).toBe(stored.length);
+    }, 240_000);
+  });
 });
