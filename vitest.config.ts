@@ -18,6 +18,7 @@ const LONGEST = [
   'src/domain/coedit.convergence.test.ts',
   'tests/server/hypervisor/tinyImage.test.ts',
   'tests/server/hypervisor/isoInstall.test.ts',
+  'tests/server/hypervisor/importedImageBoot.test.ts',
   'tests/server/release/production.test.ts',
 ];
 
