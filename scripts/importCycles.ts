@@ -1,14 +1,19 @@
 // No module imports itself back through others, types included (part of `npm run lint`).
-// ESLint's import-x/no-cycle skips `import type`, and a circle closed by types alone still ties
-// the layers together: this reads every import, type or not, of the SPA, the server, the agent
-// and the scripts, and fails listing each circle it finds.
+// A circle closed by types alone still ties the layers together: this reads every import, type or
+// not, static, re-exported or dynamic, and fails listing each circle that runs through the SPA, the
+// server, the agent or the scripts, including circles that pass through the tests or the config
+// files at the root on the way. It is the lint's one check of cycles: it sees every circle
+// ESLint's import-x/no-cycle would (that rule skips type imports and looks from the server only).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+/** Every circle through these folders fails. */
 const FOLDERS = ['src', 'server', 'agent', 'scripts'];
-const SOURCE = /\.(ts|tsx|mts|mjs)$/;
+/** Followed so that a circle passing through them is seen; circles wholly inside are not reported. */
+const ALSO_READ = ['tests'];
+const SOURCE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const SKIP = new Set(['node_modules', 'dist', 'dist-server']);
 
 function sourceFiles(folder: string): string[] {
@@ -24,24 +29,25 @@ function sourceFiles(folder: string): string[] {
 function resolveRelative(from: string, specifier: string): string | null {
   if (!specifier.startsWith('.')) return null;
   const base = resolve(dirname(from), specifier);
-  const stem = base.replace(/\.(js|mjs|ts|tsx|mts)$/, '');
+  const stem = base.replace(/\.(js|jsx|mjs|cjs|ts|tsx|mts|cts)$/, '');
+  const extensions = ['ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs'];
   const candidates = [
     base,
-    `${stem}.ts`,
-    `${stem}.tsx`,
-    `${stem}.mts`,
-    `${stem}.mjs`,
-    join(base, 'index.ts'),
-    join(base, 'index.tsx'),
+    ...extensions.map((e) => `${stem}.${e}`),
+    ...extensions.map((e) => join(base, `index.${e}`)),
   ];
   return candidates.find((c) => existsSync(c) && statSync(c).isFile()) ?? null;
 }
 
 /** Every import graph circle (a strongly connected set of more than one file, or a self-import). */
 export function importCycles(root = ROOT): string[][] {
-  const files = FOLDERS.flatMap((f) =>
-    existsSync(join(root, f)) ? sourceFiles(join(root, f)) : [],
-  );
+  const atRoot = readdirSync(root)
+    .map((name) => join(root, name))
+    .filter((path) => SOURCE.test(path) && !path.endsWith('.d.ts') && statSync(path).isFile());
+  const inFolders = (folders: string[]) =>
+    folders.flatMap((f) => (existsSync(join(root, f)) ? sourceFiles(join(root, f)) : []));
+  const checked = new Set(inFolders(FOLDERS));
+  const files = [...checked, ...inFolders(ALSO_READ), ...atRoot];
   const known = new Set(files);
   const edges = new Map<string, string[]>();
   for (const file of files) {
@@ -95,7 +101,7 @@ export function importCycles(root = ROOT): string[][] {
           component.push(member);
         } while (member !== frame.node);
         const selfImport = (edges.get(frame.node) ?? []).includes(frame.node);
-        if (component.length > 1 || selfImport) {
+        if ((component.length > 1 || selfImport) && component.some((f) => checked.has(f))) {
           cycles.push(component.map((f) => relative(root, f)).sort());
         }
       }
