@@ -108,12 +108,19 @@ function normalizeUsername(username: string): string {
 
 export async function createAccount(
   db: Kysely<Database>,
-  input: { username: string; name: string; password: string; id?: string },
+  input: {
+    username: string;
+    name: string;
+    password: string;
+    id?: string;
+    /** hashPassword(password), made already: accounts made together with one password. */
+    passwordHash?: string;
+  },
 ): Promise<{ id: string }> {
   const username = normalizeUsername(input.username);
   const id = input.id ?? randomBytes(16).toString('hex');
   if (!username || !input.password || !id) throw new AccountError('InvalidAccount');
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = input.passwordHash ?? (await hashPassword(input.password));
   try {
     await db
       .insertInto('identityAccounts')

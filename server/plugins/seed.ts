@@ -6,7 +6,7 @@ import type { RoleName } from '../core/roles';
 import { removeStaleStaging } from '../core/staging';
 import { seedStockTemplates } from '../core/stockTemplates';
 import type { UserService } from '../core/users';
-import { AccountError, createAccount, generatePassword } from '../identity';
+import { AccountError, createAccount, generatePassword, hashPassword } from '../identity';
 import type { Db } from '../store/db';
 import { docsDirOf } from './services';
 
@@ -42,11 +42,18 @@ export async function seedFirstRun(options: {
   if (await options.users.anyStored()) return null;
 
   const accounts: SeedResult['accounts'] = [];
+  // A known password (tests) is the same for every account: hashed once, not once per account.
+  const knownHash = options.knownPassword ? await hashPassword(options.knownPassword) : undefined;
   for (const [index, seed] of SEEDED_ACCOUNTS.entries()) {
     const password = options.knownPassword || generatePassword();
     let id: string;
     try {
-      ({ id } = await createAccount(db, { username: seed.username, name: seed.name, password }));
+      ({ id } = await createAccount(db, {
+        username: seed.username,
+        name: seed.name,
+        password,
+        passwordHash: knownHash,
+      }));
     } catch (error) {
       // Replicas started at once on an empty database all find no accounts; the first to create
       // the first account seeds, and the others start without seeding.
