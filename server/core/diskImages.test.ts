@@ -1,5 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -299,6 +308,21 @@ describe('disk image import', () => {
     expect(await diskImages.remove('used.qcow2')).toBe(false);
     expect(await diskImages.remove('../etc/passwd')).toBe(false);
     expect(readdirSync(imagesDir)).toEqual([]);
+  });
+
+  it('lists an image linked into the folder from elsewhere, and no dangling link', async () => {
+    const { imagesDir, diskImages } = store();
+    const kept = join(work, 'kept-elsewhere.qcow2');
+    copyFileSync(join(inputs, 'base.qcow2'), kept);
+    symlinkSync(kept, join(imagesDir, 'linked.qcow2'));
+    symlinkSync(join(work, 'no-such-file.qcow2'), join(imagesDir, 'dangling.qcow2'));
+    const listed = await diskImages.list();
+    expect(listed.map((i) => i.name)).toEqual(['linked.qcow2']);
+    expect(listed[0]).toMatchObject({ virtualSize: 4 * MiB, templates: [] });
+    // Deleting it removes the link, never the file it points to.
+    expect(await diskImages.remove('linked.qcow2')).toBe(true);
+    expect(existsSync(kept)).toBe(true);
+    expect(readdirSync(imagesDir)).toEqual(['dangling.qcow2']);
   });
 
   it('removes uploads left without a chunk for a day, and abandons one on request', async () => {

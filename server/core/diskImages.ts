@@ -207,8 +207,16 @@ export function createDiskImageStore(options: DiskImageStoreOptions) {
         throw error;
       }
       const users = await usage();
-      const names = entries
-        .filter((e) => e.isFile() && !e.name.startsWith('.') && LISTED.test(e.name))
+      // A link to an image kept elsewhere (another disk, `npm run images`' cache) runs like the
+      // file itself, so it is listed like it.
+      const isImage = async (e: (typeof entries)[number]) =>
+        e.isFile() ||
+        (e.isSymbolicLink() &&
+          Boolean((await stat(join(imagesDir, e.name)).catch(() => null))?.isFile()));
+      const candidates = entries.filter((e) => !e.name.startsWith('.') && LISTED.test(e.name));
+      const kept = await Promise.all(candidates.map(isImage));
+      const names = candidates
+        .filter((_, i) => kept[i])
         .map((e) => e.name)
         .sort();
       return Promise.all(names.map((name) => describe(name, users)));
