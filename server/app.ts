@@ -7,6 +7,7 @@ import type { VmService } from './core/vms';
 import { ANONYMOUS_BODY_LIMIT } from './http/body';
 import { serverWithLimits } from './http/connections';
 import { lazySerializers } from './http/lazySerializers';
+import { keepAjvHeaderNames, lazyValidators } from './http/lazyValidators';
 import { markDocumentationAnonymous } from './http/openapi';
 import type { Hub } from './hub/hub';
 import type { HypervisorDriver } from './hypervisor';
@@ -88,14 +89,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     // KVM opens but runs no guest, its two accelerator probes take 8 s each before it settles on
     // software emulation, and a first start builds the tiny stock image from Debian's packages.
     pluginTimeout: 120_000,
-    // Response serializers are built on a route's first answer rather than all at start.
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers() } },
+    // Response serializers are built on a route's first answer, request validators on the
+    // first request that needs them, rather than all at start.
+    schemaController: {
+      compilersFactory: { buildSerializer: lazySerializers(), buildValidator: lazyValidators() },
+    },
     serverFactory: serverWithLimits({
       headersTimeoutMs: config.http.headersTimeoutMs,
       // Behind a reverse proxy every connection comes from the proxy.
       maxConnectionsPerClient: config.trustProxy ? 0 : config.http.maxConnectionsPerClient,
     }),
   });
+  keepAjvHeaderNames(app);
   // Set when close() begins. Answers sent from then on (requests that were under way) ask their
   // clients to close the connection, so that the server drains as soon as they are sent rather
   // than when idle keep-alive connections time out.
