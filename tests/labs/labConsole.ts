@@ -191,3 +191,13 @@ export async function sshRun(console: Console, address: string, command: string,
     .poll(async () => (await console.rows()).map((row) => row.trim()), { timeout: COMMAND_MS })
     .toContain(expected);
 }
+
+/**
+ * Resolves once the machine's screen has shown `text`, read every 250 ms from now on: for what a
+ * machine shows briefly (an installer that powers off when done). A monitor that does not answer
+ * (the machine not started yet, or off) reads as nothing.
+ */
+export async function screenShowed(stateDir: string, vm: GameVm, text: string, timeout = BOOT_MS) {
+  const screen = screenOf(stateDir, vm);
+  await expect.poll(() => screen().catch(() => ''), { timeout, intervals: [250] }).toContain(text);
+}
