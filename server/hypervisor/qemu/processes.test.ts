@@ -3,7 +3,15 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { machineFiles } from './layout';
-import { diskBusOf, ended, launch, nicModelOf, qemuArgs, type LaunchPlan } from './processes';
+import {
+  diskBusOf,
+  ended,
+  kernelCommandLine,
+  launch,
+  nicModelOf,
+  qemuArgs,
+  type LaunchPlan,
+} from './processes';
 import { qmp } from './qmp';
 
 // The hardware a template names, as QEMU gets it: e1000/e1000e/rtl8139 NICs (virtio otherwise,
@@ -93,6 +101,17 @@ describe('qemu hardware from the template', () => {
       `file=${files.overlay(2)},format=qcow2,if=virtio,index=2`,
       `if=none,id=disk3,file=${files.overlay(3)},format=qcow2`,
     ]);
+  });
+
+  it("skips the kernel's timer check under software emulation only", () => {
+    const boot = { kernel: '/k', initrd: '/i', cmdline: 'console=ttyS0 panic=5' };
+    const plan = { ...planWith([], [], null), boot };
+    expect(after(qemuArgs(plan), '-append')).toEqual(['console=ttyS0 panic=5 no_timer_check']);
+    expect(after(qemuArgs({ ...plan, acceleration: 'kvm' }), '-append')).toEqual([
+      'console=ttyS0 panic=5',
+    ]);
+    expect(kernelCommandLine('quiet no_timer_check', 'tcg')).toBe('quiet no_timer_check');
+    expect(kernelCommandLine('', 'tcg')).toBe('no_timer_check');
   });
 
   it('leaves the seed out when a third IDE disk takes its unit', () => {

@@ -123,6 +123,17 @@ async function probeAcceleration(kernel: string | null): Promise<Acceleration> {
   return found;
 }
 
+/**
+ * A directly booted kernel's command line as QEMU gets it. Under software emulation on a busy
+ * host, the kernel's early check that timer interrupts arrive through the IO-APIC can miss them
+ * and panic ("IO-APIC + timer doesn't work!"), which costs the boot a reboot, or the boot itself
+ * with `panic=-1`: `no_timer_check` skips that check, as cloud images do in virtual machines.
+ */
+export function kernelCommandLine(cmdline: string, acceleration: Acceleration): string {
+  if (acceleration !== 'tcg' || /(^|\s)no_timer_check(\s|$)/.test(cmdline)) return cmdline;
+  return `${cmdline} no_timer_check`.trim();
+}
+
 export const accelerationLabel = (a: Acceleration): string =>
   a === 'kvm'
     ? 'KVM'
@@ -270,7 +281,8 @@ export function qemuArgs(plan: LaunchPlan): string[] {
   if (plan.boot) {
     args.push('-kernel', plan.boot.kernel);
     if (plan.boot.initrd) args.push('-initrd', plan.boot.initrd);
-    if (plan.boot.cmdline) args.push('-append', plan.boot.cmdline);
+    const cmdline = kernelCommandLine(plan.boot.cmdline, plan.acceleration);
+    if (cmdline) args.push('-append', cmdline);
   } else {
     // The disk first and the CD-ROM after it: a machine whose disk is empty (or holds nothing
     // bootable) boots the ISO it has, one whose disk holds a system boots that, even with the

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { kernelCommandLine } from '../../../server/hypervisor/qemu/processes';
 import { openQmp, type QmpConnection } from '../../../server/hypervisor/qemu/qmp';
 import {
   buildTinyImage,
@@ -44,7 +45,8 @@ async function boot(name: string, mac: string, netdev: string): Promise<Vm> {
   await run('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'qcow2', '-b', image.disk, disk]);
   const qmpPath = join(work, `${name}.qmp`);
   const serialPath = join(work, `${name}.serial`);
-  const cmdline = (await readFile(image.cmdline, 'utf8')).trim();
+  // As the qemu driver boots it under software emulation.
+  const cmdline = kernelCommandLine((await readFile(image.cmdline, 'utf8')).trim(), 'tcg');
   const child = spawn(
     'qemu-system-x86_64',
     [
