@@ -55,7 +55,10 @@ if (failed.length > 0) {
   process.stdout.write(`\n> failed: ${failed.map((result) => result.name).join(', ')}\n`);
   for (const { name, verdict, output } of failed) {
     const lines = output.split('\n').map(plain);
-    const failing = lines.filter((line) => /FAIL|✘|×|\bfailed\b|Error:/.test(line)).slice(0, 30);
+    // Vitest's FAIL and × lines, Playwright's ✘ and numbered ones, and the errors under them.
+    const failing = lines
+      .filter((line) => /^\s*(FAIL\b|×|✘|\d+\) )|^\s*\w*Error:/.test(line))
+      .slice(0, 30);
     process.stdout.write(`\n> npm run ${name}: ${verdict}; its failing lines:\n`);
     process.stdout.write(`${failing.join('\n')}\n> and its last lines:\n`);
     process.stdout.write(`${lines.slice(-15).join('\n')}\n`);
