@@ -199,9 +199,9 @@ describe.each(testEngines())('store on %s', (engine) => {
     expect(isUniqueViolation(error)).toBe(true);
   });
 
-  it.runIf(engine === 'postgres')(
-    "keeps the URL's server options beside the schema's search path",
-    async () => {
+  // Server options exist on PostgreSQL only.
+  if (engine === 'postgres')
+    it("keeps the URL's server options beside the schema's search path", async () => {
       const url = new URL(database.url);
       url.searchParams.set('options', '-c statement_timeout=4321');
       const other = await openStore({ url: url.toString(), schema: database.schema });
@@ -216,8 +216,7 @@ describe.each(testEngines())('store on %s', (engine) => {
       } finally {
         await other.close();
       }
-    },
-  );
+    });
 
   it('creates a shared secret once and returns the same value afterwards', async () => {
     const first = await sharedSecret(store.db, 'test.secret');
