@@ -110,6 +110,9 @@ test('home goes back to the remembered workspace without showing itself first', 
   await signIn(page, 'creator');
   await page.getByRole('button', { name: 'New Workspace' }).click();
   await page.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  // The workspace shown, as its author sees it before leaving (its page remembers itself once it
+  // is in view; under load that comes after the address changed).
+  await expect(page.getByRole('heading', { name: 'Workspace Title' })).toBeVisible();
   const workspace = page.url();
   await page.addInitScript(watchTitle);
   const response = await page.goto('/');
