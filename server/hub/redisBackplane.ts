@@ -34,9 +34,16 @@ export async function createRedisBackplane(options: RedisBackplaneOptions): Prom
 
   const pub = new Redis(options.url);
   // A connection in subscriber mode can only subscribe, so messages arrive on a second one.
-  const sub = pub.duplicate();
+  // It subscribes again after a reconnect itself: ioredis's own renewal sends a command nobody
+  // awaits, and its rejection, when the connection closes before Redis answers, would be
+  // unhandled and end the process.
+  const sub = pub.duplicate({ autoResubscribe: false });
   pub.on('error', onError);
   sub.on('error', onError);
+  let subscribed = false;
+  sub.on('ready', () => {
+    if (subscribed) sub.subscribe(channel).catch(onError);
+  });
 
   let deliver: Deliver = () => {};
   sub.on('messageBuffer', (_channel: Buffer, message: Buffer) => {
@@ -57,6 +64,7 @@ export async function createRedisBackplane(options: RedisBackplaneOptions): Prom
     }
   });
   await sub.subscribe(channel);
+  subscribed = true;
 
   const announce = (tx: ReturnType<Redis['multi']>) =>
     tx

@@ -1,4 +1,3 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import Fastify from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +5,7 @@ import { healthRoutes, READY_TIMEOUT_MS, type ReadinessSources } from '../../../
 import { newId } from '../../../server/core/ids';
 import { testEngines } from '../databases';
 import { freePort, startTestServer, type TestServer } from '../harness';
+import { redisRelay } from '../redisRelay';
 
 // The probes (server/http/health.ts) of a real server: liveness checks nothing but the process;
 // readiness names each check and answers 503 when one fails, and never hangs on a dependency
@@ -85,48 +85,15 @@ describe.each(testEngines())('health probes on %s', (engine) => {
   });
 });
 
-/** A TCP relay to Redis that can be cut and opened again, as a network outage would. */
-function relayTo(target: URL, port: number) {
-  const sockets = new Set<Socket>();
-  let listener: Server | null = null;
-  const track = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-  };
-  return {
-    open: () =>
-      new Promise<void>((resolve, reject) => {
-        listener = createServer((client) => {
-          const upstream = connect(Number(target.port || 6379), target.hostname);
-          track(client);
-          track(upstream);
-          client.on('close', () => upstream.destroy());
-          upstream.on('close', () => client.destroy());
-          client.pipe(upstream).pipe(client);
-        });
-        listener.once('error', reject);
-        listener.listen(port, '127.0.0.1', () => resolve());
-      }),
-    cut: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        if (listener) listener.close(() => resolve());
-        else resolve();
-        listener = null;
-      }),
-  };
-}
-
 describe.skipIf(!REDIS_URL)('readiness with Redis (skipped without REDIS_URL)', () => {
   const prefix = `topoplay-test-${newId().slice(0, 12)}:`;
   let server: TestServer;
-  let relay: ReturnType<typeof relayTo>;
+  let relay: ReturnType<typeof redisRelay>;
   const ready = () => probe(`${server.url}/api/health/ready`);
 
   beforeAll(async () => {
     const port = await freePort();
-    relay = relayTo(new URL(REDIS_URL), port);
+    relay = redisRelay(new URL(REDIS_URL), port);
     await relay.open();
     const via = new URL(REDIS_URL);
     via.hostname = '127.0.0.1';
