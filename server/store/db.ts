@@ -29,6 +29,7 @@ import * as m003 from './migrations/003_documents';
 import * as m004 from './migrations/004_play_indexes';
 import * as m005 from './migrations/005_registrar';
 import * as m006 from './migrations/006_account_disabled';
+import * as m007 from './migrations/007_warm_pools';
 import { onPostgres, preparedRead, registerPostgres, registerSqlite } from './prepared';
 import { WriteWatchPlugin, type WriteListener } from './writeWatch';
 
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '004_play_indexes': m004,
   '005_registrar': m005,
   '006_account_disabled': m006,
+  '007_warm_pools': m007,
 };
 
 class StaticMigrations implements MigrationProvider {

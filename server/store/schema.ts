@@ -190,6 +190,40 @@ export interface DocumentUpdateTable {
   whenCreated: number;
 }
 
+/** A workspace's warm pool (migration 007, server/core/pools). */
+export interface PoolTable {
+  workspaceId: string;
+  /** Sets to keep ready; 0: no pool. */
+  size: number;
+  /** Launches that found no ready set. */
+  misses: number;
+  updated: number;
+}
+
+export type PooledSetState = 'warming' | 'ready' | 'claimed' | 'failed' | 'drained';
+
+/** One pooled machine set; `id` is the isolation tag its machines are deployed under. */
+export interface PooledSetTable {
+  id: string;
+  workspaceId: string;
+  variant: number;
+  state: PooledSetState;
+  created: number;
+  changed: number;
+  claimedAt: number;
+  /** The gamespace that claimed it, '' until then. */
+  claimedBy: string;
+}
+
+/** "N launches of the workspace at `at`": the pool's target is raised around that time. */
+export interface PoolScheduleTable {
+  id: string;
+  workspaceId: string;
+  count: number;
+  at: number;
+  created: number;
+}
+
 export interface Database {
   users: UserTable;
   apiKeys: ApiKeyTable;
@@ -208,6 +242,9 @@ export interface Database {
   vms: VmTable;
   vmDisks: VmDiskTable;
   documentUpdates: DocumentUpdateTable;
+  pools: PoolTable;
+  poolSets: PooledSetTable;
+  poolSchedules: PoolScheduleTable;
   /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
   kyselyMigration: { name: string; timestamp: Generated<string> };
 }

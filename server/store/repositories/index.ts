@@ -9,6 +9,7 @@ import { createFavoriteRepository } from './favorites';
 import { createGamespaceRepository } from './gamespaces';
 import { createMembershipRepository } from './membership';
 import { createPlayerRepository } from './players';
+import { createPoolRepository } from './pools';
 import { createStockTemplateRepository } from './stockTemplates';
 import { createTemplateRepository } from './templates';
 import { createUserRepository } from './users';
@@ -35,6 +36,8 @@ export function createRepositories(store: Pick<Store, 'db' | 'rowLookup'>) {
     gamespaceFavorites: createFavoriteRepository(db, 'gamespaceFavorites'),
     membership: createMembershipRepository(db),
     players: createPlayerRepository(db),
+    /** Warm pools: settings, pooled machine sets, scheduled launches. */
+    pools: createPoolRepository(db),
     stockTemplates: createStockTemplateRepository(db),
     templates: createTemplateRepository(db),
     users: createUserRepository(store),
