@@ -95,6 +95,7 @@ function fakeDriver(machines: Map<string, Machine>, clock: ManualClock) {
     refresh: unused,
     find: unused,
     machinesOf: unused,
+    retag: unused,
     startAll: unused,
     stopAll: unused,
     deleteAll: unused,

@@ -10,6 +10,8 @@
 //     by that name;
 //   - find / machinesOf: which machines a term or a tag selects, ordered by name;
 //   - startAll / stopAll / deleteAll: an operation on every machine a term finds;
+//   - retag: a tag's machines handed to another tag (a warm pool's set to the gamespace that
+//     claims it), refused by backends that cannot rename;
 //   - changeState: dispatch by operation, `reset` as stop then start;
 //   - refresh: a spec's machine, or the pseudo-machine of a spec not deployed (created /
 //     initialized, its disk copy);
@@ -40,7 +42,7 @@
 // parts, and a few (specName, requireDeployable, resolveIn, selectIn) serve the backends too.
 //
 // The split is chosen so that later backends slot in behind the same lifecycle: a warm pool is a
-// `create` that hands over a machine built ahead of time, a memory-snapshot restore is a `revert`
+// `rename` that hands over machines built ahead of time, a memory-snapshot restore is a `revert`
 // (or a `power on`) that resumes saved memory, and a cloud-init seed is one more disk that
 // `create` writes from the spec's guest settings. None of them changes what is below.
 
@@ -321,6 +323,7 @@ export function selectIn<T extends Named>(items: Iterable<T>, selection: Selecti
 /** The methods createDriver builds; a backend has every other method of HypervisorDriver. */
 type LifecycleMethod =
   | 'load'
+  | 'retag'
   | 'changeState'
   | 'deployBatch'
   | 'refresh'
@@ -349,6 +352,12 @@ export interface DriverBackend extends Omit<HypervisorDriver, LifecycleMethod> {
   openBatch(missing: MachineSpec[], context: DeploymentContext): Promise<BatchRun>;
   /** Work that outlives a call (a batch not waited for, an affinity batch's start). */
   track(work: Promise<unknown>): void;
+  /**
+   * Renames the machines of `fromTag` to `toTag` (names and NIC networks) and announces each as
+   * updated; the lifecycle has checked the tags. Backends that cannot leave it out: retag is
+   * then refused.
+   */
+  rename?(fromTag: string, toTag: string): Promise<Machine[]>;
   /** After deleteAll has deleted what a term found: what else goes with them (networks). */
   deletedAll?(term: string): Promise<unknown>;
   /** How the driver finds machines that stop on its own; watched while anyone subscribes. */
@@ -357,8 +366,17 @@ export interface DriverBackend extends Omit<HypervisorDriver, LifecycleMethod> {
 
 /** A HypervisorDriver: the lifecycle here, the backend's primitives passed through. */
 export function createDriver(backend: DriverBackend): HypervisorDriver {
-  const { list, resolveId, undeployed, openBatch, track, deletedAll, powerPoll, ...primitives } =
-    backend;
+  const {
+    list,
+    resolveId,
+    undeployed,
+    openBatch,
+    track,
+    rename,
+    deletedAll,
+    powerPoll,
+    ...primitives
+  } = backend;
   const powerWatch = powerPoll && createPowerWatch(powerPoll);
   const load = async (idOrName: string): Promise<Machine | null> =>
     resolveIn(await list({ idOrName }), idOrName, resolveId?.(idOrName)) ?? null;
@@ -406,6 +424,22 @@ export function createDriver(backend: DriverBackend): HypervisorDriver {
     async createDisks(spec) {
       await requireAvailable(primitives, spec);
       return primitives.createDisks(spec);
+    },
+    async retag(fromTag, toTag) {
+      if (!rename || !primitives.capabilities.retag) {
+        throw new DriverError(
+          'invalid-request',
+          `The ${primitives.capabilities.kind} driver cannot hand machines to another isolation tag.`,
+        );
+      }
+      if (!fromTag || !toTag || fromTag === toTag || fromTag.includes('#') || toTag.includes('#')) {
+        throw new DriverError('invalid-request', 'retag needs two different isolation tags');
+      }
+      // Two sets under one tag would be one gamespace's machines mixed with another's.
+      if ((await machinesOf(toTag)).length > 0) {
+        throw new DriverError('invalid-request', `isolation tag ${toTag} has machines already`);
+      }
+      return (await rename(fromTag, toTag)).sort(byName);
     },
     startAll: (term) => forEachFound(find(term), primitives.start),
     stopAll: (term) => forEachFound(find(term), primitives.stop),

@@ -242,6 +242,11 @@ export interface DriverCapabilities {
   simulated: boolean;
   /** Free text for the admin dashboard: "KVM", "software emulation", ... */
   acceleration: string;
+  /**
+   * Machines can be handed from one isolation tag to another (retag): what warm pools need.
+   * Absent or false: retag is refused (invalid-request).
+   */
+  retag?: boolean;
 }
 
 /** What the admin dashboard shows of the driver, and the capacity it enforces. */
@@ -322,6 +327,14 @@ export interface HypervisorDriver {
   find(term: string): Promise<Machine[]>;
   /** The machines of one isolation tag, ordered by name. */
   machinesOf(tag: string): Promise<Machine[]>;
+  /**
+   * Hands the machines of isolation tag `fromTag` to `toTag`: `{template}#{fromTag}` becomes
+   * `{template}#{toTag}` and each NIC's `{net}#{fromTag}` becomes `{net}#{toTag}` (reserved nets
+   * stay), the machines otherwise as they were (running, their guest settings). Resolves with
+   * the renamed machines, ordered by name, each announced as updated. Refused (invalid-request)
+   * by a driver whose capabilities do not say `retag`, and when `toTag` has machines already.
+   */
+  retag(fromTag: string, toTag: string): Promise<Machine[]>;
   startAll(term: string): Promise<Machine[]>;
   stopAll(term: string): Promise<Machine[]>;
   deleteAll(term: string): Promise<Machine[]>;

@@ -3,6 +3,7 @@ import {
   DriverError,
   isolatedNet,
   tagOf,
+  vmName,
   type ConsoleTickets,
   type DriverCapabilities,
   type HypervisorDriver,
@@ -35,6 +36,7 @@ export const SIM_CAPABILITIES: DriverCapabilities = {
   serverConsoles: true,
   simulated: true,
   acceleration: 'simulated',
+  retag: true,
 };
 
 export interface SimDriverOptions {
@@ -203,6 +205,29 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     return rows.map((r) => toMachine(r, clock.now()));
   }
 
+  /**
+   * Hands the machines of one tag to another: names and isolated nets follow the tag, reserved
+   * nets stay; everything else (power, a task under way, guest settings) is as it was.
+   */
+  async function rename(fromTag: string, toTag: string): Promise<Machine[]> {
+    const rows = await settled(await store.ofTag(fromTag));
+    const renamed = await Promise.all(
+      rows.map(async (row) => {
+        const patch = {
+          name: vmName(row.name, toTag),
+          tag: toTag,
+          nics: JSON.stringify(
+            nicsOf(row).map((net) => (tagOf(net) === fromTag ? vmName(net, toTag) : net)),
+          ),
+        };
+        await store.update(row.id, patch);
+        return toMachine({ ...row, ...patch }, clock.now());
+      }),
+    );
+    renamed.forEach(announce);
+    return renamed;
+  }
+
   async function changeConfiguration(id: string, change: MachineChange): Promise<Machine> {
     const row = await required(id);
     switch (change.kind) {
@@ -275,6 +300,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     },
 
     deploy,
+    rename,
     openBatch: async () => ({
       deploy: deployAll,
       // A deploy task still running is superseded: its outcome (off) first, then the start.

@@ -294,6 +294,41 @@ export function driverContract(name: string, make: () => Promise<DriverUnderTest
       expect(optionsA).not.toContain('lan');
     });
 
+    it("hands a tag's machines to another tag when it can retag, else refuses", async () => {
+      const [from, to] = [tag(), tag()];
+      if (!driver.capabilities.retag) {
+        await expect(driver.retag(from, to)).rejects.toEqual(driverError('invalid-request'));
+        return;
+      }
+      const twoNets = { nics: [nic('lan'), nic('bridge-net', 1)] };
+      const web = await untilIdle((await driver.deploy(spec('web', from, twoNets), true)).id);
+      const db = await untilIdle((await driver.deploy(spec('db', from), false)).id);
+      const events: DriverEvent[] = [];
+      const unsubscribe = driver.subscribe((event) => events.push(event));
+      const moved = await driver.retag(from, to);
+      unsubscribe();
+      expect(moved.map((m) => [m.id, m.name])).toEqual([
+        [db.id, `db#${to}`],
+        [web.id, `web#${to}`],
+      ]);
+      // Isolated nets follow the tag; a reserved net stays what it is.
+      expect(moved[1]!.nics.map((n) => n.network)).toEqual([`lan#${to}`, 'bridge-net']);
+      expect(await driver.machinesOf(from)).toEqual([]);
+      expect((await driver.load(`web#${to}`))?.state).toBe(web.state);
+      expect(await driver.netOptions(to)).toContain(`lan#${to}`);
+      expect(
+        events
+          .filter((e) => e.type === 'updated' && e.machine.name.endsWith(`#${to}`))
+          .map((e) => e.machine.name)
+          .sort(),
+      ).toEqual([`db#${to}`, `web#${to}`]);
+      // Machines of the target tag are never joined by another tag's.
+      await driver.deploy(spec('app', from), false);
+      await expect(driver.retag(from, to)).rejects.toEqual(driverError('invalid-request'));
+      await driver.deleteAll(from);
+      await driver.deleteAll(to);
+    });
+
     it('keeps a reserved net untagged only for a privileged deploy', async () => {
       const [builder, player] = [tag(), tag()];
       const bridged = { nics: [nic('bridge-net')] };
