@@ -1,4 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
+import { pooledSetMachine } from './core/pools/pooledSet';
 import { deployMachine } from './hypervisor/deploy';
 
 /**
@@ -8,4 +9,5 @@ import { deployMachine } from './hypervisor/deploy';
  */
 export const serverMachines = {
   deploy: deployMachine,
+  pooledSet: pooledSetMachine,
 } satisfies Record<string, AnyStateMachine>;

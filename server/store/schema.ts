@@ -207,6 +207,8 @@ export interface PooledSetTable {
   id: string;
   workspaceId: string;
   variant: number;
+  /** What its machines were made from (the templates of its variant), as core hashes it. */
+  fingerprint: string;
   state: PooledSetState;
   created: number;
   changed: number;

@@ -29,6 +29,9 @@ export async function up(db: Db): Promise<void> {
     .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
     .addColumn('workspace_id', 'varchar(64)', (c) => c.notNull())
     .addColumn('variant', 'integer', (c) => c.notNull().defaultTo(0))
+    // What its machines were made from (the workspace's templates of the variant): a set made
+    // from templates since changed is never claimed, and is drained.
+    .addColumn('fingerprint', 'varchar(64)', (c) => c.notNull().defaultTo(''))
     .addColumn('state', 'varchar(16)', (c) => c.notNull().defaultTo('warming'))
     .addColumn('created', 'bigint', (c) => c.notNull().defaultTo(0))
     // When it last changed state: a set warming or drained for too long is stale.

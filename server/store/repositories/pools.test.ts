@@ -31,7 +31,13 @@ describe.each(testEngines())('warm pools stored on %s', (engine) => {
   const addReady = async (repo: ReturnType<typeof createPoolRepository>, count: number) => {
     for (let i = 0; i < count; i++) {
       const id = `set-${String(i).padStart(2, '0')}`;
-      await repo.addSet({ id, workspaceId: 'ws1', variant: 0, created: 1_000 + i });
+      await repo.addSet({
+        id,
+        workspaceId: 'ws1',
+        variant: 0,
+        fingerprint: 'f',
+        created: 1_000 + i,
+      });
       expect(await repo.move(id, ['warming'], 'ready', 2_000)).toBe(true);
     }
   };
@@ -40,7 +46,9 @@ describe.each(testEngines())('warm pools stored on %s', (engine) => {
     const [a, b] = await openTwo();
     await addReady(a!, 10);
     const claims = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 ? a! : b!).claim('ws1', 0, `gs-${i}`, 3_000)),
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? a! : b!).claim('ws1', 0, 'f', `gs-${i}`, 3_000),
+      ),
     );
     const won = claims.filter((c) => c !== undefined);
     expect(won).toHaveLength(10);
@@ -54,24 +62,39 @@ describe.each(testEngines())('warm pools stored on %s', (engine) => {
     }
   });
 
-  it('claims the oldest ready set of the variant, never one warming', async () => {
+  it('claims the oldest ready set of the variant and templates, never one warming', async () => {
     const [repo] = await openTwo();
-    await repo!.addSet({ id: 'warm', workspaceId: 'ws1', variant: 0, created: 500 });
-    await repo!.addSet({ id: 'v1', workspaceId: 'ws1', variant: 1, created: 600 });
+    await repo!.addSet({
+      id: 'warm',
+      workspaceId: 'ws1',
+      variant: 0,
+      fingerprint: 'f',
+      created: 500,
+    });
+    await repo!.addSet({ id: 'old', workspaceId: 'ws1', variant: 0, fingerprint: 'e', created: 1 });
+    await repo!.move('old', ['warming'], 'ready', 700);
+    await repo!.addSet({
+      id: 'v1',
+      workspaceId: 'ws1',
+      variant: 1,
+      fingerprint: 'f',
+      created: 600,
+    });
     await repo!.move('v1', ['warming'], 'ready', 700);
     await addReady(repo!, 2);
-    expect((await repo!.claim('ws1', 0, 'gs-a', 3_000))?.id).toBe('set-00');
-    expect((await repo!.claim('ws1', 1, 'gs-b', 3_000))?.id).toBe('v1');
-    expect(await repo!.claim('ws1', 1, 'gs-c', 3_000)).toBeUndefined();
-    expect(await repo!.claim('ws2', 0, 'gs-d', 3_000)).toBeUndefined();
+    // 'old' is older but made from other templates: never claimed.
+    expect((await repo!.claim('ws1', 0, 'f', 'gs-a', 3_000))?.id).toBe('set-00');
+    expect((await repo!.claim('ws1', 1, 'f', 'gs-b', 3_000))?.id).toBe('v1');
+    expect(await repo!.claim('ws1', 1, 'f', 'gs-c', 3_000)).toBeUndefined();
+    expect(await repo!.claim('ws2', 0, 'f', 'gs-d', 3_000)).toBeUndefined();
   });
 
   it('drains only what no launch claimed, whichever comes first', async () => {
     const [a, b] = await openTwo();
     await addReady(a!, 6);
     const [drained, ...claims] = await Promise.all([
-      a!.drain('ws1', 4_000),
-      ...Array.from({ length: 6 }, (_, i) => b!.claim('ws1', 0, `gs-${i}`, 4_000)),
+      a!.drain('ws1', { from: ['warming', 'ready', 'failed'], to: 'drained' }, 4_000),
+      ...Array.from({ length: 6 }, (_, i) => b!.claim('ws1', 0, 'f', `gs-${i}`, 4_000)),
     ]);
     const claimed = claims.filter((c) => c !== undefined).map((c) => c.id);
     const drainedIds = drained!.map((s) => s.id);
@@ -90,8 +113,8 @@ describe.each(testEngines())('warm pools stored on %s', (engine) => {
     expect(await repo!.setting('ws1')).toMatchObject({ size: 4, misses: 2 });
     expect(await repo!.setting('ws2')).toBeUndefined();
     await addReady(repo!, 3);
-    await repo!.claim('ws1', 0, 'gs-old', 10_000);
-    await repo!.claim('ws1', 0, 'gs-new', 20_000);
+    await repo!.claim('ws1', 0, 'f', 'gs-old', 10_000);
+    await repo!.claim('ws1', 0, 'f', 'gs-new', 20_000);
     expect(await repo!.counts('ws1', 15_000)).toEqual({
       warming: 0,
       ready: 1,

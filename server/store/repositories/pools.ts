@@ -47,7 +47,9 @@ export function createPoolRepository(db: Db) {
     },
 
     /** Records a set whose machines are about to be deployed (state warming). */
-    async addSet(row: Pick<PooledSetTable, 'id' | 'workspaceId' | 'variant' | 'created'>) {
+    async addSet(
+      row: Pick<PooledSetTable, 'id' | 'workspaceId' | 'variant' | 'fingerprint' | 'created'>,
+    ) {
       await db
         .insertInto('poolSets')
         .values({ ...row, state: 'warming', changed: row.created, claimedAt: 0, claimedBy: '' })
@@ -106,7 +108,8 @@ export function createPoolRepository(db: Db) {
     },
 
     /**
-     * Claims the oldest ready set of the workspace and variant for a gamespace, in one
+     * Claims the oldest ready set of the workspace, variant and fingerprint (what the
+     * gamespace's machines are made from) for a gamespace, in one
      * statement: the set it answers is claimed by this call and no other. On PostgreSQL the
      * candidate is locked with SKIP LOCKED, so that claims arriving together each take another
      * set rather than all waiting on the oldest and all but one finding it gone; SQLite runs one
@@ -116,6 +119,7 @@ export function createPoolRepository(db: Db) {
     async claim(
       workspaceId: string,
       variant: number,
+      fingerprint: string,
       gamespaceId: string,
       now: number,
     ): Promise<PooledSetTable | undefined> {
@@ -124,6 +128,7 @@ export function createPoolRepository(db: Db) {
         .select('id')
         .where('workspaceId', '=', workspaceId)
         .where('variant', '=', variant)
+        .where('fingerprint', '=', fingerprint)
         .where('state', '=', 'ready')
         .orderBy('created')
         .orderBy('id')
@@ -138,16 +143,21 @@ export function createPoolRepository(db: Db) {
     },
 
     /**
-     * Drains sets of the workspace not claimed (warming, ready, failed): moves them to drained in
-     * one statement and answers them. A set claimed meanwhile is not among them.
+     * Moves the workspace's sets in one of `from` (all, or those of `ids`) to `to` in one
+     * statement, and answers them: a drain, which a set claimed meanwhile is not part of.
      */
-    async drain(workspaceId: string, now: number, ids?: string[]): Promise<PooledSetTable[]> {
+    async drain(
+      workspaceId: string,
+      move: { from: PooledSetState[]; to: PooledSetState },
+      now: number,
+      ids?: string[],
+    ): Promise<PooledSetTable[]> {
       if (ids?.length === 0) return [];
       let query = db
         .updateTable('poolSets')
-        .set({ state: 'drained', changed: now })
+        .set({ state: move.to, changed: now })
         .where('workspaceId', '=', workspaceId)
-        .where('state', 'in', ['warming', 'ready', 'failed']);
+        .where('state', 'in', move.from);
       if (ids) query = query.where('id', 'in', ids);
       return query.returningAll().execute();
     },
