@@ -156,6 +156,7 @@ export default tseslint.config(
     files: ['server/hypervisor/**/*.ts'],
     ignores: [
       'server/hypervisor/qemu/processes.ts',
+      'server/hypervisor/qemu/guestAgent.ts',
       'server/hypervisor/qemu/switch.ts',
       'server/hypervisor/qemu/tinyImage.ts',
       'server/hypervisor/proxmox/connection.ts',

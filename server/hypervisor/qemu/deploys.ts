@@ -6,13 +6,14 @@ import { requireDeployable, specName } from '../lifecycle';
 import { DriverError, type DriverEvent, type Machine, type MachineSpec } from '../types';
 import type { Reservation } from './capacity';
 import type { DiskCopies } from './diskCopies';
-import { freshDisk } from './disks';
+import { createOverlay, freshDisk } from './disks';
 import { machineFiles, type QemuLayout } from './layout';
 import type { Serialized } from './locks';
 import type { QemuMachines } from './machines';
 import { recordOf } from './plans';
 import type { QemuPower } from './power';
 import { writeRecord } from './records';
+import type { WarmImages } from './warm';
 
 // A qemu deploy: the machine's folder with overlays of the template's disks, its record, its
 // switch ports, then a start when its template says so. Each deploy is a deploy machine
@@ -28,10 +29,13 @@ export interface QemuDeploysOptions {
   serialized: Serialized;
   emit(event: DriverEvent): void;
   clock: Clock;
+  /** Warm images to restore player machines from; none: every machine boots. */
+  warm?: WarmImages | null;
+  log?: { warn(o: object, msg?: string): void };
 }
 
 export function createQemuDeploys(options: QemuDeploysOptions) {
-  const { layout, reserved, machines, disks, power, serialized, emit, clock } = options;
+  const { layout, reserved, machines, disks, power, serialized, emit, clock, warm, log } = options;
   const { records, deploys, byIdOrName, toMachine, attachPorts } = machines;
 
   async function deployNow(
@@ -62,8 +66,19 @@ export function createQemuDeploys(options: QemuDeploysOptions) {
       await mkdir(files.dir, { recursive: true });
       try {
         // Its disks are overlays of the template's (or empty ones), its own from here on.
+        // On the frozen disks of a warm image when there is one: the first start restores it.
         deploy.send({ type: 'deploy.copyStarted' });
-        for (const disk of record.disks) await freshDisk(disk, files.overlay(disk.index));
+        const image = warm ? await warm.readyFor(record) : null;
+        if (image) {
+          for (const disk of record.disks) {
+            await createOverlay(image.disk(disk.index), files.overlay(disk.index));
+          }
+          record.warm = image.key;
+        } else {
+          for (const disk of record.disks) await freshDisk(disk, files.overlay(disk.index));
+          // Built in the background, for the machines deployed after this one.
+          warm?.request(record).catch((error: unknown) => log?.warn({ err: error }, 'warm image'));
+        }
         deploy.send({ type: 'deploy.copied' });
         await writeRecord(layout, record);
         records.set(id, record);

@@ -62,6 +62,7 @@ export const machineFiles = (layout: QemuLayout, id: string) => {
     qmp: join(dir, 'qmp.sock'),
     vnc: join(dir, 'vnc.sock'),
     serial: join(dir, 'serial.sock'),
+    agent: join(dir, 'agent.sock'),
     log: join(dir, 'qemu.log'),
     nic: (index: number) => join(dir, `nic${index}.sock`),
     overlay: (index: number) => join(dir, `disk${index}.qcow2`),

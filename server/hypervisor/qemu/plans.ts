@@ -156,9 +156,9 @@ async function seedOf(
 export async function launchPlanOf(
   record: MachineRecord,
   context: PlanContext,
+  files: ReturnType<typeof machineFiles> = machineFiles(context.layout, record.id),
 ): Promise<LaunchPlan> {
   const { layout, acceleration, log } = context;
-  const files = machineFiles(layout, record.id);
   const guestSettings: LaunchPlan['guestSettings'] = [];
   // QEMU refuses two fw_cfg files of one name: a key set again (a configuration change) keeps
   // its last value.

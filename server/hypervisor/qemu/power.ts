@@ -1,15 +1,20 @@
 import { rm } from 'node:fs/promises';
 import { DriverError, EMPTY_TAG, type DriverEvent, type Machine } from '../types';
+import { callAgent, personalizeLine } from './guestAgent';
 import type { createCapacity, Reservation } from './capacity';
 import { commitOverlay, freshDisk } from './disks';
 import { machineFiles, type QemuLayout } from './layout';
 import type { Serialized } from './locks';
 import type { QemuMachines } from './machines';
 import { launchPlanOf } from './plans';
-import { ended, launch, type Acceleration } from './processes';
+import { ended, launch, resumed, type Acceleration } from './processes';
 import { qmp } from './qmp';
-import type { MachineRecord } from './records';
+import { writeRecord, type MachineRecord } from './records';
 import type { SwitchClient } from './switch';
+import type { WarmImages } from './warm';
+
+/** How long a restored machine's agent may take to make it its own. */
+const PERSONALIZE_MS = 30_000;
 
 // Operations on the qemu driver's machines: start (within the host's capacity), stop (QEMU's
 // monitor first, then the process), save and revert (the disk overlays, with the machine
@@ -18,8 +23,10 @@ import type { SwitchClient } from './switch';
 export interface QemuPowerOptions {
   layout: QemuLayout;
   acceleration: Acceleration;
-  log?: { warn(o: object, msg?: string): void };
+  log?: { warn(o: object, msg?: string): void; info?(o: object, msg?: string): void };
   machines: QemuMachines;
+  /** Where machines deployed on a warm image are restored from. */
+  warm?: WarmImages | null;
   capacity: ReturnType<typeof createCapacity>;
   serialized: Serialized;
   switchClient: SwitchClient;
@@ -30,7 +37,7 @@ export interface QemuPowerOptions {
 
 export function createQemuPower(options: QemuPowerOptions) {
   const { layout, acceleration, machines, capacity, serialized, switchClient } = options;
-  const { knownRunning, emit } = options;
+  const { knownRunning, emit, warm } = options;
   const { records, pidOf, toMachine, required, portOf } = machines;
 
   const plan = (record: MachineRecord) =>
@@ -48,7 +55,8 @@ export function createQemuPower(options: QemuPowerOptions) {
           await rm(path, { force: true });
         }
         for (const nic of record.nics) await rm(files.nic(nic.index), { force: true });
-        await launch(await plan(record));
+        await rm(files.agent, { force: true });
+        if (!(record.warm && (await restore(record)))) await launch(await plan(record));
         // Announced when it stops on its own, whether or not the watch has seen it run.
         knownRunning.add(record.id);
       } finally {
@@ -56,6 +64,50 @@ export function createQemuPower(options: QemuPowerOptions) {
       }
     }
     return toMachine(record);
+  }
+
+  /**
+   * The first start of a machine deployed on a warm image: QEMU resumes the saved machine, and the
+   * guest agent makes it this machine (its name, MACs, addresses, keys, clock, settings). Anything
+   * that fails ends that QEMU and puts the machine back on its template's disks, to boot: false.
+   */
+  async function restore(record: MachineRecord): Promise<boolean> {
+    const files = machineFiles(layout, record.id);
+    const key = record.warm ?? '';
+    const started = performance.now();
+    let pid: number | null = null;
+    try {
+      const image = warm ? await warm.byKey(key) : null;
+      if (!image) throw new DriverError('unavailable', 'its warm image is gone');
+      pid = await launch({ ...(await plan(record)), incoming: image.memory });
+      await resumed(files.qmp, { pid, id: record.id });
+      const answer = await callAgent(files.agent, {
+        line: personalizeLine(),
+        answer: 'TOPOPLAY personalized',
+        timeoutMs: PERSONALIZE_MS,
+      });
+      record.restoredFrom = key;
+      options.log?.info?.(
+        { machine: record.id, warm: key, ms: Math.round(performance.now() - started), answer },
+        'machine restored from its warm image',
+      );
+      return true;
+    } catch (error) {
+      options.log?.warn(
+        { machine: record.id, warm: key, err: error },
+        'restore failed: the machine boots instead',
+      );
+      if (pid !== null) await ended(pid, record.id, 0);
+      for (const disk of record.disks) await freshDisk(disk, files.overlay(disk.index));
+      for (const path of [files.qmp, files.vnc, files.serial, files.agent, files.pid]) {
+        await rm(path, { force: true });
+      }
+      for (const nic of record.nics) await rm(files.nic(nic.index), { force: true });
+      return false;
+    } finally {
+      record.warm = null;
+      await writeRecord(layout, record);
+    }
   }
 
   async function stopRecord(record: MachineRecord): Promise<Machine> {

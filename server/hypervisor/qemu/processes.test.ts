@@ -94,6 +94,7 @@ describe('qemu hardware from the template', () => {
       'ide-cd,drive=seed,bus=ide.1,id=seed0',
       'e1000,netdev=n0,mac=52:54:00:00:00:00,romfile=',
       'virtio-net-pci,netdev=n1,mac=52:54:00:00:00:01,romfile=',
+      'vmgenid,guid=auto',
     ]);
     expect(after(args, '-drive').slice(0, 4)).toEqual([
       `if=none,id=disk0,file=${files.overlay(0)},format=qcow2`,
@@ -101,6 +102,21 @@ describe('qemu hardware from the template', () => {
       `file=${files.overlay(2)},format=qcow2,if=virtio,index=2`,
       `if=none,id=disk3,file=${files.overlay(3)},format=qcow2`,
     ]);
+  });
+
+  it('gives the guest agent the second serial port and the MACs, and resumes a saved state', () => {
+    const plan = planWith([], ['e1000', 'virtio'], null);
+    const args = qemuArgs(plan);
+    expect(after(args, '-serial')).toEqual([
+      `unix:${plan.files.serial},server=on,wait=off`,
+      `unix:${plan.files.agent},server=on,wait=off`,
+    ]);
+    expect(after(args, '-fw_cfg')).toContain(
+      'name=opt/topoplay/macs,string=52:54:00:00:00:00 52:54:00:00:00:01',
+    );
+    expect(args).not.toContain('-incoming');
+    const incoming = qemuArgs({ ...plan, incoming: "/s/warm/it's/memory.state" });
+    expect(after(incoming, '-incoming')).toEqual([`exec:cat '/s/warm/it'\\''s/memory.state'`]);
   });
 
   it("skips the kernel's timer check under software emulation only", () => {

@@ -5,6 +5,8 @@ import { promisify } from 'node:util';
 import { DriverError } from '../types';
 import { probeKey, readProbe, writeProbe } from './accelerationCache';
 import { messageOf } from './disks';
+import { MACS_FW_CFG } from './guestAgent';
+import { openQmp } from './qmp';
 import type { machineFiles } from './layout';
 
 // One QEMU process per machine. It is started daemonized (it outlives the server, which re-attaches
@@ -161,6 +163,11 @@ export interface LaunchPlan {
   guestSettings: Array<{ name: string; file: string }>;
   /** The cloud-init seed ISO (CIDATA) in a second CD-ROM drive, or null for none. */
   seed: string | null;
+  /**
+   * A saved machine's memory and device state to resume from (`-incoming`) instead of booting:
+   * the file a warm image saved (warm.ts). Its machine must be launched exactly as the saved one.
+   */
+  incoming?: string | null;
 }
 
 /** The process name that marks a machine's QEMU: `topoplay-{id}`. */
@@ -217,6 +224,9 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     `unix:${files.qmp},server=on,wait=off`,
     '-serial',
     `unix:${files.serial},server=on,wait=off`,
+    // The second serial port is the guest agent's (guestAgent.ts).
+    '-serial',
+    `unix:${files.agent},server=on,wait=off`,
     '-daemonize',
     '-pidfile',
     files.pid,
@@ -289,11 +299,30 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     // installer still in the drive.
     args.push('-boot', plan.iso ? 'order=cd' : 'order=c');
   }
+  // A new VM generation ID at every launch: a guest restored from a warm image learns that it
+  // is a copy and reseeds its random number generator (Linux's vmgenid driver, Windows).
+  args.push('-device', 'vmgenid,guid=auto');
   args.push('-fw_cfg', `name=opt/topoplay/hostname,string=${escaped(plan.hostname)}`);
+  if (plan.nics.length > 0) {
+    args.push('-fw_cfg', `name=${MACS_FW_CFG},string=${plan.nics.map((nic) => nic.mac).join(' ')}`);
+  }
   for (const setting of plan.guestSettings) {
     args.push('-fw_cfg', `name=${escaped(setting.name)},file=${escaped(setting.file)}`);
   }
+  // `exec:` runs a shell: the path is quoted for it.
+  if (plan.incoming) args.push('-incoming', `exec:cat '${plan.incoming.replace(/'/g, `'\\''`)}'`);
   return args;
+}
+
+let version: Promise<string> | null = null;
+
+/** QEMU's version line (`QEMU emulator version 7.2.x ...`), read once. */
+export function qemuVersion(): Promise<string> {
+  version ??= run(QEMU_BINARY, ['--version']).then(
+    ({ stdout }) => stdout.split('\n')[0]?.trim() ?? '',
+    () => '',
+  );
+  return version;
 }
 
 /** Starts the machine's QEMU; resolves with its pid once it daemonized, or says why it failed. */
@@ -375,5 +404,76 @@ export async function ended(pid: number, id: string, deadlineMs = 5_000): Promis
     process.kill(pid, 'SIGKILL');
   } catch {
     // Gone in the meantime.
+  }
+}
+
+/**
+ * Stops the machine and saves its memory and device state into `file`: QMP's `migrate` to a
+ * command that writes the stream, then `quit` once it has completed.
+ */
+export async function saveState(qmpPath: string, file: string): Promise<void> {
+  const monitor = await openQmp(qmpPath);
+  try {
+    await monitor.execute('stop');
+    await monitor.execute('migrate', { uri: `exec:cat > '${file.replace(/'/g, `'\\''`)}'` });
+    // Real time: QEMU writes the state at its own pace.
+    const until = Date.now() + 120_000;
+    for (;;) {
+      const status = await monitor.execute<{ status?: string; 'error-desc'?: string }>(
+        'query-migrate',
+      );
+      if (status.status === 'completed') break;
+      if (status.status === 'failed' || status.status === 'cancelled') {
+        throw new DriverError(
+          'unavailable',
+          `QEMU could not save the machine: ${status['error-desc'] ?? status.status}`,
+        );
+      }
+      if (Date.now() > until) throw new DriverError('unavailable', 'saving the machine timed out');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await monitor.execute('quit').catch(() => {});
+  } finally {
+    monitor.close();
+  }
+}
+
+/**
+ * Resolves once a machine launched with `-incoming` runs: QEMU loads the state, and the machine,
+ * saved stopped, is continued. Rejects when the load fails (QEMU exits) or takes longer than `timeoutMs`.
+ */
+export async function resumed(
+  qmpPath: string,
+  process: { pid: number; id: string },
+  timeoutMs = 60_000,
+): Promise<void> {
+  // Real time: the load takes what it takes.
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (!(await isRunning(process.pid, process.id))) {
+      throw new DriverError('unavailable', 'QEMU could not load the saved state');
+    }
+    try {
+      const monitor = await openQmp(qmpPath, undefined, 5_000);
+      try {
+        const status = await monitor.execute<{ status?: string }>('query-status');
+        if (status.status === 'running') return;
+        // The saved machine was stopped to be saved: once loaded, it waits to be continued.
+        if (status.status === 'paused') {
+          await monitor.execute('cont');
+          continue;
+        }
+        if (status.status !== 'inmigrate' && status.status !== 'prelaunch') {
+          throw new DriverError('unavailable', `the restored machine is ${status.status}`);
+        }
+      } finally {
+        monitor.close();
+      }
+    } catch (error) {
+      if (error instanceof DriverError && /restored machine is/.test(error.message)) throw error;
+      if (Date.now() > until) throw error;
+    }
+    if (Date.now() > until) throw new DriverError('unavailable', 'restoring the machine timed out');
+    await new Promise((r) => setTimeout(r, 50));
   }
 }

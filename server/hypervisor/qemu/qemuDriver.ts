@@ -27,10 +27,16 @@ import { layoutOf, machineFiles, type QemuLayout } from './layout';
 import { createLocks } from './locks';
 import { createQemuMachines, HOST } from './machines';
 import { createQemuPower } from './power';
-import { accelerationLabel, detectAcceleration, qemuProcessesUnder } from './processes';
+import {
+  accelerationLabel,
+  detectAcceleration,
+  qemuProcessesUnder,
+  qemuVersion,
+} from './processes';
 import { readAllRecords, type MachineRecord } from './records';
 import { ensureSwitch, type SwitchClient } from './switch';
 import { TINY_KERNEL } from './tinyImage';
+import { createWarmImages, type WarmImages } from './warm';
 
 // The qemu driver: real machines on this one Linux host, one QEMU process each (processes.ts),
 // linked-clone disks (disks.ts), isolated layer-2 networks through the switch process (switch.ts),
@@ -58,7 +64,13 @@ export interface QemuDriverOptions {
   watchMs?: number;
   /** When deploys and disk copies start; the real one unless a test moves a manual one on. */
   clock?: Clock;
-  log?: { warn(o: object, msg?: string): void };
+  log?: { warn(o: object, msg?: string): void; info?(o: object, msg?: string): void };
+  /**
+   * Player machines are restored from warm images (warm.ts) instead of booting, once their
+   * template's image is built (in the background, after the first deploy). Off: every machine
+   * boots.
+   */
+  warmImages?: boolean;
 }
 
 const OPERATIONS = ['start', 'stop', 'save', 'revert', 'delete', 'reset'] as const;
@@ -73,6 +85,10 @@ export interface QemuDriver extends HypervisorDriver {
   qmpSocket(id: string): string;
   /** The MAC addresses of a machine's NICs, in order. */
   macsOf(id: string): string[];
+  /** The unix socket of a machine's guest agent (its second serial port). */
+  agentSocket(id: string): string;
+  /** Warm images, when the driver restores from them. */
+  warm: WarmImages | null;
 }
 
 export async function createQemuDriver(options: QemuDriverOptions): Promise<QemuDriver> {
@@ -133,7 +149,20 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   });
   const memoriesOf = (specs: MachineSpec[]) => specs.map((s) => s.memoryMiB);
 
+  const warm = options.warmImages
+    ? createWarmImages({
+        layout,
+        acceleration,
+        qemu: await qemuVersion(),
+        log: options.log,
+        now: () => clock.now(),
+      })
+    : null;
+  // Warm images no machine is based on any more (their template or image changed) are removed.
+  await warm?.prune(new Set([...records.values()].flatMap((r) => (r.warm ? [r.warm] : []))));
+
   const power = createQemuPower({
+    warm,
     layout,
     acceleration,
     log: options.log,
@@ -146,6 +175,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   });
   const { startRecord, start, stop, save, revert, remove, announced } = power;
   const { deploy } = createQemuDeploys({
+    warm,
+    log: options.log,
     layout,
     reserved,
     machines,
@@ -322,6 +353,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     },
     async close() {
       closed = true;
+      await warm?.close();
       await idle();
       listeners.clear();
       await switchClient.close();
@@ -333,5 +365,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     serialSocket: (id) => machineFiles(layout, required(id).id).serial,
     qmpSocket: (id) => machineFiles(layout, required(id).id).qmp,
     macsOf: (id) => required(id).nics.map((n) => n.mac),
+    agentSocket: (id) => machineFiles(layout, required(id).id).agent,
+    warm,
   };
 }

@@ -39,6 +39,13 @@ export interface MachineRecord {
   iso: string | null;
   bootDelaySeconds: number;
   guestSettings: GuestSetting[];
+  /**
+   * The warm image (qemu/warm.ts) the disk overlays are based on, until the machine's first start
+   * restores it from there; null or absent: it boots.
+   */
+  warm?: string | null;
+  /** The warm image the machine was restored from at its first start, if it was. */
+  restoredFrom?: string | null;
 }
 
 export async function writeRecord(layout: QemuLayout, record: MachineRecord): Promise<void> {

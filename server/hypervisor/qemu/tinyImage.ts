@@ -11,13 +11,18 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { AGENT_PATH, AGENT_SCRIPT, PERSONALIZE_HOOK } from './guestAgent';
 import {
+  TINY_IDENTITY,
+  TINY_IDENTITY_SCRIPT,
   TINY_INIT,
   TINY_INITTAB,
   TINY_GROUP,
+  TINY_PERSONALIZE_HOOK,
   TINY_MODULES_DIR,
   TINY_MODULES_LIST,
   TINY_PASSWD,
@@ -35,6 +40,8 @@ export const TINY_DISK = 'topoplay-tiny.qcow2';
 export const TINY_KERNEL = 'topoplay-tiny.vmlinuz';
 export const TINY_INITRD = 'topoplay-tiny.initrd';
 export const TINY_CMDLINE = 'topoplay-tiny.cmdline';
+/** What the boot files were built from (a digest): files of an older build are built again. */
+export const TINY_RECIPE = 'topoplay-tiny.recipe';
 
 /** The blank disk's virtual size: room for a player's files, nothing preallocated. */
 export const TINY_DISK_SIZE = '256M';
@@ -52,11 +59,12 @@ export const TINY_MIN_MEMORY_MB = 96;
 
 // `quiet` and `dmesg -n 1` keep kernel messages off the consoles, where they would interleave with
 // the banner and the prompt; `no-scroll` makes the VGA console redraw instead of moving its start
-// address, so the visible screen is always the 80x25 cells at 0xb8000. One UART instead of four,
-// no speculative-execution mitigations and no self-tests of the crypto algorithms (a quarter of a
+// address, so the visible screen is always the 80x25 cells at 0xb8000. One UART instead of four
+// (and a second for the guest agent, guestAgent.ts), no speculative-execution mitigations and no
+// self-tests of the crypto algorithms (a quarter of a
 // second of the kernel's start) save time under software emulation.
 export const TINY_KERNEL_ARGS =
-  'console=tty0 console=ttyS0,115200n8 quiet loglevel=3 no-scroll 8250.nr_uarts=1 ' +
+  'console=tty0 console=ttyS0,115200n8 quiet loglevel=3 no-scroll 8250.nr_uarts=2 ' +
   'mitigations=off cryptomgr.notests panic=5';
 
 /**
@@ -88,6 +96,7 @@ export interface TinyImageFiles {
   kernel: string;
   initrd: string;
   cmdline: string;
+  recipe: string;
 }
 
 export const tinyImageFiles = (imagesDir: string): TinyImageFiles => ({
@@ -95,7 +104,26 @@ export const tinyImageFiles = (imagesDir: string): TinyImageFiles => ({
   kernel: join(imagesDir, TINY_KERNEL),
   initrd: join(imagesDir, TINY_INITRD),
   cmdline: join(imagesDir, TINY_CMDLINE),
+  recipe: join(imagesDir, TINY_RECIPE),
 });
+
+/** The userland and kernel arguments the boot files are built from. */
+const USERLAND: Record<string, string> = {
+  init: TINY_INIT,
+  'etc/inittab': TINY_INITTAB,
+  'etc/profile': TINY_PROFILE,
+  'etc/passwd': TINY_PASSWD,
+  'etc/group': TINY_GROUP,
+  [TINY_IDENTITY.slice(1)]: TINY_IDENTITY_SCRIPT,
+  [PERSONALIZE_HOOK.slice(1)]: TINY_PERSONALIZE_HOOK,
+  [AGENT_PATH.slice(1)]: AGENT_SCRIPT,
+};
+
+/** The digest of what the image is built from (the packages' versions aside). */
+export const tinyRecipe = (): string =>
+  createHash('sha256')
+    .update(JSON.stringify({ userland: USERLAND, args: TINY_KERNEL_ARGS }))
+    .digest('hex');
 
 const NEEDS =
   `Building the tiny Linux image needs Debian's apt-get and dpkg-deb (with apt lists: ` +
@@ -133,7 +161,9 @@ export async function buildTinyImage(
 ): Promise<TinyImageFiles> {
   const files = tinyImageFiles(imagesDir);
   const present = await Promise.all(Object.values(files).map(exists));
-  if (present.every(Boolean)) return files;
+  if (present.every(Boolean) && (await readFile(files.recipe, 'utf8')).trim() === tinyRecipe()) {
+    return files;
+  }
   // Callers that ask while a build of the same folder runs wait for it instead of downloading
   // the packages a second time.
   const running = building.get(files.initrd);
@@ -186,11 +216,10 @@ async function buildInto(
       { name: 'dev/console', mode: S_IFCHR | 0o600, rdev: [5, 1] },
       file('bin/busybox', await readFile(join(root, 'bin', 'busybox')), 0o755),
       { name: 'bin/sh', mode: S_IFLNK | 0o777, data: Buffer.from('busybox') },
-      file('init', TINY_INIT, 0o755),
-      file('etc/inittab', TINY_INITTAB),
-      file('etc/profile', TINY_PROFILE),
-      file('etc/passwd', TINY_PASSWD),
-      file('etc/group', TINY_GROUP),
+      ...['etc/topoplay', 'usr', 'usr/sbin'].map((name) => dir(name)),
+      ...Object.entries(USERLAND).map(([name, text]) =>
+        file(name, text, text.startsWith('#!') ? 0o755 : 0o644),
+      ),
       file(TINY_MODULES_LIST.slice(1), bootModules.map((m) => `${m}\n`).join('')),
       file(TINY_SCSI_MODULES_LIST.slice(1), scsiModules.map((m) => `${m}\n`).join('')),
     ];
@@ -206,7 +235,8 @@ async function buildInto(
       await tool('qemu-img', ['create', '-q', '-f', 'qcow2', files.disk + suffix, TINY_DISK_SIZE]);
       await rename(files.disk + suffix, files.disk);
     }
-    for (const path of [files.kernel, files.initrd, files.cmdline]) {
+    await writeFile(files.recipe + suffix, `${tinyRecipe()}\n`);
+    for (const path of [files.kernel, files.initrd, files.cmdline, files.recipe]) {
       await rename(path + suffix, path);
     }
     log(`built the tiny image in ${imagesDir} in ${((Date.now() - started) / 1000).toFixed(1)} s`);

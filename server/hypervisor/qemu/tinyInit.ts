@@ -1,4 +1,5 @@
 import { FW_CFG_BY_NAME } from '../guestFiles';
+import { AGENT_PATH } from './guestAgent';
 
 // The tiny image's userland: busybox alone, configured by the files below. /init sets the
 // machine up once (modules, hostname, addresses, guest settings, disk) and then hands PID 1 to
@@ -19,6 +20,50 @@ export const TINY_HOSTNAME_FW_CFG = 'opt/topoplay/hostname';
 export const GUESTINFO_FW_CFG_PREFIX = 'opt/guestinfo.';
 
 export const TINY_DEFAULT_HOSTNAME = 'tiny';
+
+/** Where the tiny image keeps the script that names the machine and addresses its NICs. */
+export const TINY_IDENTITY = '/etc/topoplay/identity';
+
+// The machine's name, addresses and banner, from fw_cfg and its NICs' MACs: run by /init at boot,
+// and again by the agent's personalization after a restore (its hook below).
+export const TINY_IDENTITY_SCRIPT = `#!/bin/busybox sh
+fw=${FW_CFG_BY_NAME}
+name=${TINY_DEFAULT_HOSTNAME}
+if [ -r $fw/${TINY_HOSTNAME_FW_CFG}/raw ]; then name=$(cat $fw/${TINY_HOSTNAME_FW_CFG}/raw); fi
+hostname "$name"
+echo "$name" > /etc/hostname
+
+banner=/etc/banner
+echo "Topoplay tiny machine $name" > $banner.new
+for dev in /sys/class/net/eth*; do
+  [ -e "$dev" ] || continue
+  nic=\${dev##*/}
+  mac=$(cat $dev/address)
+  set -- $(echo $mac | tr ':' ' ')
+  address=10.$((0x$4)).$((0x$5)).$((0x$6))/8
+  ip addr flush dev $nic
+  ip addr add $address dev $nic
+  ip link set $nic up
+  echo "$nic $mac $address" >> $banner.new
+done
+
+for entry in $fw/${GUESTINFO_FW_CFG_PREFIX}*; do
+  [ -r "$entry/raw" ] || continue
+  echo "\${entry##*/} = $(cat "$entry/raw")" >> $banner.new
+done
+mv $banner.new $banner
+`;
+
+// After a restore: the identity again, then the shells on the VGA console and the serial port
+// end, so that init starts new ones that print the new banner and prompt.
+export const TINY_PERSONALIZE_HOOK = `#!/bin/busybox sh
+${TINY_IDENTITY}
+for p in /proc/[0-9]*; do
+  case "$(readlink $p/fd/0)" in
+    /dev/tty1|/dev/ttyS0) kill -KILL \${p#/proc/} ;;
+  esac
+done
+`;
 
 // Each NIC's IPv4 address comes from the last three bytes of its MAC, so whoever chose the MAC
 // (the driver, a test) knows the address without asking the guest. The disk is formatted only
@@ -50,30 +95,8 @@ if ! find_disk; then
   while [ $i -lt 30 ] && ! find_disk; do usleep 100000; i=$((i + 1)); done
 fi
 
-fw=${FW_CFG_BY_NAME}
-name=${TINY_DEFAULT_HOSTNAME}
-if [ -r $fw/${TINY_HOSTNAME_FW_CFG}/raw ]; then name=$(cat $fw/${TINY_HOSTNAME_FW_CFG}/raw); fi
-hostname "$name"
-echo "$name" > /etc/hostname
-
-banner=/etc/banner
-echo "Topoplay tiny machine $name" > $banner
 ip link set lo up
-for dev in /sys/class/net/eth*; do
-  [ -e "$dev" ] || continue
-  nic=\${dev##*/}
-  mac=$(cat $dev/address)
-  set -- $(echo $mac | tr ':' ' ')
-  address=10.$((0x$4)).$((0x$5)).$((0x$6))/8
-  ip addr add $address dev $nic
-  ip link set $nic up
-  echo "$nic $mac $address" >> $banner
-done
-
-for entry in $fw/${GUESTINFO_FW_CFG_PREFIX}*; do
-  [ -r "$entry/raw" ] || continue
-  echo "\${entry##*/} = $(cat "$entry/raw")" >> $banner
-done
+${TINY_IDENTITY}
 
 # An ext2/3/4 superblock has its magic number 0xef53 at byte 1080. A disk that has none and whose
 # first MiB is all zeros is blank and gets a filesystem; any other disk is left as it is. One inode
@@ -97,6 +120,7 @@ exec /bin/busybox init
 // started again; a reboot unmounts the disk first so that nothing written to it is lost.
 export const TINY_INITTAB = `tty1::respawn:-/bin/sh
 ttyS0::respawn:-/bin/sh
+ttyS1::respawn:${AGENT_PATH}
 ::ctrlaltdel:/sbin/reboot
 ::shutdown:/bin/umount -a -r
 `;

@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { FW_CFG_BY_NAME } from '../guestFiles';
+import { DriverError } from '../types';
+
+// Topoplay's guest agent: a shell script the stock images run on their second serial port
+// (ttyS1), which QEMU serves on the machine's `agent.sock`. It answers one line for each line it
+// reads:
+//   `ping`                  -> `TOPOPLAY pong`: the machine has booted as far as its image says
+//                              (the tiny image: init ran; Debian: cloud-init finished).
+//   `personalize TIME SEED` -> `TOPOPLAY personalized HOSTNAME`: after a restore from a warm image,
+//                              the machine takes what makes it its own (see personalize below).
+// A restored machine is the warm image's machine until it has answered `personalized`; the
+// driver never hands one out before.
+
+/** The serial port the agent listens on inside the guest. */
+export const AGENT_PORT = '/dev/ttyS1';
+/** fw_cfg entry with the machine's MACs, in NIC order, separated by spaces. */
+export const MACS_FW_CFG = 'opt/topoplay/macs';
+/** The image-specific part of a personalization, run last when the image has it. */
+export const PERSONALIZE_HOOK = '/etc/topoplay/personalize';
+export const AGENT_PATH = '/usr/sbin/topoplay-agent';
+
+// Personalize: the clock set, the kernel's RNG fed with the host's random bytes, the fw_cfg files
+// read again (the qemu_fw_cfg module lists them when it loads, and a restored machine has other
+// files than the machine it was saved from), the hostname and each NIC's MAC taken from them,
+// then the image's hook (addresses, host keys, machine-id, consoles). Every step that fails is
+// skipped, not fatal: the agent must always answer.
+export const AGENT_SCRIPT = `#!/bin/sh
+# Topoplay guest agent: answers the host on ${AGENT_PORT} (see the Topoplay docs, drivers).
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+fw=${FW_CFG_BY_NAME}
+port=\${1:-${AGENT_PORT}}
+exec <"$port" >"$port" 2>/dev/null
+stty -echo -icrnl -onlcr 2>/dev/null
+
+setting() { cat "$fw/$1/raw" 2>/dev/null; }
+
+reload_fw_cfg() {
+  rmmod qemu_fw_cfg 2>/dev/null
+  modprobe qemu_fw_cfg 2>/dev/null || insmod /lib/modules/qemu_fw_cfg.ko 2>/dev/null
+  i=0
+  while [ ! -d "$fw" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+personalize() {
+  date -u -s "$(echo "$1" | tr T ' ')" >/dev/null 2>&1
+  [ -n "$2" ] && echo "$2" > /dev/urandom
+  reload_fw_cfg
+  name=$(setting opt/topoplay/hostname)
+  if [ -n "$name" ]; then hostname "$name"; echo "$name" > /etc/hostname; fi
+  i=0
+  for mac in $(setting ${MACS_FW_CFG}); do
+    nic=eth$i
+    if [ -e /sys/class/net/$nic ]; then
+      ip link set dev $nic down
+      ip link set dev $nic address $mac
+      ip link set dev $nic up
+    fi
+    i=$((i + 1))
+  done
+  [ -x ${PERSONALIZE_HOOK} ] && ${PERSONALIZE_HOOK} </dev/null >/dev/null 2>&1
+}
+
+while read -r verb a b; do
+  case "$verb" in
+    ping) echo "TOPOPLAY pong" ;;
+    personalize) personalize "$a" "$b"; echo "TOPOPLAY personalized $(hostname)" ;;
+  esac
+done
+`;
+
+/** The agent's answers arrive as lines; a stray carriage return or NUL is noise on the port. */
+const linesOf = (text: string) => text.replace(/[\r\0]/g, '').split('\n');
+
+/**
+ * What `personalize` sends: the host's real time (UTC, to the second: the guest's clock is the
+ * world's, whatever clock the driver runs on) and 32 random bytes.
+ */
+export function personalizeLine(): string {
+  const time = new Date().toISOString().slice(0, 19);
+  return `personalize ${time} ${randomBytes(32).toString('hex')}`;
+}
+
+export interface AgentCall {
+  /** The line sent, sent again every `repeatMs` until the answer comes (0: once). */
+  line: string;
+  /** The answer awaited: its first words. */
+  answer: string;
+  timeoutMs: number;
+  repeatMs?: number;
+}
+
+/**
+ * Sends `line` to the agent behind `socketPath` and resolves with the answer line that starts
+ * with `answer`. A serial port drops what is written while nobody reads it, and QEMU's socket
+ * may not exist yet: the connection is retried and the line repeated until the deadline.
+ */
+export function callAgent(socketPath: string, call: AgentCall): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let socket: Socket | null = null;
+    let received = '';
+    let done = false;
+    let retry: NodeJS.Timeout | undefined;
+    let repeat: NodeJS.Timeout | undefined;
+    const finish = (error: Error | null, line?: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(deadline);
+      clearTimeout(retry);
+      clearInterval(repeat);
+      socket?.destroy();
+      if (error) reject(error);
+      else resolve(line ?? '');
+    };
+    const deadline = setTimeout(
+      () =>
+        finish(
+          new DriverError(
+            'unavailable',
+            `the machine's agent did not answer ${call.line.split(' ')[0]} within ${Math.round(call.timeoutMs / 1000)} s`,
+          ),
+        ),
+      call.timeoutMs,
+    );
+    const open = () => {
+      if (done) return;
+      const s = connect(socketPath);
+      socket = s;
+      s.setEncoding('latin1');
+      s.on('connect', () => {
+        s.write(`${call.line}\n`);
+        if (call.repeatMs) repeat = setInterval(() => s.write(`${call.line}\n`), call.repeatMs);
+      });
+      s.on('data', (chunk: string) => {
+        received = (received + chunk).slice(-8192);
+        const line = linesOf(received).find((l) => l.startsWith(call.answer));
+        if (line !== undefined) finish(null, line.trim());
+      });
+      s.on('error', () => s.destroy());
+      s.on('close', () => {
+        clearInterval(repeat);
+        if (!done) retry = setTimeout(open, 100);
+      });
+    };
+    open();
+  });
+}

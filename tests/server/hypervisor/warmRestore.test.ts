@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createQemuDriver, type QemuDriver } from '../../../server/hypervisor/qemu/qemuDriver';
+import type { Machine, MachineSpec } from '../../../server/hypervisor/types';
+import { qemuFolders, tinySpec, type QemuFolders } from './qemuMachines';
+import { openSerial, tinyAddressOf, type SerialShell } from './serialShell';
+
+// Warm images on real machines: a first deploy of a template boots and asks for its warm image;
+// once that is built, machines of the template resume from it instead of booting, and each is
+// made its own before anyone sees it: two gamespaces restored from one image have their own
+// hostnames, MACs, addresses and generated flags, and each reaches only its own neighbour.
+
+const BOOT_MS = 90_000;
+const FW = '/sys/firmware/qemu_fw_cfg/by_name';
+
+let folders: QemuFolders;
+let driver: QemuDriver;
+const shells: SerialShell[] = [];
+
+async function shellOf(id: string): Promise<SerialShell> {
+  const shell = await openSerial(driver.serialSocket(id), BOOT_MS);
+  shells.push(shell);
+  await shell.until(/:~# /, BOOT_MS);
+  return shell;
+}
+
+const specsOf = (tag: string, flag: string, names: string[]): MachineSpec[] =>
+  names.map((name) =>
+    tinySpec(name, tag, {
+      autoStart: true,
+      guestSettings: [{ key: 'guestinfo.flag', value: `${flag}-${name}` }],
+    }),
+  );
+
+const launch = (tag: string, specs: MachineSpec[]) =>
+  driver.deployBatch({ isolationTag: tag, hostAffinity: false, privileged: false, specs }, true);
+
+const named = (machines: Machine[], name: string) => machines.find((m) => m.name.startsWith(name))!;
+
+beforeAll(async () => {
+  folders = await qemuFolders();
+  driver = await createQemuDriver({
+    ...folders,
+    watchMs: 200,
+    warmImages: true,
+    log: { warn: (o, m) => console.warn(m, o), info: (o, m) => console.info(m, JSON.stringify(o)) },
+  });
+}, 600_000);
+
+afterAll(async () => {
+  for (const shell of shells) shell.close();
+  await driver?.deleteAll('#').catch(() => undefined);
+  await driver?.removeOrphans().catch(() => 0);
+  await driver?.close().catch(() => undefined);
+  try {
+    process.kill(Number(readFileSync(join(folders.stateDir, 'switch', 'switch.pid'), 'utf8')));
+  } catch {
+    // No switch was left.
+  }
+  rmSync(folders.root, { recursive: true, force: true });
+}, 120_000);
+
+describe('qemu driver: warm images', () => {
+  it('boots the first machine of a template and builds its warm image in the background', async () => {
+    const tag = randomUUID();
+    const [first] = await launch(tag, specsOf(tag, 'cold', ['web']));
+    expect(first!.state).toBe('running');
+    // The deploy did not wait for the build: it is under way, or done already.
+    await driver.warm!.settled();
+    const record = JSON.parse(
+      readFileSync(join(folders.stateDir, 'machines', first!.id, 'machine.json'), 'utf8'),
+    );
+    expect(await driver.warm!.readyFor(record)).not.toBeNull();
+  }, 300_000);
+
+  it('restores two gamespaces from one warm image, each machine its own and isolated', async () => {
+    const [tagB, tagC] = [randomUUID(), randomUUID()];
+    const flagB = `flag-${randomUUID().slice(0, 8)}`;
+    const flagC = `flag-${randomUUID().slice(0, 8)}`;
+    // Other template names, same content: one warm image serves them all.
+    const b = await launch(tagB, specsOf(tagB, flagB, ['alpha', 'alpha-client']));
+    const c = await launch(tagC, specsOf(tagC, flagC, ['bravo', 'bravo-client']));
+
+    const machines = [
+      { m: named(b, 'alpha#'), host: 'alpha', flag: `${flagB}-alpha` },
+      { m: named(b, 'alpha-client#'), host: 'alpha-client', flag: `${flagB}-alpha-client` },
+      { m: named(c, 'bravo#'), host: 'bravo', flag: `${flagC}-bravo` },
+      { m: named(c, 'bravo-client#'), host: 'bravo-client', flag: `${flagC}-bravo-client` },
+    ];
+    const seen = { macs: new Set<string>(), seeds: new Set<string>() };
+    for (const { m, host, flag } of machines) {
+      expect(m.state).toBe('running');
+      const record = JSON.parse(
+        readFileSync(join(folders.stateDir, 'machines', m.id, 'machine.json'), 'utf8'),
+      );
+      // Restored: its record no longer names the warm image it came from, and its disk is based
+      // on the image's frozen disk.
+      expect(record.warm).toBeNull();
+      expect(record.restoredFrom).toMatch(/^[0-9a-f]{24}$/);
+      const shell = await shellOf(m.id);
+      const [mac] = driver.macsOf(m.id);
+      expect((await shell.run('hostname')).output).toContain(host);
+      expect((await shell.run('cat /sys/class/net/eth0/address')).output).toContain(mac);
+      expect((await shell.run(`cat ${FW}/opt/guestinfo.flag/raw; echo`)).output).toContain(flag);
+      expect((await shell.run('ip -4 addr show eth0')).output).toContain(tinyAddressOf(mac!));
+      // The banner the new shell printed is this machine's, not the warm image's.
+      expect((await shell.run('cat /etc/banner')).output).toContain(
+        `Topoplay tiny machine ${host}`,
+      );
+      // The kernel's random pool was fed: two machines never draw the same bytes.
+      seen.seeds.add(
+        (await shell.run('head -c 16 /dev/urandom | hexdump -e \'16/1 "%02x"\'')).output.trim(),
+      );
+      seen.macs.add(mac!);
+    }
+    expect(seen.macs.size).toBe(4);
+    expect(seen.seeds.size).toBe(4);
+
+    // Each reaches its own neighbour, never the other gamespace's machines.
+    const alpha = shells[shells.length - 4]!;
+    const [clientB] = driver.macsOf(machines[1]!.m.id);
+    const [clientC] = driver.macsOf(machines[3]!.m.id);
+    expect((await alpha.run(`ping -c 1 -W 3 ${tinyAddressOf(clientB!)}`)).status).toBe(0);
+    expect((await alpha.run(`ping -c 1 -W 2 ${tinyAddressOf(clientC!)}`)).status).not.toBe(0);
+  }, 300_000);
+});
