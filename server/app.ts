@@ -23,6 +23,7 @@ import { janitorPlugin } from './plugins/janitor';
 import { metricsPlugin } from './plugins/metrics';
 import { multipartPlugin } from './plugins/multipart';
 import { openApiPlugin } from './plugins/openapi';
+import { poolsPlugin } from './plugins/pools';
 import { repositoriesPlugin } from './plugins/repositories';
 import { routesPlugin } from './plugins/routes';
 import { seedPlugin } from './plugins/seed';
@@ -128,6 +129,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(httpPlugin);
     await app.register(hypervisorPlugin);
     await app.register(metricsPlugin);
+    await app.register(poolsPlugin);
     await app.register(servicesPlugin);
     await app.register(hubPlugin);
     await app.register(identityPlugin);

@@ -5,6 +5,7 @@ import type { Cache } from './cache';
 import { isoDate } from './dto';
 import { invalid } from './fields';
 import { newToken } from './ids';
+import type { PoolService } from './pools/keeper';
 import { PERMISSION } from './workspaces';
 
 // The janitor (wire reference §4.6): a background job that ends gamespaces past their expiration
@@ -132,6 +133,11 @@ export interface JanitorDeps {
   schedule?: JanitorSchedule;
   /** Told how each background run ended (the metrics). */
   ran?: (outcome: 'ok' | 'failed') => void;
+  /**
+   * Warm pools (pools/keeper.ts): their stale and failed sets are reclaimed with each run, and
+   * their sets' tags are no orphans.
+   */
+  pools?: Pick<PoolService, 'reclaim' | 'isPoolTag'>;
   /** What the runs wait on, and the time expiry and idleness are measured at. */
   clock?: Clock;
   random?: () => number;
@@ -206,6 +212,7 @@ export function createJanitor(deps: JanitorDeps) {
     const reports: JanitorReport[] = [];
     for (const [tag, names] of byTag) {
       if ((await repos.workspaces.exists(tag)) || (await repos.gamespaces.exists(tag))) continue;
+      if (await deps.pools?.isPoolTag(tag)) continue;
       const key = ORPHAN_KEY + tag;
       await cache.setIfAbsent(key, String(now()), ORPHAN_MARK_TTL_MS);
       const since = Number((await cache.get(key)) ?? now());
@@ -325,6 +332,9 @@ export function createJanitor(deps: JanitorDeps) {
     const ended = await endExpired();
     const cleaned = await cleanupEnded();
     await removeOrphans();
+    await deps.pools
+      ?.reclaim()
+      .catch((err: unknown) => log.warn({ err }, 'janitor: reclaiming pooled sets failed'));
     for (const id of new Set([...ended, ...cleaned])) {
       await deps
         .changed?.(id)

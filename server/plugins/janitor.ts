@@ -24,6 +24,7 @@ export const janitorPlugin = fp(
       orphanGraceMs: config.janitor.orphanGraceMs,
       ran: fastify.metrics?.janitorRan,
       clock: fastify.clock,
+      pools: fastify.pools,
     });
     fastify.decorate('janitor', janitor);
     if (config.janitor.enabled) janitor.start();
@@ -38,6 +39,7 @@ export const janitorPlugin = fp(
       'hypervisor',
       'metrics',
       'services',
+      'pools',
     ],
   },
 );

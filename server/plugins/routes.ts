@@ -4,6 +4,7 @@ import { consoleRoutes } from '../console/routes';
 import { createDiskImageStore } from '../core/diskImages';
 import { adminDiskImageRoutes } from '../http/admin/diskImageRoutes';
 import { adminExportRoutes } from '../http/admin/exportRoutes';
+import { adminPoolRoutes } from '../http/admin/poolRoutes';
 import { adminRoutes } from '../http/admin/routes';
 import { challengeRoutes } from '../http/challenge/routes';
 import { dispatchRoutes } from '../http/dispatch/routes';
@@ -53,6 +54,8 @@ export const routesPlugin = fp<{ version: string }>(
       driver,
     });
     await fastify.register(adminExportRoutes, { archives: services.archives });
+    // Warm pools of launches (core/pools).
+    await fastify.register(adminPoolRoutes, { pools: fastify.pools });
     // Disk images imported into the qemu driver's images folder (issue 31).
     const diskImages = createDiskImageStore({
       imagesDir: config.qemu.imagesDir,

@@ -135,6 +135,8 @@ function createServices(fastify: FastifyInstance) {
     docsDir,
     stateCache,
     clock,
+    // Launches claim a warm pool's ready set when there is one (core/pools).
+    pools: fastify.pools.claims,
   });
   // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
   const grading = createGradingService({
@@ -198,5 +200,8 @@ export const servicesPlugin = fp(
   async (fastify) => {
     fastify.decorate('services', createServices(fastify));
   },
-  { name: 'services', dependencies: ['settings', 'store', 'repositories', 'cache', 'hypervisor'] },
+  {
+    name: 'services',
+    dependencies: ['settings', 'store', 'repositories', 'cache', 'hypervisor', 'pools'],
+  },
 );

@@ -1,7 +1,8 @@
 import type { Random } from '../../../src/domain/transforms';
 import { realClock, type Clock } from '../../clock';
 import { ticketKey, ticketValue } from '../tickets';
-import type { HypervisorDriver } from '../../hypervisor';
+import type { HypervisorDriver, MachineSpec } from '../../hypervisor';
+import type { TemplateWithParentDetail } from '../../store/repositories/templates';
 import type { Repositories } from '../../store/repositories';
 import type { GamespaceTable, PlayerTable, WorkspaceTable } from '../../store/schema';
 import type { Cache } from '../cache';
@@ -29,6 +30,22 @@ export interface GameEventPublisher {
   publish(group: string, event: 'GameEvent', payload: EventPayload): void;
 }
 
+/** How a launch's machines can come from a warm pool (core/pools/keeper.ts). */
+export interface PoolClaims {
+  /**
+   * Claims a ready set of the workspace's pool for the gamespace and hands its machines over
+   * with the gamespace's guest settings: true when the gamespace has its machines (`specs`, as
+   * its deploy would make them). False when none was ready (a miss): the launch deploys as
+   * without a pool.
+   */
+  claim(
+    g: GamespaceTable,
+    ws: WorkspaceTable,
+    templates: readonly TemplateWithParentDetail[],
+    specs: readonly MachineSpec[],
+  ): Promise<boolean>;
+}
+
 export interface PlayServiceOptions {
   driver: HypervisorDriver;
   cache: Cache;
@@ -51,6 +68,8 @@ export interface PlayServiceOptions {
   stateCache?: StateCache;
   /** Players removed and gamespaces deleted stop receiving the gamespace's hub events. */
   listeners?: ListenerRevoker;
+  /** Warm pools a launch claims its machines from; none: every launch deploys. */
+  pools?: PoolClaims;
 }
 
 type Someone = { id: string; name: string };

@@ -41,16 +41,16 @@ export function createLifecycle(context: PlayContext) {
           : undefined;
     if (!ws) return g;
     const spec = parseChallengeText(g.challenge);
-    const templates = gamespaceTemplates(
-      g,
-      ws,
-      await repos.templates.ofWorkspaceWithParentDetail(ws.id),
-      spec,
-    );
+    const rows = await repos.templates.ofWorkspaceWithParentDetail(ws.id);
+    const specs = gamespaceTemplates(g, ws, rows, spec).map(toMachineSpec);
+    // A ready set of the workspace's warm pool instead of a deploy, when there is one: its
+    // machines are then all there and the deploy below has nothing to add. Builders' launches
+    // deploy: their machines may keep reserved nets, which pooled sets (unprivileged) do not.
+    if (!actor.isBuilder) await options.pools?.claim(g, ws, rows, specs);
     const { complete, deployed } = await deployAndWait(
       options.driver,
       { gamespaceId: g.id, hostAffinity: !!ws.hostAffinity, privileged: actor.isBuilder },
-      templates.map(toMachineSpec),
+      specs,
       options.deployPoll ?? DEPLOY_POLL,
       context.clock,
     );

@@ -1397,6 +1397,34 @@ export const POLICY: PolicyRow[] = [
     url: '/api/admin/hypervisor',
     cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/hypervisor' }) }],
   },
+  // Warm pools (core/pools). A size of 0 and a launch scheduled hours ahead warm nothing, so the
+  // matrix's world keeps no pooled machines.
+  {
+    method: 'GET',
+    url: '/api/admin/pools',
+    cases: [{ allow: ADMIN, request: () => ({ url: '/api/admin/pools' }) }],
+  },
+  {
+    method: 'GET',
+    url: '/api/admin/pools/:id',
+    cases: [{ allow: ADMIN, request: (w) => ({ url: `/api/admin/pools/${w.W}` }) }],
+  },
+  {
+    method: 'PUT',
+    url: '/api/admin/pools/:id',
+    cases: [{ allow: ADMIN, request: (w) => json('PUT', `/api/admin/pools/${w.W}`, { size: 0 }) }],
+  },
+  {
+    method: 'POST',
+    url: '/api/admin/pools/:id/schedule',
+    cases: [
+      {
+        allow: ADMIN,
+        request: (w) =>
+          json('POST', `/api/admin/pools/${w.W}/schedule`, { count: 3, at: inFuture() }),
+      },
+    ],
+  },
   // Workspace archives (issue 17).
   ...(['/api/admin/export', '/api/admin/download'] as const).map((url): PolicyRow => ({
     method: 'POST',
