@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../tests/server/databases';
+import { createManualClock, type ManualClock } from '../../../tests/server/manualClock';
+import type { HypervisorDriver } from '../../hypervisor';
+import { createSimDriver } from '../../hypervisor/sim/simDriver';
+import { openStore, type Store } from '../../store/db';
+import { createRepositories, type Repositories } from '../../store/repositories';
+import { createSimMachineStore } from '../../store/simMachineStore';
+import { createMemoryCache } from '../cache';
+import { DomainError, ValidationFailed } from '../errors';
+import { newId } from '../ids';
+import { createJanitor, DEFAULT_JANITOR_OPTIONS } from '../janitor';
+import { createPoolService, WARMING_STALE_MS } from './keeper';
+
+// The pool keeper on a real store and the sim driver, without HTTP: what it refuses (a driver
+// that cannot retag, more sets than the hypervisor may run), what it warms within the room the
+// driver has, and what the janitor reclaims (sets warming too long, failed ones) or leaves alone
+// (a pooled set's machines are no orphans).
+
+describe('the pool keeper', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let repos: Repositories;
+  let sim: HypervisorDriver;
+  let clock: ManualClock;
+  let dataDir: string;
+  let workspaceId: string;
+
+  beforeEach(async () => {
+    database = await createTestDatabase('sqlite');
+    store = await openStore({ url: database.url });
+    repos = createRepositories(store);
+    clock = createManualClock();
+    dataDir = mkdtempSync(join(tmpdir(), 'topoplay-pools-'));
+    sim = createSimDriver({ store: createSimMachineStore(store.db), dataDir, speed: 0, clock });
+    workspaceId = newId();
+    await store.db
+      .insertInto('workspaces')
+      .values({
+        id: workspaceId,
+        name: 'Lab',
+        description: '',
+        tags: '',
+        author: '',
+        audience: '',
+        shareCode: '',
+        templateScope: '',
+        isPublished: 0,
+        templateLimit: 3,
+        hostAffinity: 0,
+        useUplinkSwitch: 0,
+        durationMinutes: 0,
+        launchCount: 0,
+        lastActivity: 0,
+        challenge: '',
+        whenCreated: 0,
+      })
+      .execute();
+    for (const name of ['web', 'db']) {
+      await store.db
+        .insertInto('templates')
+        .values({
+          id: newId(),
+          name,
+          description: '',
+          audience: '',
+          iso: '',
+          networks: 'lan',
+          guestinfo: '',
+          isHidden: 0,
+          isPublished: 0,
+          isLinked: 0,
+          detail: null,
+          parentId: null,
+          replicas: 1,
+          variant: 0,
+          workspaceId,
+          whenCreated: 0,
+        })
+        .execute();
+    }
+  });
+  afterEach(async () => {
+    await sim.close();
+    await store.close();
+    await database.cleanup();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const service = (driver: HypervisorDriver) =>
+    createPoolService(repos, { driver, cache: createMemoryCache(clock), clock });
+  const setsOf = () => repos.pools.setsOf(workspaceId);
+
+  it('refuses a pool on a driver that cannot retag, naming the driver', async () => {
+    const qemuLike: HypervisorDriver = {
+      ...sim,
+      capabilities: { ...sim.capabilities, kind: 'qemu', retag: false },
+    };
+    const pools = service(qemuLike);
+    expect(pools.supported()).toBe(false);
+    const refused = pools.setSize(workspaceId, 2);
+    await expect(refused).rejects.toBeInstanceOf(DomainError);
+    await expect(refused).rejects.toThrow(/qemu driver cannot/);
+    // Turning a pool off is always allowed.
+    expect((await pools.setSize(workspaceId, 0)).size).toBe(0);
+  });
+
+  it('refuses more sets than the hypervisor may run, and warms only what fits now', async () => {
+    // Four machines may run, two run already: room for one set of two machines.
+    const capped: HypervisorDriver = {
+      ...sim,
+      status: async () => ({ ...(await sim.status()), maxRunning: 4, running: 2 }),
+    };
+    const pools = service(capped);
+    await expect(pools.setSize(workspaceId, 3)).rejects.toBeInstanceOf(ValidationFailed);
+    await expect(pools.setSize(workspaceId, 51)).rejects.toBeInstanceOf(ValidationFailed);
+    const view = await pools.setSize(workspaceId, 2);
+    expect(view.size).toBe(2);
+    await pools.settled();
+    expect((await setsOf()).map((s) => s.state)).toEqual(['ready']);
+  });
+
+  it('reclaims sets warming too long and failed ones, with their machines', async () => {
+    const pools = service(sim);
+    await pools.setSize(workspaceId, 1);
+    await pools.settled();
+    const [set] = await setsOf();
+    expect(set?.state).toBe('ready');
+    // A set whose server went away in the middle of its deploy.
+    const stuck = newId();
+    await repos.pools.addSet({
+      id: stuck,
+      workspaceId,
+      variant: 0,
+      fingerprint: set!.fingerprint,
+      created: clock.now(),
+    });
+    await sim.deploy(
+      {
+        templateId: newId(),
+        name: 'web',
+        isolationTag: stuck,
+        cpu: { sockets: 1, coresPerSocket: 1 },
+        memoryMiB: 512,
+        guestOs: null,
+        disks: [],
+        nics: [],
+        guestSettings: [],
+        iso: null,
+        bootDelaySeconds: 0,
+        autoStart: false,
+        hostAffinity: false,
+        useUplink: false,
+        baseImage: null,
+        baseImageSource: null,
+      },
+      false,
+    );
+    const janitor = createJanitor({
+      repositories: repos,
+      driver: sim,
+      cache: createMemoryCache(clock),
+      log: { info: () => {}, warn: () => {} },
+      clock,
+      pools,
+    });
+    // Pool tags are no orphans, whatever state their set is in.
+    const reports = await janitor.run({ ...DEFAULT_JANITOR_OPTIONS, dryRun: true });
+    expect(reports.filter((r) => r.reason === 'OrphanedVms')).toEqual([]);
+
+    clock.advance(WARMING_STALE_MS + 1);
+    await janitor.run({ ...DEFAULT_JANITOR_OPTIONS, dryRun: true });
+    await pools.settled();
+    expect((await setsOf()).map((s) => s.id)).toEqual([set!.id]);
+    expect(await sim.machinesOf(stuck)).toEqual([]);
+    // The ready set was left alone.
+    expect(await sim.machinesOf(set!.id)).toHaveLength(2);
+  });
+
+  it('keeps one round per workspace at a time across servers', async () => {
+    const cache = createMemoryCache(clock);
+    const [a, b] = [0, 1].map(() => createPoolService(repos, { driver: sim, cache, clock }));
+    await repos.pools.setSize(workspaceId, 3, clock.now());
+    await Promise.all([a!.keep(workspaceId), b!.keep(workspaceId)]);
+    await Promise.all([a!.settled(), b!.settled()]);
+    expect(await setsOf()).toHaveLength(3);
+  });
+});
