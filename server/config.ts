@@ -115,6 +115,8 @@ export interface Config {
     maxRunning: number | null;
     /** QEMU_MAX_MEMORY_MIB: most memory of running machines; null: 3/4 of the host's. */
     maxMemoryMiB: number | null;
+    /** QEMU_WARM_IMAGES: player machines resume from warm images of their template. */
+    warmImages: boolean;
   };
   /** The proxmox driver's cluster, credentials and where it puts things. */
   proxmox: {
@@ -416,6 +418,7 @@ export const VARIABLES = {
   QEMU_STATE_DIR: { type: 'string' },
   QEMU_MAX_RUNNING: { type: 'integer', minimum: 0, maximum: ANY },
   QEMU_MAX_MEMORY_MIB: { type: 'integer', minimum: 0, maximum: ANY },
+  QEMU_WARM_IMAGES: { type: 'string', form: 'boolean', default: 'true' },
   PROXMOX_URL: { type: 'string', form: 'httpUrl' },
   PROXMOX_TOKEN_ID: { type: 'string', form: 'pveTokenId' },
   PROXMOX_TOKEN_SECRET: { type: 'string', form: 'secret' },
@@ -627,6 +630,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       stateDir: v.QEMU_STATE_DIR ? resolve(v.QEMU_STATE_DIR) : resolve(dataDir, 'qemu'),
       maxRunning: v.QEMU_MAX_RUNNING ?? null,
       maxMemoryMiB: v.QEMU_MAX_MEMORY_MIB ?? null,
+      warmImages: v.QEMU_WARM_IMAGES,
     },
     proxmox: {
       url: v.PROXMOX_URL ?? '',

@@ -44,7 +44,7 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
     case 'sim':
       return createSimDriver({ ...rest, store: createSimMachineStore(db), speed: config.simSpeed });
     case 'qemu': {
-      const { imagesDir, stateDir, maxRunning, maxMemoryMiB } = config.qemu;
+      const { imagesDir, stateDir, maxRunning, maxMemoryMiB, warmImages } = config.qemu;
       // The first start builds the tiny stock image (seconds, from Debian's packages), so that
       // its stock template deploys a working machine out of the box. A host that cannot build it
       // still runs the authors' own images: it is told why, and the tiny template's machines say
@@ -62,6 +62,7 @@ export async function createDriver(config: Config, deps: DriverDeps): Promise<Hy
         maxRunning,
         // Unset: three quarters of the host's memory (the driver's default).
         maxMemoryMiB: maxMemoryMiB ?? undefined,
+        warmImages,
         log: deps.log,
         clock: deps.clock,
       });

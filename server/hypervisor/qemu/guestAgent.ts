@@ -8,6 +8,8 @@ import { DriverError } from '../types';
 // reads:
 //   `ping`                  -> `TOPOPLAY pong`: the machine has booted as far as its image says
 //                              (the tiny image: init ran; Debian: cloud-init finished).
+//   `prepare`               -> `TOPOPLAY prepared`: the page cache dropped, so that the saved
+//                              state holds less than the machine's whole memory.
 //   `personalize TIME SEED` -> `TOPOPLAY personalized HOSTNAME`: after a restore from a warm image,
 //                              the machine takes what makes it its own (see personalize below).
 // A restored machine is the warm image's machine until it has answered `personalized`; the
@@ -65,6 +67,7 @@ personalize() {
 while read -r verb a b; do
   case "$verb" in
     ping) echo "TOPOPLAY pong" ;;
+    prepare) sync; echo 3 > /proc/sys/vm/drop_caches; echo "TOPOPLAY prepared" ;;
     personalize) personalize "$a" "$b"; echo "TOPOPLAY personalized $(hostname)" ;;
   esac
 done
@@ -134,7 +137,10 @@ export function callAgent(socketPath: string, call: AgentCall): Promise<string> 
       });
       s.on('data', (chunk: string) => {
         received = (received + chunk).slice(-8192);
-        const line = linesOf(received).find((l) => l.startsWith(call.answer));
+        // Whole lines only: the last piece may be a line still arriving.
+        const line = linesOf(received)
+          .slice(0, -1)
+          .find((l) => l.startsWith(call.answer));
         if (line !== undefined) finish(null, line.trim());
       });
       s.on('error', () => s.destroy());

@@ -80,7 +80,9 @@ export function createQemuPower(options: QemuPowerOptions) {
       const image = warm ? await warm.byKey(key) : null;
       if (!image) throw new DriverError('unavailable', 'its warm image is gone');
       pid = await launch({ ...(await plan(record)), incoming: image.memory });
+      const launched = performance.now();
       await resumed(files.qmp, { pid, id: record.id });
+      const loaded = performance.now();
       const answer = await callAgent(files.agent, {
         line: personalizeLine(),
         answer: 'TOPOPLAY personalized',
@@ -88,7 +90,14 @@ export function createQemuPower(options: QemuPowerOptions) {
       });
       record.restoredFrom = key;
       options.log?.info?.(
-        { machine: record.id, warm: key, ms: Math.round(performance.now() - started), answer },
+        {
+          machine: record.id,
+          warm: key,
+          ms: Math.round(performance.now() - started),
+          launchMs: Math.round(launched - started),
+          loadMs: Math.round(loaded - launched),
+          answer,
+        },
         'machine restored from its warm image',
       );
       return true;

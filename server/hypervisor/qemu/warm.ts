@@ -226,6 +226,11 @@ export function createWarmImages(options: WarmImagesOptions) {
         timeoutMs: WARM_BOOT_MS,
         repeatMs: 1_000,
       });
+      await callAgent(files.agent, {
+        line: 'prepare',
+        answer: 'TOPOPLAY prepared',
+        timeoutMs: 60_000,
+      });
       actor.send({ type: 'warm.booted', at: now() });
       await saveState(files.qmp, files.memory);
       await ended(pid, id, 30_000);
