@@ -1,3 +1,6 @@
+import { GUEST_SETTINGS_DIR } from '../cloudInit';
+import { AGENT_PATH, AGENT_PORT, AGENT_SCRIPT, PERSONALIZE_HOOK } from './guestAgent';
+
 // What the Debian stock images are made of, as data: the packages mmdebstrap installs, the files
 // written into the root filesystem afterwards, the systemd units enabled or masked, and the kernel
 // command line written beside the disk. `debianImage.ts` builds them; nothing here touches disk, so
@@ -47,11 +50,12 @@ export const ROOT_LABEL = 'root';
  * systemd writes its status, and both consoles get a login prompt. `nomodeset` keeps the kernel's
  * bochs-drm driver off the VGA card, so tty1 stays in VGA text mode: the console shows the same
  * screen, and the machine's monitor can read its text (qmp.ts `screenText`) as it does the tiny
- * image's.
+ * image's. `init_on_free` zeroes what the kernel frees, so that a warm image (warm.ts) saves what
+ * the machine uses, not its whole memory.
  */
 export const DEBIAN_KERNEL_ARGS =
   `root=LABEL=${ROOT_LABEL} rw console=tty0 console=ttyS0,115200n8 net.ifnames=0 quiet ` +
-  'mitigations=off nomodeset';
+  'mitigations=off nomodeset init_on_free=1';
 
 /** No Recommends, so only these and what they depend on are installed. */
 export const BASE_PACKAGES: readonly string[] = [
@@ -133,6 +137,43 @@ ExecStart=/bin/sh -c 'modprobe qemu_fw_cfg; f=/sys/firmware/qemu_fw_cfg/by_name/
 WantedBy=sysinit.target
 `;
 
+// The guest agent (guestAgent.ts) answers once the machine has booted as far as cloud-init takes it.
+const AGENT_UNIT = `[Unit]
+Description=Topoplay guest agent on ${AGENT_PORT}
+After=cloud-final.service systemd-networkd.service ssh.service getty.target
+
+[Service]
+ExecStart=${AGENT_PATH} ${AGENT_PORT}
+Restart=always
+RestartSec=1
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+// After a restore, the rest of what makes the machine its own: SSH host keys and machine-id of
+// its own (the warm image's are never shared), its name in /etc/hosts, its guest settings as
+// files, its NICs configured again (their MACs changed) and login prompts that show its name.
+const PERSONALIZE = `#!/bin/sh
+fw=/sys/firmware/qemu_fw_cfg/by_name
+rm -f /etc/ssh/ssh_host_*
+ssh-keygen -q -N '' -t ed25519 -f /etc/ssh/ssh_host_ed25519_key
+ssh-keygen -q -N '' -t ecdsa -f /etc/ssh/ssh_host_ecdsa_key
+rm -f /etc/machine-id
+systemd-machine-id-setup >/dev/null
+name=$(hostname)
+sed -i "s/^127.0.1.1.*/127.0.1.1\t$name/" /etc/hosts
+mkdir -p ${GUEST_SETTINGS_DIR}
+for entry in $fw/opt/guestinfo.*; do
+  [ -r "$entry/raw" ] || continue
+  key=\${entry##*/opt/guestinfo.}
+  cat "$entry/raw" > "${GUEST_SETTINGS_DIR}/$key"
+done
+networkctl reload
+for dev in /sys/class/net/eth*; do networkctl reconfigure "\${dev##*/}"; done
+systemctl --no-block restart ssh.service getty@tty1.service serial-getty@ttyS0.service
+`;
+
 const baseFiles = (hostname: string): RecipeFile[] => [
   { path: '/etc/hostname', content: `${hostname}\n` },
   {
@@ -146,6 +187,9 @@ const baseFiles = (hostname: string): RecipeFile[] => [
   { path: '/etc/cloud/cloud.cfg.d/90_topoplay.cfg', content: CLOUD_INIT_CFG },
   { path: '/etc/systemd/system/ssh.service.d/host-keys.conf', content: SSH_HOST_KEYS },
   { path: '/etc/systemd/system/topoplay-hostname.service', content: FW_CFG_HOSTNAME },
+  { path: AGENT_PATH, content: AGENT_SCRIPT, mode: 0o755 },
+  { path: PERSONALIZE_HOOK, content: PERSONALIZE, mode: 0o755 },
+  { path: '/etc/systemd/system/topoplay-agent.service', content: AGENT_UNIT },
 ];
 
 /** eth0 faces the lab's `lan` network, eth1 its `wan`. */
@@ -204,6 +248,7 @@ const routerFiles = (): RecipeFile[] => [
 
 const BASE_ENABLE = [
   'topoplay-hostname.service',
+  'topoplay-agent.service',
   'systemd-networkd.service',
   'systemd-resolved.service',
   'ssh.service',

@@ -55,9 +55,14 @@ personalize() {
   for mac in $(setting ${MACS_FW_CFG}); do
     nic=eth$i
     if [ -e /sys/class/net/$nic ]; then
+      old=$(cat /sys/class/net/$nic/address)
       ip link set dev $nic down
       ip link set dev $nic address $mac
       ip link set dev $nic up
+      # Network configurations that match the NIC by the saved machine's MAC follow it.
+      for f in /etc/systemd/network/*.network /run/systemd/network/*.network; do
+        [ -f "$f" ] && [ "$old" != "$mac" ] && sed -i "s/$old/$mac/g" "$f"
+      done
     fi
     i=$((i + 1))
   done
