@@ -7,11 +7,14 @@ import { createManualClock, type ManualClock } from '../../../tests/server/manua
 import type { HypervisorDriver } from '../../hypervisor';
 import { createSimDriver } from '../../hypervisor/sim/simDriver';
 import { openStore, type Store } from '../../store/db';
+import type { GamespaceTable } from '../../store/schema';
 import { createRepositories, type Repositories } from '../../store/repositories';
 import { createSimMachineStore } from '../../store/simMachineStore';
 import { createMemoryCache } from '../cache';
 import { DomainError, ValidationFailed } from '../errors';
 import { newId } from '../ids';
+import { toMachineSpec } from '../machineSpecs';
+import { gamespaceTemplates } from '../play/deploy';
 import { createJanitor, DEFAULT_JANITOR_OPTIONS } from '../janitor';
 import { createPoolService, WARMING_STALE_MS } from './keeper';
 
@@ -178,6 +181,41 @@ describe('the pool keeper', () => {
     expect(await sim.machinesOf(stuck)).toEqual([]);
     // The ready set was left alone.
     expect(await sim.machinesOf(set!.id)).toHaveLength(2);
+  });
+
+  it('forgets the pool of a deleted workspace, and its sets with their machines', async () => {
+    const pools = service(sim);
+    await pools.setSize(workspaceId, 2);
+    await pools.settled();
+    const tags = (await setsOf()).map((s) => s.id);
+    expect(tags).toHaveLength(2);
+    await store.db.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
+    await pools.keep(workspaceId);
+    await pools.settled();
+    expect(await setsOf()).toEqual([]);
+    expect(await repos.pools.setting(workspaceId)).toBeUndefined();
+    for (const tag of tags) expect(await sim.machinesOf(tag)).toEqual([]);
+  });
+
+  it('answers a claim whose hand-over fails as a miss, leaving no machine behind', async () => {
+    const broken: HypervisorDriver = {
+      ...sim,
+      retag: () => Promise.reject(new Error('the hypervisor went away')),
+    };
+    const pools = service(broken);
+    await pools.setSize(workspaceId, 1);
+    await pools.settled();
+    const [set] = await setsOf();
+    const ws = (await repos.workspaces.find(workspaceId))!;
+    const rows = await repos.templates.ofWorkspaceWithParentDetail(workspaceId);
+    const g = { id: newId(), variant: 0, playerCount: 1, challenge: '' } as GamespaceTable;
+    const specs = gamespaceTemplates(g, ws, rows, { transforms: [], challenge: null }).map(
+      toMachineSpec,
+    );
+    expect(await pools.claims.claim(g, ws, rows, specs)).toBe(false);
+    expect(await sim.machinesOf(set!.id)).toEqual([]);
+    expect(await sim.machinesOf(g.id)).toEqual([]);
+    await pools.stop();
   });
 
   it('keeps one round per workspace at a time across servers', async () => {

@@ -212,6 +212,8 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
     const setting = await repos.pools.setting(workspaceId);
     if (!ws || !supported()) {
       await drain(workspaceId);
+      // A deleted workspace's pool goes with it.
+      if (!ws) await repos.pools.removeSetting(workspaceId);
       return;
     }
     const templates = await repos.templates.ofWorkspaceWithParentDetail(ws.id);
@@ -354,45 +356,53 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
     }
   }
 
+  /** PoolClaims.claim, which may fail: the caller has it answer false instead. */
+  const claimOrMiss: PoolClaims['claim'] = async (g, ws, templates, specs) => {
+    if (!supported()) return false;
+    const setting = await repos.pools.setting(ws.id);
+    if (!setting) return false;
+    // A gamespace started again after a stop has machines of its own only if they were kept.
+    if ((await driver.machinesOf(g.id)).length > 0) return false;
+    const challenge = parseChallengeText(g.challenge).challenge;
+    // Sets are made for one player: a launch whose machines differ (replicas per player)
+    // cannot use one.
+    const names = (list: readonly MachineSpec[]) => list.map((s) => s.name).sort();
+    const pooled = names(setSpecs('', ws, templates, g.variant));
+    const fits = JSON.stringify(pooled) === JSON.stringify(names(specs));
+    const set = fits
+      ? await repos.pools.claim(
+          ws.id,
+          g.variant,
+          fingerprintOf(ws, templates, g.variant, challenge),
+          g.id,
+          now(),
+        )
+      : undefined;
+    // Claimed or missed, the pool is looked after again: refilled after a claim.
+    void keep(ws.id);
+    if (!set) {
+      await repos.pools.countMiss(ws.id);
+      return false;
+    }
+    try {
+      await handOver(set, g, specs);
+      return true;
+    } catch (err) {
+      // Whatever the set left under either tag goes; the launch deploys afresh.
+      warn(err, 'handing a pooled set over failed', { set: set.id, gamespaceId: g.id });
+      await driver.deleteAll(set.id).catch(() => undefined);
+      await driver.deleteAll(g.id).catch(() => undefined);
+      return false;
+    }
+  };
+
   const claims: PoolClaims = {
-    async claim(g, ws, templates, specs) {
-      if (!supported()) return false;
-      const setting = await repos.pools.setting(ws.id);
-      if (!setting) return false;
-      // A gamespace started again after a stop has machines of its own only if they were kept.
-      if ((await driver.machinesOf(g.id)).length > 0) return false;
-      const challenge = parseChallengeText(g.challenge).challenge;
-      // Sets are made for one player: a launch whose machines differ (replicas per player)
-      // cannot use one.
-      const names = (list: readonly MachineSpec[]) => list.map((s) => s.name).sort();
-      const pooled = names(setSpecs('', ws, templates, g.variant));
-      const fits = JSON.stringify(pooled) === JSON.stringify(names(specs));
-      const set = fits
-        ? await repos.pools.claim(
-            ws.id,
-            g.variant,
-            fingerprintOf(ws, templates, g.variant, challenge),
-            g.id,
-            now(),
-          )
-        : undefined;
-      // Claimed or missed, the pool is looked after again: refilled after a claim.
-      void keep(ws.id);
-      if (!set) {
-        await repos.pools.countMiss(ws.id);
+    // A pool that fails (its store, its driver) costs a launch its head start, never the launch.
+    claim: (g, ws, templates, specs) =>
+      claimOrMiss(g, ws, templates, specs).catch((err: unknown) => {
+        warn(err, 'claiming a pooled set failed', { workspaceId: ws.id, gamespaceId: g.id });
         return false;
-      }
-      try {
-        await handOver(set, g, specs);
-        return true;
-      } catch (err) {
-        // Whatever the set left under either tag goes; the launch deploys afresh.
-        warn(err, 'handing a pooled set over failed', { set: set.id, gamespaceId: g.id });
-        await driver.deleteAll(set.id).catch(() => undefined);
-        await driver.deleteAll(g.id).catch(() => undefined);
-        return false;
-      }
-    },
+      }),
   };
 
   return {

@@ -37,6 +37,12 @@ export function createPoolRepository(db: Db) {
         .execute();
     },
 
+    /** Forgets the pool of a workspace that is gone, and its scheduled launches. */
+    async removeSetting(workspaceId: string): Promise<void> {
+      await db.deleteFrom('pools').where('workspaceId', '=', workspaceId).execute();
+      await db.deleteFrom('poolSchedules').where('workspaceId', '=', workspaceId).execute();
+    },
+
     /** A launch found no ready set: counted for pools that exist. */
     async countMiss(workspaceId: string): Promise<void> {
       await db
