@@ -1,6 +1,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { pooledSetMachine } from './core/pools/pooledSet';
 import { deployMachine } from './hypervisor/deploy';
+import { warmImageMachine } from './hypervisor/warmImage';
 
 /**
  * Every state machine of the server by name. `npm run charts` draws each one to
@@ -10,4 +11,5 @@ import { deployMachine } from './hypervisor/deploy';
 export const serverMachines = {
   deploy: deployMachine,
   pooledSet: pooledSetMachine,
+  warmImage: warmImageMachine,
 } satisfies Record<string, AnyStateMachine>;
