@@ -5,7 +5,7 @@ import type { Cache } from './cache';
 import { isoDate } from './dto';
 import { invalid } from './fields';
 import { newToken } from './ids';
-import type { PoolService } from './pools/keeper';
+import type { PoolService } from './pools/service';
 import { PERMISSION } from './workspaces';
 
 // The janitor (wire reference §4.6): a background job that ends gamespaces past their expiration

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { createPoolService, type PoolService } from '../core/pools/keeper';
+import { createPoolService, type PoolService } from '../core/pools/service';
 
 // Warm pools (core/pools): machine sets deployed ahead of launches, which launches claim (the
 // play service is handed `pools.claims`), administrators size (routes), and the janitor

@@ -30,7 +30,7 @@ export interface GameEventPublisher {
   publish(group: string, event: 'GameEvent', payload: EventPayload): void;
 }
 
-/** How a launch's machines can come from a warm pool (core/pools/keeper.ts). */
+/** How a launch's machines can come from a warm pool (core/pools/claims.ts). */
 export interface PoolClaims {
   /**
    * Claims a ready set of the workspace's pool for the gamespace and hands its machines over

@@ -16,7 +16,8 @@ import { newId } from '../ids';
 import { toMachineSpec } from '../machineSpecs';
 import { gamespaceTemplates } from '../play/deploy';
 import { createJanitor, DEFAULT_JANITOR_OPTIONS } from '../janitor';
-import { createPoolService, WARMING_STALE_MS } from './keeper';
+import { WARMING_STALE_MS } from './keeper';
+import { createPoolService } from './service';
 
 // The pool keeper on a real store and the sim driver, without HTTP: what it refuses (a driver
 // that cannot retag, more sets than the hypervisor may run), what it warms within the room the

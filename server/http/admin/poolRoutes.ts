@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { PoolService } from '../../core/pools/keeper';
+import type { PoolService } from '../../core/pools/service';
 import { bodyErrorResponses, errorResponses } from '../schemas';
 import { typed } from '../typed';
 

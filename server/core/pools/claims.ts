@@ -1,0 +1,87 @@
+import { parseChallengeText } from '../../../src/domain/challenge';
+import { vmName, type HypervisorDriver, type MachineSpec } from '../../hypervisor';
+import type { Repositories } from '../../store/repositories';
+import type { GamespaceTable, PooledSetTable } from '../../store/schema';
+import type { PoolClaims } from '../play/context';
+import { fingerprintOf, pooledSpecs } from './sets';
+
+// A launch's claim on its workspace's warm pool (play/lifecycle.ts deploy): the oldest ready set
+// of the gamespace's variant made from the templates as they are now, claimed in one statement
+// (repositories/pools.ts: no set goes to two launches), its machines retagged to the gamespace
+// and given the gamespace's guest settings. A launch that finds none ready counts a miss and
+// deploys as without a pool; a claim that fails costs the launch its head start, never the
+// launch.
+
+export interface ClaimDeps {
+  repos: Pick<Repositories, 'pools'>;
+  driver: HypervisorDriver;
+  now(): number;
+  warn(err: unknown, msg: string, fields?: object): void;
+  /** Whether the driver can run pools at all. */
+  supported(): boolean;
+  /** Asks for a round of the workspace's pool: refilled after a claim. */
+  keep(workspaceId: string): unknown;
+}
+
+export function createPoolClaims(deps: ClaimDeps): PoolClaims {
+  const { repos, driver, now, warn } = deps;
+
+  /** Hands a claimed set's machines to the gamespace, with the gamespace's guest settings. */
+  async function handOver(set: PooledSetTable, g: GamespaceTable, specs: readonly MachineSpec[]) {
+    const machines = await driver.retag(set.id, g.id);
+    const byName = new Map(machines.map((m) => [m.name, m]));
+    for (const spec of specs) {
+      const machine = byName.get(vmName(spec.name, g.id));
+      if (!machine) throw new Error(`pooled set ${set.id} has no machine ${spec.name}`);
+      for (const { key, value } of spec.guestSettings) {
+        await driver.changeConfiguration(machine.id, { kind: 'guest', key, value }, false);
+      }
+    }
+  }
+
+  const claimOrMiss: PoolClaims['claim'] = async (g, ws, templates, specs) => {
+    if (!deps.supported()) return false;
+    if (!(await repos.pools.setting(ws.id))) return false;
+    // A gamespace started again after a stop has machines of its own only if they were kept.
+    if ((await driver.machinesOf(g.id)).length > 0) return false;
+    // Sets are made for one player: a launch whose machines differ (replicas per player)
+    // cannot use one.
+    const names = (list: readonly MachineSpec[]) => list.map((s) => s.name).sort();
+    const pooled = names(pooledSpecs(ws, templates, g.variant, ''));
+    const fits = JSON.stringify(pooled) === JSON.stringify(names(specs));
+    const challenge = parseChallengeText(g.challenge).challenge;
+    const set = fits
+      ? await repos.pools.claim(
+          ws.id,
+          g.variant,
+          fingerprintOf(ws, templates, g.variant, challenge),
+          g.id,
+          now(),
+        )
+      : undefined;
+    // Claimed or missed, the pool is looked after again: refilled after a claim.
+    deps.keep(ws.id);
+    if (!set) {
+      await repos.pools.countMiss(ws.id);
+      return false;
+    }
+    try {
+      await handOver(set, g, specs);
+      return true;
+    } catch (err) {
+      // Whatever the set left under either tag goes; the launch deploys afresh.
+      warn(err, 'handing a pooled set over failed', { set: set.id, gamespaceId: g.id });
+      await driver.deleteAll(set.id).catch(() => undefined);
+      await driver.deleteAll(g.id).catch(() => undefined);
+      return false;
+    }
+  };
+
+  return {
+    claim: (g, ws, templates, specs) =>
+      claimOrMiss(g, ws, templates, specs).catch((err: unknown) => {
+        warn(err, 'claiming a pooled set failed', { workspaceId: ws.id, gamespaceId: g.id });
+        return false;
+      }),
+  };
+}
