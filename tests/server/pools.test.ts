@@ -7,6 +7,7 @@ import { guestSettingsOf } from '../../server/hypervisor/sim/machine';
 import { testEngines } from './databases';
 import { startTestServer, type TestServer } from './harness';
 import { apiKey } from './hubClients';
+import { createManualClock } from './manualClock';
 
 // Warm pools through two real servers on one database and the sim driver: an administrator
 // sizes a workspace's pool, the keeper deploys its sets, launches claim them (a set to one launch
@@ -89,7 +90,10 @@ describe.each(testEngines())('warm pools on %s', (engine) => {
 
   beforeAll(async () => {
     server = await startTestServer({ engine, env: { SIM_SPEED: '0' } });
-    second = await buildApp(server.app.config, { logger: false });
+    // The second server's keeper never ticks on its own (its clock stands still): with memory
+    // caches the two servers share no lock, and a tick of each at once could warm a set too many.
+    // Its launches claim and deploy all the same (SIM_SPEED 0 waits on no clock).
+    second = await buildApp(server.app.config, { logger: false, clock: createManualClock() });
     await second.app.listen({ port: 0, host: '127.0.0.1' });
     secondUrl = `http://127.0.0.1:${(second.app.server.address() as AddressInfo).port}`;
     const db = server.app.store.db;
