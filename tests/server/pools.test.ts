@@ -22,7 +22,14 @@ type Json = any;
 const CHALLENGE = {
   text: 'Find the flag.',
   transforms: [{ key: 'flag', value: 'hex:12' }],
-  variants: [{ text: 'The flag is in the guest.', sections: [], iso: null }],
+  // The challenge ISO goes on `web`, in pooled sets and launches alike.
+  variants: [
+    {
+      text: 'The flag is in the guest.',
+      sections: [],
+      iso: { file: 'challenge.iso', targets: 'web', manifest: [] },
+    },
+  ],
 };
 
 describe.each(testEngines())('warm pools on %s', (engine) => {
@@ -168,6 +175,12 @@ describe.each(testEngines())('warm pools on %s', (engine) => {
       const machines = await server.app.driver.machinesOf(set.id);
       expect(machines.map((m) => m.name)).toEqual([`db#${set.id}`, `web#${set.id}`]);
       expect(machines[1]!.nics.map((n) => n.network)).toEqual([`lan#${set.id}`]);
+      const web = await server.app.store.db
+        .selectFrom('vms')
+        .select('iso')
+        .where('name', '=', `web#${set.id}`)
+        .executeTakeFirstOrThrow();
+      expect(web.iso).toContain('challenge.iso');
     }
     const listed = await ok(call('admin', 'GET', '/admin/pools'));
     expect(listed.find((p: Json) => p.workspaceId === workspaceId)).toMatchObject({ ready: 10 });

@@ -40,7 +40,8 @@ export function fingerprintOf(
     JSON.stringify({
       hostAffinity: ws.hostAffinity,
       useUplinkSwitch: ws.useUplinkSwitch,
-      iso: challenge?.iso ?? null,
+      // What a launch mounts of it (play/deploy.ts challengeIso), nothing else.
+      iso: challenge?.iso ? { file: challenge.iso.file, targets: challenge.iso.targets } : null,
       templates: rows,
     }),
   );
