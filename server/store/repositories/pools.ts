@@ -1,4 +1,5 @@
 import { onPostgres, type Db } from '../db';
+import { preparedRead } from '../prepared';
 import type { PooledSetState, PooledSetTable, PoolScheduleTable, PoolTable } from '../schema';
 
 // Warm pools (migration 007): a workspace's pool setting, its pooled machine sets and scheduled
@@ -16,13 +17,18 @@ export interface PoolCounts {
 
 const NO_COUNTS: PoolCounts = { warming: 0, ready: 0, claimed: 0, failed: 0, drained: 0 };
 
+/** Read at every player's launch (whether its workspace has a pool): compiled once. */
+const settingOf = preparedRead((db: Db, workspaceId: string) =>
+  db.selectFrom('pools').selectAll().where('workspaceId', '=', workspaceId),
+);
+
 export function createPoolRepository(db: Db) {
   const postgres = onPostgres(db);
 
   return {
     /** The workspace's pool setting, or undefined when none was ever set. */
-    setting: (workspaceId: string): Promise<PoolTable | undefined> =>
-      db.selectFrom('pools').selectAll().where('workspaceId', '=', workspaceId).executeTakeFirst(),
+    setting: async (workspaceId: string): Promise<PoolTable | undefined> =>
+      (await settingOf(db, workspaceId))[0],
 
     /** Every pool setting, by workspace id. */
     settings: (): Promise<PoolTable[]> =>
