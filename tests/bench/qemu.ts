@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { DriverStatus as HypervisorStatus } from '../../server/hypervisor/types';
 import { LABS_IMAGES, missingImages } from '../labs/images';
 import { percentile } from './processes';
@@ -28,7 +28,9 @@ import {
 // to every machine's screen showing its shell prompt (read from the VGA text buffer through the
 // machine's monitor every 100 ms); the time the launch call took is reported apart. After the
 // prompts, the resident memory of each QEMU process is read. The gamespace is then deleted and
-// the next launch waits until its machines are gone.
+// the next launch waits until its machines are gone. It runs twice: every machine booting
+// (QEMU_WARM_IMAGES=false), then every machine restored from its template's warm image, which a
+// first, uncounted launch has the server build.
 //
 // Part 2, capacity: the cap the driver enforces by default (its memory cap: three quarters of the
 // host's memory, at 512 MiB a tiny machine), and a second server with QEMU_MAX_RUNNING set to
@@ -174,9 +176,29 @@ function summary(label: string, launches: Launch[]): string {
   );
 }
 
-/** Part 1: launches of each workspace, one after another, on the default configuration. */
-async function launchTimes(): Promise<{ one: Launch[]; three: Launch[]; status: DriverStatus }> {
-  const server = await startServer();
+/** Resolves once the server's warm images are built: one ready, none under way. */
+async function warmImagesBuilt(stateDir: string): Promise<void> {
+  await until(
+    'a warm image',
+    async () => {
+      const root = join(stateDir, 'warm');
+      const names = existsSync(root) ? readdirSync(root) : [];
+      const ready = names.some((n) => existsSync(join(root, n, 'warm.json')));
+      return ready && !names.some((n) => n.endsWith('.build')) ? true : null;
+    },
+    300_000,
+  );
+}
+
+/**
+ * Part 1: launches of each workspace, one after another. `warm`: the machines resume from their
+ * template's warm image, which a first launch of each workspace (not counted) has built; else
+ * every machine boots (QEMU_WARM_IMAGES=false).
+ */
+async function launchTimes(
+  warm: boolean,
+): Promise<{ one: Launch[]; three: Launch[]; status: DriverStatus }> {
+  const server = await startServer({ QEMU_WARM_IMAGES: String(warm) });
   try {
     const author = await apiAs(server.url, 'creator');
     const player = await apiAs(server.url, 'player');
@@ -184,6 +206,10 @@ async function launchTimes(): Promise<{ one: Launch[]; three: Launch[]; status: 
     const status = await admin<DriverStatus>('GET', 'admin/hypervisor');
     const single = await tinyLab(author, 'Tiny Lab', 1);
     const triple = await tinyLab(author, 'Tiny Trio', 3);
+    if (warm) {
+      await timedLaunch(server, player, single, 1);
+      await warmImagesBuilt(server.stateDir);
+    }
     const one: Launch[] = [];
     const three: Launch[] = [];
     for (const [list, id, n] of [
@@ -194,7 +220,7 @@ async function launchTimes(): Promise<{ one: Launch[]; three: Launch[]; status: 
         const launch = await timedLaunch(server, player, id, n);
         list.push(launch);
         console.log(
-          `  ${n} machine${n > 1 ? 's' : ''}, launch ${i + 1}: answered ${seconds(launch.answeredMs)} s, ` +
+          `  ${warm ? 'restored' : 'cold'}, ${n} machine${n > 1 ? 's' : ''}, launch ${i + 1}: answered ${seconds(launch.answeredMs)} s, ` +
             `prompt ${seconds(launch.promptMs)} s (load ${load()})`,
         );
       }
@@ -419,7 +445,8 @@ async function main(): Promise<void> {
   }
   console.log(`command: npm run bench:qemu (BENCH_LAUNCHES=${LAUNCHES}, BENCH_CAP=${CAP})\n`);
 
-  const { one, three, status } = await launchTimes();
+  const { one, three, status } = await launchTimes(false);
+  const restored = await launchTimes(true);
   const cap = await capacity();
 
   const rss = [...one, ...three].flatMap((l) => l.rss);
@@ -427,8 +454,22 @@ async function main(): Promise<void> {
   console.log('\nLaunch to every machine showing its shell prompt (s)');
   console.log('| gamespace | launches | p50 | p95 | launch answered p50 | p95 |');
   console.log('|---|---|---|---|---|---|');
-  console.log(summary('1 tiny machine', one));
-  console.log(summary('3 tiny machines', three));
+  console.log(summary('1 tiny machine, cold', one));
+  console.log(summary('1 tiny machine, restored', restored.one));
+  console.log(summary('3 tiny machines, cold', three));
+  console.log(summary('3 tiny machines, restored', restored.three));
+  const ratio = (cold: Launch[], warm: Launch[]) => {
+    const p50 = (list: Launch[]) =>
+      percentile(
+        list.map((l) => l.promptMs).sort((a, b) => a - b),
+        50,
+      );
+    return (p50(cold) / p50(warm)).toFixed(1);
+  };
+  console.log(
+    `restored vs cold, p50: ${ratio(one, restored.one)}x faster for 1 machine, ` +
+      `${ratio(three, restored.three)}x for 3`,
+  );
   console.log(
     `\nMemory per running tiny VM (VmRSS after its prompt, ${rss.length} samples, ${TINY_MEMORY_MIB} MiB ` +
       `guest): mean ${mean.toFixed(0)} MiB, max ${Math.max(...rss).toFixed(0)} MiB`,

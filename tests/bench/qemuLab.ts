@@ -8,6 +8,7 @@ import { screenText } from '../../server/hypervisor/qemu/qmp';
 import { buildTinyImage } from '../../server/hypervisor/qemu/tinyImage';
 import { signIn } from '../server/oidc';
 import { freePort } from './processes';
+import { cloudHostname } from '../../server/hypervisor/cloudInit';
 
 // What the qemu benchmark needs around its measurements: a real server process with the qemu
 // driver on folders of its own, signed-in API clients, the machines' screens and memory, and a
@@ -191,11 +192,7 @@ export interface GameVm {
 export const machineDir = (stateDir: string, vmId: string) => join(stateDir, 'machines', vmId);
 
 /** The prompt the tiny image shows: its hostname is the machine's name, made a hostname. */
-export const promptOf = (vm: GameVm) =>
-  `${vm.name
-    .replace(/#.*$/, '')
-    .replace(/[^\w-]/g, '-')
-    .slice(0, 63)}:~# `;
+export const promptOf = (vm: GameVm) => `${cloudHostname(vm.name.replace(/#.*$/, ''))}:~# `;
 
 /** Resolves when the machine's screen shows its prompt. */
 export function promptShown(stateDir: string, vm: GameVm, timeoutMs = 180_000): Promise<true> {

@@ -153,7 +153,8 @@ WantedBy=multi-user.target
 
 // After a restore, the rest of what makes the machine its own: SSH host keys and machine-id of
 // its own (the warm image's are never shared), its name in /etc/hosts, its guest settings as
-// files, its NICs configured again (their MACs changed) and login prompts that show its name.
+// files, its NICs configured again (their MACs changed), and its screens cleared of the saved
+// machine's and given login prompts that show its name.
 const PERSONALIZE = `#!/bin/sh
 fw=/sys/firmware/qemu_fw_cfg/by_name
 rm -f /etc/ssh/ssh_host_*
@@ -171,6 +172,8 @@ for entry in $fw/opt/guestinfo.*; do
 done
 networkctl reload
 for dev in /sys/class/net/eth*; do networkctl reconfigure "\${dev##*/}"; done
+printf '\\033[H\\033[2J' > /dev/tty1
+printf '\\033[H\\033[2J' > /dev/ttyS0
 systemctl --no-block restart ssh.service getty@tty1.service serial-getty@ttyS0.service
 `;
 

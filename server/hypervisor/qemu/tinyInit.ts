@@ -54,10 +54,13 @@ done
 mv $banner.new $banner
 `;
 
-// After a restore: the identity again, then the shells on the VGA console and the serial port
-// end, so that init starts new ones that print the new banner and prompt.
+// After a restore: the identity again, then the screens cleared of the saved machine's banner and
+// the shells on the VGA console and the serial port ended, so that init starts new ones that print
+// the new banner and prompt.
 export const TINY_PERSONALIZE_HOOK = `#!/bin/busybox sh
 ${TINY_IDENTITY}
+printf '\\033[H\\033[2J' > /dev/tty1
+printf '\\033[H\\033[2J' > /dev/ttyS0
 for p in /proc/[0-9]*; do
   case "$(readlink $p/fd/0)" in
     /dev/tty1|/dev/ttyS0) kill -KILL \${p#/proc/} ;;

@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQemuDriver, type QemuDriver } from '../../../server/hypervisor/qemu/qemuDriver';
+import { screenText } from '../../../server/hypervisor/qemu/qmp';
 import type { Machine, MachineSpec } from '../../../server/hypervisor/types';
 import { qemuFolders, tinySpec, type QemuFolders } from './qemuMachines';
 import { openSerial, tinyAddressOf, type SerialShell } from './serialShell';
@@ -105,6 +106,8 @@ describe('qemu driver: warm images', () => {
       expect((await shell.run('cat /sys/class/net/eth0/address')).output).toContain(mac);
       expect((await shell.run(`cat ${FW}/opt/guestinfo.flag/raw; echo`)).output).toContain(flag);
       expect((await shell.run('ip -4 addr show eth0')).output).toContain(tinyAddressOf(mac!));
+      // The screen shows this machine alone, never the warm image's banner.
+      expect((await screenText(driver.qmpSocket(m.id))).join('\n')).not.toContain('topoplay-warm');
       // The banner the new shell printed is this machine's, not the warm image's.
       expect((await shell.run('cat /etc/banner')).output).toContain(
         `Topoplay tiny machine ${host}`,
