@@ -137,10 +137,12 @@ ExecStart=/bin/sh -c 'modprobe qemu_fw_cfg; f=/sys/firmware/qemu_fw_cfg/by_name/
 WantedBy=sysinit.target
 `;
 
-// The guest agent (guestAgent.ts) answers once the machine has booted as far as cloud-init takes it.
+// The guest agent (guestAgent.ts) answers once cloud-init has finished. It is not ordered after
+// cloud-final.service, which runs after multi-user.target: that would be an ordering cycle, and
+// systemd would drop the agent.
 const AGENT_UNIT = `[Unit]
 Description=Topoplay guest agent on ${AGENT_PORT}
-After=cloud-final.service systemd-networkd.service ssh.service getty.target
+After=systemd-networkd.service ssh.service getty.target
 
 [Service]
 ExecStart=${AGENT_PATH} ${AGENT_PORT}

@@ -6,8 +6,9 @@ import { DriverError } from '../types';
 // Topoplay's guest agent: a shell script the stock images run on their second serial port
 // (ttyS1), which QEMU serves on the machine's `agent.sock`. It answers one line for each line it
 // reads:
-//   `ping`                  -> `TOPOPLAY pong`: the machine has booted as far as its image says
-//                              (the tiny image: init ran; Debian: cloud-init finished).
+//   `ping`                  -> `TOPOPLAY pong` once the machine has booted as far as its image
+//                              goes (the tiny image: init ran; Debian: cloud-init finished);
+//                              nothing before.
 //   `prepare`               -> `TOPOPLAY prepared`: the page cache dropped, so that the saved
 //                              state holds less than the machine's whole memory.
 //   `personalize TIME SEED` -> `TOPOPLAY personalized HOSTNAME`: after a restore from a warm image,
@@ -37,6 +38,14 @@ exec <"$port" >"$port" 2>/dev/null
 stty -echo -icrnl -onlcr 2>/dev/null
 
 setting() { cat "$fw/$1/raw" 2>/dev/null; }
+
+# Booted as far as the image goes: where cloud-init runs, once it has finished (its users, keys
+# and files are there).
+booted() {
+  [ -d /var/lib/cloud ] || return 0
+  [ -e /run/cloud-init/disabled ] && return 0
+  [ -e /var/lib/cloud/instance/boot-finished ]
+}
 
 reload_fw_cfg() {
   rmmod qemu_fw_cfg 2>/dev/null
@@ -71,7 +80,7 @@ personalize() {
 
 while read -r verb a b; do
   case "$verb" in
-    ping) echo "TOPOPLAY pong" ;;
+    ping) booted && echo "TOPOPLAY pong" ;;
     prepare) sync; echo 3 > /proc/sys/vm/drop_caches; echo "TOPOPLAY prepared" ;;
     personalize) personalize "$a" "$b"; echo "TOPOPLAY personalized $(hostname)" ;;
   esac
