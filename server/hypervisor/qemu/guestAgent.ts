@@ -9,8 +9,8 @@ import { DriverError } from '../types';
 //   `ping`                  -> `TOPOPLAY pong` once the machine has booted as far as its image
 //                              goes (the tiny image: init ran; Debian: cloud-init finished);
 //                              nothing before.
-//   `prepare`               -> `TOPOPLAY prepared`: the page cache dropped, so that the saved
-//                              state holds less than the machine's whole memory.
+//   `prepare`               -> `TOPOPLAY prepared`: the page cache dropped and free memory
+//                              zeroed, so that the saved state holds what the machine uses.
 //   `personalize TIME SEED` -> `TOPOPLAY personalized HOSTNAME`: after a restore from a warm image,
 //                              the machine takes what makes it its own (see personalize below).
 // A restored machine is the warm image's machine until it has answered `personalized`; the
@@ -54,6 +54,20 @@ reload_fw_cfg() {
   while [ ! -d "$fw" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
+# Before a warm image is saved: the page cache dropped, then the free memory written with zeros
+# (a tmpfs filled and removed, leaving a margin), so that the saved state leaves it out.
+prepare() {
+  sync
+  echo 3 > /proc/sys/vm/drop_caches
+  free=$(awk '/^MemFree:/ { print int($2 / 1024) }' /proc/meminfo)
+  size=$((free - 16))
+  fill=/run/topoplay-fill
+  if [ "$size" -gt 0 ] && mkdir -p $fill && mount -t tmpfs -o size=\${size}m tmpfs $fill; then
+    dd if=/dev/zero of=$fill/zero bs=1M count=$size 2>/dev/null
+    umount $fill
+  fi
+}
+
 personalize() {
   date -u -s "$(echo "$1" | tr T ' ')" >/dev/null 2>&1
   [ -n "$2" ] && echo "$2" > /dev/urandom
@@ -81,7 +95,7 @@ personalize() {
 while read -r verb a b; do
   case "$verb" in
     ping) booted && echo "TOPOPLAY pong" ;;
-    prepare) sync; echo 3 > /proc/sys/vm/drop_caches; echo "TOPOPLAY prepared" ;;
+    prepare) prepare; echo "TOPOPLAY prepared" ;;
     personalize) personalize "$a" "$b"; echo "TOPOPLAY personalized $(hostname)" ;;
   esac
 done

@@ -62,11 +62,10 @@ export const TINY_MIN_MEMORY_MB = 96;
 // address, so the visible screen is always the 80x25 cells at 0xb8000. Two UARTs instead of four
 // (the console's and the guest agent's, guestAgent.ts), no speculative-execution mitigations and
 // no self-tests of the crypto algorithms (a quarter of a second of the kernel's start) save time
-// under software emulation. `init_on_free` zeroes what the kernel frees, so that a warm image
-// (warm.ts) saves what the machine uses, not all its memory.
+// under software emulation.
 export const TINY_KERNEL_ARGS =
   'console=tty0 console=ttyS0,115200n8 quiet loglevel=3 no-scroll 8250.nr_uarts=2 ' +
-  'mitigations=off cryptomgr.notests panic=5 init_on_free=1';
+  'mitigations=off cryptomgr.notests panic=5';
 
 /**
  * Modules the guest loads on every boot, each with the kernel option that builds it: an option
