@@ -50,12 +50,11 @@ export const ROOT_LABEL = 'root';
  * systemd writes its status, and both consoles get a login prompt. `nomodeset` keeps the kernel's
  * bochs-drm driver off the VGA card, so tty1 stays in VGA text mode: the console shows the same
  * screen, and the machine's monitor can read its text (qmp.ts `screenText`) as it does the tiny
- * image's. `init_on_free` zeroes what the kernel frees, so that a warm image (warm.ts) saves what
- * the machine uses, not its whole memory.
+ * image's.
  */
 export const DEBIAN_KERNEL_ARGS =
   `root=LABEL=${ROOT_LABEL} rw console=tty0 console=ttyS0,115200n8 net.ifnames=0 quiet ` +
-  'mitigations=off nomodeset init_on_free=1';
+  'mitigations=off nomodeset';
 
 /** No Recommends, so only these and what they depend on are installed. */
 export const BASE_PACKAGES: readonly string[] = [
@@ -153,17 +152,14 @@ RestartSec=1
 WantedBy=multi-user.target
 `;
 
-// After a restore, the rest of what makes the machine its own: SSH host keys and machine-id of
-// its own (the warm image's are never shared), its name in /etc/hosts, its guest settings as
-// files, its NICs configured again (their MACs changed), and its screens cleared of the saved
-// machine's and given login prompts that show its name.
+// After a restore, the rest of what makes the machine its own: its name in /etc/hosts, its guest
+// settings as files, its NICs configured again (their MACs changed), its screens cleared of the
+// saved machine's and given login prompts that show its name; then, after the agent has answered,
+// SSH host keys and a machine-id of its own. SSH is stopped first and starts only with the new
+// keys: the warm image's keys are never served.
 const PERSONALIZE = `#!/bin/sh
 fw=/sys/firmware/qemu_fw_cfg/by_name
-rm -f /etc/ssh/ssh_host_*
-ssh-keygen -q -N '' -t ed25519 -f /etc/ssh/ssh_host_ed25519_key
-ssh-keygen -q -N '' -t ecdsa -f /etc/ssh/ssh_host_ecdsa_key
-rm -f /etc/machine-id
-systemd-machine-id-setup >/dev/null
+systemctl stop ssh.service
 name=$(hostname)
 sed -i "s/^127.0.1.1.*/127.0.1.1\t$name/" /etc/hosts
 mkdir -p ${GUEST_SETTINGS_DIR}
@@ -176,7 +172,15 @@ networkctl reload
 for dev in /sys/class/net/eth*; do networkctl reconfigure "\${dev##*/}"; done
 printf '\\033[H\\033[2J' > /dev/tty1
 printf '\\033[H\\033[2J' > /dev/ttyS0
-systemctl --no-block restart ssh.service getty@tty1.service serial-getty@ttyS0.service
+systemctl --no-block restart getty@tty1.service serial-getty@ttyS0.service
+(
+  rm -f /etc/ssh/ssh_host_*
+  ssh-keygen -q -N '' -t ed25519 -f /etc/ssh/ssh_host_ed25519_key
+  ssh-keygen -q -N '' -t ecdsa -f /etc/ssh/ssh_host_ecdsa_key
+  rm -f /etc/machine-id
+  systemd-machine-id-setup >/dev/null
+  systemctl start ssh.service
+) </dev/null >/dev/null 2>&1 &
 `;
 
 const baseFiles = (hostname: string): RecipeFile[] => [
