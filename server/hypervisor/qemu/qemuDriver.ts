@@ -91,6 +91,8 @@ export interface QemuDriver extends HypervisorDriver {
   warm: WarmImages | null;
 }
 
+const isKey = (key: string | null | undefined): key is string => Boolean(key);
+
 export async function createQemuDriver(options: QemuDriverOptions): Promise<QemuDriver> {
   const layout: QemuLayout = layoutOf({
     images: options.imagesDir,
@@ -159,7 +161,10 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       })
     : null;
   // Warm images no machine is based on any more (their template or image changed) are removed.
-  await warm?.prune(new Set([...records.values()].flatMap((r) => (r.warm ? [r.warm] : []))));
+  // A machine restored from one keeps it: its disk overlays are based on the image's frozen disks.
+  await warm?.prune(
+    new Set([...records.values()].flatMap((r) => [r.warm, r.restoredFrom].filter(isKey))),
+  );
 
   const power = createQemuPower({
     warm,

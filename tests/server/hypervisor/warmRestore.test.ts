@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createQemuDriver, type QemuDriver } from '../../../server/hypervisor/qemu/qemuDriver';
@@ -133,5 +133,16 @@ describe('qemu driver: warm images', () => {
     const [clientC] = driver.macsOf(machines[3]!.m.id);
     expect((await alpha.run(`ping -c 1 -W 3 ${tinyAddressOf(clientB!)}`)).status).toBe(0);
     expect((await alpha.run(`ping -c 1 -W 2 ${tinyAddressOf(clientC!)}`)).status).not.toBe(0);
+
+    // A restarted server keeps the warm image its restored machines' disks are based on.
+    const key = JSON.parse(
+      readFileSync(join(folders.stateDir, 'machines', machines[0]!.m.id, 'machine.json'), 'utf8'),
+    ).restoredFrom as string;
+    const again = await createQemuDriver({ ...folders, warmImages: true });
+    await again.close();
+    expect(existsSync(join(folders.stateDir, 'warm', key, 'disk0.qcow2'))).toBe(true);
+    expect((await alpha.run('sync; echo kept > /root/kept; cat /root/kept')).output).toContain(
+      'kept',
+    );
   }, 300_000);
 });
