@@ -120,6 +120,8 @@ export interface AgentCall {
   answer: string;
   timeoutMs: number;
   repeatMs?: number;
+  /** Ends the wait at once, as a failure. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -141,6 +143,7 @@ export function callAgent(socketPath: string, call: AgentCall): Promise<string> 
       clearTimeout(retry);
       clearInterval(repeat);
       socket?.destroy();
+      call.signal?.removeEventListener('abort', aborted);
       if (error) reject(error);
       else resolve(line ?? '');
     };
@@ -154,6 +157,10 @@ export function callAgent(socketPath: string, call: AgentCall): Promise<string> 
         ),
       call.timeoutMs,
     );
+    const aborted = () =>
+      finish(new DriverError('unavailable', 'the wait for the agent was stopped'));
+    if (call.signal?.aborted) aborted();
+    call.signal?.addEventListener('abort', aborted, { once: true });
     const open = () => {
       if (done) return;
       const s = connect(socketPath);

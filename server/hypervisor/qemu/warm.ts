@@ -142,6 +142,8 @@ export function createWarmImages(options: WarmImagesOptions) {
   const failedAt = new Map<string, number>();
   let queue: Promise<void> = Promise.resolve();
   let closed = false;
+  // Aborted by close: a build under way (a Debian boot takes minutes) never holds a shutdown.
+  const stopping = new AbortController();
 
   const imageOf = (key: string): WarmImage => {
     const files = warmFiles(join(root, key));
@@ -225,11 +227,13 @@ export function createWarmImages(options: WarmImagesOptions) {
         answer: 'TOPOPLAY pong',
         timeoutMs: WARM_BOOT_MS,
         repeatMs: 1_000,
+        signal: stopping.signal,
       });
       await callAgent(files.agent, {
         line: 'prepare',
         answer: 'TOPOPLAY prepared',
         timeoutMs: 60_000,
+        signal: stopping.signal,
       });
       actor.send({ type: 'warm.booted', at: now() });
       await saveState(files.qmp, files.memory);
@@ -284,6 +288,7 @@ export function createWarmImages(options: WarmImagesOptions) {
 
   async function close() {
     closed = true;
+    stopping.abort();
     await queue;
   }
 
