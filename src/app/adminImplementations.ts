@@ -97,7 +97,7 @@ export const workspaceArchiveImplementations = (
   },
 });
 
-/** The Dashboard's Warm pools panel: the pools, a pool's size set, the workspaces' names. */
+/** The Dashboard's Warm pools panel: the pools, and a pool's size set. */
 export const warmPoolsImplementations = (
   http: HttpClient,
 ): Implementations<typeof warmPoolsMachine> => ({
@@ -105,12 +105,6 @@ export const warmPoolsImplementations = (
     listPools: fromTaskEither((_: void, signal) => listPools(http)(signal)),
     setPoolSize: fromTaskEither((request: { workspaceId: string; size: number }, signal) =>
       setPoolSize(http)(request, signal),
-    ),
-    listWorkspaces: fromTaskEither((_: void, signal) =>
-      pipe(
-        listWorkspaces(http)({}, signal),
-        TE.map((list) => list.map((w) => ({ id: w.id, name: w.name ?? w.id }))),
-      ),
     ),
   },
 });

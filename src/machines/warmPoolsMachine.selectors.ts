@@ -11,5 +11,3 @@ export const selectPoolInvalidField = (s: WarmPoolsSnapshot) => s.context.formEr
 export const selectPoolSaveError = (s: WarmPoolsSnapshot) => s.context.saveError;
 export const selectSavedPool = (s: WarmPoolsSnapshot) => s.context.saved;
 export const selectIsSavingPool = (s: WarmPoolsSnapshot) => s.hasTag('saving');
-/** The workspaces known by name (the same array until they are loaded again). */
-export const selectPoolWorkspaces = (s: WarmPoolsSnapshot) => s.context.workspaces;

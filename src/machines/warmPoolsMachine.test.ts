@@ -5,7 +5,6 @@ import {
   MAX_POOL_SIZE,
   poolFormProblem,
   warmPoolsMachine,
-  type PoolWorkspace,
   type WarmPoolsSnapshot,
 } from './warmPoolsMachine';
 import {
@@ -18,7 +17,6 @@ import {
   selectPoolListError,
   selectPools,
   selectPoolSaveError,
-  selectPoolWorkspaces,
   selectSavedPool,
 } from './warmPoolsMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
@@ -48,7 +46,6 @@ const QEMU_REFUSAL = {
 
 function start() {
   const loads: Deferred<WarmPool[]>[] = [];
-  const workspaceLoads: Deferred<PoolWorkspace[]>[] = [];
   const saves: Array<{ input: { workspaceId: string; size: number }; answer: Deferred<WarmPool> }> =
     [];
   const actor = createActor(
@@ -64,11 +61,6 @@ function start() {
           saves.push({ input, answer });
           return answer.promise;
         }),
-        listWorkspaces: fromPromise<PoolWorkspace[], void>(() => {
-          const answer = deferred<PoolWorkspace[]>();
-          workspaceLoads.push(answer);
-          return answer.promise;
-        }),
       },
     }),
   ).start();
@@ -76,7 +68,7 @@ function start() {
     actor.send({ type: 'pool.workspaceEdited', text: workspaceId });
     actor.send({ type: 'pool.sizeEdited', text: size });
   };
-  return { actor, loads, saves, workspaceLoads, fill, snap: () => actor.getSnapshot() };
+  return { actor, loads, saves, fill, snap: () => actor.getSnapshot() };
 }
 
 describe('poolFormProblem', () => {
@@ -112,23 +104,6 @@ describe('warmPoolsMachine', () => {
       'The server could not be reached: check your connection and try again.',
     );
     expect(selectPools(p.snap())).toHaveLength(1);
-  });
-
-  it('loads the workspaces once for their names, and goes without them when that fails', async () => {
-    const p = start();
-    expect(selectPoolWorkspaces(p.snap())).toEqual([]);
-    p.workspaceLoads[0]!.resolve([{ id: 'ws-a', name: 'Coral Lab' }]);
-    await flush();
-    expect(selectPoolWorkspaces(p.snap())).toEqual([{ id: 'ws-a', name: 'Coral Lab' }]);
-    p.actor.send({ type: 'pools.refreshRequested' });
-    expect(p.workspaceLoads).toHaveLength(1);
-
-    const q = start();
-    q.workspaceLoads[0]!.reject({ status: 0, message: 'Failed to fetch' });
-    await flush();
-    expect(q.snap().value).toMatchObject({ workspaces: 'unavailable' });
-    expect(selectPoolWorkspaces(q.snap())).toEqual([]);
-    expect(selectPoolListError(q.snap())).toBeNull();
   });
 
   it('sends nothing for a bad form, says why, and keeps what was typed', () => {
@@ -173,20 +148,6 @@ describe('warmPoolsMachine', () => {
     await flush();
     expect(p.loads).toHaveLength(2);
     expect(selectIsLoadingPools(p.snap())).toBe(true);
-  });
-
-  it('lets a refresh leave a save under way, and the workspaces, alone', async () => {
-    const p = start();
-    p.loads[0]!.resolve([]);
-    await flush();
-    p.fill('ws-a', '2');
-    p.actor.send({ type: 'pool.saveRequested' });
-    p.actor.send({ type: 'pools.refreshRequested' });
-    expect(selectIsSavingPool(p.snap())).toBe(true);
-    expect(p.workspaceLoads).toHaveLength(1);
-    p.saves[0]!.answer.resolve(pool('ws-a', 2));
-    await flush();
-    expect(selectSavedPool(p.snap())?.size).toBe(2);
   });
 
   it("shows the server's refusal naming the driver, and keeps the form", async () => {
@@ -252,8 +213,8 @@ describe('warmPoolsMachine form against its model', () => {
           SAVED: 'xstate.done.actor.setPoolSize',
           REFUSED: 'xstate.error.actor.setPoolSize',
         },
-        // The list and the workspaces have tests of their own above.
-        unmodelledStates: ['list', 'workspaces'],
+        // The list has tests of its own above.
+        unmodelledStates: ['list'],
         unmodelledEvents: ['pools.refreshRequested'],
       }),
     ).toEqual([]);

@@ -16,17 +16,9 @@ export type WarmPoolsEvent =
   | { type: 'pool.sizeEdited'; text: string }
   | { type: 'pool.saveRequested' };
 
-/** A workspace the form offers by name (the pools name workspaces by id only). */
-export interface PoolWorkspace {
-  id: string;
-  name: string;
-}
-
 export interface WarmPoolsContext {
   pools: WarmPool[];
   listError: string | null;
-  /** The workspaces, for names in the table and choices in the form; empty when unknown. */
-  workspaces: PoolWorkspace[];
   /** The form's fields as typed: kept whatever happens to a save, so nothing is lost. */
   workspaceId: string;
   size: string;
@@ -65,8 +57,7 @@ const notProvided = (name: string): Error =>
 
 /**
  * The admin Dashboard's Warm pools panel (docs/operations.md "Warm pools"): the pools, loaded on
- * entry and on refresh; the workspaces, once, for their names; and a form that sets a workspace's
- * pool size. A refused save keeps what
+ * entry and on refresh; and a form that sets a workspace's pool size. A refused save keeps what
  * was typed and says why; a saved one reloads the list, since the keeper's counts move with it.
  */
 export const warmPoolsMachine = setup({
@@ -84,10 +75,6 @@ export const warmPoolsMachine = setup({
     setPoolSize: fromPromise<WarmPool, { workspaceId: string; size: number }>(() => {
       throw notProvided('setPoolSize');
     }),
-    /** GET workspaces, as id and name. */
-    listWorkspaces: fromPromise<PoolWorkspace[], void>(() => {
-      throw notProvided('listWorkspaces');
-    }),
   },
   guards: {
     isFormValid: ({ context }) => poolFormProblem(context.workspaceId, context.size) === null,
@@ -95,11 +82,10 @@ export const warmPoolsMachine = setup({
 }).createMachine({
   id: 'warmPools',
   description:
-    'The warm pools, loaded on entry and on refresh, the workspaces for their names, and a form that sets a pool size; a refused save keeps the form and says why, a saved one reloads the list.',
+    'The warm pools, loaded on entry and on refresh, and a form that sets a pool size; a refused save keeps the form and says why, a saved one reloads the list.',
   context: {
     pools: [],
     listError: null,
-    workspaces: [],
     workspaceId: '',
     size: '',
     formError: null,
@@ -109,14 +95,12 @@ export const warmPoolsMachine = setup({
   type: 'parallel',
   states: {
     list: {
+      // Also raised after a save: a load already under way may predate it, so it starts again.
+      on: { 'pools.refreshRequested': { target: '.loading', reenter: true } },
       initial: 'loading',
       states: {
         loading: {
           tags: ['loading'],
-          // Also raised after a save: a load already under way may predate it, so it starts
-          // again. (On `list` itself, a re-entering transition would re-enter the sibling
-          // regions too, and load the workspaces again.)
-          on: { 'pools.refreshRequested': { target: 'loading', reenter: true } },
           invoke: {
             id: 'listPools',
             src: 'listPools',
@@ -131,27 +115,7 @@ export const warmPoolsMachine = setup({
             },
           },
         },
-        listed: { on: { 'pools.refreshRequested': 'loading' } },
-      },
-    },
-    // Names are a convenience: without them the table shows ids and the form takes one typed,
-    // so a failure here is not shown.
-    workspaces: {
-      initial: 'loading',
-      states: {
-        loading: {
-          invoke: {
-            id: 'listWorkspaces',
-            src: 'listWorkspaces',
-            onDone: {
-              target: 'loaded',
-              actions: assign({ workspaces: ({ event }) => event.output }),
-            },
-            onError: 'unavailable',
-          },
-        },
-        loaded: {},
-        unavailable: {},
+        listed: {},
       },
     },
     form: {

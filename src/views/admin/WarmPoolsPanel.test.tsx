@@ -47,7 +47,6 @@ async function render(answer: { list: WarmPool[] } | { refusal: unknown }) {
               'from one isolation tag to another; the proxmox driver cannot.',
           });
         }),
-        listWorkspaces: fromPromise(() => Promise.resolve([{ id: 'ws-web', name: 'Web Lab' }])),
       },
     }),
   ).start();
@@ -108,8 +107,7 @@ describe('WarmPoolsPanel', () => {
     ]);
     expect(cellsOf(container)).toEqual([
       ['ws-lab', '4', '6', '3', '2', '5', '7'],
-      // Named when the workspace list knows the workspace.
-      ['Web Lab', '4', '6', '3', '2', '5', '7'],
+      ['ws-web', '4', '6', '3', '2', '5', '7'],
     ]);
     expect(container.textContent).not.toContain('No workspace keeps a warm pool.');
   });

@@ -1,10 +1,6 @@
 import { useSelector } from '@xstate/react';
-import { useId, useMemo } from 'react';
-import {
-  MAX_POOL_SIZE,
-  type WarmPool,
-  type WarmPoolsActorRef,
-} from '../../machines/warmPoolsMachine';
+import { useId } from 'react';
+import { MAX_POOL_SIZE, type WarmPoolsActorRef } from '../../machines/warmPoolsMachine';
 import {
   selectIsLoadingPools,
   selectIsSavingPool,
@@ -15,7 +11,6 @@ import {
   selectPoolListError,
   selectPools,
   selectPoolSaveError,
-  selectPoolWorkspaces,
   selectSavedPool,
 } from '../../machines/warmPoolsMachine.selectors';
 import { Icon, piSave } from '../common/icons';
@@ -23,12 +18,6 @@ import { RefreshButton } from './RefreshButton';
 
 // The Dashboard's Warm pools panel (docs/operations.md "Warm pools"): how each workspace's pool
 // is doing, and a form that sets a workspace's pool size (0 turns it off).
-
-/** What a save did, naming the workspace when its name is known. */
-function savedMessage(saved: WarmPool, name = saved.workspaceId): string {
-  if (saved.size === 0) return `The pool of ${name} is off.`;
-  return `The pool of ${name} keeps ${saved.size} ${saved.size === 1 ? 'set' : 'sets'} ready.`;
-}
 
 function SizeForm({ pools }: { pools: WarmPoolsActorRef }) {
   const workspaceId = useSelector(pools, selectPoolFormWorkspace);
@@ -38,7 +27,6 @@ function SizeForm({ pools }: { pools: WarmPoolsActorRef }) {
   const saveError = useSelector(pools, selectPoolSaveError);
   const saved = useSelector(pools, selectSavedPool);
   const saving = useSelector(pools, selectIsSavingPool);
-  const workspaces = useSelector(pools, selectPoolWorkspaces);
   const id = useId();
   const problemId = `${id}-problem`;
   return (
@@ -61,20 +49,10 @@ function SizeForm({ pools }: { pools: WarmPoolsActorRef }) {
             id={`${id}-workspace`}
             className="p-inputtext p-component"
             value={workspaceId}
-            list={`${id}-workspaces`}
-            autoComplete="off"
             aria-invalid={invalidField === 'workspace'}
             aria-describedby={invalidField === 'workspace' ? problemId : undefined}
             onChange={(e) => pools.send({ type: 'pool.workspaceEdited', text: e.target.value })}
           />
-          {/* The browser offers the workspaces by name and fills in the id. */}
-          <datalist id={`${id}-workspaces`}>
-            {workspaces.map((w) => (
-              <option key={w.id} value={w.id}>
-                {w.name}
-              </option>
-            ))}
-          </datalist>
         </div>
         <div className="tp-field">
           <label htmlFor={`${id}-size`}>
@@ -111,7 +89,9 @@ function SizeForm({ pools }: { pools: WarmPoolsActorRef }) {
         )}
         {saved && (
           <p className="tp-muted" role="status">
-            {savedMessage(saved, workspaces.find((w) => w.id === saved.workspaceId)?.name)}
+            {saved.size === 0
+              ? `The pool of ${saved.workspaceId} is off.`
+              : `The pool of ${saved.workspaceId} keeps ${saved.size} ${saved.size === 1 ? 'set' : 'sets'} ready.`}
           </p>
         )}
       </form>
@@ -123,8 +103,6 @@ export function WarmPoolsPanel({ pools }: { pools: WarmPoolsActorRef }) {
   const list = useSelector(pools, selectPools);
   const loading = useSelector(pools, selectIsLoadingPools);
   const error = useSelector(pools, selectPoolListError);
-  const workspaces = useSelector(pools, selectPoolWorkspaces);
-  const names = useMemo(() => new Map(workspaces.map((w) => [w.id, w.name])), [workspaces]);
   return (
     <section aria-labelledby="tp-warm-pools" className="tp-panel">
       <div className="tp-section-header">
@@ -160,7 +138,9 @@ export function WarmPoolsPanel({ pools }: { pools: WarmPoolsActorRef }) {
           <tbody>
             {list.map((p) => (
               <tr key={p.workspaceId}>
-                <td>{names.get(p.workspaceId) ?? <code>{p.workspaceId}</code>}</td>
+                <td>
+                  <code>{p.workspaceId}</code>
+                </td>
                 <td>{p.size}</td>
                 <td>{p.target}</td>
                 <td>{p.ready}</td>
