@@ -30,72 +30,69 @@ function SizeForm({ pools }: { pools: WarmPoolsActorRef }) {
   const id = useId();
   const problemId = `${id}-problem`;
   return (
-    <>
-      <h4 id={`${id}-title`}>Set a pool size</h4>
-      {/* noValidate: the machine checks the fields and says why in words of its own, where the
-          browser's bubble would stop the submit unseen by it. */}
-      <form
-        className="tp-form"
-        aria-labelledby={`${id}-title`}
-        noValidate
-        onSubmit={(e) => {
-          e.preventDefault();
-          pools.send({ type: 'pool.saveRequested' });
-        }}
-      >
-        <div className="tp-field">
-          <label htmlFor={`${id}-workspace`}>Workspace id</label>
-          <input
-            id={`${id}-workspace`}
-            className="p-inputtext p-component"
-            value={workspaceId}
-            aria-invalid={invalidField === 'workspace'}
-            aria-describedby={invalidField === 'workspace' ? problemId : undefined}
-            onChange={(e) => pools.send({ type: 'pool.workspaceEdited', text: e.target.value })}
-          />
-        </div>
-        <div className="tp-field">
-          <label htmlFor={`${id}-size`}>
-            Sets to keep ready (0 to {MAX_POOL_SIZE}; 0 turns it off)
-          </label>
-          <input
-            id={`${id}-size`}
-            className="p-inputtext p-component"
-            type="number"
-            min={0}
-            max={MAX_POOL_SIZE}
-            step={1}
-            value={size}
-            aria-invalid={invalidField === 'size'}
-            aria-describedby={invalidField === 'size' ? problemId : undefined}
-            onChange={(e) => pools.send({ type: 'pool.sizeEdited', text: e.target.value })}
-          />
-        </div>
-        <div className="tp-actions">
-          <button type="submit" className="p-button p-component p-button-sm" disabled={saving}>
-            <Icon shape={piSave} />
-            <span>{saving ? 'Saving...' : 'Save'}</span>
-          </button>
-        </div>
-        {formError && (
-          <p id={problemId} className="tp-field-message" role="alert">
-            {formError}
-          </p>
-        )}
-        {saveError && (
-          <p className="tp-alert tp-alert-danger" role="alert">
-            {saveError}
-          </p>
-        )}
-        {saved && (
-          <p className="tp-muted" role="status">
-            {saved.size === 0
-              ? `The pool of ${saved.workspaceId} is off.`
-              : `The pool of ${saved.workspaceId} keeps ${saved.size} ${saved.size === 1 ? 'set' : 'sets'} ready.`}
-          </p>
-        )}
-      </form>
-    </>
+    // noValidate: the machine checks the fields and says why in words of its own, where the
+    // browser's bubble would stop the submit unseen by it.
+    <form
+      className="tp-form"
+      aria-label="Set a pool size"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        pools.send({ type: 'pool.saveRequested' });
+      }}
+    >
+      <div className="tp-field">
+        <label htmlFor={`${id}-workspace`}>Workspace id</label>
+        <input
+          id={`${id}-workspace`}
+          className="p-inputtext p-component"
+          value={workspaceId}
+          aria-invalid={invalidField === 'workspace'}
+          aria-describedby={invalidField === 'workspace' ? problemId : undefined}
+          onChange={(e) => pools.send({ type: 'pool.workspaceEdited', text: e.target.value })}
+        />
+      </div>
+      <div className="tp-field">
+        <label htmlFor={`${id}-size`}>
+          Sets to keep ready (0 to {MAX_POOL_SIZE}; 0 turns it off)
+        </label>
+        <input
+          id={`${id}-size`}
+          className="p-inputtext p-component"
+          type="number"
+          min={0}
+          max={MAX_POOL_SIZE}
+          step={1}
+          value={size}
+          aria-invalid={invalidField === 'size'}
+          aria-describedby={invalidField === 'size' ? problemId : undefined}
+          onChange={(e) => pools.send({ type: 'pool.sizeEdited', text: e.target.value })}
+        />
+      </div>
+      <div className="tp-actions">
+        <button type="submit" className="p-button p-component p-button-sm" disabled={saving}>
+          <Icon shape={piSave} />
+          <span>{saving ? 'Saving...' : 'Save'}</span>
+        </button>
+      </div>
+      {formError && (
+        <p id={problemId} className="tp-field-message" role="alert">
+          {formError}
+        </p>
+      )}
+      {saveError && (
+        <p className="tp-alert tp-alert-danger" role="alert">
+          {saveError}
+        </p>
+      )}
+      {saved && (
+        <p className="tp-muted" role="status">
+          {saved.size === 0
+            ? `The pool of ${saved.workspaceId} is off.`
+            : `The pool of ${saved.workspaceId} keeps ${saved.size} sets ready.`}
+        </p>
+      )}
+    </form>
   );
 }
 
