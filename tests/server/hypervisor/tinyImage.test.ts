@@ -26,7 +26,7 @@ const available = spawnSync('qemu-system-x86_64', ['--version']).status === 0;
 // A boot takes 3 to 6 s on an idle host without KVM and 19 s at a load average of 9; a reboot
 // under that load was seen to need more than 30 s. The wait is for the boot's own line, so a
 // generous bound costs nothing when the boot is quick.
-const BOOT_MS = 60_000;
+const BOOT_MS = 180_000;
 
 interface Vm {
   process: ChildProcess;
