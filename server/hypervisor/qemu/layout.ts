@@ -53,8 +53,10 @@ export function inside(root: string, path: string, what: string): string {
 export const machineDir = (layout: QemuLayout, id: string): string => join(layout.machines, id);
 
 /** The files of one machine's folder. */
-export const machineFiles = (layout: QemuLayout, id: string) => {
-  const dir = machineDir(layout, id);
+export const machineFiles = (layout: QemuLayout, id: string) => filesIn(machineDir(layout, id));
+
+/** The files a machine's QEMU uses in `dir` (a machine's folder, or a warm image's build). */
+export const filesIn = (dir: string) => {
   return {
     dir,
     record: join(dir, 'machine.json'),

@@ -15,7 +15,7 @@ import { bareKey } from '../cloudInit';
 import type { GuestSetting } from '../types';
 import { bootFilesOf, freshDisk, messageOf } from './disks';
 import { callAgent } from './guestAgent';
-import type { QemuLayout } from './layout';
+import { filesIn, type QemuLayout } from './layout';
 import { launchPlanOf } from './plans';
 import { ended, isRunning, launch, readPid, saveState, type Acceleration } from './processes';
 import type { MachineRecord } from './records';
@@ -54,19 +54,9 @@ export interface WarmImage {
 
 /** The files of a warm image's folder, and of its build (a machine folder of its own). */
 export const warmFiles = (dir: string) => ({
-  dir,
+  ...filesIn(dir),
   manifest: join(dir, 'warm.json'),
   memory: join(dir, 'memory.state'),
-  record: join(dir, 'machine.json'),
-  pid: join(dir, 'qemu.pid'),
-  qmp: join(dir, 'qmp.sock'),
-  vnc: join(dir, 'vnc.sock'),
-  serial: join(dir, 'serial.sock'),
-  agent: join(dir, 'agent.sock'),
-  log: join(dir, 'qemu.log'),
-  nic: (index: number) => join(dir, `nic${index}.sock`),
-  overlay: (index: number) => join(dir, `disk${index}.qcow2`),
-  guestSetting: (index: number) => join(dir, `guest${index}.txt`),
 });
 
 /** Settings the image's boot itself takes (cloud-init's); the rest reach it after a restore. */
