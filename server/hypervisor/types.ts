@@ -152,7 +152,14 @@ export type MachineChange =
   | { kind: 'iso'; path: string }
   | { kind: 'net'; nic: number; network: string }
   | { kind: 'boot'; delaySeconds: number }
-  | { kind: 'guest'; key: string; value: string };
+  | { kind: 'guest'; key: string; value: string }
+  /**
+   * Several guest settings at once, in order (a pooled machine claimed by a gamespace). `live`: a
+   * running machine must have them now: refused (unavailable) when the driver cannot deliver them
+   * to the guest at once. Without it, a driver may give a running machine its settings at its
+   * next start.
+   */
+  | { kind: 'guests'; settings: GuestSetting[]; live?: boolean };
 
 export interface MachineAnswer {
   questionId: string;

@@ -1,14 +1,16 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
+import { screenText } from '../../server/hypervisor/qemu/qmp';
 import type { DriverStatus as HypervisorStatus } from '../../server/hypervisor/types';
 import { LABS_IMAGES, missingImages } from '../labs/images';
 import { percentile } from './processes';
 import {
   ApiError,
   apiAs,
+  machineDir,
   machinesLeft,
-  promptShown,
+  promptOf,
   rssMiB,
   screenShows,
   serialOf,
@@ -61,9 +63,11 @@ const LAUNCH_SETTINGS = {
   startGamespace: true,
 };
 
+// The flag is the gamespace's own (a transform), given to the machine as a guest setting, which the
+// tiny image shows in its banner: a launch is ready when the screen shows a flag and the prompt.
 const CHALLENGE = {
   text: 'Look at the machine.',
-  transforms: [],
+  transforms: [{ key: 'flag', value: 'hex:10' }],
   variants: [
     {
       text: 'A tiny machine is yours.',
@@ -111,9 +115,12 @@ async function tinyLab(author: Api, name: string, replicas: number): Promise<str
   const tiny = stock.find((t) => t.name === 'tiny-linux');
   if (!tiny) throw new Error('no stock template tiny-linux');
   const linked = await author('POST', 'template', { templateId: tiny.id, workspaceId: id });
-  if (replicas > 1) {
-    await author('PUT', 'template', { id: linked.id, name: linked.name, replicas });
-  }
+  await author('PUT', 'template', {
+    id: linked.id,
+    name: linked.name,
+    replicas,
+    guestinfo: 'flag=##flag##',
+  });
   await author('PUT', `challenge/${id}`, CHALLENGE);
   const workspace = await author('GET', `workspace/${id}`);
   await author('PUT', 'workspace', { ...workspace, audience: 'everyone', durationMinutes: 60 });
@@ -126,12 +133,31 @@ interface Launch {
   rss: number[];
 }
 
-/** One launch, timed to every prompt; then its gamespace deleted and its machines gone. */
+/** The game's flag in the tiny image's banner (a pooled machine shows `##flag##` until claimed). */
+const FLAG_SHOWN = /guestinfo\.flag = [0-9a-f]{10}/;
+
+/** Resolves when the machine's screen shows its prompt and the game's flag. */
+const readyShown = (stateDir: string, vm: GameVm) =>
+  until(
+    `the prompt and the flag on ${vm.name}`,
+    async () => {
+      const rows = await screenText(join(machineDir(stateDir, vm.id), 'qmp.sock'));
+      const text = rows.join('\n');
+      return (text.includes(promptOf(vm)) && FLAG_SHOWN.test(text)) || null;
+    },
+    180_000,
+  );
+
+/**
+ * One launch, timed to every prompt with the game's flag; then its gamespace deleted and its
+ * machines gone, and, with a pool, the pool ready again.
+ */
 async function timedLaunch(
   server: BenchServer,
   player: Api,
   workspaceId: string,
   machines: number,
+  poolReady?: () => Promise<boolean>,
 ): Promise<Launch> {
   const start = performance.now();
   const state = await player<GameState>('POST', 'gamespace', {
@@ -143,7 +169,7 @@ async function timedLaunch(
     if (state.vms.length !== machines || !state.vms.every((vm) => vm.isRunning)) {
       throw new Error(`launch answered machines ${JSON.stringify(state.vms)}`);
     }
-    await Promise.all(state.vms.map((vm) => promptShown(server.stateDir, vm)));
+    await Promise.all(state.vms.map((vm) => readyShown(server.stateDir, vm)));
     const promptMs = performance.now() - start;
     const rss = await Promise.all(state.vms.map((vm) => rssMiB(server.stateDir, vm.id)));
     return { answeredMs, promptMs, rss };
@@ -152,10 +178,14 @@ async function timedLaunch(
     await until(
       'the machines to be gone',
       async () => {
+        if (poolReady) {
+          const gone = state.vms.every((vm) => !existsSync(machineDir(server.stateDir, vm.id)));
+          return gone && (await poolReady()) ? true : null;
+        }
         const left = await machinesLeft(server.stateDir);
         return left.dirs === 0 && left.qemu === 0 ? true : null;
       },
-      60_000,
+      poolReady ? 300_000 : 60_000,
     );
   }
 }
@@ -190,15 +220,19 @@ async function warmImagesBuilt(stateDir: string): Promise<void> {
   );
 }
 
+type Mode = 'cold' | 'restored' | 'pooled';
+
 /**
- * Part 1: launches of each workspace, one after another. `warm`: the machines resume from their
- * template's warm image, which a first launch of each workspace (not counted) has built; else
- * every machine boots (QEMU_WARM_IMAGES=false).
+ * Part 1: launches of each workspace, one after another. `cold`: every machine boots
+ * (QEMU_WARM_IMAGES=false). `restored`: the machines resume from their template's warm image,
+ * which a first launch of each workspace (not counted) has built. `pooled`: as restored, and an
+ * administrator keeps one set of the workspace ready (a pool of size 1), which each launch claims;
+ * the next launch waits until the pool is ready again.
  */
 async function launchTimes(
-  warm: boolean,
+  mode: Mode,
 ): Promise<{ one: Launch[]; three: Launch[]; status: DriverStatus }> {
-  const server = await startServer({ QEMU_WARM_IMAGES: String(warm) });
+  const server = await startServer({ QEMU_WARM_IMAGES: String(mode !== 'cold') });
   try {
     const author = await apiAs(server.url, 'creator');
     const player = await apiAs(server.url, 'player');
@@ -206,7 +240,7 @@ async function launchTimes(
     const status = await admin<DriverStatus>('GET', 'admin/hypervisor');
     const single = await tinyLab(author, 'Tiny Lab', 1);
     const triple = await tinyLab(author, 'Tiny Trio', 3);
-    if (warm) {
+    if (mode !== 'cold') {
       await timedLaunch(server, player, single, 1);
       await warmImagesBuilt(server.stateDir);
     }
@@ -216,14 +250,22 @@ async function launchTimes(
       [one, single, 1],
       [three, triple, 3],
     ] as const) {
+      let poolReady: (() => Promise<boolean>) | undefined;
+      if (mode === 'pooled') {
+        await admin('PUT', `admin/pools/${id}`, { size: 1 });
+        poolReady = async () =>
+          (await admin<{ ready: number }>('GET', `admin/pools/${id}`)).ready === 1;
+        await until('a ready set', async () => (await poolReady!()) || null, 300_000);
+      }
       for (let i = 0; i < LAUNCHES; i++) {
-        const launch = await timedLaunch(server, player, id, n);
+        const launch = await timedLaunch(server, player, id, n, poolReady);
         list.push(launch);
         console.log(
-          `  ${warm ? 'restored' : 'cold'}, ${n} machine${n > 1 ? 's' : ''}, launch ${i + 1}: answered ${seconds(launch.answeredMs)} s, ` +
+          `  ${mode}, ${n} machine${n > 1 ? 's' : ''}, launch ${i + 1}: answered ${seconds(launch.answeredMs)} s, ` +
             `prompt ${seconds(launch.promptMs)} s (load ${load()})`,
         );
       }
+      if (mode === 'pooled') await admin('PUT', `admin/pools/${id}`, { size: 0 });
     }
     return { one, three, status };
   } finally {
@@ -445,19 +487,22 @@ async function main(): Promise<void> {
   }
   console.log(`command: npm run bench:qemu (BENCH_LAUNCHES=${LAUNCHES}, BENCH_CAP=${CAP})\n`);
 
-  const { one, three, status } = await launchTimes(false);
-  const restored = await launchTimes(true);
+  const { one, three, status } = await launchTimes('cold');
+  const restored = await launchTimes('restored');
+  const pooled = await launchTimes('pooled');
   const cap = await capacity();
 
   const rss = [...one, ...three].flatMap((l) => l.rss);
   const mean = rss.reduce((s, r) => s + r, 0) / rss.length;
-  console.log('\nLaunch to every machine showing its shell prompt (s)');
+  console.log("\nLaunch to every machine showing its shell prompt and the game's flag (s)");
   console.log('| gamespace | launches | p50 | p95 | launch answered p50 | p95 |');
   console.log('|---|---|---|---|---|---|');
   console.log(summary('1 tiny machine, cold', one));
   console.log(summary('1 tiny machine, restored', restored.one));
+  console.log(summary('1 tiny machine, pooled', pooled.one));
   console.log(summary('3 tiny machines, cold', three));
   console.log(summary('3 tiny machines, restored', restored.three));
+  console.log(summary('3 tiny machines, pooled', pooled.three));
   const ratio = (cold: Launch[], warm: Launch[]) => {
     const p50 = (list: Launch[]) =>
       percentile(
@@ -468,7 +513,8 @@ async function main(): Promise<void> {
   };
   console.log(
     `restored vs cold, p50: ${ratio(one, restored.one)}x faster for 1 machine, ` +
-      `${ratio(three, restored.three)}x for 3`,
+      `${ratio(three, restored.three)}x for 3; pooled vs cold: ${ratio(one, pooled.one)}x ` +
+      `and ${ratio(three, pooled.three)}x`,
   );
   console.log(
     `\nMemory per running tiny VM (VmRSS after its prompt, ${rss.length} samples, ${TINY_MEMORY_MIB} MiB ` +

@@ -30,7 +30,7 @@ import {
 // default). The player's first game boots its machine, which has the server build the template's
 // warm image in the background; the next game's machine is restored from it. Its console shows
 // its own prompt, a command runs, and the flag on its screen is the new game's (it scores), not
-// the one the first game generated.
+// the one the first game generated. Then a pool keeps a set ready, and the third game claims it.
 
 const CHALLENGE = flagChallenge('A tiny machine is yours.', 'Look at the console.');
 
@@ -141,6 +141,34 @@ test('a second launch is restored from the warm image: its own prompt, flag and 
     await scoreFlag(player, flag);
     await consolePage.close();
     await expect(player.getByRole('heading', { name: 'Game Over' })).toBeVisible();
+
+    // A warm pool: an administrator keeps one set ready, restored and running under a tag of its
+    // own. The next launch claims it: the machine was running before the click, it is moved to
+    // the game's network and given the game's flag, which its screen shows at once.
+    const admin = await apiOf(await signedInPage(browser, server.baseURL, 'admin'));
+    await admin('PUT', `admin/pools/${workspaceId}`, { size: 1 });
+    const pool = () => admin<{ ready: number }>('GET', `admin/pools/${workspaceId}`);
+    await expect.poll(async () => (await pool()).ready, { timeout: 120_000 }).toBe(1);
+    const before = new Set(readdirSync(join(stateDir, 'machines')));
+    const clicked = Date.now();
+    await startGame(player, workspaceId);
+    const claimed = await gameVm();
+    expect(before.has(claimed.id)).toBe(true);
+    await expect(controller.getByText('Running')).toBeVisible({ timeout: 10_000 });
+    await expect
+      .poll(() => flagOn(claimed), { timeout: 10_000, intervals: [100] })
+      .toMatch(/^[0-9a-f]{10}$/);
+    const ready = Date.now() - clicked;
+    test.info().annotations.push({ type: 'pooled launch', description: `${ready} ms to the flag` });
+    console.info(`pooled launch: ${ready} ms from the click to this game's flag on the screen`);
+    const pooledFlag = await flagOn(claimed);
+    expect([firstFlag, flag]).not.toContain(pooledFlag);
+    expect(await screenOf(claimed)).toMatch(/box:~# /);
+    await scoreFlag(player, pooledFlag);
+    await expect(player.getByRole('heading', { name: 'Game Over' })).toBeVisible();
+    // The pool fills again on its own.
+    await expect.poll(async () => (await pool()).ready, { timeout: 120_000 }).toBe(1);
+    await admin('PUT', `admin/pools/${workspaceId}`, { size: 0 });
   } finally {
     await server.stop();
     rmSync(root, { recursive: true, force: true });

@@ -26,17 +26,25 @@ export interface ClaimDeps {
 export function createPoolClaims(deps: ClaimDeps): PoolClaims {
   const { repos, driver, now, warn } = deps;
 
-  /** Hands a claimed set's machines to the gamespace, with the gamespace's guest settings. */
+  /**
+   * Hands a claimed set's machines to the gamespace, with the gamespace's guest settings: all of
+   * a machine's at once, the machines side by side.
+   */
   async function handOver(set: PooledSetTable, g: GamespaceTable, specs: readonly MachineSpec[]) {
     const machines = await driver.retag(set.id, g.id);
     const byName = new Map(machines.map((m) => [m.name, m]));
-    for (const spec of specs) {
-      const machine = byName.get(vmName(spec.name, g.id));
-      if (!machine) throw new Error(`pooled set ${set.id} has no machine ${spec.name}`);
-      for (const { key, value } of spec.guestSettings) {
-        await driver.changeConfiguration(machine.id, { kind: 'guest', key, value }, false);
-      }
-    }
+    await Promise.all(
+      specs.map(async (spec) => {
+        const machine = byName.get(vmName(spec.name, g.id));
+        if (!machine) throw new Error(`pooled set ${set.id} has no machine ${spec.name}`);
+        if (spec.guestSettings.length === 0) return;
+        await driver.changeConfiguration(
+          machine.id,
+          { kind: 'guests', settings: [...spec.guestSettings], live: true },
+          false,
+        );
+      }),
+    );
   }
 
   const claimOrMiss: PoolClaims['claim'] = async (g, ws, templates, specs) => {

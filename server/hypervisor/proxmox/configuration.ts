@@ -92,6 +92,7 @@ export function createConfiguration({
         await pve(() => api.put(path, { startup: `up=${Math.max(0, change.delaySeconds)}` }));
         break;
       case 'guest':
+      case 'guests':
         throw new DriverError(
           'unsupported',
           'guest settings of a deployed Proxmox machine cannot be changed',

@@ -1,5 +1,12 @@
 import { GUEST_SETTINGS_DIR } from '../cloudInit';
-import { AGENT_PATH, AGENT_PORT, AGENT_SCRIPT, PERSONALIZE_HOOK } from './guestAgent';
+import { GUEST_SETTINGS_FILE } from '../guestFiles';
+import {
+  AGENT_PATH,
+  AGENT_PORT,
+  AGENT_SCRIPT,
+  PERSONALIZE_HOOK,
+  SETTINGS_HOOK,
+} from './guestAgent';
 
 // What the Debian stock images are made of, as data: the packages mmdebstrap installs, the files
 // written into the root filesystem afterwards, the systemd units enabled or masked, and the kernel
@@ -152,6 +159,44 @@ RestartSec=1
 WantedBy=multi-user.target
 `;
 
+// The guest settings given through fw_cfg, as files (what cloud-init writes at a cold boot).
+const COPY_SETTINGS = `mkdir -p ${GUEST_SETTINGS_DIR}
+for entry in $fw/opt/guestinfo.*; do
+  [ -r "$entry/raw" ] || continue
+  key=\${entry##*/opt/guestinfo.}
+  cat "$entry/raw" > "${GUEST_SETTINGS_DIR}/$key"
+done
+`;
+
+// Guest settings given while the machine runs (the agent's settings, which writes them all to
+// ${GUEST_SETTINGS_FILE}): the same files, and what cloud-init does with the \`cloud.*\` settings
+// at a boot that a running machine can take: its user, that user's password, keys and sudo (the
+// image's default user, debian, without cloud.user). Addresses change at the next start.
+const SETTINGS = `#!/bin/sh
+fw=/sys/firmware/qemu_fw_cfg/by_name
+${COPY_SETTINGS}conf=${GUEST_SETTINGS_FILE}
+last() { sed -n "s/^$1=//p" $conf | tail -n 1; }
+user=$(last cloud.user)
+if [ -n "$user" ] && ! id "$user" >/dev/null 2>&1; then useradd -m -s /bin/bash "$user"; fi
+target=\${user:-debian}
+id "$target" >/dev/null 2>&1 || exit 0
+password=$(last cloud.password)
+[ -n "$password" ] && printf '%s:%s\\n' "$target" "$password" | chpasswd
+home=$(getent passwd "$target" | cut -d: -f6)
+keys=$(sed -n 's/^cloud.ssh_authorized_keys=//p' $conf)
+if [ -n "$keys" ] && [ -n "$home" ]; then
+  mkdir -p "$home/.ssh"
+  printf '%s\\n' "$keys" >> "$home/.ssh/authorized_keys"
+  chown -R "$target:" "$home/.ssh"
+  chmod 700 "$home/.ssh"
+  chmod 600 "$home/.ssh/authorized_keys"
+fi
+if [ "$(last cloud.sudo)" = true ]; then
+  echo "$target ALL=(ALL) NOPASSWD:ALL" > /etc/sudoers.d/90-topoplay-$target
+  chmod 440 /etc/sudoers.d/90-topoplay-$target
+fi
+`;
+
 // After a restore, the rest of what makes the machine its own: its name in /etc/hosts, its guest
 // settings as files, its NICs configured again (their MACs changed), its screens cleared of the
 // saved machine's and given login prompts that show its name; then, after the agent has answered,
@@ -162,13 +207,7 @@ fw=/sys/firmware/qemu_fw_cfg/by_name
 systemctl stop ssh.service
 name=$(hostname)
 sed -i "s/^127.0.1.1.*/127.0.1.1\t$name/" /etc/hosts
-mkdir -p ${GUEST_SETTINGS_DIR}
-for entry in $fw/opt/guestinfo.*; do
-  [ -r "$entry/raw" ] || continue
-  key=\${entry##*/opt/guestinfo.}
-  cat "$entry/raw" > "${GUEST_SETTINGS_DIR}/$key"
-done
-networkctl reload
+${COPY_SETTINGS}networkctl reload
 for dev in /sys/class/net/eth*; do networkctl reconfigure "\${dev##*/}"; done
 printf '\\033[H\\033[2J' > /dev/tty1
 printf '\\033[H\\033[2J' > /dev/ttyS0
@@ -198,6 +237,7 @@ const baseFiles = (hostname: string): RecipeFile[] => [
   { path: '/etc/systemd/system/topoplay-hostname.service', content: FW_CFG_HOSTNAME },
   { path: AGENT_PATH, content: AGENT_SCRIPT, mode: 0o755 },
   { path: PERSONALIZE_HOOK, content: PERSONALIZE, mode: 0o755 },
+  { path: SETTINGS_HOOK, content: SETTINGS, mode: 0o755 },
   { path: '/etc/systemd/system/topoplay-agent.service', content: AGENT_UNIT },
 ];
 

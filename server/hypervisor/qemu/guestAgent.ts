@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import { FW_CFG_BY_NAME } from '../guestFiles';
+import { FW_CFG_BY_NAME, GUEST_SETTINGS_FILE, guestSettingsText } from '../guestFiles';
+import type { GuestSetting } from '../types';
 import { DriverError } from '../types';
 
 // Topoplay's guest agent: a shell script the stock images run on their second serial port
@@ -13,6 +14,9 @@ import { DriverError } from '../types';
 //                              zeroed, so that the saved state holds what the machine uses.
 //   `personalize TIME SEED` -> `TOPOPLAY personalized HOSTNAME`: after a restore from a warm image,
 //                              the machine takes what makes it its own (see personalize below).
+//   `settings BASE64`       -> `TOPOPLAY settings COUNT`: the machine's guest settings while it
+//                              runs (a pooled machine claimed by a gamespace, a change through the
+//                              API), base64 of `key=value` lines (see settings below).
 // A restored machine is the warm image's machine until it has answered `personalized`; the
 // driver never hands one out before.
 
@@ -23,6 +27,10 @@ export const MACS_FW_CFG = 'opt/topoplay/macs';
 /** The image-specific part of a personalization, run last when the image has it. */
 export const PERSONALIZE_HOOK = '/etc/topoplay/personalize';
 export const AGENT_PATH = '/usr/sbin/topoplay-agent';
+/** The image-specific part of taking new guest settings, run last when the image has it. */
+export const SETTINGS_HOOK = '/etc/topoplay/settings';
+/** Where the agent keeps the fw_cfg files it shows in place of QEMU's (see settings below). */
+const SHADOW_FW_CFG = '/run/topoplay/fw_cfg';
 
 // Personalize: the clock set, the kernel's RNG fed with the host's random bytes, the fw_cfg files
 // read again (the qemu_fw_cfg module lists them when it loads, and a restored machine has other
@@ -68,7 +76,38 @@ prepare() {
   fi
 }
 
+# Guest settings while the machine runs: fw_cfg cannot change under a running QEMU, so the agent
+# shows a copy of QEMU's fw_cfg files in their place (a bind mount), with the settings written in,
+# where every reader of a setting looks (the images' scripts, a lab's own). The same lines go to
+# ${GUEST_SETTINGS_FILE}, then the image's hook runs.
+settings() {
+  text=$(echo "$1" | base64 -d 2>/dev/null) || return
+  shadow=${SHADOW_FW_CFG}
+  if ! grep -q " $fw " /proc/mounts; then
+    rm -rf $shadow
+    mkdir -p $shadow
+    cp -rL "$fw/." $shadow/ 2>/dev/null
+    mount --bind $shadow "$fw" || return
+  fi
+  (umask 077; printf '%s\\n' "$text" > ${GUEST_SETTINGS_FILE})
+  count=0
+  while IFS= read -r line; do
+    key=\${line%%=*}
+    [ -n "$key" ] && [ "$key" != "$line" ] || continue
+    case "$key" in */* | .* ) continue ;; esac
+    mkdir -p "$shadow/opt/$key"
+    printf '%s' "\${line#*=}" > "$shadow/opt/$key/raw"
+    count=$((count + 1))
+  done <<EOF_SETTINGS
+$text
+EOF_SETTINGS
+  [ -x ${SETTINGS_HOOK} ] && ${SETTINGS_HOOK} </dev/null >/dev/null 2>&1
+}
+
 personalize() {
+  # A copy shown in place of QEMU's fw_cfg files is the saved machine's: the restored QEMU's own
+  # are read below.
+  umount "$fw" 2>/dev/null
   date -u -s "$(echo "$1" | tr T ' ')" >/dev/null 2>&1
   [ -n "$2" ] && echo "$2" > /dev/urandom
   reload_fw_cfg
@@ -97,6 +136,7 @@ while read -r verb a b; do
     ping) booted && echo "TOPOPLAY pong" ;;
     prepare) prepare; echo "TOPOPLAY prepared" ;;
     personalize) personalize "$a" "$b"; echo "TOPOPLAY personalized $(hostname)" ;;
+    settings) count=0; settings "$a"; echo "TOPOPLAY settings $count" ;;
   esac
 done
 `;
@@ -111,6 +151,14 @@ const linesOf = (text: string) => text.replace(/[\r\0]/g, '').split('\n');
 export function personalizeLine(): string {
   const time = new Date().toISOString().slice(0, 19);
   return `personalize ${time} ${randomBytes(32).toString('hex')}`;
+}
+
+/**
+ * What `settings` sends: every setting in order, one line each (a key set again takes its last
+ * value, as at a start; `cloud.ssh_authorized_keys` adds up).
+ */
+export function settingsLine(settings: readonly GuestSetting[]): string {
+  return `settings ${Buffer.from(guestSettingsText(settings)).toString('base64')}`;
 }
 
 export interface AgentCall {

@@ -125,6 +125,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     liveIsoChange: true,
     liveNicChange: true,
     guestChange: true,
+    // A pooled set's machines run on under the gamespace's tag, moved to its switch segments.
+    retag: true,
     serverConsoles: true,
     simulated: false,
     acceleration: accelerationLabel(acceleration),
@@ -191,12 +193,14 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     emit,
     clock,
   });
-  const changeConfiguration = createQemuConfiguration({
+  const { changeConfiguration, rename } = createQemuConfiguration({
     layout,
     reserved,
     machines,
     serialized,
     switchClient,
+    emit,
+    log: options.log,
   });
 
   // -------------------------------------------------------------------------------------------
@@ -245,6 +249,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     revert,
     delete: remove,
     changeConfiguration,
+    rename,
     async answer(id) {
       required(id);
       // QEMU asks no questions: there is none to answer.

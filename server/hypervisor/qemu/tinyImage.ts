@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { AGENT_PATH, AGENT_SCRIPT, PERSONALIZE_HOOK } from './guestAgent';
+import { AGENT_PATH, AGENT_SCRIPT, PERSONALIZE_HOOK, SETTINGS_HOOK } from './guestAgent';
 import {
   TINY_IDENTITY,
   TINY_IDENTITY_SCRIPT,
@@ -116,6 +116,8 @@ const USERLAND: Record<string, string> = {
   'etc/group': TINY_GROUP,
   [TINY_IDENTITY.slice(1)]: TINY_IDENTITY_SCRIPT,
   [PERSONALIZE_HOOK.slice(1)]: TINY_PERSONALIZE_HOOK,
+  // New settings show in the banner, which the shells started again print.
+  [SETTINGS_HOOK.slice(1)]: TINY_PERSONALIZE_HOOK,
   [AGENT_PATH.slice(1)]: AGENT_SCRIPT,
 };
 

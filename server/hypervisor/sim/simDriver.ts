@@ -245,9 +245,11 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
         }
         await store.update(row.id, { bootDelay: change.delaySeconds });
         break;
-      case 'guest': {
-        const setting = change.key ? `${change.key}=${change.value}` : '';
-        const lines = [row.guestSettings, setting].filter(Boolean).join('\n');
+      case 'guest':
+      case 'guests': {
+        const added = change.kind === 'guest' ? [change] : change.settings;
+        const settings = added.filter((s) => s.key).map((s) => `${s.key}=${s.value}`);
+        const lines = [row.guestSettings, ...settings].filter(Boolean).join('\n');
         await store.update(row.id, { guestSettings: lines });
         break;
       }

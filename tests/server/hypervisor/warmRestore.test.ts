@@ -145,4 +145,42 @@ describe('qemu driver: warm images', () => {
       'kept',
     );
   }, 300_000);
+
+  it("hands a running pooled set to a gamespace: its segments, and the gamespace's flag at once", async () => {
+    const [pool, gamespace] = [randomUUID(), randomUUID()];
+    const set = await launch(pool, specsOf(pool, 'template', ['delta', 'delta-client']));
+    const delta = named(set, 'delta#');
+    const client = named(set, 'delta-client#');
+    const shell = await shellOf(delta.id);
+    const [clientMac] = driver.macsOf(client.id);
+
+    const flag = `flag-${randomUUID().slice(0, 8)}`;
+    const started = performance.now();
+    const moved = await driver.retag(pool, gamespace);
+    await driver.changeConfiguration(
+      delta.id,
+      { kind: 'guests', settings: [{ key: 'guestinfo.flag', value: flag }], live: true },
+      false,
+    );
+    console.info(`claim: retag and settings in ${Math.round(performance.now() - started)} ms`);
+
+    // The same machines, running on under the gamespace's tag, on its segments.
+    expect(moved.map((m) => [m.id, m.name, m.state])).toEqual([
+      [delta.id, `delta#${gamespace}`, 'running'],
+      [client.id, `delta-client#${gamespace}`, 'running'],
+    ]);
+    expect(moved[0]!.nics.map((n) => n.network)).toEqual([`lan#${gamespace}`]);
+    expect((await shell.run(`ping -c 1 -W 3 ${tinyAddressOf(clientMac!)}`)).status).toBe(0);
+    // The flag is where the guest reads its settings, in place of the template's value.
+    const raw = await shell.run(`cat ${FW}/opt/guestinfo.flag/raw; echo`);
+    expect(raw.output).toContain(flag);
+    expect(raw.output).not.toContain('template-delta');
+    // The settings file lists them in order: the last line of a key is its value.
+    const lines = (await shell.run('grep ^guestinfo.flag= /etc/topoplay-guestinfo')).output;
+    expect(lines.trim().split('\n').at(-1)?.trim()).toBe(`guestinfo.flag=${flag}`);
+    // Its other fw_cfg files are still there.
+    expect((await shell.run(`cat ${FW}/opt/topoplay/hostname/raw; echo`)).output).toContain(
+      'delta',
+    );
+  }, 300_000);
 });
