@@ -160,14 +160,20 @@ describe.each(testEngines())('warm pools on %s', (engine) => {
       expect((await call(who, 'GET', '/admin/pools')).status).toBe(403);
       expect((await call(who, 'PUT', `/admin/pools/${workspaceId}`, { size: 1 })).status).toBe(403);
     }
-    expect(await pool()).toMatchObject({ size: 0, ready: 0, warming: 0, misses: 0 });
+    expect(await pool()).toMatchObject({
+      workspaceName: 'Pooled Lab',
+      size: 0,
+      ready: 0,
+      warming: 0,
+      misses: 0,
+    });
     const refused = await call('admin', 'PUT', `/admin/pools/${workspaceId}`, { size: 51 });
     expect(refused.status).toBe(400);
   });
 
   it('keeps the pool at its size with sets deployed under their own tags', async () => {
     const view = await ok(call('admin', 'PUT', `/admin/pools/${workspaceId}`, { size: 10 }));
-    expect(view.size).toBe(10);
+    expect(view).toMatchObject({ workspaceName: 'Pooled Lab', size: 10 });
     await expect.poll(async () => (await pool()).ready, { timeout: 20_000 }).toBe(10);
     const ready = await sets();
     expect(ready).toHaveLength(10);
@@ -183,7 +189,11 @@ describe.each(testEngines())('warm pools on %s', (engine) => {
       expect(web.iso).toContain('challenge.iso');
     }
     const listed = await ok(call('admin', 'GET', '/admin/pools'));
-    expect(listed.find((p: Json) => p.workspaceId === workspaceId)).toMatchObject({ ready: 10 });
+    // Each pool names its workspace, so that the dashboard need not load the workspaces.
+    expect(listed.find((p: Json) => p.workspaceId === workspaceId)).toMatchObject({
+      workspaceName: 'Pooled Lab',
+      ready: 10,
+    });
   });
 
   it('hands each of 10 ready sets to one of 40 launches on two servers; 30 deploy', async () => {
@@ -301,5 +311,25 @@ describe.each(testEngines())('warm pools on %s', (engine) => {
     expect(view).toMatchObject({ size: 0, target: 3 });
     expect(view.schedules).toEqual([{ count: 3, at: expect.any(String) }]);
     await expect.poll(async () => (await pool()).ready, { timeout: 20_000 }).toBe(3);
+  });
+
+  it("lists a deleted workspace's pool with no name while its keeper has not dropped it", async () => {
+    const gone = await ok(
+      call('creator', 'POST', '/workspace', { name: 'Short-lived Lab', audience: 'everyone' }),
+    );
+    await ok(call('admin', 'PUT', `/admin/pools/${gone.id}`, { size: 0 }));
+    // Its keepers held off, as by a keeper elsewhere, the pool outlives the workspace a while.
+    const lock = `pool:lock:${gone.id}`;
+    await Promise.all([server.app.cache, second.cache].map((c) => c.set(lock, 'test', 60_000)));
+    await ok(call('creator', 'DELETE', `/workspace/${gone.id}`));
+    const names = async () =>
+      Object.fromEntries(
+        (await ok(call('admin', 'GET', '/admin/pools'))).map((p: Json) => [
+          p.workspaceId,
+          p.workspaceName,
+        ]),
+      );
+    expect(await names()).toEqual({ [workspaceId]: 'Pooled Lab', [gone.id]: null });
+    await Promise.all([server.app.cache, second.cache].map((c) => c.delete(lock)));
   });
 });

@@ -27,6 +27,8 @@ export const CLAIM_WINDOW_MS = 3_600_000;
 
 export interface PoolView {
   workspaceId: string;
+  /** The workspace's name, so that a reader need not look it up; null once it is deleted. */
+  workspaceName: string | null;
   size: number;
   /** What the keeper aims at now: the size, or a scheduled launch's count. */
   target: number;
@@ -95,7 +97,7 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
     return ws;
   }
 
-  async function view(workspaceId: string): Promise<PoolView> {
+  async function view(workspaceId: string, workspaceName: string | null): Promise<PoolView> {
     const t = now();
     const setting = await repos.pools.setting(workspaceId);
     const counts = await repos.pools.counts(workspaceId, t - CLAIM_WINDOW_MS);
@@ -106,6 +108,7 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
     );
     return {
       workspaceId,
+      workspaceName,
       size: setting?.size ?? 0,
       target: await keeper.targetOf(workspaceId, setting?.size ?? 0),
       ready: counts.ready,
@@ -131,13 +134,17 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
     /** GET /api/admin/pools: every workspace's pool that has a setting. */
     async list(): Promise<PoolView[]> {
       const settings = await repos.pools.settings();
-      return Promise.all(settings.map((s) => view(s.workspaceId)));
+      // One query for the names of the pools' workspaces only: there may be thousands of
+      // workspaces and a handful of pools. A setting outlives its deleted workspace.
+      const ids = settings.map((s) => s.workspaceId);
+      const names = new Map((await repos.workspaces.namesOf(ids)).map((w) => [w.id, w.name]));
+      return Promise.all(ids.map((id) => view(id, names.get(id) ?? null)));
     },
 
     /** GET /api/admin/pools/{id}. */
     async get(workspaceId: string): Promise<PoolView> {
-      await requireWorkspace(workspaceId);
-      return view(workspaceId);
+      const ws = await requireWorkspace(workspaceId);
+      return view(workspaceId, ws.name);
     },
 
     /**
@@ -164,7 +171,7 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
       }
       await repos.pools.setSize(workspaceId, size, now());
       await keeper.keep(workspaceId);
-      return view(workspaceId);
+      return view(workspaceId, ws.name);
     },
 
     /**
@@ -172,7 +179,7 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
      * raised to `count` around that time (keeper.ts SCHEDULE_LEAD_MS, SCHEDULE_TAIL_MS).
      */
     async schedule(workspaceId: string, count: unknown, at: unknown): Promise<PoolView> {
-      await requireWorkspace(workspaceId);
+      const ws = await requireWorkspace(workspaceId);
       requireSupported();
       if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) {
         throw invalid('count', 'must be a whole number, 1 or more');
@@ -186,7 +193,7 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
         await repos.pools.setSize(workspaceId, 0, now());
       }
       await keeper.keep(workspaceId);
-      return view(workspaceId);
+      return view(workspaceId, ws.name);
     },
 
     /**

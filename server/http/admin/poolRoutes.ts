@@ -11,6 +11,7 @@ const poolSchema = {
   type: 'object',
   required: [
     'workspaceId',
+    'workspaceName',
     'size',
     'target',
     'ready',
@@ -22,6 +23,10 @@ const poolSchema = {
   ],
   properties: {
     workspaceId: { type: 'string' },
+    workspaceName: {
+      type: ['string', 'null'],
+      description: "The workspace's name; null when the workspace was deleted since.",
+    },
     size: { type: 'integer', description: 'Sets to keep ready; 0: no pool.' },
     target: {
       type: 'integer',
