@@ -16,10 +16,12 @@ import {
   uploadWorkspaces,
 } from '../api/admin';
 import type { HttpClient } from '../api/http';
+import { listPools, setPoolSize } from '../api/pools';
 import { listWorkspaces } from '../api/workspaces';
 import type { adminDashboardMachine } from '../machines/adminDashboardMachine';
 import type { adminVmsMachine } from '../machines/adminVmsMachine';
 import type { serverLogMachine } from '../machines/serverLogMachine';
+import type { warmPoolsMachine } from '../machines/warmPoolsMachine';
 import type { workspaceArchiveMachine } from '../machines/workspaceArchiveMachine';
 import { saveBlob } from './saveBlob';
 
@@ -91,6 +93,25 @@ export const workspaceArchiveImplementations = (
     importWorkspaces: fromTaskEither((_: void, signal) => importWorkspaces(http)(signal)),
     uploadArchive: fromTaskEither(({ file, fileName }: { file: Blob; fileName: string }, signal) =>
       uploadWorkspaces(http)(file, fileName, signal),
+    ),
+  },
+});
+
+/** The Dashboard's Warm pools panel: the pools, a pool's size set, the workspace search. */
+export const warmPoolsImplementations = (
+  http: HttpClient,
+): Implementations<typeof warmPoolsMachine> => ({
+  actors: {
+    listPools: fromTaskEither((_: void, signal) => listPools(http)(signal)),
+    setPoolSize: fromTaskEither((request: { workspaceId: string; size: number }, signal) =>
+      setPoolSize(http)(request, signal),
+    ),
+    // One page of the workspace list's own search (all workspaces, for an administrator).
+    searchWorkspaces: fromTaskEither((search: { term: string; take: number }, signal) =>
+      pipe(
+        listWorkspaces(http)({ term: search.term, take: search.take }, signal),
+        TE.map((list) => list.map((w) => ({ id: w.id, name: w.name ?? w.id }))),
+      ),
     ),
   },
 });

@@ -2,6 +2,7 @@ import type { AnyStateMachine } from 'xstate';
 import { adminDashboardMachine } from './adminDashboardMachine';
 import { adminVmsMachine } from './adminVmsMachine';
 import { workspaceArchiveMachine } from './workspaceArchiveMachine';
+import { warmPoolsMachine } from './warmPoolsMachine';
 import { announcementsMachine } from './announcementsMachine';
 import { authTokenMachine } from './authTokenMachine';
 import { autosaveFormMachine } from './autosaveFormMachine';
@@ -139,4 +140,5 @@ export const machines = {
   adminVms: adminVmsMachine,
   serverLog: serverLogMachine,
   workspaceArchive: workspaceArchiveMachine,
+  warmPools: warmPoolsMachine,
 } satisfies Record<string, AnyStateMachine>;

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { adminDashboardMachine } from '../../machines/adminDashboardMachine';
 import { adminVmsMachine } from '../../machines/adminVmsMachine';
 import { serverLogMachine } from '../../machines/serverLogMachine';
+import { warmPoolsMachine } from '../../machines/warmPoolsMachine';
 import { workspaceArchiveMachine } from '../../machines/workspaceArchiveMachine';
 import { AdminDashboardView } from '../../views/admin/AdminDashboardView';
 import { AdminMachinesView } from '../../views/admin/AdminMachinesView';
@@ -11,6 +12,7 @@ import {
   adminDashboardImplementations,
   adminVmsImplementations,
   serverLogImplementations,
+  warmPoolsImplementations,
   workspaceArchiveImplementations,
 } from '../adminImplementations';
 import { useAppServices } from '../services';
@@ -30,7 +32,12 @@ export function DashboardSection() {
     [workspace.http],
   );
   const archive = useActorRef(archiveMachine, { inspect });
-  return <AdminDashboardView dashboard={dashboard} archive={archive} />;
+  const poolsMachine = useMemo(
+    () => warmPoolsMachine.provide(warmPoolsImplementations(workspace.http)),
+    [workspace.http],
+  );
+  const pools = useActorRef(poolsMachine, { inspect });
+  return <AdminDashboardView dashboard={dashboard} archive={archive} pools={pools} />;
 }
 
 export function MachinesSection() {

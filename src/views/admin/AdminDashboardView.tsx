@@ -22,8 +22,10 @@ import {
   selectReportDryRun,
   selectSent,
 } from '../../machines/adminDashboardMachine.selectors';
+import type { WarmPoolsActorRef } from '../../machines/warmPoolsMachine';
 import type { WorkspaceArchiveActorRef } from '../../machines/workspaceArchiveMachine';
 import { janitorSummary } from '../../domain/janitorReport';
+import { WarmPoolsPanel } from './WarmPoolsPanel';
 import { WorkspaceArchivePanel } from './WorkspaceArchivePanel';
 import { RefreshButton } from './RefreshButton';
 import { Icon, piMegaphone, piSearch, piSpinner, piTrash } from '../common/icons';
@@ -255,14 +257,16 @@ function Hypervisor({ dashboard }: { dashboard: AdminDashboardActorRef }) {
 
 /**
  * The admin Dashboard: announce, live connections, janitor, export and import of workspaces, the
- * hypervisor and version (spec §2 admin).
+ * hypervisor and version (spec §2 admin), and the warm pools (ours, docs/operations.md).
  */
 export function AdminDashboardView({
   dashboard,
   archive,
+  pools,
 }: {
   dashboard: AdminDashboardActorRef;
   archive?: WorkspaceArchiveActorRef;
+  pools?: WarmPoolsActorRef;
 }) {
   const commit = useSelector(dashboard, selectCommit);
   return (
@@ -273,6 +277,7 @@ export function AdminDashboardView({
       {archive && <WorkspaceArchivePanel archive={archive} />}
       <Live dashboard={dashboard} />
       <Hypervisor dashboard={dashboard} />
+      {pools && <WarmPoolsPanel pools={pools} />}
       <p className="tp-muted tp-small">Server version: {commit || 'unknown'}</p>
     </section>
   );
