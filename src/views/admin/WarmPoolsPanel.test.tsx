@@ -240,6 +240,7 @@ describe('WarmPoolsPanel', () => {
       `Coral Web${WEB}`,
     ]);
     expect(workspace.getAttribute('aria-activedescendant')).toBeNull();
+    expect(hintOf(workspace)).toBe('2 found: pick one with the arrow keys and Enter, or click it.');
 
     press(workspace, 'ArrowDown');
     press(workspace, 'ArrowDown');

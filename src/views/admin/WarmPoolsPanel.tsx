@@ -86,7 +86,9 @@ function WorkspaceField({
   if (searchError) hint = `The search failed: ${searchError}`;
   else if (searching) hint = 'Searching...';
   else if (choosing && matches.length === 0) hint = `No workspace matches "${text.trim()}".`;
-  else if (workspaceId) hint = `Workspace id ${workspaceId}`;
+  else if (choosing) {
+    hint = `${matches.length} found: pick one with the arrow keys and Enter, or click it.`;
+  } else if (workspaceId) hint = `Workspace id ${workspaceId}`;
   else hint = `Type ${MIN_SEARCH_LENGTH} or more letters of its name, or paste its id.`;
 
   return (
@@ -177,9 +179,7 @@ function SizeForm({
         <div className="tp-pool-fields">
           <WorkspaceField pools={pools} id={id} problemId={problemId} />
           <div className="tp-field tp-pool-size">
-            <label htmlFor={`${id}-size`}>
-              Sets to keep ready (0 to {MAX_POOL_SIZE}; 0 turns it off)
-            </label>
+            <label htmlFor={`${id}-size`}>Sets to keep ready</label>
             <input
               id={`${id}-size`}
               ref={sizeRef}
@@ -190,9 +190,14 @@ function SizeForm({
               step={1}
               value={size}
               aria-invalid={invalidField === 'size'}
-              aria-describedby={invalidField === 'size' ? problemId : undefined}
+              aria-describedby={
+                invalidField === 'size' ? `${problemId} ${id}-size-hint` : `${id}-size-hint`
+              }
               onChange={(e) => pools.send({ type: 'pool.sizeEdited', text: e.target.value })}
             />
+            <span id={`${id}-size-hint`} className="tp-field-hint tp-muted">
+              0 to {MAX_POOL_SIZE}; 0 turns the pool off.
+            </span>
           </div>
         </div>
         <div className="tp-actions">
