@@ -3,17 +3,19 @@ import { createActor, createMachine, fromPromise, SimulatedClock } from 'xstate'
 import type { WarmPool } from '../api/pools';
 import { errorMessage } from '../domain/text';
 import {
-  isWorkspaceId,
   MAX_MATCHES,
-  MAX_POOL_SIZE,
   MIN_SEARCH_LENGTH,
-  moveHighlight,
-  poolFormProblem,
   WORKSPACE_SEARCH_DEBOUNCE_MS,
   warmPoolsMachine,
   type WarmPoolsSnapshot,
   type WorkspaceMatch,
 } from './warmPoolsMachine';
+import {
+  isWorkspaceId,
+  MAX_POOL_SIZE,
+  moveHighlight,
+  poolFormProblem,
+} from './warmPoolsMachine.rules';
 import {
   selectHighlightedMatch,
   selectIsChoosingWorkspace,

@@ -1,11 +1,11 @@
 import { useSelector } from '@xstate/react';
 import { useId, useRef, type KeyboardEvent, type RefObject } from 'react';
 import {
-  MAX_POOL_SIZE,
   MIN_SEARCH_LENGTH,
   type WarmPool,
   type WarmPoolsActorRef,
 } from '../../machines/warmPoolsMachine';
+import { MAX_POOL_SIZE } from '../../machines/warmPoolsMachine.rules';
 import {
   selectHighlightedMatch,
   selectIsChoosingWorkspace,
