@@ -381,6 +381,13 @@ export interface HypervisorDriver {
   /** Network choices for machines of a tag: reserved nets and the tag's nets. */
   netOptions(tag: string): Promise<string[]>;
 
+  /**
+   * Resolves once the tag's running machines are usable: booted as far as their images go (a
+   * warm pool's set is ready only then, so that a claim hands over machines a player can use at
+   * once). Best effort: a machine that never says resolves it after the driver's own limit.
+   * Drivers whose started machines are as usable as they will be leave it out.
+   */
+  untilUsable?(tag: string): Promise<void>;
   /** Changes the driver makes on its own; returns the unsubscribe. */
   subscribe(listener: (event: DriverEvent) => void): () => void;
   /** Resolves when the driver can serve calls; rejects, saying why, when it cannot. Cheap. */

@@ -104,7 +104,7 @@ export function createKeeper(deps: KeeperDeps) {
     for (const set of drained) track(removeSet(set.id));
   }
 
-  /** Deploys a new set under its own tag; ready once every machine exists, else failed. */
+  /** Deploys a new set under its own tag; ready once every machine is usable, else failed. */
   async function warm(ws: WorkspaceTable, specs: MachineSpec[], set: PooledSetTable) {
     try {
       const { complete } = await deployAndWait(
@@ -115,6 +115,8 @@ export function createKeeper(deps: KeeperDeps) {
         clock,
       );
       if (!complete) throw new Error('the machines of a pooled set never all appeared');
+      // Ready when a player could use it: booted, not merely started.
+      await driver.untilUsable?.(set.id);
       const { from, to } = leavesFrom('set.warmed');
       // Drained while it deployed: what the deploy made goes too.
       if (!(await repos.pools.move(set.id, from, to, now()))) await removeSet(set.id);

@@ -44,6 +44,8 @@ fw=${FW_CFG_BY_NAME}
 port=\${1:-${AGENT_PORT}}
 exec <"$port" >"$port" 2>/dev/null
 stty -echo -icrnl -onlcr 2>/dev/null
+# The agent must always answer: never the one the kernel ends when memory runs out.
+echo -1000 > /proc/self/oom_score_adj 2>/dev/null
 
 setting() { cat "$fw/$1/raw" 2>/dev/null; }
 
@@ -63,12 +65,16 @@ reload_fw_cfg() {
 }
 
 # Before a warm image is saved: the page cache dropped, then the free memory written with zeros
-# (a tmpfs filled and removed, leaving a margin), so that the saved state leaves it out.
+# (a tmpfs filled and removed), so that the saved state leaves it out. The margin left free, twice
+# the kernel's reserve and 16 MiB, keeps it above its watermarks: with 16 MiB alone, a Debian
+# machine of 1 GiB (whose reserve transparent huge pages raise to tens of MiB) ran out of memory
+# and killed its services.
 prepare() {
   sync
   echo 3 > /proc/sys/vm/drop_caches
   free=$(awk '/^MemFree:/ { print int($2 / 1024) }' /proc/meminfo)
-  size=$((free - 16))
+  reserve=$(($(cat /proc/sys/vm/min_free_kbytes 2>/dev/null || echo 8192) / 1024))
+  size=$((free - 2 * reserve - 16))
   fill=/run/topoplay-fill
   if [ "$size" -gt 0 ] && mkdir -p $fill && mount -t tmpfs -o size=\${size}m tmpfs $fill; then
     dd if=/dev/zero of=$fill/zero bs=1M count=$size 2>/dev/null

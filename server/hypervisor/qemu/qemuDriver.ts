@@ -36,7 +36,8 @@ import {
 import { readAllRecords, type MachineRecord } from './records';
 import { ensureSwitch, type SwitchClient } from './switch';
 import { TINY_KERNEL } from './tinyImage';
-import { createWarmImages, type WarmImages } from './warm';
+import { createWarmImages, WARM_BOOT_MS, type WarmImages } from './warm';
+import { callAgent } from './guestAgent';
 
 // The qemu driver: real machines on this one Linux host, one QEMU process each (processes.ts),
 // linked-clone disks (disks.ts), isolated layer-2 networks through the switch process (switch.ts),
@@ -152,6 +153,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     running: async () => (await runningRecords()).map((r) => r.spec.memoryMiB),
   });
   const memoriesOf = (specs: MachineSpec[]) => specs.map((s) => s.memoryMiB);
+
+  /** Ends the waits that outlive a call (untilUsable) when the driver closes. */
+  const closing = new AbortController();
 
   const warm = options.warmImages
     ? createWarmImages({
@@ -339,6 +343,25 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       return netOptions(reserved, nets, tag);
     },
 
+    // A machine is usable once its agent answers `ping`: the agent says so when the image has
+    // booted as far as it goes (cloud-init done). Images without the agent never answer; their
+    // machines are taken for usable after WARM_BOOT_MS.
+    async untilUsable(tag) {
+      const running = (await runningRecords()).filter((r) => r.tag === tag);
+      await Promise.all(
+        running.map((record) =>
+          callAgent(machineFiles(layout, record.id).agent, {
+            line: 'ping',
+            answer: 'TOPOPLAY pong',
+            timeoutMs: WARM_BOOT_MS,
+            repeatMs: 1_000,
+            signal: closing.signal,
+          }).catch((error: unknown) =>
+            options.log?.warn({ machine: record.id, err: error }, 'no word from the agent'),
+          ),
+        ),
+      );
+    },
     subscribe: (listener) => listeners.subscribe(listener),
     powerPoll: {
       check: watch,
@@ -363,6 +386,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     },
     async close() {
       closed = true;
+      closing.abort();
       await warm?.close();
       await idle();
       listeners.clear();

@@ -40,6 +40,11 @@ const WARM_FORMAT = 1;
 export const WARM_HOSTNAME = 'topoplay-warm';
 /** How long a build waits for the agent: a Debian system under software emulation is slow. */
 export const WARM_BOOT_MS = 15 * 60_000;
+/**
+ * How long the agent may take to prepare the machine for its save: zeroing the free memory of a
+ * Debian machine of 1 GiB took over a minute under software emulation on a loaded host.
+ */
+const PREPARE_MS = 5 * 60_000;
 /** A failed build is not tried again for this long. */
 const RETRY_AFTER_MS = 10 * 60_000;
 
@@ -222,7 +227,7 @@ export function createWarmImages(options: WarmImagesOptions) {
       await callAgent(files.agent, {
         line: 'prepare',
         answer: 'TOPOPLAY prepared',
-        timeoutMs: 60_000,
+        timeoutMs: PREPARE_MS,
         signal: stopping.signal,
       });
       actor.send({ type: 'warm.booted', at: now() });
