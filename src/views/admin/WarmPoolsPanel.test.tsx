@@ -142,8 +142,12 @@ const save = (container: HTMLElement) =>
 
 describe('WarmPoolsPanel', () => {
   it('shows one row per pool by workspace name, its id under it, and its figures', async () => {
+    const at = '2026-12-01T09:00:00.000Z';
     const { container } = await render({
-      list: [POOL, { ...POOL, workspaceId: WEB, workspaceName: null }],
+      list: [
+        POOL,
+        { ...POOL, workspaceId: WEB, workspaceName: null, schedules: [{ count: 20, at }] },
+      ],
     });
     const table = container.querySelector('table');
     expect(table?.getAttribute('aria-label')).toBe('Warm pools');
@@ -155,12 +159,23 @@ describe('WarmPoolsPanel', () => {
       'Warming',
       'Claimed in the last hour',
       'Misses',
+      'Scheduled',
       'Actions',
     ]);
     expect(cellsOf(container)).toEqual([
-      [`Coral Lab${LAB}`, '4', '6', '3', '2', '5', '7', 'Edit size'],
-      // A deleted workspace's pool, until its keeper drops it.
-      [`(deleted)${WEB}`, '4', '6', '3', '2', '5', '7', 'Edit size'],
+      [`Coral Lab${LAB}`, '4', '6', '3', '2', '5', '7', '-', 'Edit size'],
+      // A deleted workspace's pool, until its keeper drops it; its scheduled launch.
+      [
+        `(deleted)${WEB}`,
+        '4',
+        '6',
+        '3',
+        '2',
+        '5',
+        '7',
+        `20 at ${new Date(at).toLocaleString()}`,
+        'Edit size',
+      ],
     ]);
     expect(
       [...container.querySelectorAll('tbody button')].map((b) => b.getAttribute('aria-label')),

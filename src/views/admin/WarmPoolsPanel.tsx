@@ -263,6 +263,7 @@ export function WarmPoolsPanel({ pools }: { pools: WarmPoolsActorRef }) {
               <th scope="col">Warming</th>
               <th scope="col">Claimed in the last hour</th>
               <th scope="col">Misses</th>
+              <th scope="col">Scheduled</th>
               <th scope="col">
                 <span className="tp-visually-hidden">Actions</span>
               </th>
@@ -281,6 +282,15 @@ export function WarmPoolsPanel({ pools }: { pools: WarmPoolsActorRef }) {
                 <td>{p.warming}</td>
                 <td>{p.claimedLastHour}</td>
                 <td>{p.misses}</td>
+                <td>
+                  {p.schedules.length === 0
+                    ? '-'
+                    : p.schedules.map((s) => (
+                        <span key={s.at} className="tp-pool-schedule">
+                          {`${s.count} at ${new Date(s.at).toLocaleString()}`}
+                        </span>
+                      ))}
+                </td>
                 <td className="tp-pool-actions">
                   <button
                     type="button"
