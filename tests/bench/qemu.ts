@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { screenText } from '../../server/hypervisor/qemu/qmp';
@@ -25,14 +25,15 @@ import {
 //
 // Part 1, time to a usable console: a real server process with HYPERVISOR=qemu; the author (the
 // seeded creator) makes two workspaces open to everyone, one with the tiny-linux stock machine and
-// one with it as three replicas. The player launches each BENCH_LAUNCHES (10) times in turn, as the
-// Play tab does (POST /api/gamespace with startGamespace), and each launch is timed from that call
-// to every machine's screen showing its shell prompt (read from the VGA text buffer through the
-// machine's monitor every 100 ms); the time the launch call took is reported apart. After the
+// one with it as three replicas, each machine given the game's generated flag. The player launches
+// each BENCH_LAUNCHES (10) times in turn, as the Play tab does (POST /api/gamespace with
+// startGamespace), and each launch is timed from that call to every machine's screen showing its
+// shell prompt and the game's flag (read from the VGA text buffer through the machine's monitor);
+// the time the launch call took is reported apart. After the
 // prompts, the resident memory of each QEMU process is read. The gamespace is then deleted and
-// the next launch waits until its machines are gone. It runs twice: every machine booting
+// the next launch waits until its machines are gone. It runs three times: every machine booting
 // (QEMU_WARM_IMAGES=false), then every machine restored from its template's warm image, which a
-// first, uncounted launch has the server build.
+// first, uncounted launch has the server build, then every set claimed from a warm pool of one.
 //
 // Part 2, capacity: the cap the driver enforces by default (its memory cap: three quarters of the
 // host's memory, at 512 MiB a tiny machine), and a second server with QEMU_MAX_RUNNING set to
@@ -42,10 +43,12 @@ import {
 // With `-- --debian`, instead: the debian-12 stock image (from the lab checks' image cache,
 // tests/labs/images.ts, built there by `npm run images` when missing), a workspace with the
 // linux-server stock machine whose guest settings make a user with a password and a file;
-// BENCH_DEBIAN_LAUNCHES (5) launches, each timed from the launch call to `{name} login:` on the
-// machine's screen and to cloud-init's closing line (`Cloud-init v. ... finished`) on its serial
-// port, which it prints when its last stage, and so the user and the files, are done; then the
-// resident memory of the QEMU process.
+// BENCH_DEBIAN_LAUNCHES (5) launches in each mode of part 1 (cold, restored, pooled), each timed
+// from the launch call to `{name} login:` on the machine's screen, and for a cold launch also to
+// cloud-init's closing line (`Cloud-init v. ... finished`) on its serial port, which it prints
+// when its last stage, and so the user and the files, are done (a restored or pooled machine's
+// cloud-init ran before it was saved, and its settings come from the agent before the launch
+// answers); then the resident memory of the QEMU process.
 
 const LAUNCHES = Number(process.env.BENCH_LAUNCHES || 10);
 const CAP = Number(process.env.BENCH_CAP || 6);
@@ -334,14 +337,19 @@ async function capacity(): Promise<Capacity> {
 interface DebianLaunch {
   answeredMs: number;
   loginMs: number;
-  cloudInitMs: number;
+  /** Cold launches: cloud-init's closing line on the serial port (a restored machine's ran before). */
+  cloudInitMs: number | null;
   /** The guest's own uptime in cloud-init's closing line. */
-  guestUpSeconds: number;
+  guestUpSeconds: number | null;
   rss: number;
 }
 
-/** Part 3: launches of one debian-12 machine configured by cloud-init. */
-async function debianLaunches(): Promise<DebianLaunch[]> {
+/**
+ * Part 3: launches of one debian-12 machine configured by cloud-init: booting (`cold`), restored
+ * from its warm image (`restored`, after a first launch, not counted, has it built), or claimed
+ * from a pool of size 1 (`pooled`), as in part 1.
+ */
+async function debianLaunches(mode: Mode): Promise<DebianLaunch[]> {
   if (missingImages().length) {
     const { spawnSync } = await import('node:child_process');
     const built = spawnSync('npx', ['tsx', 'scripts/images.ts'], {
@@ -350,12 +358,12 @@ async function debianLaunches(): Promise<DebianLaunch[]> {
     });
     if (built.status !== 0 || missingImages().length) throw new Error('no Debian images');
   }
-  const server = await startServer({}, LABS_IMAGES);
+  const server = await startServer({ QEMU_WARM_IMAGES: String(mode !== 'cold') }, LABS_IMAGES);
   try {
     // What the driver uses, whatever /dev/kvm's presence suggests.
     const admin = await apiAs(server.url, 'admin');
     const status = await admin<DriverStatus>('GET', 'admin/hypervisor');
-    console.log(`the driver's acceleration: ${status.acceleration}`);
+    console.log(`${mode}: the driver's acceleration: ${status.acceleration}`);
     const author = await apiAs(server.url, 'creator');
     const player = await apiAs(server.url, 'player');
     const { id } = await author<{ id: string }>('POST', 'workspace', { name: 'Debian' });
@@ -377,6 +385,34 @@ async function debianLaunches(): Promise<DebianLaunch[]> {
     await author('PUT', `challenge/${id}`, CHALLENGE);
     const workspace = await author('GET', `workspace/${id}`);
     await author('PUT', 'workspace', { ...workspace, audience: 'everyone', durationMinutes: 60 });
+
+    const gone = async (state: GameState, poolReady?: () => Promise<boolean>) => {
+      await player('DELETE', `gamespace/${state.id}`);
+      await until(
+        'the machines to be gone',
+        async () => {
+          const left = state.vms.every((vm) => !existsSync(machineDir(server.stateDir, vm.id)));
+          return left && (!poolReady || (await poolReady())) ? true : null;
+        },
+        poolReady ? 1_200_000 : 60_000,
+      );
+    };
+    let poolReady: (() => Promise<boolean>) | undefined;
+    if (mode !== 'cold') {
+      const first = await player<GameState>('POST', 'gamespace', {
+        resourceId: id,
+        ...LAUNCH_SETTINGS,
+      });
+      await warmImagesBuilt(server.stateDir);
+      await gone(first);
+    }
+    if (mode === 'pooled') {
+      await admin('PUT', `admin/pools/${id}`, { size: 1 });
+      poolReady = async () =>
+        (await admin<{ ready: number }>('GET', `admin/pools/${id}`)).ready === 1;
+      await until('a ready set', async () => (await poolReady!()) || null, 1_200_000);
+    }
+
     const launches: DebianLaunch[] = [];
     for (let i = 0; i < DEBIAN_LAUNCHES; i++) {
       const start = performance.now();
@@ -395,75 +431,76 @@ async function debianLaunches(): Promise<DebianLaunch[]> {
           const login = screenShows(server.stateDir, vm, `${vm.name} login:`).then(
             () => performance.now() - start,
           );
-          const finished = await serial.waitFor(
-            /Cloud-init v\. \S+ finished at [^\n]*Up ([\d.]+) seconds/,
-          );
-          const cloudInitMs = performance.now() - start;
+          let cloudInitMs: number | null = null;
+          let guestUpSeconds: number | null = null;
+          if (mode === 'cold') {
+            const finished = await serial.waitFor(
+              /Cloud-init v\. \S+ finished at [^\n]*Up ([\d.]+) seconds/,
+            );
+            cloudInitMs = performance.now() - start;
+            guestUpSeconds = Number(finished[1]);
+          }
           const loginMs = await login;
           const rss = await rssMiB(server.stateDir, vm.id);
-          const launch = {
-            answeredMs,
-            loginMs,
-            cloudInitMs,
-            guestUpSeconds: Number(finished[1]),
-            rss,
-          };
-          launches.push(launch);
+          launches.push({ answeredMs, loginMs, cloudInitMs, guestUpSeconds, rss });
           console.log(
-            `  debian-12, launch ${i + 1}: answered ${seconds(answeredMs)} s, login prompt ` +
-              `${seconds(loginMs)} s, cloud-init done ${seconds(cloudInitMs)} s (guest up ` +
-              `${launch.guestUpSeconds} s), RSS ${rss.toFixed(0)} MiB (load ${load()})`,
+            `  debian-12 ${mode}, launch ${i + 1}: answered ${seconds(answeredMs)} s, login ` +
+              `prompt ${seconds(loginMs)} s` +
+              (cloudInitMs === null
+                ? ''
+                : `, cloud-init done ${seconds(cloudInitMs)} s (guest up ${guestUpSeconds} s)`) +
+              `, RSS ${rss.toFixed(0)} MiB (load ${load()})`,
           );
         } finally {
           serial.close();
         }
       } finally {
-        await player('DELETE', `gamespace/${state.id}`);
-        await until(
-          'the machines to be gone',
-          async () => {
-            const left = await machinesLeft(server.stateDir);
-            return left.dirs === 0 && left.qemu === 0 ? true : null;
-          },
-          60_000,
-        );
+        await gone(state, poolReady);
       }
     }
+    if (mode === 'pooled') await admin('PUT', `admin/pools/${id}`, { size: 0 });
     return launches;
   } finally {
     await server.stop();
   }
 }
 
-function debianSummary(launches: DebianLaunch[]): void {
-  const row = (label: string, values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return `| ${label} | ${seconds(percentile(sorted, 50))} | ${seconds(percentile(sorted, 95))} |`;
-  };
-  console.log(`\nOne debian-12 machine, ${launches.length} launches (s)`);
-  console.log('| launch to | p50 | p95 |');
-  console.log('|---|---|---|');
+function debianSummary(runs: Record<Mode, DebianLaunch[]>): void {
+  const p = (values: number[], n: number) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      n,
+    );
+  console.log(`\nOne debian-12 machine, ${DEBIAN_LAUNCHES} launches each (s)`);
+  console.log('| launch | login prompt p50 | p95 | answered p50 | p95 | cloud-init done p50 |');
+  console.log('|---|---|---|---|---|---|');
+  for (const mode of ['cold', 'restored', 'pooled'] as const) {
+    const list = runs[mode];
+    if (list.length === 0) continue;
+    const login = list.map((l) => l.loginMs);
+    const answered = list.map((l) => l.answeredMs);
+    const cloud = list.flatMap((l) => (l.cloudInitMs === null ? [] : [l.cloudInitMs]));
+    console.log(
+      `| ${mode} | ${seconds(p(login, 50))} | ${seconds(p(login, 95))} | ` +
+        `${seconds(p(answered, 50))} | ${seconds(p(answered, 95))} | ` +
+        `${cloud.length ? seconds(p(cloud, 50)) : '-'} |`,
+    );
+  }
+  const p50 = (mode: Mode) =>
+    p(
+      runs[mode].map((l) => l.loginMs),
+      50,
+    );
+  for (const mode of ['restored', 'pooled'] as const) {
+    if (runs.cold.length && runs[mode].length) {
+      console.log(
+        `login prompt p50: ${mode} ${(p50('cold') / p50(mode)).toFixed(1)}x faster than cold`,
+      );
+    }
+  }
+  const rss = Object.values(runs).flatMap((list) => list.map((l) => l.rss));
   console.log(
-    row(
-      'launch answered',
-      launches.map((l) => l.answeredMs),
-    ),
-  );
-  console.log(
-    row(
-      'login prompt on the screen',
-      launches.map((l) => l.loginMs),
-    ),
-  );
-  console.log(
-    row(
-      'cloud-init done (serial port)',
-      launches.map((l) => l.cloudInitMs),
-    ),
-  );
-  const rss = launches.map((l) => l.rss);
-  console.log(
-    `\nMemory per debian-12 VM (VmRSS when cloud-init is done, ${DEBIAN_MEMORY_MIB} MiB guest): ` +
+    `\nMemory per debian-12 VM (VmRSS at its login prompt, ${DEBIAN_MEMORY_MIB} MiB guest): ` +
       `mean ${(rss.reduce((s, r) => s + r, 0) / rss.length).toFixed(0)} MiB, max ` +
       `${Math.max(...rss).toFixed(0)} MiB`,
   );
@@ -471,7 +508,9 @@ function debianSummary(launches: DebianLaunch[]): void {
 }
 
 async function main(): Promise<void> {
-  const kvm = existsSync('/dev/kvm') ? 'KVM' : 'no KVM (software emulation, TCG)';
+  // /dev/kvm may be there without the CPU's virtualization (a nested guest): both are needed.
+  const virtualization = /\b(vmx|svm)\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  const kvm = existsSync('/dev/kvm') && virtualization ? 'KVM' : 'no KVM (software emulation, TCG)';
   console.log(
     `qemu benchmark: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), ` +
       `${Math.round(totalmem() / 2 ** 30)} GiB, ${kvm}; load average ${load()}`,
@@ -480,9 +519,14 @@ async function main(): Promise<void> {
     console.log(
       `command: npm run bench:qemu -- --debian (BENCH_DEBIAN_LAUNCHES=${DEBIAN_LAUNCHES})\n`,
     );
-    const launches = await debianLaunches();
-    debianSummary(launches);
-    process.exitCode = launches.length === DEBIAN_LAUNCHES ? 0 : 1;
+    // BENCH_DEBIAN_MODES=pooled (say) runs the modes named, the others reported empty.
+    const chosen = (process.env.BENCH_DEBIAN_MODES || 'cold,restored,pooled').split(',');
+    const runs = { cold: [], restored: [], pooled: [] } as Record<Mode, DebianLaunch[]>;
+    for (const mode of ['cold', 'restored', 'pooled'] as const) {
+      if (chosen.includes(mode)) runs[mode] = await debianLaunches(mode);
+    }
+    debianSummary(runs);
+    process.exitCode = Object.values(runs).every((list) => list.length === DEBIAN_LAUNCHES) ? 0 : 1;
     return;
   }
   console.log(`command: npm run bench:qemu (BENCH_LAUNCHES=${LAUNCHES}, BENCH_CAP=${CAP})\n`);

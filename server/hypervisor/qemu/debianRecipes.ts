@@ -169,22 +169,44 @@ done
 `;
 
 // Guest settings given while the machine runs (the agent's settings, which writes them all to
-// ${GUEST_SETTINGS_FILE}): the same files, and what cloud-init does with the \`cloud.*\` settings
-// at a boot that a running machine can take: its user, that user's password, keys and sudo (the
-// image's default user, debian, without cloud.user). Addresses change at the next start.
+// ${GUEST_SETTINGS_FILE} and the ones before to \`.previous\`): the same files, and what
+// cloud-init does with the \`cloud.*\` settings at a boot that a running machine can take, when
+// they changed: its user, that user's password, keys and sudo (the image's default user, debian,
+// without cloud.user). Addresses change at the next start. Unchanged settings cost nothing: a
+// password hashed again takes seconds under software emulation.
 const SETTINGS = `#!/bin/sh
-fw=/sys/firmware/qemu_fw_cfg/by_name
-${COPY_SETTINGS}conf=${GUEST_SETTINGS_FILE}
-last() { sed -n "s/^$1=//p" $conf | tail -n 1; }
+conf=${GUEST_SETTINGS_FILE}
+# Each setting as a file, from the agent's list (the last value of a key wins), with the shell's
+# own commands: every program started costs tens of milliseconds under emulation.
+[ -d ${GUEST_SETTINGS_DIR} ] || mkdir -p ${GUEST_SETTINGS_DIR}
+while IFS= read -r line; do
+  name=\${line%%=*}
+  name=\${name#guestinfo.}
+  case "$name" in '' | */* | . | .. | *[!A-Za-z0-9_.-]*) continue ;; esac
+  if [ "$name" = cloud.password ]; then
+    (umask 077; printf '%s' "\${line#*=}" > "${GUEST_SETTINGS_DIR}/$name")
+  else
+    printf '%s' "\${line#*=}" > "${GUEST_SETTINGS_DIR}/$name"
+  fi
+done < $conf
+# The cloud.* settings as before: nothing more to do.
+cloud='^\\(guestinfo\\.\\)\\{0,1\\}cloud\\.'
+[ "$(grep "$cloud" $conf)" = "$(grep -s "$cloud" $conf.previous)" ] && exit 0
+# A setting's values in a file, keys with or without their guestinfo. prefix.
+values() { sed -n "s/^\\(guestinfo\\.\\)\\{0,1\\}$2=//p" "$1"; }
+last() { values $conf "$1" | tail -n 1; }
+changed() { [ "$(values $conf "$1")" != "$(values $conf.previous "$1" 2>/dev/null)" ]; }
 user=$(last cloud.user)
 if [ -n "$user" ] && ! id "$user" >/dev/null 2>&1; then useradd -m -s /bin/bash "$user"; fi
 target=\${user:-debian}
 id "$target" >/dev/null 2>&1 || exit 0
 password=$(last cloud.password)
-[ -n "$password" ] && printf '%s:%s\\n' "$target" "$password" | chpasswd
+if [ -n "$password" ] && { changed cloud.password || changed cloud.user; }; then
+  printf '%s:%s\\n' "$target" "$password" | chpasswd
+fi
 home=$(getent passwd "$target" | cut -d: -f6)
-keys=$(sed -n 's/^cloud.ssh_authorized_keys=//p' $conf)
-if [ -n "$keys" ] && [ -n "$home" ]; then
+keys=$(values $conf cloud.ssh_authorized_keys)
+if [ -n "$keys" ] && [ -n "$home" ] && { changed cloud.ssh_authorized_keys || changed cloud.user; }; then
   mkdir -p "$home/.ssh"
   printf '%s\\n' "$keys" >> "$home/.ssh/authorized_keys"
   chown -R "$target:" "$home/.ssh"

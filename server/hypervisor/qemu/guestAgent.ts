@@ -83,17 +83,31 @@ prepare() {
 }
 
 # Guest settings while the machine runs: fw_cfg cannot change under a running QEMU, so the agent
-# shows a copy of QEMU's fw_cfg files in their place (a bind mount), with the settings written in,
-# where every reader of a setting looks (the images' scripts, a lab's own). The same lines go to
+# shows a copy of QEMU's opt/ fw_cfg files in their place (a bind mount), with the settings written
+# in, where every reader of a setting looks (the images' scripts, a lab's own). Only opt/: QEMU's
+# own files (ACPI tables and the like) are large, and reading fw_cfg is slow under emulation. The same lines go to
 # ${GUEST_SETTINGS_FILE}, then the image's hook runs.
 settings() {
   text=$(echo "$1" | base64 -d 2>/dev/null) || return
   shadow=${SHADOW_FW_CFG}
-  if ! grep -q " $fw " /proc/mounts; then
+  if ! grep -q " $fw/opt " /proc/mounts; then
     rm -rf $shadow
-    mkdir -p $shadow
-    cp -rL "$fw/." $shadow/ 2>/dev/null
-    mount --bind $shadow "$fw" || return
+    mkdir -p $shadow/opt
+    cp -rL "$fw/opt/." $shadow/opt/ 2>/dev/null
+    mount --bind $shadow/opt "$fw/opt" || return
+  fi
+  # The settings the machine had before these, for the image's hook to tell what changed: the
+  # last ones the agent wrote, or at the first call QEMU's own (what the machine booted with).
+  if [ -f ${GUEST_SETTINGS_FILE} ]; then
+    mv ${GUEST_SETTINGS_FILE} ${GUEST_SETTINGS_FILE}.previous
+  else
+    (umask 077; : > ${GUEST_SETTINGS_FILE}.previous)
+    for entry in $shadow/opt/*; do
+      [ -r "$entry/raw" ] || continue
+      value=
+      IFS= read -r value < "$entry/raw"
+      printf '%s=%s\\n' "\${entry##*/}" "$value" >> ${GUEST_SETTINGS_FILE}.previous
+    done
   fi
   (umask 077; printf '%s\\n' "$text" > ${GUEST_SETTINGS_FILE})
   count=0
@@ -101,7 +115,7 @@ settings() {
     key=\${line%%=*}
     [ -n "$key" ] && [ "$key" != "$line" ] || continue
     case "$key" in */* | .* ) continue ;; esac
-    mkdir -p "$shadow/opt/$key"
+    [ -d "$shadow/opt/$key" ] || mkdir -p "$shadow/opt/$key"
     printf '%s' "\${line#*=}" > "$shadow/opt/$key/raw"
     count=$((count + 1))
   done <<EOF_SETTINGS
@@ -113,7 +127,7 @@ EOF_SETTINGS
 personalize() {
   # A copy shown in place of QEMU's fw_cfg files is the saved machine's: the restored QEMU's own
   # are read below.
-  umount "$fw" 2>/dev/null
+  umount "$fw/opt" 2>/dev/null
   date -u -s "$(echo "$1" | tr T ' ')" >/dev/null 2>&1
   [ -n "$2" ] && echo "$2" > /dev/urandom
   reload_fw_cfg

@@ -37,7 +37,7 @@ import { readAllRecords, type MachineRecord } from './records';
 import { ensureSwitch, type SwitchClient } from './switch';
 import { TINY_KERNEL } from './tinyImage';
 import { createWarmImages, WARM_BOOT_MS, type WarmImages } from './warm';
-import { callAgent } from './guestAgent';
+import { callAgent, settingsLine } from './guestAgent';
 
 // The qemu driver: real machines on this one Linux host, one QEMU process each (processes.ts),
 // linked-clone disks (disks.ts), isolated layer-2 networks through the switch process (switch.ts),
@@ -345,21 +345,32 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
 
     // A machine is usable once its agent answers `ping`: the agent says so when the image has
     // booted as far as it goes (cloud-init done). Images without the agent never answer; their
-    // machines are taken for usable after WARM_BOOT_MS.
+    // machines are taken for usable after WARM_BOOT_MS. The agent is then given the settings the
+    // machine has: nothing changes, but the programs a claim's settings run are read and
+    // translated now rather than during the claim (a restored machine's page cache is empty, and
+    // the first claim of a Debian machine took 2.4 s instead of 0.5 s).
     async untilUsable(tag) {
       const running = (await runningRecords()).filter((r) => r.tag === tag);
       await Promise.all(
-        running.map((record) =>
-          callAgent(machineFiles(layout, record.id).agent, {
-            line: 'ping',
-            answer: 'TOPOPLAY pong',
-            timeoutMs: WARM_BOOT_MS,
-            repeatMs: 1_000,
-            signal: closing.signal,
-          }).catch((error: unknown) =>
-            options.log?.warn({ machine: record.id, err: error }, 'no word from the agent'),
-          ),
-        ),
+        running.map(async (record) => {
+          const socket = machineFiles(layout, record.id).agent;
+          const call = { timeoutMs: WARM_BOOT_MS, signal: closing.signal };
+          try {
+            await callAgent(socket, {
+              ...call,
+              line: 'ping',
+              answer: 'TOPOPLAY pong',
+              repeatMs: 1_000,
+            });
+            await callAgent(socket, {
+              ...call,
+              line: settingsLine(record.guestSettings),
+              answer: 'TOPOPLAY settings',
+            });
+          } catch (error) {
+            options.log?.warn({ machine: record.id, err: error }, 'no word from the agent');
+          }
+        }),
       );
     },
     subscribe: (listener) => listeners.subscribe(listener),
