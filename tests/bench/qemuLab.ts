@@ -85,8 +85,10 @@ export async function startServer(
   const stateDir = join(root, 's');
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  // BENCH_LOG_LEVEL=info shows the server's log (where a restore's or a claim's time goes).
+  const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
   const child: ChildProcess = spawn(resolve('node_modules/.bin/tsx'), ['server/main.ts'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', logLevel === 'warn' ? 'ignore' : 'inherit', 'inherit'],
     env: {
       ...process.env,
       PORT: String(port),
@@ -96,7 +98,7 @@ export async function startServer(
       TOPOPLAY_SEED_PASSWORD: SEED_PASSWORD,
       DATABASE_URL: '',
       REDIS_URL: '',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: logLevel,
       HYPERVISOR: 'qemu',
       QEMU_IMAGES_DIR: imagesDir,
       QEMU_STATE_DIR: stateDir,

@@ -17,6 +17,7 @@ export interface ClaimDeps {
   driver: HypervisorDriver;
   now(): number;
   warn(err: unknown, msg: string, fields?: object): void;
+  info?(msg: string, fields: object): void;
   /** Whether the driver can run pools at all. */
   supported(): boolean;
   /** Asks for a round of the workspace's pool: refilled after a claim. */
@@ -31,7 +32,9 @@ export function createPoolClaims(deps: ClaimDeps): PoolClaims {
    * a machine's at once, the machines side by side.
    */
   async function handOver(set: PooledSetTable, g: GamespaceTable, specs: readonly MachineSpec[]) {
+    const started = performance.now();
     const machines = await driver.retag(set.id, g.id);
+    const retagged = performance.now();
     const byName = new Map(machines.map((m) => [m.name, m]));
     await Promise.all(
       specs.map(async (spec) => {
@@ -45,6 +48,12 @@ export function createPoolClaims(deps: ClaimDeps): PoolClaims {
         );
       }),
     );
+    deps.info?.('a launch claimed a pooled set', {
+      set: set.id,
+      gamespaceId: g.id,
+      retagMs: Math.round(retagged - started),
+      settingsMs: Math.round(performance.now() - retagged),
+    });
   }
 
   const claimOrMiss: PoolClaims['claim'] = async (g, ws, templates, specs) => {

@@ -47,7 +47,7 @@ export interface PoolOptions {
   driver: HypervisorDriver;
   cache: Cache;
   clock?: Clock;
-  log?: { warn(obj: object, msg: string): void };
+  log?: { warn(obj: object, msg: string): void; info?(obj: object, msg: string): void };
   /** How a set's deploy waits for its machines (play's DEPLOY_POLL). */
   deployPoll?: { attempts: number; intervalMs: number };
   keepIntervalMs?: number;
@@ -78,6 +78,7 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
     driver,
     now,
     warn,
+    info: (msg, fields) => options.log?.info?.(fields, `pools: ${msg}`),
     supported,
     keep: (workspaceId) => void keeper.keep(workspaceId),
   });

@@ -169,7 +169,7 @@ done
 `;
 
 // Guest settings given while the machine runs (the agent's settings, which writes them all to
-// ${GUEST_SETTINGS_FILE} and the ones before to \`.previous\`): the same files, and what
+// ${GUEST_SETTINGS_FILE} and says which cloud.* ones changed): the same files, and what
 // cloud-init does with the \`cloud.*\` settings at a boot that a running machine can take, when
 // they changed: its user, that user's password, keys and sudo (the image's default user, debian,
 // without cloud.user). Addresses change at the next start. Unchanged settings cost nothing: a
@@ -189,13 +189,12 @@ while IFS= read -r line; do
     printf '%s' "\${line#*=}" > "${GUEST_SETTINGS_DIR}/$name"
   fi
 done < $conf
-# The cloud.* settings as before: nothing more to do.
-cloud='^\\(guestinfo\\.\\)\\{0,1\\}cloud\\.'
-[ "$(grep "$cloud" $conf)" = "$(grep -s "$cloud" $conf.previous)" ] && exit 0
-# A setting's values in a file, keys with or without their guestinfo. prefix.
-values() { sed -n "s/^\\(guestinfo\\.\\)\\{0,1\\}$2=//p" "$1"; }
-last() { values $conf "$1" | tail -n 1; }
-changed() { [ "$(values $conf "$1")" != "$(values $conf.previous "$1" 2>/dev/null)" ]; }
+# The cloud.* settings as before (the agent says which changed): nothing more to do.
+[ -n "$TOPOPLAY_CHANGED" ] || exit 0
+changed() { case " $TOPOPLAY_CHANGED " in *" $1 "*) return 0 ;; esac; return 1; }
+# A setting's values in the list, keys with or without their guestinfo. prefix.
+values() { sed -n "s/^\\(guestinfo\\.\\)\\{0,1\\}$1=//p" $conf; }
+last() { values "$1" | tail -n 1; }
 user=$(last cloud.user)
 if [ -n "$user" ] && ! id "$user" >/dev/null 2>&1; then useradd -m -s /bin/bash "$user"; fi
 target=\${user:-debian}
@@ -205,7 +204,7 @@ if [ -n "$password" ] && { changed cloud.password || changed cloud.user; }; then
   printf '%s:%s\\n' "$target" "$password" | chpasswd
 fi
 home=$(getent passwd "$target" | cut -d: -f6)
-keys=$(values $conf cloud.ssh_authorized_keys)
+keys=$(values cloud.ssh_authorized_keys)
 if [ -n "$keys" ] && [ -n "$home" ] && { changed cloud.ssh_authorized_keys || changed cloud.user; }; then
   mkdir -p "$home/.ssh"
   printf '%s\\n' "$keys" >> "$home/.ssh/authorized_keys"

@@ -87,6 +87,18 @@ prepare() {
 # in, where every reader of a setting looks (the images' scripts, a lab's own). Only opt/: QEMU's
 # own files (ACPI tables and the like) are large, and reading fw_cfg is slow under emulation. The same lines go to
 # ${GUEST_SETTINGS_FILE}, then the image's hook runs.
+# The cloud.* settings an image's hook may apply to a running machine, as the copy shows them now,
+# in variables {prefix}_{name}; read with the shell's own commands, which cost nothing.
+CLOUD_KEYS='user password sudo ssh_authorized_keys'
+cloud_values() {
+  for k in $CLOUD_KEYS; do
+    v=
+    f="$shadow/opt/guestinfo.cloud.$k/raw"
+    [ -r "$f" ] && IFS= read -r v < "$f"
+    eval "$1_$k=\\$v"
+  done
+}
+
 settings() {
   text=$(echo "$1" | base64 -d 2>/dev/null) || return
   shadow=${SHADOW_FW_CFG}
@@ -96,19 +108,9 @@ settings() {
     cp -rL "$fw/opt/." $shadow/opt/ 2>/dev/null
     mount --bind $shadow/opt "$fw/opt" || return
   fi
-  # The settings the machine had before these, for the image's hook to tell what changed: the
-  # last ones the agent wrote, or at the first call QEMU's own (what the machine booted with).
-  if [ -f ${GUEST_SETTINGS_FILE} ]; then
-    mv ${GUEST_SETTINGS_FILE} ${GUEST_SETTINGS_FILE}.previous
-  else
-    (umask 077; : > ${GUEST_SETTINGS_FILE}.previous)
-    for entry in $shadow/opt/*; do
-      [ -r "$entry/raw" ] || continue
-      value=
-      IFS= read -r value < "$entry/raw"
-      printf '%s=%s\\n' "\${entry##*/}" "$value" >> ${GUEST_SETTINGS_FILE}.previous
-    done
-  fi
+  # What the cloud.* settings were, for the image's hook to tell what changed (the agent's last
+  # ones, or at the first call QEMU's own, which the machine booted with).
+  cloud_values old
   (umask 077; printf '%s\\n' "$text" > ${GUEST_SETTINGS_FILE})
   count=0
   while IFS= read -r line; do
@@ -121,7 +123,12 @@ settings() {
   done <<EOF_SETTINGS
 $text
 EOF_SETTINGS
-  [ -x ${SETTINGS_HOOK} ] && ${SETTINGS_HOOK} </dev/null >/dev/null 2>&1
+  cloud_values new
+  changed=
+  for k in $CLOUD_KEYS; do
+    eval "[ \\"\\$old_$k\\" = \\"\\$new_$k\\" ]" || changed="$changed cloud.$k"
+  done
+  [ -x ${SETTINGS_HOOK} ] && TOPOPLAY_CHANGED="$changed" ${SETTINGS_HOOK} </dev/null >/dev/null 2>&1
 }
 
 personalize() {
