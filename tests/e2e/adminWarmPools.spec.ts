@@ -1,6 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { apiOf, signIn } from './support';
+import { apiOf, linkStockTemplate, signIn } from './support';
 
 // The Dashboard's Warm pools panel on the sim driver (docs/operations.md "Warm pools"): empty at
 // first; an administrator finds a workspace by searching its name (the panel never loads every
@@ -12,13 +12,7 @@ import { apiOf, signIn } from './support';
 async function workspaceWithMachine(page: Page, name: string): Promise<string> {
   const admin = await apiOf(page);
   const workspace = await admin<{ id: string }>('POST', 'workspace', { name });
-  const stock = await admin<Array<{ id: string; name: string }>>(
-    'GET',
-    'templates?term=linux-server',
-  );
-  const parent = stock.find((t) => t.name === 'linux-server');
-  expect(parent).toBeDefined();
-  await admin('POST', 'template', { templateId: parent?.id, workspaceId: workspace.id });
+  await linkStockTemplate(admin, workspace.id, 'linux-server');
   return workspace.id;
 }
 

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { apiOf, signIn } from './support';
+import { apiOf, linkStockTemplate, signIn } from './support';
 
 // The launch links of TopoMojo clients end to end: Moodle (or Gameboard) registers a student for
 // a game with an admin's credential and shows the launchpointUrl it gets back; the student's
@@ -43,13 +43,7 @@ test('a registered student opens the launch link without signing in, plays, open
   const workspace = await admin<Record<string, unknown> & { id: string }>('POST', 'workspace', {
     name: 'Red Lab',
   });
-  const stock = await admin<Array<{ id: string; name: string }>>(
-    'GET',
-    'templates?term=linux-server',
-  );
-  const parent = stock.find((t) => t.name === 'linux-server');
-  expect(parent).toBeDefined();
-  await admin('POST', 'template', { templateId: parent?.id, workspaceId: workspace.id });
+  await linkStockTemplate(admin, workspace.id, 'linux-server');
   await admin('PUT', `challenge/${workspace.id}`, CHALLENGE);
   const loaded = await admin<Record<string, unknown>>('GET', `workspace/${workspace.id}`);
   await admin('PUT', 'workspace', { ...loaded, audience: 'everyone', durationMinutes: 60 });

@@ -213,14 +213,14 @@ export async function signedInPage(browser: Browser, baseURL: string, username: 
 }
 
 /**
- * Links the stock template `stock` into the workspace and names it `name`, with `guestinfo` (and
- * `networks` instead of the stock ones, when given).
+ * Links the stock template `stock` into the workspace and, when `machine` is given, names it
+ * `name`, with `guestinfo` (and `networks` instead of the stock ones, when given).
  */
 export async function linkStockTemplate(
   author: Api,
   workspaceId: string,
   stock: string,
-  machine: { name: string; guestinfo: string; networks?: string },
+  machine?: { name: string; guestinfo: string; networks?: string },
 ): Promise<Record<string, unknown>> {
   const found = await author<Array<{ id: string; name: string }>>(
     'GET',
@@ -232,6 +232,7 @@ export async function linkStockTemplate(
     templateId: template?.id,
     workspaceId,
   });
+  if (!machine) return linked;
   await author('PUT', 'template', {
     id: linked.id,
     name: machine.name,
