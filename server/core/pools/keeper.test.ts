@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../tests/server/databases';
 import { createManualClock, type ManualClock } from '../../../tests/server/manualClock';
 import type { HypervisorDriver } from '../../hypervisor';
@@ -196,6 +196,30 @@ describe('the pool keeper', () => {
     expect(await setsOf()).toEqual([]);
     expect(await repos.pools.setting(workspaceId)).toBeUndefined();
     for (const tag of tags) expect(await sim.machinesOf(tag)).toEqual([]);
+  });
+
+  it('marks a set ready only once the driver says its machines are usable', async () => {
+    let usable: () => void = () => undefined;
+    const asked: string[] = [];
+    const booting: HypervisorDriver = {
+      ...sim,
+      untilUsable: (tag) => {
+        asked.push(tag);
+        return new Promise<void>((resolve) => (usable = resolve));
+      },
+    };
+    const pools = service(booting);
+    await pools.setSize(workspaceId, 1);
+    await vi.waitFor(() => expect(asked).toHaveLength(1));
+    const [set] = await setsOf();
+    // Deployed, but still booting: warming, and no claim could take it.
+    expect(asked).toEqual([set!.id]);
+    expect((await sim.machinesOf(set!.id)).length).toBe(2);
+    expect((await setsOf()).map((s) => s.state)).toEqual(['warming']);
+    usable();
+    await pools.settled();
+    expect((await setsOf()).map((s) => s.state)).toEqual(['ready']);
+    await pools.stop();
   });
 
   it('answers a claim whose hand-over fails as a miss, leaving no machine behind', async () => {
