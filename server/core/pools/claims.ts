@@ -76,9 +76,8 @@ export function createPoolClaims(deps: ClaimDeps): PoolClaims {
           now(),
         )
       : undefined;
-    // Claimed or missed, the pool is looked after again: refilled after a claim.
-    deps.keep(ws.id);
     if (!set) {
+      deps.keep(ws.id);
       await repos.pools.countMiss(ws.id);
       return false;
     }
@@ -91,6 +90,10 @@ export function createPoolClaims(deps: ClaimDeps): PoolClaims {
       await driver.deleteAll(set.id).catch(() => undefined);
       await driver.deleteAll(g.id).catch(() => undefined);
       return false;
+    } finally {
+      // The refill starts once the player has the set: a restore beside the handover would take
+      // the host's cores from the machines the player waits for.
+      deps.keep(ws.id);
     }
   };
 
