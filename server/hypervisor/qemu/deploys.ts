@@ -4,6 +4,7 @@ import type { Clock } from '../../clock';
 import { startDeploy } from '../deploy';
 import { requireDeployable, specName } from '../lifecycle';
 import { DriverError, type DriverEvent, type Machine, type MachineSpec } from '../types';
+import type { Agentless } from './agentless';
 import type { Reservation } from './capacity';
 import type { DiskCopies } from './diskCopies';
 import { createOverlay, freshDisk } from './disks';
@@ -11,7 +12,7 @@ import { machineFiles, type QemuLayout } from './layout';
 import type { Serialized } from './locks';
 import type { QemuMachines } from './machines';
 import { recordOf } from './plans';
-import type { QemuPower } from './power';
+import { COLD_BOOT, type QemuPower } from './power';
 import { writeRecord } from './records';
 import type { WarmImages } from './warm';
 
@@ -31,11 +32,14 @@ export interface QemuDeploysOptions {
   clock: Clock;
   /** Warm images to restore player machines from; none: every machine boots. */
   warm?: WarmImages | null;
+  /** Images known to have no agent: they never get a warm image. */
+  agentless: Agentless;
   log?: { warn(o: object, msg?: string): void };
 }
 
 export function createQemuDeploys(options: QemuDeploysOptions) {
   const { layout, reserved, machines, disks, power, serialized, emit, clock, warm, log } = options;
+  const { agentless } = options;
   const { records, deploys, byIdOrName, toMachine, attachPorts } = machines;
 
   async function deployNow(
@@ -76,8 +80,12 @@ export function createQemuDeploys(options: QemuDeploysOptions) {
           record.warm = image.key;
         } else {
           for (const disk of record.disks) await freshDisk(disk, files.overlay(disk.index));
-          // Built in the background, for the machines deployed after this one.
-          warm?.request(record).catch((error: unknown) => log?.warn({ err: error }, 'warm image'));
+          // Built in the background, for the machines deployed after this one; till then a machine
+          // that could be restored from one says, while it boots, that it has none yet.
+          if (warm && (await warm.keyOf(record)) && !(await agentless.has(record.disks[0]?.base))) {
+            record.coldBoot = COLD_BOOT.noImage;
+            warm.request(record).catch((error: unknown) => log?.warn({ err: error }, 'warm image'));
+          }
         }
         deploy.send({ type: 'deploy.copied' });
         await writeRecord(layout, record);

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, realpath, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { DriverError } from '../types';
@@ -26,6 +26,12 @@ export async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** What a file is now: its real path, size, time and inode; a replaced or changed file differs. */
+export async function fileStamp(path: string): Promise<string> {
+  const info = await stat(path);
+  return `${await realpath(path)}:${info.size}:${Math.round(info.mtimeMs)}:${info.ino}`;
 }
 
 export async function formatOf(path: string): Promise<DiskFormat> {

@@ -1,13 +1,14 @@
 import { deployTaskOf, type DeployActorRef } from '../deploy';
 import { resolveIn } from '../lifecycle';
-import { DriverError, type Machine } from '../types';
+import { DriverError, type Machine, type MachineTask } from '../types';
 import { machineFiles, type QemuLayout } from './layout';
 import { isRunning, readPid } from './processes';
 import type { MachineRecord } from './records';
 import type { SwitchClient } from './switch';
 
 // The qemu driver's machines as callers see them: one folder and record each, running while its
-// QEMU process lives, showing its deploy's task while it is being deployed.
+// QEMU process lives, showing its deploy's task while it is being deployed, and why it boots
+// while it boots where it could have been restored (power.ts).
 
 export const HOST = 'localhost';
 
@@ -21,6 +22,11 @@ export interface QemuMachinesOptions {
 export function createQemuMachines({ layout, records, switchClient }: QemuMachinesOptions) {
   /** Deploys under way, by machine id: a machine shows its deploy's task until it is deployed. */
   const deploys = new Map<string, DeployActorRef>();
+  /**
+   * Machines booting where a warm image could have restored them, by id: the task saying why,
+   * shown until the machine is up, and what ends the wait for it.
+   */
+  const boots = new Map<string, { task: MachineTask; stop: AbortController }>();
 
   async function pidOf(record: MachineRecord): Promise<number | null> {
     const pid = await readPid(machineFiles(layout, record.id).pid);
@@ -41,7 +47,7 @@ export function createQemuMachines({ layout, records, switchClient }: QemuMachin
       status: 'deployed',
       state: running ? 'running' : 'off',
       question: null,
-      task: deployOf(record.id),
+      task: deployOf(record.id) ?? (running ? (boots.get(record.id)?.task ?? null) : null),
       tags: null,
       isTemplate: false,
       nics: record.nics.map((n) => ({ index: n.index, network: n.network })),
@@ -81,6 +87,7 @@ export function createQemuMachines({ layout, records, switchClient }: QemuMachin
   return {
     records,
     deploys,
+    boots,
     pidOf,
     toMachine,
     byIdOrName,

@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import type { Clock } from '../../clock';
 import { DriverError, EMPTY_TAG, type DriverEvent, type Machine } from '../types';
+import type { Agentless } from './agentless';
 import { callAgent, personalizeLine } from './guestAgent';
 import type { createCapacity, Reservation } from './capacity';
 import { commitOverlay, freshDisk } from './disks';
@@ -11,10 +14,20 @@ import { ended, launch, resumed, type Acceleration } from './processes';
 import { qmp } from './qmp';
 import { writeRecord, type MachineRecord } from './records';
 import type { SwitchClient } from './switch';
-import type { WarmImages } from './warm';
+import { WARM_BOOT_MS, type WarmImages } from './warm';
 
 /** How long a restored machine's agent may take to make it its own. */
 const PERSONALIZE_MS = 30_000;
+
+/**
+ * What a machine that boots where a warm image could have restored it says as its task while it
+ * boots: its template's image is not built yet (built in the background after the first deploy),
+ * or its restore failed (the image is gone, or this QEMU refuses the saved state).
+ */
+export const COLD_BOOT = {
+  noImage: 'Booting: no warm image yet',
+  notRestored: 'Booting: the warm image could not be restored',
+} as const;
 
 // Operations on the qemu driver's machines: start (within the host's capacity), stop (QEMU's
 // monitor first, then the process), save and revert (the disk overlays, with the machine
@@ -32,13 +45,18 @@ export interface QemuPowerOptions {
   switchClient: SwitchClient;
   /** Machines the watcher last saw running: a stop of the driver's own is no news to it. */
   knownRunning: Set<string>;
+  /** Images known to have no agent; a boot whose agent never answers teaches it. */
+  agentless: Agentless;
+  clock: Clock;
+  /** Aborted when the driver closes: ends the waits for booting machines. */
+  closing: AbortSignal;
   emit(event: DriverEvent): void;
 }
 
 export function createQemuPower(options: QemuPowerOptions) {
   const { layout, acceleration, machines, capacity, serialized, switchClient } = options;
-  const { knownRunning, emit, warm } = options;
-  const { records, pidOf, toMachine, required, portOf } = machines;
+  const { knownRunning, emit, warm, agentless, clock, closing } = options;
+  const { records, boots, pidOf, toMachine, required, portOf } = machines;
 
   const plan = (record: MachineRecord) =>
     launchPlanOf(record, { layout, acceleration, log: options.log });
@@ -56,7 +74,14 @@ export function createQemuPower(options: QemuPowerOptions) {
         }
         for (const nic of record.nics) await rm(files.nic(nic.index), { force: true });
         await rm(files.agent, { force: true });
-        if (!(record.warm && (await restore(record)))) await launch(await plan(record));
+        if (!(record.warm && (await restore(record)))) {
+          await launch(await plan(record));
+          if (record.coldBoot) {
+            sayWhileBooting(record, record.coldBoot);
+            record.coldBoot = null;
+            await writeRecord(layout, record);
+          }
+        }
         // Announced when it stops on its own, whether or not the watch has seen it run.
         knownRunning.add(record.id);
       } finally {
@@ -64,6 +89,46 @@ export function createQemuPower(options: QemuPowerOptions) {
       }
     }
     return toMachine(record);
+  }
+
+  /**
+   * Shows why the machine boots as its task until it is up: until its agent answers (when it
+   * never does, its image is known to have none from then on), it stops, or the driver closes.
+   * The machine is announced once the task is gone.
+   */
+  function sayWhileBooting(record: MachineRecord, why: string): void {
+    const stop = new AbortController();
+    const task = { id: randomUUID(), name: why, progress: 0, started: clock.now() };
+    boots.get(record.id)?.stop.abort();
+    boots.set(record.id, { task, stop });
+    const signal = AbortSignal.any([stop.signal, closing]);
+    void callAgent(machineFiles(layout, record.id).agent, {
+      line: 'ping',
+      answer: 'TOPOPLAY pong',
+      timeoutMs: WARM_BOOT_MS,
+      repeatMs: 1_000,
+      signal,
+    })
+      .catch(async () => {
+        // Up all along and never a word: its image has no agent.
+        if (!signal.aborted && (await pidOf(record)) !== null) {
+          await agentless.learn(record.disks[0]?.base);
+        }
+      })
+      .then(async () => {
+        if (boots.get(record.id)?.task !== task) return;
+        boots.delete(record.id);
+        if (records.has(record.id) && !closing.aborted) {
+          emit({ type: 'updated', machine: await toMachine(record) });
+        }
+      })
+      .catch((error: unknown) => options.log?.warn({ machine: record.id, err: error }, 'boot'));
+  }
+
+  /** A machine that stops or goes no longer boots. */
+  function endBoot(record: MachineRecord): void {
+    boots.get(record.id)?.stop.abort();
+    boots.delete(record.id);
   }
 
   /**
@@ -106,6 +171,7 @@ export function createQemuPower(options: QemuPowerOptions) {
         { machine: record.id, warm: key, err: error },
         'restore failed: the machine boots instead',
       );
+      record.coldBoot = COLD_BOOT.notRestored;
       if (pid !== null) await ended(pid, record.id, 0);
       for (const disk of record.disks) await freshDisk(disk, files.overlay(disk.index));
       for (const path of [files.qmp, files.vnc, files.serial, files.agent, files.pid]) {
@@ -129,6 +195,7 @@ export function createQemuPower(options: QemuPowerOptions) {
       }
       await ended(pid, record.id);
     }
+    endBoot(record);
     // A stop of the driver's own is announced by the operation, not by the watcher.
     knownRunning.delete(record.id);
     return toMachine(record);

@@ -17,6 +17,7 @@ import {
 import { createDriver, selectIn } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { relayRfb } from '../rfb';
+import { createAgentless } from './agentless';
 import { createCapacity } from './capacity';
 import { qemuAvailability } from './availability';
 import { createQemuConfiguration } from './configuration';
@@ -154,8 +155,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   });
   const memoriesOf = (specs: MachineSpec[]) => specs.map((s) => s.memoryMiB);
 
-  /** Ends the waits that outlive a call (untilUsable) when the driver closes. */
+  /** Ends the waits that outlive a call (untilUsable, a boot's) when the driver closes. */
   const closing = new AbortController();
+  const agentless = createAgentless();
 
   const warm = options.warmImages
     ? createWarmImages({
@@ -164,6 +166,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
         qemu: await qemuVersion(),
         log: options.log,
         now: () => clock.now(),
+        agentless,
       })
     : null;
   // Warm images no machine is based on any more (their template or image changed) are removed.
@@ -182,11 +185,15 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     serialized,
     switchClient,
     knownRunning,
+    agentless,
+    clock,
+    closing: closing.signal,
     emit,
   });
   const { startRecord, start, stop, save, revert, remove, announced } = power;
   const { deploy } = createQemuDeploys({
     warm,
+    agentless,
     log: options.log,
     layout,
     reserved,

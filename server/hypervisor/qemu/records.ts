@@ -46,6 +46,11 @@ export interface MachineRecord {
   warm?: string | null;
   /** The warm image the machine was restored from at its first start, if it was. */
   restoredFrom?: string | null;
+  /**
+   * Why its first start boots where a warm image could have restored it (power.ts COLD_BOOT), said
+   * as its task while it boots; null or absent: nothing to say.
+   */
+  coldBoot?: string | null;
 }
 
 export async function writeRecord(layout: QemuLayout, record: MachineRecord): Promise<void> {

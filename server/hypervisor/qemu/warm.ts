@@ -1,19 +1,10 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import {
-  chmod,
-  mkdir,
-  readdir,
-  readFile,
-  realpath,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bareKey } from '../cloudInit';
 import type { GuestSetting } from '../types';
-import { bootFilesOf, freshDisk, messageOf } from './disks';
+import type { Agentless } from './agentless';
+import { bootFilesOf, fileStamp, freshDisk, messageOf } from './disks';
 import { callAgent } from './guestAgent';
 import { filesIn, type QemuLayout } from './layout';
 import { launchPlanOf } from './plans';
@@ -67,11 +58,6 @@ export const warmFiles = (dir: string) => ({
 /** Settings the image's boot itself takes (cloud-init's); the rest reach it after a restore. */
 const bootSettings = (settings: readonly GuestSetting[]) =>
   settings.filter((s) => bareKey(s.key).startsWith('cloud.'));
-
-async function fileStamp(path: string): Promise<string> {
-  const info = await stat(path);
-  return `${await realpath(path)}:${info.size}:${Math.round(info.mtimeMs)}:${info.ino}`;
-}
 
 /**
  * The name of the warm image a machine can be restored from, or null when it cannot be: a builder
@@ -128,6 +114,8 @@ export interface WarmImagesOptions {
   qemu: string;
   log?: { info?(o: object, msg?: string): void; warn(o: object, msg?: string): void };
   now(): number;
+  /** Told of a build whose machine ran and whose agent never answered. */
+  agentless?: Agentless;
 }
 
 export function createWarmImages(options: WarmImagesOptions) {
@@ -217,12 +205,18 @@ export function createWarmImages(options: WarmImagesOptions) {
       for (const disk of machine.disks) await freshDisk(disk, files.overlay(disk.index));
       actor.send({ type: 'warm.booting', at: now() });
       pid = await launch(await launchPlanOf(machine, { layout, acceleration, log }, files));
+      const booted = pid;
       await callAgent(files.agent, {
         line: 'ping',
         answer: 'TOPOPLAY pong',
         timeoutMs: WARM_BOOT_MS,
         repeatMs: 1_000,
         signal: stopping.signal,
+      }).catch(async (error: unknown) => {
+        if (!stopping.signal.aborted && (await isRunning(booted, id))) {
+          await options.agentless?.learn(record.disks[0]?.base);
+        }
+        throw error;
       });
       await callAgent(files.agent, {
         line: 'prepare',

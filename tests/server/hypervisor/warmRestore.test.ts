@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { COLD_BOOT } from '../../../server/hypervisor/qemu/power';
 import { createQemuDriver, type QemuDriver } from '../../../server/hypervisor/qemu/qemuDriver';
 import { screenText } from '../../../server/hypervisor/qemu/qmp';
 import type { Machine, MachineSpec } from '../../../server/hypervisor/types';
@@ -40,6 +41,16 @@ const launch = (tag: string, specs: MachineSpec[]) =>
 
 const named = (machines: Machine[], name: string) => machines.find((m) => m.name.startsWith(name))!;
 
+const recordOf = (id: string) =>
+  JSON.parse(readFileSync(join(folders.stateDir, 'machines', id, 'machine.json'), 'utf8'));
+
+/** Resolves once the machine shows no task: it is up. */
+const untilUp = (id: string) =>
+  vi.waitFor(async () => expect((await driver.load(id))?.task).toBeNull(), {
+    timeout: BOOT_MS,
+    interval: 200,
+  });
+
 beforeAll(async () => {
   folders = await qemuFolders();
   driver = await createQemuDriver({
@@ -68,6 +79,10 @@ describe('qemu driver: warm images', () => {
     const tag = randomUUID();
     const [first] = await launch(tag, specsOf(tag, 'cold', ['web']));
     expect(first!.state).toBe('running');
+    // It boots, and says why while it does, until it is up.
+    expect(first!.task?.name).toBe(COLD_BOOT.noImage);
+    await untilUp(first!.id);
+    expect(recordOf(first!.id).coldBoot).toBeNull();
     // The deploy did not wait for the build: it is under way, or done already.
     await driver.warm!.settled();
     const record = JSON.parse(
@@ -99,6 +114,8 @@ describe('qemu driver: warm images', () => {
     const seen = { macs: new Set<string>(), seeds: new Set<string>() };
     for (const { m, host, flag } of machines) {
       expect(m.state).toBe('running');
+      // Restored: nothing to say.
+      expect(m.task).toBeNull();
       const record = JSON.parse(
         readFileSync(join(folders.stateDir, 'machines', m.id, 'machine.json'), 'utf8'),
       );
@@ -182,5 +199,25 @@ describe('qemu driver: warm images', () => {
     expect((await shell.run(`cat ${FW}/opt/topoplay/hostname/raw; echo`)).output).toContain(
       'delta',
     );
+  }, 300_000);
+
+  it('boots a machine whose warm image cannot be restored, and says so while it boots', async () => {
+    const tag = randomUUID();
+    const [off] = await launch(tag, [tinySpec('echo', tag)]);
+    const key = recordOf(off!.id).warm as string;
+    expect(key).toMatch(/^[0-9a-f]{24}$/);
+    // Its image is gone by the time it starts.
+    const manifest = join(folders.stateDir, 'warm', key, 'warm.json');
+    renameSync(manifest, `${manifest}.aside`);
+    try {
+      const started = await driver.changeState(off!.id, 'start');
+      expect(started.state).toBe('running');
+      expect(started.task?.name).toBe(COLD_BOOT.notRestored);
+      await untilUp(off!.id);
+      expect(recordOf(off!.id)).toMatchObject({ warm: null, coldBoot: null });
+      expect(recordOf(off!.id).restoredFrom ?? null).toBeNull();
+    } finally {
+      renameSync(`${manifest}.aside`, manifest);
+    }
   }, 300_000);
 });
