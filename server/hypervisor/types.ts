@@ -265,6 +265,11 @@ export interface DriverStatus {
   maxRunning: number | null;
   memoryMiBInUse: number;
   maxMemoryMiB: number | null;
+  /**
+   * Room admitted and not running yet (launches being deployed, warm image builds), which counts
+   * against the caps as running machines do; absent: the driver reserves nothing.
+   */
+  reserved?: { machines: number; memoryMiB: number };
   /** Processes or machines of the hypervisor that belong to no known machine. */
   orphans: number;
 }

@@ -17,6 +17,8 @@ import { toMachineSpec } from '../machineSpecs';
 import { gamespaceTemplates } from '../play/deploy';
 import { createJanitor, DEFAULT_JANITOR_OPTIONS } from '../janitor';
 import { WARMING_STALE_MS } from './keeper';
+import { demandOf } from './room';
+import { pooledSpecs } from './sets';
 import { createPoolService } from './service';
 
 // The pool keeper on a real store and the sim driver, without HTTP: what it refuses (a driver
@@ -33,18 +35,13 @@ describe('the pool keeper', () => {
   let dataDir: string;
   let workspaceId: string;
 
-  beforeEach(async () => {
-    database = await createTestDatabase('sqlite');
-    store = await openStore({ url: database.url });
-    repos = createRepositories(store);
-    clock = createManualClock();
-    dataDir = mkdtempSync(join(tmpdir(), 'topoplay-pools-'));
-    sim = createSimDriver({ store: createSimMachineStore(store.db), dataDir, speed: 0, clock });
-    workspaceId = newId();
+  /** A workspace with two templates, web and db; its id. */
+  async function addWorkspace(): Promise<string> {
+    const id = newId();
     await store.db
       .insertInto('workspaces')
       .values({
-        id: workspaceId,
+        id,
         name: 'Lab',
         description: '',
         tags: '',
@@ -81,11 +78,22 @@ describe('the pool keeper', () => {
           parentId: null,
           replicas: 1,
           variant: 0,
-          workspaceId,
+          workspaceId: id,
           whenCreated: 0,
         })
         .execute();
     }
+    return id;
+  }
+
+  beforeEach(async () => {
+    database = await createTestDatabase('sqlite');
+    store = await openStore({ url: database.url });
+    repos = createRepositories(store);
+    clock = createManualClock();
+    dataDir = mkdtempSync(join(tmpdir(), 'topoplay-pools-'));
+    sim = createSimDriver({ store: createSimMachineStore(store.db), dataDir, speed: 0, clock });
+    workspaceId = await addWorkspace();
   });
   afterEach(async () => {
     await sim.close();
@@ -112,19 +120,60 @@ describe('the pool keeper', () => {
     expect((await pools.setSize(workspaceId, 0)).size).toBe(0);
   });
 
-  it('refuses more sets than the hypervisor may run, and warms only what fits now', async () => {
-    // Four machines may run, two run already: room for one set of two machines.
+  it('refuses more sets than the hypervisor may run beside a launch, and warms only what fits now', async () => {
+    // Six machines may run, two run already: room for two sets of two machines, one of which
+    // is left for a launch.
     const capped: HypervisorDriver = {
       ...sim,
-      status: async () => ({ ...(await sim.status()), maxRunning: 4, running: 2 }),
+      status: async () => ({ ...(await sim.status()), maxRunning: 6, running: 2 }),
     };
     const pools = service(capped);
-    await expect(pools.setSize(workspaceId, 3)).rejects.toBeInstanceOf(ValidationFailed);
+    // Three sets and a launch are eight machines.
+    await expect(pools.setSize(workspaceId, 3)).rejects.toThrow(/room for one launch/);
     await expect(pools.setSize(workspaceId, 51)).rejects.toBeInstanceOf(ValidationFailed);
     const view = await pools.setSize(workspaceId, 2);
     expect(view.size).toBe(2);
     await pools.settled();
     expect((await setsOf()).map((s) => s.state)).toEqual(['ready']);
+  });
+
+  it('counts memory and the room the driver reserved against the caps', async () => {
+    const ws = (await repos.workspaces.find(workspaceId))!;
+    const rows = await repos.templates.ofWorkspaceWithParentDetail(workspaceId);
+    const perSet = demandOf(pooledSpecs(ws, rows, 0, ''), false);
+    expect(perSet.machines).toBe(2);
+    // Memory for four sets, one set's worth reserved by a launch being deployed: room for three,
+    // one of which is left for a launch.
+    const capped: HypervisorDriver = {
+      ...sim,
+      status: async () => ({
+        ...(await sim.status()),
+        maxMemoryMiB: 4 * perSet.memoryMiB,
+        reserved: perSet,
+      }),
+    };
+    const pools = service(capped);
+    await expect(pools.setSize(workspaceId, 4)).rejects.toThrow(/MiB/);
+    await pools.setSize(workspaceId, 3);
+    await pools.settled();
+    expect(await setsOf()).toHaveLength(2);
+  });
+
+  it('leaves the last room for a launch when two pools are refilled at once', async () => {
+    const other = await addWorkspace();
+    // Room for two sets: one for a pool, one for a launch.
+    const capped: HypervisorDriver = {
+      ...sim,
+      status: async () => ({ ...(await sim.status()), maxRunning: 4 }),
+    };
+    const pools = service(capped);
+    await repos.pools.setSize(workspaceId, 1, clock.now());
+    await repos.pools.setSize(other, 1, clock.now());
+    await Promise.all([pools.keep(workspaceId), pools.keep(other)]);
+    await pools.settled();
+    const sets = [...(await repos.pools.setsOf(workspaceId)), ...(await repos.pools.setsOf(other))];
+    expect(sets.map((s) => s.state)).toEqual(['ready']);
+    expect((await sim.status()).running).toBe(2);
   });
 
   it('reclaims sets warming too long and failed ones, with their machines', async () => {

@@ -6,6 +6,7 @@ import type { Cache } from '../cache';
 import { newId, newToken } from '../ids';
 import { deployAndWait, DEPLOY_POLL } from '../play/deploy';
 import { leavesFrom } from './pooledSet';
+import { demandOf, inUseOf, plus, setsThatFit, type Demand } from './room';
 import { fingerprintsOf, pooledSpecs } from './sets';
 
 // The pool keeper: rounds that keep each workspace's pool at its target. A round drains the sets
@@ -13,8 +14,10 @@ import { fingerprintsOf, pooledSpecs } from './sets';
 // new set deployed in the background under its own tag (its id) until ready or failed.
 //
 // - Target: the size, raised to a scheduled launch's count from SCHEDULE_LEAD_MS before its time
-//   until SCHEDULE_TAIL_MS after, capped at POOL_MAX_SIZE and, where the driver caps running
-//   machines, by the room left.
+//   until SCHEDULE_TAIL_MS after, capped at POOL_MAX_SIZE.
+// - Room: a set is warmed only when, beside what the driver counts against its caps (running
+//   machines, room reserved for deploys under way) and the sets this process is deploying, one
+//   launch's room is left (room.ts). Room is decided one round at a time in a process.
 // - Variants: the keeper spreads a pool over the workspace's variants evenly.
 // - One round per workspace at a time across servers: a lock in the shared cache (as the
 //   janitor's); a server that finds it held leaves that round to the holder, and its own next
@@ -85,11 +88,17 @@ export function createKeeper(deps: KeeperDeps) {
     return Math.min(POOL_MAX_SIZE, Math.max(size, ...scheduled.map((s) => s.count)));
   }
 
-  /** How many more sets of `perSet` machines the driver has room for. */
-  async function roomFor(perSet: number): Promise<number> {
-    const status = await driver.status();
-    if (status.maxRunning === null) return Number.POSITIVE_INFINITY;
-    return Math.floor(Math.max(0, status.maxRunning - status.running) / Math.max(1, perSet));
+  /**
+   * Sets being deployed by this process, with what they will run: the driver may not count them
+   * yet. Dropped once their deploy has ended (their machines run, or the driver reserves them).
+   */
+  const deploying = new Map<string, Demand>();
+  /** Room is decided one round at a time: two rounds never both take the last room. */
+  let roomQueue: Promise<unknown> = Promise.resolve();
+  function withRoom(work: () => Promise<void>): Promise<void> {
+    const result = roomQueue.then(work);
+    roomQueue = result.catch(() => undefined);
+    return result;
   }
 
   /** Deletes a drained set's machines, then forgets it. */
@@ -113,7 +122,7 @@ export function createKeeper(deps: KeeperDeps) {
         specs,
         deps.deployPoll ?? DEPLOY_POLL,
         clock,
-      );
+      ).finally(() => deploying.delete(set.id));
       if (!complete) throw new Error('the machines of a pooled set never all appeared');
       // Ready when a player could use it: booted, not merely started.
       await driver.untilUsable?.(set.id);
@@ -162,27 +171,35 @@ export function createKeeper(deps: KeeperDeps) {
     const perSet = pooledSpecs(ws, templates, 0, '').length;
     if (missing <= 0 || perSet === 0) return;
     const perVariant = prints.map((_, v) => current.filter((s) => s.variant === v).length);
-    const count = Math.min(missing, await roomFor(perSet));
-    for (let i = 0; i < count; i++) {
-      // The variant with the fewest sets: a pool serves every variant alike.
-      const variant = perVariant.indexOf(Math.min(...perVariant));
-      perVariant[variant]! += 1;
-      const set: PooledSetTable = {
-        id: newId(),
-        workspaceId,
-        variant,
-        fingerprint: prints[variant]!,
-        state: 'warming',
-        created: now(),
-        changed: now(),
-        claimedAt: 0,
-        claimedBy: '',
-      };
-      const specs = pooledSpecs(ws, templates, variant, set.id);
-      if (specs.length === 0) continue;
-      await repos.pools.addSet(set);
-      track(warm(ws, specs, set));
-    }
+    await withRoom(async () => {
+      const status = await driver.status();
+      let inUse = [...deploying.values()].reduce(plus, inUseOf(status));
+      for (let i = 0; i < missing; i++) {
+        // The variant with the fewest sets: a pool serves every variant alike.
+        const variant = perVariant.indexOf(Math.min(...perVariant));
+        const id = newId();
+        const specs = pooledSpecs(ws, templates, variant, id);
+        const demand = demandOf(specs, !!ws.hostAffinity);
+        if (setsThatFit(status, demand, inUse) < 1) return;
+        perVariant[variant]! += 1;
+        if (specs.length === 0) continue;
+        inUse = plus(inUse, demand);
+        const set: PooledSetTable = {
+          id,
+          workspaceId,
+          variant,
+          fingerprint: prints[variant]!,
+          state: 'warming',
+          created: now(),
+          changed: now(),
+          claimedAt: 0,
+          claimedBy: '',
+        };
+        await repos.pools.addSet(set);
+        deploying.set(set.id, demand);
+        track(warm(ws, specs, set));
+      }
+    });
   }
 
   /** A round under the workspace's lock; none when another server holds it. */

@@ -9,6 +9,7 @@ import { invalid, unknownArgument } from '../fields';
 import { newId } from '../ids';
 import { createPoolClaims } from './claims';
 import { createKeeper, POOL_MAX_SIZE, SCHEDULE_TAIL_MS } from './keeper';
+import { capsOf, demandOf, NO_DEMAND, setsThatFit } from './room';
 import { pooledSpecs } from './sets';
 
 // Warm pools: per workspace, an administrator sets how many gamespaces' machine sets to keep
@@ -150,7 +151,8 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
 
     /**
      * PUT /api/admin/pools/{id}: the pool's size, 0..POOL_MAX_SIZE, refused when the driver
-     * cannot run pools or could never run that many sets; the keeper starts on it at once.
+     * cannot run pools or could never run that many sets and one launch beside them (room.ts);
+     * the keeper starts on it at once.
      */
     async setSize(workspaceId: string, size: unknown): Promise<PoolView> {
       const ws = await requireWorkspace(workspaceId);
@@ -161,12 +163,13 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
       if (size > 0) {
         requireSupported();
         const templates = await repos.templates.ofWorkspaceWithParentDetail(ws.id);
-        const perSet = pooledSpecs(ws, templates, 0, '').length;
-        const { maxRunning } = await driver.status();
-        if (maxRunning !== null && size * Math.max(1, perSet) > maxRunning) {
+        const demand = demandOf(pooledSpecs(ws, templates, 0, ''), !!ws.hostAffinity);
+        const status = await driver.status();
+        if (setsThatFit(status, demand, NO_DEMAND) < size) {
           throw invalid(
             'size',
-            `${size} sets of ${perSet} machines exceed the ${maxRunning} machines the hypervisor may run`,
+            `${size} sets of ${demand.machines} machines (${demand.memoryMiB} MiB), and room for ` +
+              `one launch beside them, exceed the ${capsOf(status)} the hypervisor may run`,
           );
         }
       }

@@ -82,6 +82,13 @@ const hypervisorSchema = {
       type: ['integer', 'null'],
       description: 'The cap on their memory, in MiB; null when there is none.',
     },
+    reserved: {
+      type: 'object',
+      required: ['machines', 'memoryMiB'],
+      properties: { machines: { type: 'integer' }, memoryMiB: { type: 'integer' } },
+      description:
+        'Room admitted and not running yet (launches being deployed, warm image builds), counted against the caps as running machines are; absent when the driver reserves nothing.',
+    },
     orphans: {
       type: 'integer',
       description:

@@ -4,7 +4,9 @@ import { DriverError } from '../types';
 // and a batch (a gamespace launch) is admitted whole before any of its machines is built, so that
 // a launch beyond the caps is refused with a sentence and leaves nothing half-built. Room admitted
 // and not yet running is reserved, and checks run one at a time, so that two launches cannot both
-// take the last room.
+// take the last room. A warm image's build (warm.ts) runs a machine too: it is admitted the same
+// way, and only when room for another machine of its size is left beside it, so that a build never
+// takes the room a player's launch needs.
 
 export interface Reservation {
   count: number;
@@ -23,23 +25,36 @@ export function createCapacity(options: CapacityOptions) {
   const reservations = new Set<Reservation>();
   let queue: Promise<unknown> = Promise.resolve();
 
-  async function admitNow(memories: number[], own?: Reservation): Promise<Reservation> {
+  const sum = (memories: readonly number[]) => memories.reduce((total, m) => total + m, 0);
+
+  /** Room admitted and not yet running. */
+  const reserved = (): Reservation => ({
+    count: [...reservations].reduce((n, r) => n + r.count, 0),
+    memoryMiB: [...reservations].reduce((total, r) => total + r.memoryMiB, 0),
+  });
+
+  /** `spare`: memories that must still fit once these are admitted, not reserved themselves. */
+  async function admitNow(
+    memories: number[],
+    own?: Reservation,
+    spare: number[] = [],
+  ): Promise<Reservation> {
     const running = await options.running();
     const others = [...reservations].filter((r) => r !== own);
     const count = running.length + others.reduce((n, r) => n + r.count, 0);
-    const memory =
-      running.reduce((sum, m) => sum + m, 0) + others.reduce((sum, r) => sum + r.memoryMiB, 0);
-    const wanted = memories.reduce((sum, m) => sum + m, 0);
-    if (maxRunning !== null && count + memories.length > maxRunning) {
+    const memory = sum(running) + others.reduce((total, r) => total + r.memoryMiB, 0);
+    const wanted = sum(memories);
+    const besides = spare.length ? ` with room for ${spare.length} more left` : '';
+    if (maxRunning !== null && count + memories.length + spare.length > maxRunning) {
       throw new DriverError(
         'capacity',
-        `${count} of at most ${maxRunning} machines are running; ${memories.length} more do not fit`,
+        `${count} of at most ${maxRunning} machines are running; ${memories.length} more do not fit${besides}`,
       );
     }
-    if (maxMemoryMiB !== null && memory + wanted > maxMemoryMiB) {
+    if (maxMemoryMiB !== null && memory + wanted + sum(spare) > maxMemoryMiB) {
       throw new DriverError(
         'capacity',
-        `${memory} of ${maxMemoryMiB} MiB of machine memory are in use; ${wanted} MiB more do not fit`,
+        `${memory} of ${maxMemoryMiB} MiB of machine memory are in use; ${wanted} MiB more do not fit${besides}`,
       );
     }
     const reservation = { count: memories.length, memoryMiB: wanted };
@@ -47,18 +62,25 @@ export function createCapacity(options: CapacityOptions) {
     return reservation;
   }
 
+  function queued(admission: () => Promise<Reservation>): Promise<Reservation> {
+    const result = queue.then(admission);
+    queue = result.catch(() => undefined);
+    return result;
+  }
+
   return {
     maxRunning,
     maxMemoryMiB,
+    reserved,
     /**
      * Admits machines of these memories, or refuses saying what is in use; `own` is the batch's
      * own reservation, which does not count against its machines.
      */
-    admit(memories: number[], own?: Reservation): Promise<Reservation> {
-      const result = queue.then(() => admitNow(memories, own));
-      queue = result.catch(() => undefined);
-      return result;
-    },
+    admit: (memories: number[], own?: Reservation): Promise<Reservation> =>
+      queued(() => admitNow(memories, own)),
+    /** Admits machines only when machines of the `spare` memories would still fit beside them. */
+    admitLeaving: (memories: number[], spare: number[]): Promise<Reservation> =>
+      queued(() => admitNow(memories, undefined, spare)),
     /** A started machine of the batch no longer needs its reserved room. */
     consume(batch: Reservation, memoryMiB: number): void {
       batch.count = Math.max(0, batch.count - 1);
@@ -69,3 +91,5 @@ export function createCapacity(options: CapacityOptions) {
     },
   };
 }
+
+export type Capacity = ReturnType<typeof createCapacity>;

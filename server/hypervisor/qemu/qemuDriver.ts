@@ -167,6 +167,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
         log: options.log,
         now: () => clock.now(),
         agentless,
+        capacity,
       })
     : null;
   // Warm images no machine is based on any more (their template or image changed) are removed.
@@ -399,6 +400,10 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
         maxRunning: capacity.maxRunning,
         memoryMiBInUse: running.reduce((sum, r) => sum + r.spec.memoryMiB, 0),
         maxMemoryMiB: capacity.maxMemoryMiB,
+        reserved: {
+          machines: capacity.reserved().count,
+          memoryMiB: capacity.reserved().memoryMiB,
+        },
         orphans: (await orphans()).length,
       };
     },

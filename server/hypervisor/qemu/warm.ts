@@ -2,8 +2,9 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { bareKey } from '../cloudInit';
-import type { GuestSetting } from '../types';
+import { DriverError, type GuestSetting } from '../types';
 import type { Agentless } from './agentless';
+import type { Capacity, Reservation } from './capacity';
 import { bootFilesOf, fileStamp, freshDisk, messageOf } from './disks';
 import { callAgent } from './guestAgent';
 import { filesIn, type QemuLayout } from './layout';
@@ -116,6 +117,8 @@ export interface WarmImagesOptions {
   now(): number;
   /** Told of a build whose machine ran and whose agent never answered. */
   agentless?: Agentless;
+  /** The host's caps, which a build's machine counts against (capacity.ts). */
+  capacity?: Pick<Capacity, 'admitLeaving' | 'release'>;
 }
 
 export function createWarmImages(options: WarmImagesOptions) {
@@ -174,9 +177,14 @@ export function createWarmImages(options: WarmImagesOptions) {
           actor.send({ type: 'warm.saved', at: now() });
           log?.info?.({ key, template: record.spec.name }, 'warm image ready');
         } catch (error) {
-          failedAt.set(key, now());
           actor.send({ type: 'warm.failed', error: messageOf(error) });
-          log?.warn({ key, err: error }, 'warm image not built');
+          if (error instanceof DriverError && error.code === 'capacity') {
+            // Not tried again later, but at the next deploy that asks for it.
+            log?.info?.({ key, reason: error.message }, 'no room for a warm image build now');
+          } else {
+            failedAt.set(key, now());
+            log?.warn({ key, err: error }, 'warm image not built');
+          }
         }
       }
       builds.delete(key);
@@ -201,7 +209,11 @@ export function createWarmImages(options: WarmImagesOptions) {
       guestSettings: bootSettings(record.guestSettings),
     };
     let pid: number | null = null;
+    let room: Reservation | null = null;
     try {
+      // Within the host's caps, leaving room for a player's machine of its size.
+      const memory = machine.spec.memoryMiB;
+      room = (await options.capacity?.admitLeaving([memory], [memory])) ?? null;
       for (const disk of machine.disks) await freshDisk(disk, files.overlay(disk.index));
       actor.send({ type: 'warm.booting', at: now() });
       pid = await launch(await launchPlanOf(machine, { layout, acceleration, log }, files));
@@ -245,6 +257,8 @@ export function createWarmImages(options: WarmImagesOptions) {
       }
       await rm(files.dir, { recursive: true, force: true });
       throw error;
+    } finally {
+      if (room) options.capacity?.release(room);
     }
   }
 
