@@ -139,6 +139,7 @@ export function cloneRoutes(ctx: SimContext): Routes {
       startedAt: null,
       snapshots: [],
       agentFiles: {},
+      agentExecs: [],
     };
     cluster.vms.set(vm.vmid, vm);
     const disks = disksOf(source.config);

@@ -341,6 +341,7 @@ export function qemuRoutes(ctx: SimContext): Routes {
         startedAt: null,
         snapshots: [],
         agentFiles: {},
+        agentExecs: [],
       };
       const params = Object.fromEntries(
         Object.entries(call.params).filter(([key]) => !CREATE_KEYS.has(key)),
@@ -476,6 +477,51 @@ export function qemuRoutes(ctx: SimContext): Routes {
       const file = textParam(call.params, 'file') ?? '';
       vm.agentFiles[file] = encoded ? Buffer.from(content, 'base64').toString('utf8') : content;
       return null;
+    },
+
+    'GET /nodes/{node}/qemu/{vmid}/agent/file-read': (call) => {
+      const vm = vmOf(call);
+      assertAgent(ctx, vm);
+      const file = textParam(call.params, 'file') ?? '';
+      const content = vm.agentFiles[file];
+      // The agent's guest-file-open error, as PVE passes it on.
+      if (content === undefined) {
+        throw failure(
+          `Agent error: failed to open file '${file}' (mode: 'r'): No such file or directory`,
+        );
+      }
+      // decode=0: the caller wants base64, as the agent sends it.
+      const raw = flagParam(call.params, 'decode') === false;
+      return { content: raw ? Buffer.from(content).toString('base64') : content };
+    },
+
+    // The simulated guest runs any command, for the task time, and it exits with 0; what it ran
+    // is kept for tests (sim.agentExecs). Its processes end with it: a stop or a reset forgets
+    // them, as the agent's own table goes with the guest.
+    'POST /nodes/{node}/qemu/{vmid}/agent/exec': (call) => {
+      const vm = vmOf(call);
+      assertAgent(ctx, vm);
+      const command = call.params.command;
+      const words = typeof command === 'string' ? [command] : [...(command as string[])];
+      const input = textParam(call.params, 'input-data');
+      const pid = 1000 + vm.agentExecs.length;
+      vm.agentExecs.push({
+        pid,
+        command: words,
+        ...(input !== undefined ? { input } : {}),
+        startedAt: Date.now(),
+      });
+      return { pid };
+    },
+
+    'GET /nodes/{node}/qemu/{vmid}/agent/exec-status': (call) => {
+      const vm = vmOf(call);
+      assertAgent(ctx, vm);
+      const pid = intParam(call.params, 'pid');
+      const run = vm.agentExecs.find((e) => e.pid === pid && e.startedAt >= (vm.startedAt ?? 0));
+      if (!run) throw failure(`Agent error: Invalid parameter 'pid'`);
+      if (Date.now() - run.startedAt < settings.taskMs) return { exited: false };
+      return { exited: true, exitcode: 0 };
     },
   };
 }

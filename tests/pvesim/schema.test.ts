@@ -106,7 +106,7 @@ describe('checkRequest: routing', () => {
   });
 
   it('lists every endpoint the driver calls', () => {
-    expect(endpoints()).toHaveLength(43);
+    expect(endpoints()).toHaveLength(47);
     expect(endpoints()).toContain('GET /nodes/{node}/qemu/{vmid}/vncwebsocket');
     // qm create: machines with empty disks, when a template names no VM template to clone.
     expect(endpoints()).toContain('POST /nodes/{node}/qemu');
@@ -114,6 +114,19 @@ describe('checkRequest: routing', () => {
 });
 
 describe('checkRequest: parameter verification', () => {
+  it("takes an array parameter's key repeated as a list, and refuses a scalar sent twice", () => {
+    const exec = '/nodes/pve1/qemu/101/agent/exec';
+    const given = checkRequest('POST', exec, { command: ['/bin/sh', '-c', 'true'] });
+    expect(given).toMatchObject({ ok: true, params: { command: ['/bin/sh', '-c', 'true'] } });
+    expect(checkRequest('POST', exec, { command: 'uptime' })).toMatchObject({
+      ok: true,
+      params: { command: ['uptime'] },
+    });
+    expect(
+      refusal(checkRequest('PUT', '/cluster/sdn/vnets/tpabc', { alias: ['a', 'b'] })).errors,
+    ).toEqual({ alias: "type check ('string') failed - got ARRAY" });
+  });
+
   it('refuses a clone without newid', () => {
     expect(errorsOf('POST', CLONE, {})).toEqual({
       newid: 'property is missing and it is not optional',

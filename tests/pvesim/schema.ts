@@ -16,7 +16,11 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 
-export type ParamValue = string | number | boolean;
+/** A checked parameter; a list for PVE's `array` parameters (the key repeated in a form). */
+export type ParamValue = string | number | boolean | readonly string[];
+
+/** A parameter as sent: a repeated key gives a list. */
+export type RawParam = string | readonly string[];
 
 export interface RequestCheck {
   ok: true;
@@ -37,9 +41,12 @@ export interface RequestRefusal {
 type ScalarType = 'string' | 'integer' | 'number' | 'boolean';
 type ShapeType = ScalarType | 'null' | 'object' | 'array' | 'any';
 
-/** One parameter, or one key of a key=value property string. */
+/**
+ * One parameter, or one key of a key=value property string. `array`: a list of strings (PVE's
+ * array parameters, such as agent/exec's `command`), the key repeated in a form.
+ */
 interface ValueSpec {
-  type: ScalarType;
+  type: ScalarType | 'array';
   optional?: boolean;
   enum?: string[];
   minimum?: number;
@@ -156,7 +163,7 @@ export function endpoints(): string[] {
 export function checkRequest(
   method: string,
   path: string,
-  params: Record<string, string>,
+  params: Record<string, RawParam>,
 ): RequestCheck | RequestRefusal {
   const verb = method.toUpperCase();
   const relative = relativePath(path);
@@ -171,7 +178,7 @@ export function checkRequest(
   }
   const spec = endpointSpec(matched.endpoint);
   // PVE merges the path's parameters into the call's; the path's value is the one the handler sees.
-  const given: Record<string, string> = { ...params, ...matched.pathParams };
+  const given: Record<string, RawParam> = { ...params, ...matched.pathParams };
   const { typed, errors } = checkParams(spec, given);
   if (Object.keys(errors).length > 0) {
     return { ok: false, status: 400, message: VERIFICATION_FAILED, errors };
@@ -238,7 +245,7 @@ function endpointSpec(endpoint: string): EndpointSpec {
 
 function checkParams(
   spec: EndpointSpec,
-  given: Record<string, string>,
+  given: Record<string, RawParam>,
 ): { typed: Record<string, ParamValue>; errors: Record<string, string> } {
   const typed: Record<string, ParamValue> = {};
   const errors: Record<string, string> = {};
@@ -283,7 +290,11 @@ function familyMember<T>(
 }
 
 /** Type first, then the string or number limits, then the enumeration: PVE reports the first failure. */
-function checkValue(path: string, raw: string, spec: ValueSpec): Checked {
+function checkValue(path: string, given: RawParam, spec: ValueSpec): Checked {
+  if (spec.type === 'array') return { value: typeof given === 'string' ? [given] : given };
+  // A scalar sent more than once reaches PVE's check as a list, which no scalar type takes.
+  if (typeof given !== 'string') return { error: `type check ('${spec.type}') failed - got ARRAY` };
+  const raw = given;
   const typed = parseTyped(spec.type, raw);
   if (typed === undefined) return { error: `type check ('${spec.type}') failed - got '${raw}'` };
   const problem =
@@ -297,7 +308,7 @@ function checkValue(path: string, raw: string, spec: ValueSpec): Checked {
   return { value: typed };
 }
 
-function parseTyped(type: ScalarType, raw: string): ParamValue | undefined {
+function parseTyped(type: ScalarType, raw: string): string | number | boolean | undefined {
   switch (type) {
     case 'integer':
       return /^-?\d+$/.test(raw) ? Number(raw) : undefined;

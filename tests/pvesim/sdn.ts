@@ -18,9 +18,16 @@ export interface VnetSpec {
   alias?: string;
 }
 
+/** What a PUT of a vnet sets and deletes; `digest` guards against a concurrent change. */
+export interface VnetChange {
+  set: Partial<VnetSpec>;
+  remove: string[];
+  digest?: string;
+}
+
 /** A vnet as tests see it: whether its bridge exists on the nodes, or is still to come or go. */
 export interface VnetView extends VnetSpec {
-  state: 'applied' | 'new' | 'deleted';
+  state: 'applied' | 'new' | 'changed' | 'deleted';
 }
 
 export interface Sdn {
@@ -32,6 +39,8 @@ export interface Sdn {
   inspect(): VnetView[];
   /** Creates, deletes and commits (for the routes). */
   create(spec: VnetSpec): void;
+  /** A vnet's configuration changed (PUT): its new values, checked as PVE checks them. */
+  update(vnet: string, change: VnetChange): void;
   remove(vnet: string): void;
   /** Makes the configuration the running one; returns what the bridges become once reloaded. */
   commit(): Map<string, VnetSpec>;
@@ -79,6 +88,16 @@ export function createSdn(zone: string): Sdn {
   const running = new Map<string, VnetSpec>();
   let bridges = new Map<string, VnetSpec>();
 
+  /** VXLAN network identifiers are unique across the cluster's VXLAN zones. */
+  function checkTag(spec: VnetSpec): void {
+    const clash = [...config.values()].find((v) => v.tag === spec.tag && v.vnet !== spec.vnet);
+    if (clash) {
+      throw paramError({
+        tag: `vxlan tag ${spec.tag} already exist in vnet ${clash.vnet} in zone ${clash.zone}`,
+      });
+    }
+  }
+
   const sorted = (map: Map<string, VnetSpec>) =>
     [...map.values()].sort((a, b) => a.vnet.localeCompare(b.vnet));
 
@@ -94,6 +113,9 @@ export function createSdn(zone: string): Sdn {
         const built = bridges.get(id);
         if (configured && built && digestOf(configured) === digestOf(built)) {
           views.push({ ...configured, state: 'applied' });
+        } else if (configured && built && configured.tag === built.tag) {
+          // Only its label changed: its bridge is the same one.
+          views.push({ ...configured, state: 'changed' });
         } else if (configured) {
           // A vnet deleted and made again with other values before a reload counts as new.
           views.push({ ...configured, state: 'new' });
@@ -112,14 +134,22 @@ export function createSdn(zone: string): Sdn {
           `create sdn vnet object failed: sdn vnet object ID '${spec.vnet}' already defined`,
         );
       }
-      // VXLAN network identifiers are unique across the cluster's VXLAN zones.
-      const clash = [...config.values()].find((v) => v.tag === spec.tag);
-      if (clash) {
-        throw paramError({
-          tag: `vxlan tag ${spec.tag} already exist in vnet ${clash.vnet} in zone ${clash.zone}`,
-        });
-      }
+      checkTag(spec);
       config.set(spec.vnet, spec);
+    },
+    update(vnet, change) {
+      const current = config.get(vnet);
+      if (!current) throw failure(`sdn vnet '${vnet}' does not exist`);
+      if (change.digest !== undefined && change.digest !== digestOf(current)) {
+        throw failure('detected modified configuration - file changed by other user? Try again.');
+      }
+      const next: VnetSpec = { ...current, ...change.set };
+      if (change.remove.includes('alias')) delete next.alias;
+      if (next.zone !== zone) {
+        throw failure(`update sdn vnet object failed: sdn '${next.zone}' does not exist`);
+      }
+      if (next.tag !== current.tag) checkTag(next);
+      config.set(vnet, next);
     },
     remove(vnet) {
       if (!config.delete(vnet)) {
@@ -178,6 +208,22 @@ export function sdnRoutes(ctx: SimContext): Routes {
         tag,
         ...(alias !== undefined ? { alias } : {}),
       });
+      return null;
+    },
+
+    // A change goes to the configuration only, as a new vnet does: the bridges change at the next
+    // apply. An alias is PVE's label of the vnet; its bridge (the vnet's id) stays as it is.
+    'PUT /cluster/sdn/vnets/{vnet}': ({ pathParams, params }) => {
+      const set: Partial<VnetSpec> = {};
+      const alias = textParam(params, 'alias');
+      const tag = intParam(params, 'tag');
+      const zone = textParam(params, 'zone');
+      if (alias !== undefined) set.alias = alias;
+      if (tag !== undefined) set.tag = tag;
+      if (zone !== undefined) set.zone = zone;
+      const remove = (textParam(params, 'delete') ?? '').split(/[,;\s]+/).filter(Boolean);
+      const digest = textParam(params, 'digest');
+      sdn.update(pathParams.vnet ?? '', { set, remove, ...(digest ? { digest } : {}) });
       return null;
     },
 

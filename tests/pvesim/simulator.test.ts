@@ -323,6 +323,37 @@ describe('PVE API simulator: clones and tasks', () => {
     });
     expect(sim.agentFiles(100)).toEqual({ '/etc/motd': 'hello' });
   });
+
+  it('reads files and runs commands through the guest agent, the command a repeated key', async () => {
+    const sim = await start({ agentDelayMs: 0, taskMs: 200 });
+    await runningVm(sim, 100);
+    const agent = '/nodes/pve1/qemu/100/agent';
+    const missing = await call(sim, 'GET', `${agent}/file-read`, { file: '/etc/motd' });
+    expect(missing.status).toBe(500);
+    expect(missing.reason).toContain('No such file or directory');
+    await data(sim, 'POST', `${agent}/file-write`, { file: '/etc/motd', content: 'hello' });
+    expect(await data(sim, 'GET', `${agent}/file-read`, { file: '/etc/motd' })).toEqual({
+      content: 'hello',
+    });
+    const { pid } = await data<{ pid: number }>(sim, 'POST', `${agent}/exec`, {
+      command: ['/bin/sh', '-c', 'true'],
+    });
+    expect(sim.agentExecs(100)).toEqual([
+      { pid, command: ['/bin/sh', '-c', 'true'], startedAt: expect.any(Number) },
+    ]);
+    // It runs for the task time, then has exited with 0.
+    expect(await data(sim, 'GET', `${agent}/exec-status`, { pid })).toEqual({ exited: false });
+    await vi.waitFor(
+      async () =>
+        expect(await data(sim, 'GET', `${agent}/exec-status`, { pid })).toEqual({
+          exited: true,
+          exitcode: 0,
+        }),
+      { timeout: 5_000, interval: 20 },
+    );
+    const unknown = await call(sim, 'GET', `${agent}/exec-status`, { pid: pid + 1 });
+    expect([unknown.status, unknown.reason]).toEqual([500, "Agent error: Invalid parameter 'pid'"]);
+  });
 });
 
 describe('PVE API simulator: SDN', () => {
@@ -376,6 +407,35 @@ describe('PVE API simulator: SDN', () => {
 
     await data(sim, 'DELETE', '/cluster/sdn/vnets/lan1');
     expect(sim.vnets()[0]?.state).toBe('deleted');
+  });
+
+  it('relabels a vnet in the configuration only, its bridge staying as it is', async () => {
+    const sim = await start();
+    await data(sim, 'POST', '/cluster/sdn/vnets', {
+      vnet: 'lan1',
+      zone: 'topoplay',
+      tag: 1001,
+      alias: 'lan--a',
+    });
+    await waitTask(sim, await data<string>(sim, 'PUT', '/cluster/sdn'));
+    await data(sim, 'PUT', '/cluster/sdn/vnets/lan1', { alias: 'lan--b' });
+    expect(sim.vnets()).toEqual([
+      { vnet: 'lan1', zone: 'topoplay', tag: 1001, alias: 'lan--b', state: 'changed' },
+    ]);
+    const pending = await data<Record<string, unknown>[]>(sim, 'GET', '/cluster/sdn/vnets', {
+      pending: 1,
+    });
+    expect(pending[0]).toMatchObject({
+      alias: 'lan--a',
+      state: 'changed',
+      pending: { alias: 'lan--b' },
+    });
+    const stale = await call(sim, 'PUT', '/cluster/sdn/vnets/lan1', { alias: 'x', digest: 'ab' });
+    expect(stale.status).toBe(500);
+    const missing = await call(sim, 'PUT', '/cluster/sdn/vnets/lan9', { alias: 'x' });
+    expect([missing.status, missing.reason]).toEqual([500, "sdn vnet 'lan9' does not exist"]);
+    await waitTask(sim, await data<string>(sim, 'PUT', '/cluster/sdn'));
+    expect(sim.vnets()[0]?.state).toBe('applied');
   });
 });
 

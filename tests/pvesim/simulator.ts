@@ -12,10 +12,10 @@ import { cloneRoutes } from './clone';
 import { clusterRoutes } from './cluster';
 import { messageOf, PveHttpError } from './errors';
 import { qemuRoutes } from './qemu';
-import { checkReply, checkRequest } from './schema';
+import { checkReply, checkRequest, type RawParam } from './schema';
 import { createSdn, sdnRoutes, type VnetView } from './sdn';
 import { snapshotRoutes } from './snapshots';
-import { createCluster, createConfigLocks, type SimVm } from './state';
+import { createCluster, createConfigLocks, type AgentExec, type SimVm } from './state';
 import { storageRoutes } from './storage';
 import { createTaskRunner } from './tasks';
 import { createTimers } from './timers';
@@ -33,7 +33,7 @@ import { createVncProxies, type VncProxies } from './vnc';
 // on each node's own storage 'local'. In strict mode (the default) every reply is also checked
 // against the schema, so the simulator cannot drift from what PVE returns.
 
-export type { SimVm } from './state';
+export type { AgentExec, SimVm } from './state';
 export type { VnetView } from './sdn';
 export type { Call, Handler, Routes, Session } from './types';
 
@@ -94,6 +94,8 @@ export interface PveSimulator {
   vms(): SimVm[];
   vnets(): VnetView[];
   agentFiles(vmid: number): Record<string, string>;
+  /** The commands the VM's guest agent ran, oldest first. */
+  agentExecs(vmid: number): AgentExec[];
   /** Every handled request, in order: its API path (below /api2/json) and the status it got. */
   requests(): { method: string; path: string; status: number }[];
   /** Seeds an ISO (4 MiB of zeros) on every node. */
@@ -125,7 +127,7 @@ function apiPath(pathname: string): string {
 }
 
 /** Parameters as PVE takes them: form-encoded (or JSON) bodies, every value a string. */
-async function readBody(request: IncomingMessage): Promise<Record<string, string>> {
+async function readBody(request: IncomingMessage): Promise<Record<string, RawParam>> {
   const type = request.headers['content-type'] ?? '';
   // PVE's server takes multipart bodies for uploads only.
   if (/^\s*multipart\/form-data\b/i.test(type)) {
@@ -146,17 +148,31 @@ async function readBody(request: IncomingMessage): Promise<Record<string, string
     return Object.fromEntries(
       Object.entries(parsed).map(([key, value]) => [
         key,
-        typeof value === 'boolean'
-          ? value
-            ? '1'
-            : '0'
-          : typeof value === 'string'
-            ? value
-            : JSON.stringify(value),
+        Array.isArray(value) ? value.map(jsonText) : jsonText(value),
       ]),
     );
   }
-  return Object.fromEntries(new URLSearchParams(text));
+  return paramsOf(new URLSearchParams(text));
+}
+
+/** A JSON body's value as PVE's parameter check reads it. */
+const jsonText = (value: unknown): string =>
+  typeof value === 'boolean'
+    ? value
+      ? '1'
+      : '0'
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value);
+
+/** Query or form parameters; a key given more than once is a list, as PVE reads it. */
+function paramsOf(search: URLSearchParams): Record<string, RawParam> {
+  const params: Record<string, RawParam> = {};
+  for (const key of new Set(search.keys())) {
+    const values = search.getAll(key);
+    params[key] = values.length === 1 ? values[0]! : values;
+  }
+  return params;
 }
 
 /**
@@ -169,8 +185,8 @@ async function readParams(
   request: IncomingMessage,
   query: URLSearchParams,
   log: (line: string) => void,
-): Promise<{ raw: Record<string, string>; file?: Buffer }> {
-  const fromQuery = Object.fromEntries(query);
+): Promise<{ raw: Record<string, RawParam>; file?: Buffer }> {
+  const fromQuery = paramsOf(query);
   if (isUploadCall(method, path)) return readUpload(request, fromQuery, log);
   const body = method === 'POST' || method === 'PUT' ? await readBody(request) : {};
   return { raw: { ...fromQuery, ...body } };
@@ -264,7 +280,7 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     method: string,
     path: string,
     request: IncomingMessage,
-    raw: Record<string, string>,
+    raw: Record<string, RawParam>,
   ) => {
     const isLogin = method === 'POST' && path === '/access/ticket';
     const session = isLogin
@@ -373,6 +389,7 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     vms: () => [...cluster.vms.values()].sort((a, b) => a.vmid - b.vmid).map(cluster.inspect),
     vnets: () => sdn.inspect(),
     agentFiles: (vmid) => ({ ...(cluster.vms.get(vmid)?.agentFiles ?? {}) }),
+    agentExecs: (vmid) => (cluster.vms.get(vmid)?.agentExecs ?? []).map((e) => ({ ...e })),
     requests: () => [...handled],
     addIso: (volid) => cluster.isos.seed(volid),
     isoFiles: (node) =>

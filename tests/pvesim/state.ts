@@ -30,6 +30,16 @@ export interface VmRecord {
   snapshots: SnapshotRecord[];
   pool?: string;
   agentFiles: Record<string, string>;
+  /** Commands the guest agent ran (agent/exec), by the pid it gave them. */
+  agentExecs: AgentExec[];
+}
+
+/** A command the simulated guest ran through its agent: it exits with 0 after the task time. */
+export interface AgentExec {
+  pid: number;
+  command: string[];
+  input?: string;
+  startedAt: number;
 }
 
 /** A VM as tests see it (a copy). */
@@ -122,6 +132,7 @@ export function createCluster(options: {
       startedAt: null,
       snapshots: [],
       agentFiles: {},
+      agentExecs: [],
     });
   }
 

@@ -10,7 +10,7 @@ export interface Reply {
   body: { data: unknown; errors?: Record<string, string>; message?: string };
 }
 
-export type Params = Record<string, string | number>;
+export type Params = Record<string, string | number | readonly string[]>;
 
 /** The simulator's API token as PVE takes it. */
 export const tokenHeaders = (sim: PveSimulator): Record<string, string> => ({
@@ -34,8 +34,11 @@ export async function call(
   params: Params = {},
   headers: Record<string, string> = tokenHeaders(sim),
 ): Promise<Reply> {
+  // A list goes as its key repeated, as PVE takes array parameters.
   const query = new URLSearchParams(
-    Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]),
+    Object.entries(params).flatMap(([k, v]): Array<[string, string]> =>
+      Array.isArray(v) ? v.map((item) => [k, String(item)]) : [[k, String(v)]],
+    ),
   );
   const inBody = method === 'POST' || method === 'PUT';
   const search = !inBody && query.size > 0 ? `?${query}` : '';

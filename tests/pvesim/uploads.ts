@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { failure, PveHttpError } from './errors';
+import type { RawParam } from './schema';
 
 // Reading the multipart/form-data body of a storage upload for the PVE API SIMULATOR (tests
 // only), the way PVE's HTTP server (pve-http-server, AnyEvent.pm) takes it: the form fields come
@@ -26,7 +27,7 @@ interface FormPart {
 
 export interface Upload {
   /** Parameters as sent, for the schema check. */
-  raw: Record<string, string>;
+  raw: Record<string, RawParam>;
   file: Buffer;
 }
 
@@ -114,7 +115,7 @@ async function readAll(request: IncomingMessage): Promise<Buffer> {
  */
 export async function readUpload(
   request: IncomingMessage,
-  query: Record<string, string>,
+  query: Record<string, RawParam>,
   log: (line: string) => void,
 ): Promise<Upload> {
   const type = request.headers['content-type'] ?? '';
@@ -139,7 +140,7 @@ export async function readUpload(
 
 function fieldsAndFile(
   parts: FormPart[],
-  query: Record<string, string>,
+  query: Record<string, RawParam>,
   log: (line: string) => void,
 ): Upload {
   const fileAt = parts.findIndex((part) => part.filename !== undefined);

@@ -30,7 +30,8 @@ export interface PveClientOptions {
   taskIntervalMs?: number;
 }
 
-export type PveParams = Record<string, string | number | boolean | undefined>;
+/** A call's parameters; a list (PVE's `array` parameters) is sent as the key repeated. */
+export type PveParams = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 export interface PveTaskStatus {
   status: 'running' | 'stopped';

@@ -1,3 +1,5 @@
+import type { Clock } from '../../clock';
+import { vmName } from '../naming';
 import {
   DriverError,
   isolatedNet,
@@ -7,15 +9,26 @@ import {
   type MachineChange,
 } from '../types';
 import { bridgesOf, reservedNets } from './bridges';
+import { addThroughAgent, GUEST_SETTINGS_FILE, guestSettingsText } from './guestSettings';
 import type { Inventory } from './inventory';
 import type { IsoStorage } from './isoStorage';
+import type { Pending } from './machineViews';
 import { pve, vmPath, type Machines } from './machines';
-import { describeMachine, isoVolumeOf, netOfAlias } from './names';
+import {
+  describeMachine,
+  isoVolumeOf,
+  netOfAlias,
+  OWN_TAG,
+  pveNameOf,
+  pveTagOf,
+  tagList,
+} from './names';
 import type { ProxmoxDriverOptions } from './options';
 import type { Sdn } from './sdn';
 
 // Changes to a deployed machine's configuration: its ISO, a NIC's network (a vnet, applied
-// before the NIC moves onto it), its boot delay. Guest settings go in at deploy only.
+// before the NIC moves onto it), its boot delay, guest settings added while it runs (through its
+// guest agent); and a tag's machines handed to another (rename, a pooled set's claim).
 
 export interface ConfigurationOptions {
   options: ProxmoxDriverOptions;
@@ -23,6 +36,9 @@ export interface ConfigurationOptions {
   sdn: Sdn;
   isos: IsoStorage;
   machines: Machines;
+  /** Deploys under way (deploys.ts). */
+  pending: ReadonlyMap<number, Pending>;
+  clock: Clock;
 }
 
 export function createConfiguration({
@@ -31,9 +47,13 @@ export function createConfiguration({
   sdn,
   isos,
   machines,
+  pending,
+  clock,
 }: ConfigurationOptions) {
   const api = options.client;
+  const { log } = options;
   const { ownVm, announce, load } = machines;
+  const settingsFile = options.guestSettingsFile ?? GUEST_SETTINGS_FILE;
 
   /** The networks a machine of the tag may go on: reserved vnets and the tag's own. */
   async function netOptionsOf(tag: string): Promise<string[]> {
@@ -92,16 +112,79 @@ export function createConfiguration({
         await pve(() => api.put(path, { startup: `up=${Math.max(0, change.delaySeconds)}` }));
         break;
       case 'guest':
-      case 'guests':
-        throw new DriverError(
-          'unsupported',
-          'guest settings of a deployed Proxmox machine cannot be changed',
-        );
+      case 'guests': {
+        // A Proxmox machine's settings live in its guest (PVE's config has no place for them
+        // but root's fw_cfg, which a running QEMU cannot change): a stopped one cannot take any.
+        if (vm.resource.status !== 'running') {
+          throw new DriverError(
+            change.kind === 'guests' && change.live ? 'unavailable' : 'invalid-state',
+            'guest settings reach a Proxmox machine through its guest agent: start it first',
+          );
+        }
+        const added = change.kind === 'guest' ? [change] : change.settings;
+        const addition = {
+          api,
+          vm: vmPath(vm),
+          text: guestSettingsText(added),
+          file: settingsFile,
+          clock,
+          log,
+        };
+        // A caller that needs them now waits for the agent; the others are not held up by it.
+        if (change.kind === 'guests' && change.live) await pve(() => addThroughAgent(addition));
+        else {
+          void addThroughAgent(addition).catch((error: unknown) =>
+            log?.warn({ err: error, vmid: vm.resource.vmid }, 'proxmox: guest settings not added'),
+          );
+        }
+        break;
+      }
     }
     inventory.invalidate();
     void announce(vm.resource.vmid, 'updated');
     return (await load(String(vm.resource.vmid)))!;
   }
 
-  return { netOptionsOf, changeConfiguration };
+  /**
+   * Hands the machines of one tag to another (a pooled set claimed by a gamespace). The tag's
+   * vnets change hands by their alias (sdn.ts retag), so every NIC stays on its bridge and its
+   * MAC, and nothing waits for an SDN apply; each machine's PVE name, tags and description follow
+   * the new tag (PVE changes those of a running VM at once). Running machines run on.
+   */
+  async function rename(fromTag: string, toTag: string): Promise<Machine[]> {
+    if ([...pending.values()].some((p) => tagOf(p.meta.name) === fromTag)) {
+      throw new DriverError('invalid-state', `machines of ${fromTag} are still being deployed`);
+    }
+    const vms = (await pve(() => inventory.machines())).filter(
+      (vm) => tagOf(vm.meta.name) === fromTag,
+    );
+    await pve(() => sdn.retag(fromTag, toTag));
+    await Promise.all(
+      vms.map(async (vm) => {
+        const meta = {
+          ...vm.meta,
+          name: vmName(vm.meta.name, toTag),
+          nets: vm.meta.nets.map((n) => (n && tagOf(n) === fromTag ? vmName(n, toTag) : n)),
+        };
+        const others = tagList(vm.resource.tags).filter(
+          (t) => t !== OWN_TAG && t !== pveTagOf(fromTag),
+        );
+        await pve(() =>
+          api.put(`${vmPath(vm)}/config`, {
+            name: pveNameOf(meta.name),
+            tags: [OWN_TAG, pveTagOf(toTag), ...others].join(';'),
+            description: describeMachine(meta),
+          }),
+        );
+        inventory.remember(vm.resource.vmid, meta);
+      }),
+    );
+    inventory.invalidate();
+    // Announced before the call returns: a caller's listener hears of each under its new name.
+    await Promise.all(vms.map((vm) => announce(vm.resource.vmid, 'updated')));
+    const renamed = await Promise.all(vms.map((vm) => load(String(vm.resource.vmid))));
+    return renamed.filter((m): m is Machine => m !== null);
+  }
+
+  return { netOptionsOf, changeConfiguration, rename };
 }

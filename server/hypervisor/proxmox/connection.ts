@@ -54,12 +54,14 @@ export interface PveConnection {
   webSocketCredentials(): http.OutgoingHttpHeaders;
 }
 
-/** Query string or form body: booleans as 1/0, undefined left out. */
+/** Query string or form body: booleans as 1/0, a list as its key repeated, undefined left out. */
 export function encodeParams(params: PveParams | undefined): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params ?? {})) {
     if (value === undefined) continue;
-    search.append(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+    if (Array.isArray(value))
+      for (const item of value as readonly string[]) search.append(key, item);
+    else search.append(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
   }
   return search.toString();
 }

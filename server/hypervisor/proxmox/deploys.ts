@@ -70,6 +70,8 @@ export function createDeploys(deps: DeploysOptions) {
   const reservedIds = new Set<number>();
   /** A deploy whose VMID another client took meanwhile moved to a new one: old id -> new id. */
   const moved = new Map<string, string>();
+  /** Guest settings on their way into a deployed machine through its agent, by VMID. */
+  const deliveries = new Map<number, Promise<void>>();
 
   /** The id a machine has now, following the moves of its deploy. */
   const resolveId = (id: string): string => {
@@ -246,7 +248,8 @@ export function createDeploys(deps: DeploysOptions) {
       await startVm(p.node, p.vmid);
     }
     if (viaAgent) {
-      void deliverThroughAgent({
+      const vmid = p.vmid;
+      const delivery = deliverThroughAgent({
         api,
         node: p.node,
         vmid: p.vmid,
@@ -257,7 +260,8 @@ export function createDeploys(deps: DeploysOptions) {
         clock,
         closed: isClosed,
         log,
-      });
+      }).finally(() => deliveries.delete(vmid));
+      deliveries.set(vmid, delivery);
     }
   }
 
@@ -422,6 +426,8 @@ export function createDeploys(deps: DeploysOptions) {
     pickNode,
     deploy,
     cancel,
+    /** The delivery of a deployed machine's guest settings while it runs; undefined when done. */
+    delivery: (vmid: number): Promise<void> | undefined => deliveries.get(vmid),
   };
 }
 

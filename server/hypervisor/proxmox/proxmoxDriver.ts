@@ -12,13 +12,13 @@ import {
   type PowerState,
   type TemplateAvailability,
 } from '../types';
-import { isLockError } from './client';
+import { isLockError, PveError } from './client';
 import { createCloneQueue } from './cloneQueue';
 import { createConfiguration } from './configuration';
 import { createDeploys } from './deploys';
 import { createImages } from './images';
 import { createImportedImages, startsFromImages } from './importedImages';
-import { createInventory, isRetired } from './inventory';
+import { createInventory, isRetired, type OwnVm } from './inventory';
 import { createIsoStorage } from './isoStorage';
 import { createMachines, pve, vmPath } from './machines';
 import { netOfAlias } from './names';
@@ -136,7 +136,15 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     machines,
     cancelDeploy: (id) => deploys.cancel(id),
   });
-  const configuration = createConfiguration({ options, inventory, sdn, isos, machines });
+  const configuration = createConfiguration({
+    options,
+    inventory,
+    sdn,
+    isos,
+    machines,
+    pending: deploys.pending,
+    clock,
+  });
   const { pending, resolveId, deploy, pickNode } = deploys;
   const { abandoned, allMachines, ownVm, announce } = machines;
   const { start, stop, save, revert, remove, destroy } = power;
@@ -148,7 +156,10 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     operations: OPERATIONS,
     liveIsoChange: true,
     liveNicChange: true,
-    guestChange: false,
+    // Added through the guest agent while the machine runs (configuration.ts).
+    guestChange: true,
+    // A pooled set's machines run on under the gamespace's tag, their vnets relabelled for it.
+    retag: true,
     serverConsoles: !!options.console,
     simulated: false,
     acceleration: 'Proxmox VE cluster',
@@ -218,6 +229,51 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     startsFromImages(spec) ? imported.progress(spec) : images.progress(spec);
 
   // -------------------------------------------------------------------------------------------
+  // Usable: a running machine is usable once its guest agent answers (it starts with the guest's
+  // OS), and once the settings its deploy gives it are in (a claim's settings come after them).
+  // A machine without the agent configured cannot say: it is taken as it is. Ends, as a failure,
+  // when the driver closes; a machine that never answers gives up after agentGiveUpMs.
+
+  async function untilAgentAnswers(vm: OwnVm): Promise<void> {
+    const deadline = clock.now() + (options.agentGiveUpMs ?? 10 * 60_000);
+    for (;;) {
+      if (closed) throw new DriverError('unavailable', 'the proxmox driver closed');
+      try {
+        await api.post(`${vmPath(vm)}/agent/ping`);
+        return;
+      } catch (error) {
+        if (error instanceof PveError && /no qemu guest agent configured/i.test(error.reason)) {
+          return;
+        }
+        // Gone, or stopped meanwhile: nothing to wait for.
+        if (error instanceof PveError && error.kind === 'not-found') return;
+        if (error instanceof PveError && /^VM \d+ (is )?not running/i.test(error.reason)) return;
+        if (clock.now() >= deadline) {
+          log?.warn({ vmid: vm.resource.vmid }, 'proxmox: the guest agent never answered');
+          return;
+        }
+      }
+      await new Promise<void>((resolve) =>
+        clock.setTimeout(() => resolve(), options.agentPollMs ?? 3_000),
+      );
+    }
+  }
+
+  async function untilUsable(tag: string): Promise<void> {
+    inventory.invalidate();
+    const vms = (await pve(() => inventory.machines())).filter(
+      (vm) => tagOf(vm.meta.name) === tag && vm.resource.status === 'running',
+    );
+    await Promise.all(
+      vms.map(async (vm) => {
+        await untilAgentAnswers(vm);
+        await deploys.delivery(vm.resource.vmid);
+        if (closed) throw new DriverError('unavailable', 'the proxmox driver closed');
+      }),
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------
   // Watching: machines that stop on their own (a guest shutdown) are announced. The lifecycle
   // runs this look while anyone listens (../powerWatch.ts).
 
@@ -244,6 +300,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     revert,
     delete: remove,
     changeConfiguration: configuration.changeConfiguration,
+    rename: configuration.rename,
     async answer(id) {
       await ownVm(id);
       throw new DriverError('invalid-state', 'the machine asks no question');
@@ -316,6 +373,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     storeIso: (path, file) => pve(() => isos.storeIso(path, file)),
     removeIso: (path) => pve(() => isos.removeIso(path)),
     netOptions: (tag) => configuration.netOptionsOf(tag),
+    untilUsable,
     subscribe: (listener) => listeners.subscribe(listener),
     powerPoll: {
       check: watch,

@@ -197,6 +197,91 @@ describe('proxmox driver on the PVE API simulator', () => {
     expect(sim.vms().find((v) => String(v.vmid) === vm.id)?.config.agent).toBe('1');
   });
 
+  it('hands a running machine to another tag on the same bridge and MAC, its vnet relabelled', async () => {
+    const [pool, gamespace] = [newId(), newId()];
+    const settings = [{ key: 'guestinfo.flag', value: 'pooled' }];
+    const vm = await driver.deploy(
+      spec('web', pool, { baseImage: STOCK, guestSettings: settings }),
+      false,
+    );
+    await vi.waitFor(async () => expect((await driver.load(vm.id))?.task).toBeNull(), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    await driver.untilUsable!(pool);
+    // Usable: running, its agent answering and the deploy's settings in.
+    expect(sim.agentFiles(Number(vm.id))['/etc/topoplay-guestinfo']).toBe(
+      'guestinfo.flag=pooled\n',
+    );
+    const before = sim.vms().find((v) => String(v.vmid) === vm.id)!;
+    const vnet = sim.vnets().find((v) => v.alias === `lan--${pool}`)!;
+    expect(before.config.net0).toContain(`bridge=${vnet.vnet}`);
+    const started = sim.vms().length;
+
+    const [moved] = await driver.retag(pool, gamespace);
+    expect(moved).toMatchObject({ id: vm.id, name: `web#${gamespace}`, state: 'running' });
+    expect(moved!.nics.map((n) => n.network)).toEqual([`lan#${gamespace}`]);
+    const after = sim.vms().find((v) => String(v.vmid) === vm.id)!;
+    expect(after).toMatchObject({ status: 'running', name: `web--${gamespace}` });
+    expect(after.tags).toEqual(expect.arrayContaining(['topoplay', gamespace]));
+    expect(after.tags).not.toContain(pool);
+    // The NIC never moved: same value, so the same bridge and MAC.
+    expect(after.config.net0).toBe(before.config.net0);
+    expect(
+      sim
+        .vnets()
+        .filter((v) => v.vnet === vnet.vnet)
+        .map((v) => v.alias),
+    ).toEqual([`lan--${gamespace}`]);
+    expect(sim.vnets().some((v) => v.alias?.endsWith(`--${pool}`))).toBe(false);
+    expect(sim.vms()).toHaveLength(started);
+    // The label is applied when convenient; the bridge was there all along.
+    await vi.waitFor(
+      () => expect(sim.vnets().find((v) => v.vnet === vnet.vnet)?.state).toBe('applied'),
+      { timeout: 10_000, interval: 20 },
+    );
+
+    // The gamespace's settings, live: after the deploy's own, and the image's hook run.
+    const claimed = [{ key: 'guestinfo.flag', value: 'c0ffee' }];
+    await driver.changeConfiguration(
+      vm.id,
+      { kind: 'guests', settings: claimed, live: true },
+      false,
+    );
+    expect(sim.agentFiles(Number(vm.id))['/etc/topoplay-guestinfo']).toBe(
+      'guestinfo.flag=pooled\nguestinfo.flag=c0ffee\n',
+    );
+    expect(sim.agentExecs(Number(vm.id)).map((e) => e.command)).toEqual([
+      ['/bin/sh', '-c', '[ ! -x /etc/topoplay/settings ] || exec /etc/topoplay/settings'],
+    ]);
+    await driver.deleteAll(gamespace);
+  });
+
+  it('refuses live guest settings while the guest agent does not answer', async () => {
+    const tag = newId();
+    const quiet = await startPveSimulator({ ...SIM_TIMINGS, agentDelayMs: 60_000 });
+    const own = driverOn(quiet);
+    try {
+      const vm = await own.deploy(spec('web', tag, { baseImage: STOCK }), false);
+      await vi.waitFor(async () => expect((await own.load(vm.id))?.state).toBe('running'), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      const change = { kind: 'guests' as const, settings: [{ key: 'a', value: 'b' }] };
+      await expect(
+        own.changeConfiguration(vm.id, { ...change, live: true }, false),
+      ).rejects.toMatchObject({ code: 'unavailable' });
+      expect(quiet.agentFiles(Number(vm.id))).toEqual({});
+      await own.stopAll(tag);
+      await expect(
+        own.changeConfiguration(vm.id, { ...change, live: true }, false),
+      ).rejects.toMatchObject({ code: 'unavailable' });
+    } finally {
+      await own.close();
+      await quiet.close();
+    }
+  });
+
   it('removes a deploy its server abandoned long ago, and leaves a recent one deploying', async () => {
     const client = clientOf(sim);
     const [oldTag, newTag] = [newId(), newId()];
