@@ -184,6 +184,9 @@ test('the image alone: SQLite and the sim driver by default; a player plays a la
 test('the compose stack: two replicas with PostgreSQL and Redis behind nginx; a player plays a lab and its console through nginx; SIGTERM stops each replica in its grace period', async ({
   browser,
 }) => {
+  // Five containers, two of them the server: 2 minutes on a quiet machine, 5.4 on one at a load
+  // average of 15 to 20, where the config's 5 minutes ran out after the replicas had stopped.
+  test.setTimeout(600_000);
   const baseURL = `http://127.0.0.1:${STACK_PORT}`;
   const project = `topoplay-check-${process.pid}`;
   // A .env of the check's own (a user's .env beside compose.yaml is not read), as the example.
