@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { describeError, errorFactsOf, type DomainErrorName } from './errors';
+import {
+  describeError,
+  errorFactsOf,
+  isServerAway,
+  isSignedOut,
+  type DomainErrorName,
+} from './errors';
 import { errorMessage } from './text';
 
 // Every name the server's DomainError may carry (server/core/errors.ts takes its type from here).
@@ -188,5 +194,27 @@ describe('errorMessage through the catalogue', () => {
     expect(
       errorMessage(new Error('Cannot send data if the connection is not in the Connected State')),
     ).toBe('Cannot send data if the connection is not in the Connected State');
+  });
+});
+
+describe('which failures are worth trying again', () => {
+  it.each([
+    [{ status: 0, message: 'Failed to fetch' }, true],
+    [{ status: 502, message: 'Bad Gateway' }, true],
+    [{ status: 503, message: 'Service Unavailable' }, true],
+    [{ status: 504, message: 'Gateway Timeout' }, true],
+    [{ status: 500, message: 'Error' }, false],
+    [{ status: 401, message: 'Unauthorized' }, false],
+    [{ status: 403, message: 'ActionForbidden' }, false],
+    [new Error('ResourceNotFound'), false],
+  ])('%o: the server is away is %s', (error, away) => {
+    expect(isServerAway(error)).toBe(away);
+  });
+
+  it('tells a refused credential (401) from every other failure', () => {
+    expect(isSignedOut({ status: 401, message: 'Unauthorized' })).toBe(true);
+    expect(isSignedOut({ status: 403, message: 'ActionForbidden' })).toBe(false);
+    expect(isSignedOut({ status: 0, message: 'Failed to fetch' })).toBe(false);
+    expect(isSignedOut('401')).toBe(false);
   });
 });

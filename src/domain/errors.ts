@@ -224,3 +224,22 @@ export function describeError(
   if (status === undefined) return undefined;
   return STATUS_SENTENCES[status] ?? (status >= 500 ? SERVER_FAILED : undefined);
 }
+
+/** The HTTP status an error came with (0: no answer arrived), or undefined for any other error. */
+export function httpStatusOf(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { status } = error as { status?: unknown };
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** 401: the server took no credential (signed out, or a cookie it no longer accepts). */
+export const isSignedOut = (error: unknown): boolean => httpStatusOf(error) === 401;
+
+/**
+ * No answer at all, or a proxy's answer for a server that is away (restarting, or replaced behind
+ * the load balancer): the same request may well succeed in a moment.
+ */
+export function isServerAway(error: unknown): boolean {
+  const status = httpStatusOf(error);
+  return status === 0 || (status !== undefined && STATUS_SENTENCES[status] === SERVER_AWAY);
+}

@@ -2,7 +2,7 @@ import type { ConsoleSnapshot } from './consoleMachine';
 import type { ConsoleNetworkActorRef } from './consoleNetworkMachine';
 
 export type ConsoleStatus =
-  'signingIn' | 'loading' | 'connecting' | 'connected' | 'disconnected' | 'stopped' | 'failed';
+  'signingIn' | 'loading' | 'connecting' | 'connected' | 'reconnecting' | 'stopped' | 'failed';
 
 /** The page's state, as the toolbar names it. */
 export const selectConsoleStatus = (snapshot: ConsoleSnapshot): ConsoleStatus => {
@@ -10,7 +10,7 @@ export const selectConsoleStatus = (snapshot: ConsoleSnapshot): ConsoleStatus =>
   if (snapshot.matches('signInFailed')) return 'failed';
   if (snapshot.matches({ open: 'attached' }))
     return snapshot.hasTag('live') ? 'connected' : 'connecting';
-  if (snapshot.matches({ open: 'disconnected' })) return 'disconnected';
+  if (snapshot.matches({ open: 'reconnecting' })) return 'reconnecting';
   if (snapshot.matches({ open: 'stopped' })) return 'stopped';
   if (snapshot.matches({ open: 'failed' })) return 'failed';
   // loading, waiting for the screen, or checking a lost connection.
@@ -22,13 +22,24 @@ const LABELS: Record<ConsoleStatus, string> = {
   loading: 'loading',
   connecting: 'connecting',
   connected: 'connected',
-  disconnected: 'disconnected',
+  reconnecting: 'reconnecting',
   stopped: 'not running',
   failed: 'failed',
 };
 
-export const selectConsoleStatusLabel = (snapshot: ConsoleSnapshot): string =>
-  LABELS[selectConsoleStatus(snapshot)];
+/** The toolbar's words for the page's state; a reconnection says which attempt it waits for. */
+export const selectConsoleStatusLabel = (snapshot: ConsoleSnapshot): string => {
+  const status = selectConsoleStatus(snapshot);
+  return status === 'reconnecting'
+    ? `reconnecting (attempt ${snapshot.context.reconnectAttempt})`
+    : LABELS[status];
+};
+
+/** While reconnecting: the whole seconds left before the next attempt; 0 otherwise. */
+export const selectReconnectInSeconds = (snapshot: ConsoleSnapshot): number =>
+  snapshot.matches({ open: 'reconnecting' })
+    ? Math.ceil(snapshot.context.reconnectInMs / 1_000)
+    : 0;
 
 export const selectConsoleName = (snapshot: ConsoleSnapshot): string => snapshot.context.name;
 export const selectIsFullbleed = (snapshot: ConsoleSnapshot): boolean => snapshot.context.fullbleed;

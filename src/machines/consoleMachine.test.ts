@@ -5,6 +5,10 @@ import type { Vm } from '../api/vm';
 import { consoleHeartbeatMachine, PING_INTERVAL_MS } from './consoleHeartbeatMachine';
 import {
   consoleMachine,
+  RECONNECT_FIRST_DELAY_MS,
+  RECONNECT_MAX_DELAY_MS,
+  RECONNECT_TICK_MS,
+  reconnectDelayMs,
   type ConsoleEvent,
   type RfbCommand,
   type RfbInput,
@@ -19,6 +23,7 @@ import {
   selectIsLive,
   selectIsScreenShown,
   selectNetworkActor,
+  selectReconnectInSeconds,
   type ConsoleStatus,
 } from './consoleMachine.selectors';
 import {
@@ -58,10 +63,18 @@ const OFF: VmConsole = {
   isRunning: false,
 };
 
+/** A failed call as the HTTP client reports it: the status it came with, 0 for no answer. */
+const httpError = (status: number, message: string) =>
+  Object.assign(new Error(message), { status });
+/** The server is down or restarting: no answer at all. */
+const UNREACHABLE = httpError(0, 'Failed to fetch');
+/** The console cookie is no longer taken. */
+const SIGNED_OUT = httpError(401, 'Unauthorized');
+
 interface Options {
   signIn?: () => Promise<void>;
   consoles?: Array<VmConsole | Error>;
-  vm?: Vm | null;
+  vm?: Vm | null | Error;
   nets?: string[] | Error;
   changeNet?: (change: NetChange) => Promise<void>;
 }
@@ -91,6 +104,7 @@ function start(options: Options = {}) {
       }),
       loadVm: fromPromise(async () => {
         calls.loadVm += 1;
+        if (options.vm instanceof Error) throw options.vm;
         return options.vm === undefined ? null : options.vm;
       }),
       network: consoleNetworkMachine.provide({
@@ -246,17 +260,167 @@ describe('console machine', () => {
     expect(selectIsScreenShown(t.actor.getSnapshot())).toBe(false);
   });
 
-  it('offers Reconnect after a lost connection to a running machine, with a new ticket', async () => {
+  it('reconnects on its own after a lost connection to a running machine, with a new ticket', async () => {
     const t = await connected({ vm: { id: 'vm-1', state: 'running' } });
     t.send({ type: 'rfb.disconnected', clean: false });
     expect(t.rfb.stops).toBe(1);
     await flush();
-    expect(t.status()).toBe('disconnected');
+    expect(t.status()).toBe('reconnecting');
+    expect(selectConsoleStatusLabel(t.actor.getSnapshot())).toBe('reconnecting (attempt 1)');
+    expect(t.calls.loadConsole).toBe(1);
+    t.clock.increment(RECONNECT_FIRST_DELAY_MS - 1);
+    await flush();
+    expect(t.calls.loadConsole).toBe(1);
+    t.clock.increment(1);
+    await flush();
+    expect(t.calls.loadConsole).toBe(2);
+    expect(t.status()).toBe('connecting');
+    expect(t.rfb.starts.map((s) => s.ticket)).toEqual(['t1', 't2']);
+    t.send({ type: 'rfb.connected' });
+    expect(t.status()).toBe('connected');
+  });
+
+  it('reconnects at once on Reconnect while waiting out the back-off', async () => {
+    const t = await connected({ vm: { id: 'vm-1', state: 'running' } });
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
     expect(selectCanReconnect(t.actor.getSnapshot())).toBe(true);
     t.send({ type: 'console.reconnectRequested' });
     await flush();
     expect(t.calls.loadConsole).toBe(2);
-    expect(t.rfb.starts.map((s) => s.ticket)).toEqual(['t1', 't2']);
+    expect(t.status()).toBe('connecting');
+  });
+
+  it('waits 0.5, 1, 2, 4, 8, then 15 s between attempts while the server cannot be reached', async () => {
+    const waits = [500, 1_000, 2_000, 4_000, 8_000, 15_000, 15_000];
+    expect(waits.map((_, i) => reconnectDelayMs(i + 1))).toEqual(waits);
+    expect(RECONNECT_MAX_DELAY_MS).toBe(15_000);
+    const t = start({
+      // The first wait follows the failed look at the machine; each further one a failed ticket.
+      consoles: [running('t1'), ...waits.slice(1).map(() => UNREACHABLE), running('t9')],
+      vm: UNREACHABLE,
+    });
+    t.send({ type: 'console.screenAttached', screen: SCREEN });
+    await flush();
+    t.send({ type: 'rfb.connected' });
+    // The server went away: the connection drops and the machine cannot be looked at either.
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
+    for (const [i, wait] of waits.entries()) {
+      const attempt = i + 1;
+      expect(t.status()).toBe('reconnecting');
+      expect(t.actor.getSnapshot().context.reconnectAttempt).toBe(attempt);
+      expect(selectReconnectInSeconds(t.actor.getSnapshot())).toBe(Math.ceil(wait / 1_000));
+      const asked = t.calls.loadConsole;
+      // Counting down a second at a time, and no sooner than the whole wait.
+      for (let left = wait; left > 0; left -= RECONNECT_TICK_MS) {
+        expect(t.calls.loadConsole).toBe(asked);
+        expect(selectReconnectInSeconds(t.actor.getSnapshot())).toBe(Math.ceil(left / 1_000));
+        t.clock.increment(Math.min(left, RECONNECT_TICK_MS));
+        await flush();
+      }
+      expect(t.calls.loadConsole).toBe(asked + 1);
+    }
+    // The server is back: the console is, without a click.
+    expect(t.status()).toBe('connecting');
+    expect(t.rfb.starts.at(-1)?.ticket).toBe('t9');
+  });
+
+  it('grows the back-off while attempts do not connect, and starts it again once one does', async () => {
+    const t = await connected({
+      consoles: [running('t1'), running('t2'), running('t3'), running('t4')],
+      vm: { id: 'vm-1', state: 'running' },
+    });
+    const context = () => t.actor.getSnapshot().context;
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
+    expect(context().reconnectAttempt).toBe(1);
+    t.clock.increment(reconnectDelayMs(1));
+    await flush();
+    expect(t.rfb.starts.at(-1)?.ticket).toBe('t2');
+    // Dropped again before it connected: the next wait is longer.
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
+    expect(context().reconnectAttempt).toBe(2);
+    expect(context().reconnectInMs).toBe(reconnectDelayMs(2));
+    t.clock.increment(reconnectDelayMs(1));
+    await flush();
+    expect(t.rfb.starts.at(-1)?.ticket).toBe('t2');
+    t.clock.increment(reconnectDelayMs(2) - reconnectDelayMs(1));
+    await flush();
+    expect(t.rfb.starts.at(-1)?.ticket).toBe('t3');
+    t.send({ type: 'rfb.connected' });
+    expect(context().reconnectAttempt).toBe(0);
+    // A connection that worked: the next loss waits the first delay again.
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
+    expect(context().reconnectAttempt).toBe(1);
+    t.clock.increment(reconnectDelayMs(1));
+    await flush();
+    expect(t.rfb.starts.at(-1)?.ticket).toBe('t4');
+  });
+
+  it('reconnects when the machine cannot be looked at after a drop (server away)', async () => {
+    const t = await connected({ vm: UNREACHABLE });
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
+    expect(t.status()).toBe('reconnecting');
+    t.clock.increment(reconnectDelayMs(1));
+    await flush();
+    expect(t.rfb.starts.at(-1)?.ticket).toBe('t2');
+  });
+
+  it('never asks for a ticket again on its own once the machine is found stopped', async () => {
+    const t = await connected({ vm: { id: 'vm-1', state: 'off' } });
+    t.send({ type: 'rfb.disconnected', clean: true });
+    await flush();
+    expect(t.status()).toBe('stopped');
+    for (let i = 0; i < 20; i++) {
+      t.clock.increment(RECONNECT_MAX_DELAY_MS);
+      await flush();
+    }
+    expect(t.status()).toBe('stopped');
+    expect(t.calls.loadConsole).toBe(1);
+    expect(selectCanReconnect(t.actor.getSnapshot())).toBe(false);
+  });
+
+  it('stays stopped when a reconnection finds the machine off', async () => {
+    const t = await connected({ consoles: [running('t1'), OFF], vm: UNREACHABLE });
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
+    t.clock.increment(reconnectDelayMs(1));
+    await flush();
+    expect(t.status()).toBe('stopped');
+    t.clock.increment(RECONNECT_MAX_DELAY_MS * 10);
+    await flush();
+    expect(t.calls.loadConsole).toBe(2);
+  });
+
+  it('signs in again once when the console cookie is refused, then fails if it still is', async () => {
+    const t = await connected({
+      consoles: [running('t1'), SIGNED_OUT, running('t2'), SIGNED_OUT, SIGNED_OUT],
+      vm: { id: 'vm-1', state: 'running' },
+    });
+    expect(t.calls.signIn).toBe(1);
+    t.send({ type: 'console.reconnectRequested' });
+    await flush();
+    // Signed in again, and the new cookie is taken.
+    expect(t.calls.signIn).toBe(2);
+    expect(t.status()).toBe('connecting');
+    expect(t.rfb.starts.at(-1)?.ticket).toBe('t2');
+    // Refused again before connecting: signing in does not help, and the page says why.
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
+    t.clock.increment(reconnectDelayMs(1));
+    await flush();
+    expect(t.calls.signIn).toBe(2);
+    expect(t.status()).toBe('failed');
+    expect(selectConsoleError(t.actor.getSnapshot())).toBe(
+      'You are signed out: sign in again to go on.',
+    );
+    t.clock.increment(RECONNECT_MAX_DELAY_MS * 10);
+    await flush();
+    expect(t.calls.loadConsole).toBe(4);
   });
 
   it('says the machine is not running when the connection ends because it stopped', async () => {
@@ -283,6 +447,10 @@ describe('console machine', () => {
     t.send({ type: 'rfb.credentialsRequired' });
     expect(t.status()).toBe('failed');
     expect(t.rfb.stops).toBe(1);
+    // A ticket that is not accepted is not tried again on its own.
+    t.clock.increment(RECONNECT_MAX_DELAY_MS * 10);
+    await flush();
+    expect(t.calls.loadConsole).toBe(1);
   });
 
   it('fails with the server’s reason on a security failure', async () => {
@@ -374,9 +542,15 @@ describe('console machine', () => {
       unreachedStateIds(consoleMachine, {
         serializeState: (snapshot) => {
           const { context } = snapshot as unknown as {
-            context: { screen: unknown; credentialAsks: number };
+            context: { screen: unknown; credentialAsks: number; signedInAgain: boolean };
           };
-          return JSON.stringify([snapshot.value, !!context.screen, context.credentialAsks > 0]);
+          // The back-off's counters only set how long to wait: left out.
+          return JSON.stringify([
+            snapshot.value,
+            !!context.screen,
+            context.credentialAsks > 0,
+            context.signedInAgain,
+          ]);
         },
         inputs: [{ vmId: 'vm-1', name: 'kali', fullbleed: true }],
         payloads: [
@@ -385,6 +559,9 @@ describe('console machine', () => {
           done('loadConsole', OFF),
           done('loadVm', { id: 'vm-1', state: 'running' }),
           done('loadVm', null),
+          { type: 'xstate.error.actor.loadConsole', error: UNREACHABLE },
+          { type: 'xstate.error.actor.loadConsole', error: SIGNED_OUT },
+          { type: 'xstate.error.actor.loadConsole', error: new Error('ResourceNotFound') },
           { type: 'console.pasteRequested', text: 'x' },
           { type: 'rfb.securityFailed', reason: '' },
           { type: 'rfb.disconnected', clean: true },
@@ -408,6 +585,9 @@ describe('consoleMachine against the page model', () => {
     | { type: 'TICKET' }
     | { type: 'MACHINE_OFF' }
     | { type: 'LOAD_FAILED' }
+    | { type: 'SERVER_AWAY' }
+    | { type: 'SIGNED_OUT' }
+    | { type: 'WAITED' }
     | { type: 'CONNECTED' }
     | { type: 'CREDENTIALS_ASKED' }
     | { type: 'SECURITY_FAILED' }
@@ -434,7 +614,26 @@ describe('consoleMachine against the page model', () => {
     states: {
       signingIn: { on: { SIGNED_IN: 'loading', SIGN_IN_FAILED: 'signInFailed' } },
       signInFailed: { on: { RETRY: 'signingIn' } },
-      loading: { on: { TICKET: 'connecting', MACHINE_OFF: 'stopped', LOAD_FAILED: 'failed' } },
+      loading: {
+        on: {
+          TICKET: 'connecting',
+          MACHINE_OFF: 'stopped',
+          LOAD_FAILED: 'failed',
+          SERVER_AWAY: 'reconnecting',
+          SIGNED_OUT: 'signingInAgain',
+        },
+      },
+      // The cookie was refused: signed in again once, until a connection works.
+      signingInAgain: { on: { SIGNED_IN: 'loadingSignedInAgain', SIGN_IN_FAILED: 'signInFailed' } },
+      loadingSignedInAgain: {
+        on: {
+          TICKET: 'connecting',
+          MACHINE_OFF: 'stopped',
+          LOAD_FAILED: 'failed',
+          SERVER_AWAY: 'reconnecting',
+          SIGNED_OUT: 'failed',
+        },
+      },
       connecting: {
         on: { ...novnc, CONNECTED: 'connected', CREDENTIALS_ASKED: 'credentialsGiven' },
       },
@@ -444,12 +643,12 @@ describe('consoleMachine against the page model', () => {
       },
       checking: {
         on: {
-          STILL_RUNNING: 'disconnected',
+          STILL_RUNNING: 'reconnecting',
           MACHINE_STOPPED: 'stopped',
-          CHECK_FAILED: 'disconnected',
+          CHECK_FAILED: 'reconnecting',
         },
       },
-      disconnected: { on: { RECONNECT: 'loading' } },
+      reconnecting: { on: { WAITED: 'loading', RECONNECT: 'loading' } },
       stopped: { on: { RETRY: 'loading' } },
       failed: { on: { RETRY: 'loading' } },
     },
@@ -462,11 +661,13 @@ describe('consoleMachine against the page model', () => {
           signingIn: 'signingIn',
           signInFailed: 'signInFailed',
           loading: ['open.loading', 'open.awaitingScreen'],
+          signingInAgain: 'signingIn',
+          loadingSignedInAgain: 'open.loading',
           connecting: 'open.attached.connecting',
           credentialsGiven: 'open.attached.connecting',
           connected: 'open.attached.connected',
           checking: 'open.checking',
-          disconnected: 'open.disconnected',
+          reconnecting: 'open.reconnecting',
           stopped: 'open.stopped',
           failed: 'open.failed',
         },
@@ -477,6 +678,9 @@ describe('consoleMachine against the page model', () => {
           TICKET: 'xstate.done.actor.loadConsole',
           MACHINE_OFF: 'xstate.done.actor.loadConsole',
           LOAD_FAILED: 'xstate.error.actor.loadConsole',
+          SERVER_AWAY: 'xstate.error.actor.loadConsole',
+          SIGNED_OUT: 'xstate.error.actor.loadConsole',
+          WAITED: 'xstate.after.reconnectTick.console.open.reconnecting',
           CONNECTED: 'rfb.connected',
           CREDENTIALS_ASKED: 'rfb.credentialsRequired',
           SECURITY_FAILED: 'rfb.securityFailed',
@@ -514,6 +718,7 @@ describe('consoleMachine against the page model', () => {
       stops: 0,
     };
     const requestFullscreen = vi.fn();
+    const clock = new SimulatedClock();
     const pending = <T>(calls: Array<Deferred<T>>) => {
       const call = deferred<T>();
       calls.push(call);
@@ -548,7 +753,7 @@ describe('consoleMachine against the page model', () => {
         },
         actions: { requestFullscreen: (_, params) => requestFullscreen(params.screen) },
       }),
-      { input: { vmId: 'vm-1', name: 'kali', fullbleed: false }, clock: new SimulatedClock() },
+      { input: { vmId: 'vm-1', name: 'kali', fullbleed: false }, clock },
     ).start();
     actor.send({ type: 'console.screenAttached', screen: SCREEN });
     /** Settles the newest call of an effect. */
@@ -559,13 +764,15 @@ describe('consoleMachine against the page model', () => {
       else call.resolve(outcome);
       await flush();
     };
-    return { actor, signIns, consoles, vms, rfb, requestFullscreen, settle };
+    return { actor, signIns, consoles, vms, rfb, requestFullscreen, settle, clock };
   }
 
   for (const path of paths) {
     it(path.description, async () => {
       const page = startPage();
       let tickets = 0;
+      let ticketsAsked = 0;
+      let signInsAsked = 0;
       const snapshot = () => page.actor.getSnapshot();
       const novncRunning = () => page.rfb.starts.length - page.rfb.stops;
       const expectPage = (status: ConsoleStatus, novncRuns: boolean) => {
@@ -577,21 +784,40 @@ describe('consoleMachine against the page model', () => {
         expect(selectCanRetry(snapshot())).toBe(retry);
         expect(selectCanReconnect(snapshot())).toBe(reconnect);
       };
+      /** Nothing asks for a ticket on its own, however long the page is left. */
+      const expectNoRetry = async () => {
+        const asked = page.consoles.length;
+        page.clock.increment(RECONNECT_MAX_DELAY_MS * 4);
+        await flush();
+        expect(page.consoles.length).toBe(asked);
+      };
 
       await path.test({
         states: {
           signingIn: () => {
             expectPage('signingIn', false);
             expectOffered(false, false);
+            expect(page.signIns.length).toBe(++signInsAsked);
           },
-          signInFailed: () => {
+          signInFailed: async () => {
             expectPage('failed', false);
             expect(selectConsoleError(snapshot())).not.toBeNull();
             expectOffered(true, false);
+            await expectNoRetry();
+          },
+          signingInAgain: () => {
+            expectPage('signingIn', false);
+            expect(page.signIns.length).toBe(++signInsAsked);
+          },
+          loadingSignedInAgain: () => {
+            expectPage('loading', false);
+            expect(snapshot().context.signedInAgain).toBe(true);
+            expect(page.consoles.length).toBe(++ticketsAsked);
           },
           loading: () => {
             expectPage('loading', false);
             expect(selectIsBusy(snapshot())).toBe(true);
+            expect(page.consoles.length).toBe(++ticketsAsked);
           },
           connecting: () => {
             expectPage('connecting', true);
@@ -611,18 +837,29 @@ describe('consoleMachine against the page model', () => {
             expectPage('loading', false);
             expect(selectIsBusy(snapshot())).toBe(true);
           },
-          disconnected: () => {
-            expectPage('disconnected', false);
+          reconnecting: () => {
+            expectPage('reconnecting', false);
             expectOffered(false, true);
+            expect(selectIsBusy(snapshot())).toBe(false);
+            const { reconnectAttempt } = snapshot().context;
+            expect(reconnectAttempt).toBeGreaterThan(0);
+            expect(selectConsoleStatusLabel(snapshot())).toBe(
+              `reconnecting (attempt ${reconnectAttempt})`,
+            );
+            expect(selectReconnectInSeconds(snapshot())).toBe(
+              Math.ceil(reconnectDelayMs(reconnectAttempt) / 1_000),
+            );
           },
-          stopped: () => {
+          stopped: async () => {
             expectPage('stopped', false);
             expectOffered(true, false);
+            await expectNoRetry();
           },
-          failed: () => {
+          failed: async () => {
             expectPage('failed', false);
             expect(selectConsoleError(snapshot())).not.toBeNull();
             expectOffered(true, false);
+            await expectNoRetry();
           },
         },
         events: {
@@ -635,6 +872,17 @@ describe('consoleMachine against the page model', () => {
           TICKET: () => page.settle(page.consoles, running(`t${++tickets}`)),
           MACHINE_OFF: () => page.settle(page.consoles, OFF),
           LOAD_FAILED: () => page.settle(page.consoles, new Error('ResourceNotFound')),
+          SERVER_AWAY: () => page.settle(page.consoles, UNREACHABLE),
+          SIGNED_OUT: () => page.settle(page.consoles, SIGNED_OUT),
+          WAITED: async () => {
+            // The countdown, a tick at a time, until the back-off is over.
+            const asked = page.consoles.length;
+            while (snapshot().matches({ open: 'reconnecting' })) {
+              expect(page.consoles.length).toBe(asked);
+              page.clock.increment(Math.min(snapshot().context.reconnectInMs, RECONNECT_TICK_MS));
+              await flush();
+            }
+          },
           CONNECTED: () => void page.actor.send({ type: 'rfb.connected' }),
           CREDENTIALS_ASKED: () => void page.actor.send({ type: 'rfb.credentialsRequired' }),
           SECURITY_FAILED: () =>

@@ -9,6 +9,7 @@ import {
 } from 'xstate';
 import type { VmConsole } from '../api/console';
 import type { Vm } from '../api/vm';
+import { isServerAway, isSignedOut } from '../domain/errors';
 import { errorMessage } from '../domain/text';
 import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
 import { consoleNetworkMachine } from './consoleNetworkMachine';
@@ -17,6 +18,20 @@ import { consoleNetworkMachine } from './consoleNetworkMachine';
 // cookie, ask for a one-time ticket, and show the machine through noVNC. The noVNC RFB object
 // lives in the invoked `rfb` callback actor, so leaving `connecting`/`connected` disconnects it;
 // its events come back as `rfb.*` events.
+//
+// A lost connection is taken up again on its own, with back-off, through a fresh ticket (tickets
+// work once): whether noVNC dropped, the server restarted, or the balancer moved the page to
+// another server. A machine that stopped is not: the page says so and waits for Retry.
+
+/** The back-off: the first reconnection waits this long, each further one twice as long... */
+export const RECONNECT_FIRST_DELAY_MS = 500;
+/** ...up to this: 0.5, 1, 2, 4, 8, 15, 15... s. */
+export const RECONNECT_MAX_DELAY_MS = 15_000;
+/** The wait before reconnection `attempt` (1 after a connection was lost). */
+export const reconnectDelayMs = (attempt: number): number =>
+  Math.min(RECONNECT_FIRST_DELAY_MS * 2 ** (attempt - 1), RECONNECT_MAX_DELAY_MS);
+/** The wait before a reconnection counts down in steps of this, so the page can show it. */
+export const RECONNECT_TICK_MS = 1_000;
 
 /**
  * The view's screen element, which noVNC draws into. The machine only hands it to its effects (it
@@ -67,6 +82,15 @@ export interface ConsoleContext {
   error: string | null;
   /** Times noVNC asked for credentials on this connection: a second ask means a bad ticket. */
   credentialAsks: number;
+  /** Reconnections started since the last connection: sets the back-off. */
+  reconnectAttempt: number;
+  /** While reconnecting: how long until the next attempt. */
+  reconnectInMs: number;
+  /**
+   * Whether the console was refused its cookie (401) and signed in again since the last
+   * connection: a second refusal means signing in does not help, and the page says so.
+   */
+  signedInAgain: boolean;
 }
 
 const notProvided = (name: string): Error =>
@@ -118,19 +142,37 @@ export const consoleMachine = setup({
     recordError: assign({
       error: (_, { error }: { error: unknown }) => errorMessage(error),
     }),
+    /** One more reconnection, after a longer wait than the last. */
+    scheduleReconnect: assign(({ context }) => ({
+      reconnectAttempt: context.reconnectAttempt + 1,
+      reconnectInMs: reconnectDelayMs(context.reconnectAttempt + 1),
+    })),
+    tickReconnect: assign({
+      reconnectInMs: ({ context }) => context.reconnectInMs - RECONNECT_TICK_MS,
+    }),
+  },
+  delays: {
+    /** The next step of the countdown: a whole tick, or what is left of the wait. */
+    reconnectTick: ({ context }) => Math.min(context.reconnectInMs, RECONNECT_TICK_MS),
   },
   guards: {
     hasScreen: ({ context }) => context.screen !== null,
     canConnect: (_, { console }: { console: VmConsole }) => canConnect(console),
     isRunning: (_, { vm }: { vm: Vm | null }) => vm?.state === 'running',
     wasAskedBefore: ({ context }) => context.credentialAsks > 0,
+    /** This step of the countdown ends the wait. */
+    isReconnectDue: ({ context }) => context.reconnectInMs <= RECONNECT_TICK_MS,
+    /** Refused the cookie, and not already signed in again for it. */
+    canSignInAgain: ({ context }, { error }: { error: unknown }) =>
+      isSignedOut(error) && !context.signedInAgain,
+    isServerAway: (_, { error }: { error: unknown }) => isServerAway(error),
     /** An empty paste would only move the focus. */
     hasText: (_, { text }: { text: string }) => text !== '',
   },
 }).createMachine({
   id: 'console',
   description:
-    "A machine's console page: signs in for the console cookie, asks for a ticket and shows the machine through noVNC once the screen exists; a lost connection is checked (stopped machine or Reconnect), a second credentials request fails. The network switcher and the heartbeat run beside it.",
+    "A machine's console page: signs in for the console cookie, asks for a ticket and shows the machine through noVNC once the screen exists; a lost connection is checked (a stopped machine waits for Retry) and taken up again with back-off through a new ticket, as is a server that cannot be reached; a refused cookie signs in again once; a second credentials request fails. The network switcher and the heartbeat run beside it.",
   context: ({ input }) => ({
     vmId: input.vmId,
     name: input.name,
@@ -139,6 +181,9 @@ export const consoleMachine = setup({
     console: null,
     error: null,
     credentialAsks: 0,
+    reconnectAttempt: 0,
+    reconnectInMs: 0,
+    signedInAgain: false,
   }),
   on: {
     'console.screenAttached': { actions: assign({ screen: ({ event }) => event.screen }) },
@@ -183,10 +228,24 @@ export const consoleMachine = setup({
               },
               { target: 'stopped', actions: assign({ console: ({ event }) => event.output }) },
             ],
-            onError: {
-              target: 'failed',
-              actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
-            },
+            onError: [
+              {
+                // The cookie is gone (it expired, or the server no longer takes it): sign in
+                // again rather than ask for tickets it will refuse.
+                guard: { type: 'canSignInAgain', params: ({ event }) => ({ error: event.error }) },
+                target: '#console.signingIn',
+                actions: assign({ signedInAgain: true }),
+              },
+              {
+                guard: { type: 'isServerAway', params: ({ event }) => ({ error: event.error }) },
+                target: 'reconnecting',
+                actions: 'scheduleReconnect',
+              },
+              {
+                target: 'failed',
+                actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+              },
+            ],
           },
         },
         /** The page's screen element may mount after the ticket arrives. */
@@ -239,6 +298,8 @@ export const consoleMachine = setup({
             },
             connected: {
               tags: ['live'],
+              // A connection that worked: the next loss starts the back-off from the start.
+              entry: assign({ reconnectAttempt: 0, signedInAgain: false }),
               on: {
                 'console.ctrlAltDelRequested': {
                   actions: sendTo('rfb', { type: 'rfb.sendCtrlAltDel' }),
@@ -268,16 +329,30 @@ export const consoleMachine = setup({
             onDone: [
               {
                 guard: { type: 'isRunning', params: ({ event }) => ({ vm: event.output }) },
-                target: 'disconnected',
+                target: 'reconnecting',
+                actions: 'scheduleReconnect',
               },
               { target: 'stopped' },
             ],
-            onError: 'disconnected',
+            // The server is away, or this sign-in may not read the machine (a launch cookie):
+            // the console answer says whether it still runs.
+            onError: { target: 'reconnecting', actions: 'scheduleReconnect' },
           },
         },
-        disconnected: {
+        /**
+         * Waiting out the back-off before a new ticket, counting down for the page; Reconnect
+         * goes at once.
+         */
+        reconnecting: {
+          after: {
+            reconnectTick: [
+              { guard: 'isReconnectDue', target: 'loading' },
+              { target: 'reconnecting', reenter: true, actions: 'tickReconnect' },
+            ],
+          },
           on: { 'console.reconnectRequested': 'loading' },
         },
+        /** Never retried on its own: starting the machine is someone's decision. */
         stopped: {
           on: { 'console.retryRequested': 'loading' },
         },

@@ -13,6 +13,7 @@ import {
   selectIsLive,
   selectIsScreenShown,
   selectNetworkActor,
+  selectReconnectInSeconds,
 } from '../../machines/consoleMachine.selectors';
 import type { ConsoleNetworkActorRef } from '../../machines/consoleNetworkMachine';
 import {
@@ -160,6 +161,7 @@ function Notice({ session }: { session: ConsoleActorRef }) {
   const canRetry = useSelector(session, selectCanRetry);
   const canReconnect = useSelector(session, selectCanReconnect);
   const label = useSelector(session, selectConsoleStatusLabel);
+  const reconnectIn = useSelector(session, selectReconnectInSeconds);
   if (status === 'connected') return null;
   if (busy) {
     return (
@@ -169,24 +171,29 @@ function Notice({ session }: { session: ConsoleActorRef }) {
       </div>
     );
   }
+  if (status === 'reconnecting') {
+    // The countdown is outside the live region, which would otherwise read it out every second.
+    return (
+      <div className="tp-console-notice">
+        <p role="status">The console was disconnected.</p>
+        <p>Reconnecting in {reconnectIn} s…</p>
+        {canReconnect ? (
+          <button
+            type="button"
+            className="p-button p-component"
+            onClick={() => session.send({ type: 'console.reconnectRequested' })}
+          >
+            Reconnect
+          </button>
+        ) : null}
+      </div>
+    );
+  }
   const message =
-    status === 'stopped'
-      ? 'The machine is not running.'
-      : status === 'disconnected'
-        ? 'The console was disconnected.'
-        : (error ?? 'The console failed.');
+    status === 'stopped' ? 'The machine is not running.' : (error ?? 'The console failed.');
   return (
     <div className="tp-console-notice" role={status === 'failed' ? 'alert' : 'status'}>
       <p>{message}</p>
-      {status === 'disconnected' && canReconnect ? (
-        <button
-          type="button"
-          className="p-button p-component"
-          onClick={() => session.send({ type: 'console.reconnectRequested' })}
-        >
-          Reconnect
-        </button>
-      ) : null}
       {canRetry ? (
         <button
           type="button"
@@ -204,6 +211,7 @@ function Notice({ session }: { session: ConsoleActorRef }) {
 export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const name = useSelector(session, selectConsoleName);
   const fullbleed = useSelector(session, selectIsFullbleed);
+  const status = useSelector(session, selectConsoleStatus);
   const label = useSelector(session, selectConsoleStatusLabel);
   const live = useSelector(session, selectIsLive);
   const screenShown = useSelector(session, selectIsScreenShown);
@@ -222,10 +230,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
     <div className={`tp-console${fullbleed ? ' tp-console-fullbleed' : ''}`}>
       <header className="tp-console-toolbar" aria-label="Console toolbar">
         <h1 className="tp-console-name">{name}</h1>
-        <span
-          className={`tp-console-state tp-console-state-${label.replace(' ', '-')}`}
-          role="status"
-        >
+        <span className={`tp-console-state tp-console-state-${status}`} role="status">
           {label}
         </span>
         <ToolButton
