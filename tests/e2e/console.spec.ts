@@ -1,10 +1,24 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { E2E_PORT } from '../../playwright.config';
-import { apiOf, canvasPixels, extraServer, signedInPage, signIn } from './support';
+import {
+  apiOf,
+  canvasPixels,
+  endGame,
+  extraServer,
+  flagChallenge,
+  linkStockTemplate,
+  publishWorkspace,
+  signedInPage,
+  signIn,
+  startGame,
+} from './support';
 
 // A machine's console page end to end: the sim machine's VNC console through noVNC, its NIC
-// switch, typing into it, an unknown console's error page, and the page noticing when the
-// machine is stopped.
+// switch, typing into it, an unknown console's error page, the page noticing when the machine
+// is stopped, and the console coming back by itself after its server restarts.
 
 interface Vm {
   id: string;
@@ -204,4 +218,119 @@ test('a console over the viewer’s cap says why, and opens once the other one c
   } finally {
     await server.stop();
   }
+});
+
+/** The console page's requests for a ticket (GET /api/vm-console/{id}), as they are sent. */
+function ticketRequests(page: Page): string[] {
+  const sent: string[] = [];
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname.startsWith('/api/vm-console/')) sent.push(request.url());
+  });
+  return sent;
+}
+
+test('a console dropped by its server restarting comes back by itself, with a new ticket', async ({
+  browser,
+}) => {
+  // Two server start-ups and a machine to deploy.
+  test.setTimeout(180_000);
+  // The same data folder across the restart, as a server that restarts keeps its database.
+  const dataDir = mkdtempSync(join(tmpdir(), 'topoplay-e2e-console-'));
+  const server = extraServer(E2E_PORT + 6, { E2E_DATA_DIR: dataDir });
+  await server.start();
+  try {
+    const page = await browser.newPage({ baseURL: server.baseURL });
+    const { machine, workspaceId } = await runningMachine(page);
+    const name = machine.name.split('#')[0] ?? '';
+    // The console's WebSockets, each opened with the ticket it was handed.
+    const sockets: string[] = [];
+    page.on('websocket', (socket) => {
+      const url = new URL(socket.url());
+      if (url.pathname.startsWith('/api/console/vnc/'))
+        sockets.push(url.searchParams.get('ticket') ?? '');
+    });
+    await page.goto(`/console/${machine.id}/${name}?f=0&s=${workspaceId}&v=${name}`);
+    const toolbar = page.getByRole('banner', { name: 'Console toolbar' });
+    const status = toolbar.getByRole('status');
+    await expect(status).toHaveText('connected', { timeout: 20_000 });
+    expect(sockets).toHaveLength(1);
+
+    // The server goes away, and with it the console's WebSocket: the page says it is
+    // reconnecting, which attempt it is on, and when the next one starts.
+    await server.stop();
+    await expect(status).toHaveText(/^reconnecting \(attempt \d+\)$/, { timeout: 20_000 });
+    await expect(page.getByText('The console was disconnected.')).toBeVisible();
+    await expect(page.getByText(/^Reconnecting in \d+ s…$/)).toBeVisible();
+    await expect(toolbar.getByRole('button', { name: 'Reconnect' })).toBeEnabled();
+    await page.screenshot({ path: test.info().outputPath('console-reconnecting.png') });
+
+    // Back again: the console connects with a fresh ticket, nobody having clicked anything.
+    await server.start();
+    await expect(status).toHaveText('connected', { timeout: 45_000 });
+    await expect.poll(async () => (await canvasPixels(page)).lit).toBeGreaterThan(5_000);
+    expect(sockets.length).toBeGreaterThan(1);
+    expect(new Set(sockets).size).toBe(sockets.length);
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a machine stopped from the game page shows as not running, and no ticket is asked for again', async ({
+  browser,
+  baseURL,
+}) => {
+  test.setTimeout(150_000);
+  const author = await signedInPage(browser, baseURL ?? '', 'creator');
+  await author.getByRole('button', { name: 'New Workspace' }).click();
+  await author.waitForURL(/\/topo\/[0-9a-f]{32}\/settings$/);
+  const workspaceId = /\/topo\/([0-9a-f]{32})\//.exec(author.url())?.[1] ?? '';
+  const authorApi = await apiOf(author);
+  await linkStockTemplate(authorApi, workspaceId, 'linux-server', {
+    name: 'gate',
+    guestinfo: '',
+  });
+  await publishWorkspace(
+    authorApi,
+    workspaceId,
+    'Stop Lab',
+    flagChallenge('Find the flag.', 'One flag.'),
+  );
+
+  // The player's game, and the machine's console opened from its page.
+  const player = await signedInPage(browser, baseURL ?? '', 'player');
+  await startGame(player, workspaceId);
+  const controller = player
+    .getByRole('region', { name: 'Resources' })
+    .getByRole('group', { name: 'Machine gate', exact: true });
+  await expect(controller.getByText('Running')).toBeVisible({ timeout: 30_000 });
+  const [consolePage] = await Promise.all([
+    player.waitForEvent('popup'),
+    controller.getByRole('button', { name: 'Console' }).click(),
+  ]);
+  const tickets = ticketRequests(consolePage);
+  const status = consolePage.getByRole('banner', { name: 'Console toolbar' }).getByRole('status');
+  await expect(status).toHaveText('connected', { timeout: 20_000 });
+  // The page's timers from here on run when the test says, so that minutes pass at once.
+  await consolePage.clock.install();
+
+  // Stopped from the game page: the console says so and offers Retry, not a countdown.
+  await controller.getByRole('button', { name: 'Stop' }).click();
+  await expect(status).toHaveText('not running', { timeout: 20_000 });
+  await expect(consolePage.getByText('The machine is not running.')).toBeVisible();
+  await expect(consolePage.getByText(/^Reconnecting in/)).toHaveCount(0);
+  const asked = tickets.length;
+
+  // Five minutes later it still waits: no ticket was asked for. Retry then asks for exactly one,
+  // after any a timer would have sent.
+  await consolePage.clock.runFor(5 * 60_000);
+  await expect(status).toHaveText('not running');
+  const retry = consolePage.getByRole('button', { name: 'Retry' });
+  await retry.click();
+  await expect.poll(() => tickets.length).toBeGreaterThan(asked);
+  await expect(status).toHaveText('not running');
+  expect(tickets).toHaveLength(asked + 1);
+
+  await consolePage.close();
+  await endGame(player);
 });
