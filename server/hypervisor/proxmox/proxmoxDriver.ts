@@ -229,8 +229,9 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     startsFromImages(spec) ? imported.progress(spec) : images.progress(spec);
 
   // -------------------------------------------------------------------------------------------
-  // Usable: a running machine is usable once its guest agent answers (it starts with the guest's
-  // OS), and once the settings its deploy gives it are in (a claim's settings come after them).
+  // Usable: a running machine is usable once its deploy has ended, its guest agent answers (it
+  // starts with the guest's OS), and the settings its deploy gives it are in (a claim's settings
+  // come after them).
   // A machine without the agent configured cannot say: it is taken as it is. Ends, as a failure,
   // when the driver closes; a machine that never answers gives up after agentGiveUpMs.
 
@@ -260,6 +261,9 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   }
 
   async function untilUsable(tag: string): Promise<void> {
+    // A deploy returns while its machine is still being cloned: built and started first.
+    const building = [...pending.values()].filter((p) => tagOf(p.meta.name) === tag);
+    await Promise.all(building.map((p) => p.done));
     inventory.invalidate();
     const vms = (await pve(() => inventory.machines())).filter(
       (vm) => tagOf(vm.meta.name) === tag && vm.resource.status === 'running',
