@@ -40,11 +40,15 @@ import { freePort, nextMessage, percentile } from './processes';
 // BENCH_PROFILE_LAUNCH (the synchronized start), a folder for CPU profiles; BENCH_PORT, the first of
 // the ports the servers listen on (the second server and the bare one take the next two);
 // BENCH_SCRYPT_N, a cheaper password hash for the players (see playerPasswordHash);
-// BENCH_SIGN_IN_CONCURRENCY, players signing in at once (4).
+// BENCH_SIGN_IN_CONCURRENCY, players signing in at once (4); BENCH_SIM_SPEED, the sim driver's
+// speed (0).
+//
+// Warm pools under the same synchronized start are `npm run bench:pool` (tests/bench/pool.ts),
+// through the processes below.
 
 const SELF = fileURLToPath(import.meta.url);
 const PASSWORD = 'bench-player-password';
-const SEED_PASSWORD = 'bench-seed-password';
+export const SEED_PASSWORD = 'bench-seed-password';
 /** Players signing in at once (BENCH_SIGN_IN_CONCURRENCY): more hide round trips' latency. */
 const SIGN_IN_CONCURRENCY = Number(process.env.BENCH_SIGN_IN_CONCURRENCY || 4);
 const CONNECTIONS = 10;
@@ -61,7 +65,24 @@ type ServerMessage =
   | { accounts: string[] }
   | { checked: { started: number; machines: number; running: number } }
   | { usage: Usage }
+  | { snapshot: Snapshot }
   | { profiled: string };
+
+/** What the orchestrator asks of a server process. */
+interface ServerCommand {
+  cmd: string;
+  /** accounts: how many. */
+  n?: number;
+  /** snapshot: the workspace, and tags besides its sets'. */
+  workspaceId?: string;
+  tags?: string[];
+}
+
+/** A workspace's pooled sets and the machines of some tags, as the database holds them. */
+export interface Snapshot {
+  sets: Array<{ id: string; state: string; claimedBy: string }>;
+  machines: Array<{ id: string; name: string; tag: string; state: string; nics: string }>;
+}
 
 /** What a server process has used so far: its CPU, and its database's commits and WAL flushes. */
 interface Usage {
@@ -71,7 +92,19 @@ interface Usage {
 }
 
 type ClientCommand =
-  { cmd: 'prepare'; url: string; usernames: string[] } | { cmd: 'launch'; urls: string[] };
+  | { cmd: 'prepare'; url: string; usernames: string[] }
+  | { cmd: 'launch'; urls: string[]; untilRunning?: boolean }
+  | { cmd: 'end'; urls: string[] };
+
+/** One player's launch: its gamespace, the machines it was answered, and when. */
+export interface PlayerRun {
+  gamespaceId: string;
+  vmIds: string[];
+  /** From the common start to the launch's answer. */
+  answeredMs: number;
+  /** ...to every machine running (the answer, or a later read of the gamespace). */
+  runningMs: number;
+}
 
 type ClientMessage =
   | { prepared: true; workspaceId: string; signInSeconds: number }
@@ -81,7 +114,9 @@ type ClientMessage =
       failures: string[];
       sample: { gamespaceId: string; token: string };
       all: Array<{ gamespaceId: string; token: string }>;
-    };
+      runs: PlayerRun[];
+    }
+  | { ended: true; failures: string[] };
 
 const LAUNCH_SETTINGS = {
   variant: 0,
@@ -194,9 +229,9 @@ async function topoplayServer(): Promise<void> {
     TOPOPLAY_SEED_PASSWORD: SEED_PASSWORD,
     DATABASE_URL: database.url,
     ...(database.schema ? { DATABASE_SCHEMA: database.schema } : {}),
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'error',
     HYPERVISOR: 'sim',
-    SIM_SPEED: '0',
+    SIM_SPEED: process.env.BENCH_SIM_SPEED ?? '0',
     JANITOR_ENABLED: 'false',
     STATE_CACHE_MS: process.env.STATE_CACHE_MS ?? '1000',
     // Every simulated client comes from 127.0.0.1: one address standing for a thousand people.
@@ -204,11 +239,12 @@ async function topoplayServer(): Promise<void> {
     // Thousands of loopback connections: no cap per client address.
     MAX_CLIENT_CONNECTIONS: '0',
   });
-  const app = await buildApp(config, { logger: false });
+  // BENCH_LOG_LEVEL (info, say): the servers' log on the bench's output.
+  const app = await buildApp(config, { logger: !!process.env.BENCH_LOG_LEVEL });
   await app.app.listen({ port, host: '127.0.0.1' });
   const db = app.store.db;
 
-  process.on('message', async (message: { cmd: string; n?: number }) => {
+  process.on('message', async (message: ServerCommand) => {
     if (message.cmd === 'accounts') {
       // The players' accounts, as an administrator's bulk import would make them: one password
       // hash for all, so that set-up does not spend minutes in scrypt (signing in still does).
@@ -252,6 +288,21 @@ async function topoplayServer(): Promise<void> {
           .executeTakeFirstOrThrow(),
       );
       process.send?.({ checked: { started, machines, running } } satisfies ServerMessage);
+    } else if (message.cmd === 'snapshot') {
+      const sets = await db
+        .selectFrom('poolSets')
+        .select(['id', 'state', 'claimedBy'])
+        .where('workspaceId', '=', message.workspaceId ?? '')
+        .execute();
+      const tags = [...(message.tags ?? []), ...sets.map((s) => s.id)];
+      const machines = tags.length
+        ? await db
+            .selectFrom('vms')
+            .select(['id', 'name', 'tag', 'state', 'nics'])
+            .where('tag', 'in', tags)
+            .execute()
+        : [];
+      process.send?.({ snapshot: { sets, machines } } satisfies ServerMessage);
     } else if (message.cmd === 'profile') {
       // BENCH_PROFILE_LAUNCH: a CPU profile of the synchronized start alone.
       const { Session } = await import('node:inspector/promises');
@@ -343,10 +394,26 @@ async function bareServer(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // The players
 
+interface VmView {
+  id: string;
+  name: string;
+  isRunning: boolean;
+}
+
+/** A launch waiting for its machines to run (untilRunning) gives up after this long. */
+const RUNNING_TIMEOUT_MS = 120_000;
+/** How often it reads its gamespace meanwhile. */
+const RUNNING_POLL_MS = 250;
+
+/** The lab's two machines, both running. */
+const allRunning = (vms: VmView[]) => vms.length === 2 && vms.every((vm) => vm.isRunning);
+
 async function players(): Promise<void> {
   let url = '';
   let workspaceId = '';
   const tokens: string[] = [];
+  /** Each player's gamespace of the last launch, by player. */
+  let launchedIds: string[] = [];
 
   async function api(
     token: string,
@@ -391,6 +458,9 @@ async function players(): Promise<void> {
   }
 
   process.on('message', async (command: ClientCommand) => {
+    /** Player i's server: the first or the second, in turn. */
+    const serverOf = (i: number) =>
+      command.cmd === 'prepare' ? url : command.urls[i % command.urls.length]!;
     if (command.cmd === 'prepare') {
       url = command.url;
       workspaceId = await publishLab();
@@ -411,8 +481,22 @@ async function players(): Promise<void> {
         workspaceId,
         signInSeconds: (performance.now() - start) / 1000,
       } satisfies ClientMessage);
+    } else if (command.cmd === 'end') {
+      // Every player removes the gamespace of the last launch, as its Reset button does.
+      const failures: string[] = [];
+      await Promise.all(
+        launchedIds.map(async (id, i) => {
+          if (!id) return;
+          try {
+            await api(tokens[i]!, 'DELETE', `gamespace/${id}`, undefined, serverOf(i));
+          } catch (error) {
+            failures.push(`player ${i + 1}: ${(error as Error).message}`);
+          }
+        }),
+      );
+      launchedIds = [];
+      process.send?.({ ended: true, failures } satisfies ClientMessage);
     } else {
-      const serverOf = (i: number) => command.urls[i % command.urls.length]!;
       // Warm-up: every player's connection open, as the players sit on the workspace's page.
       await Promise.all(
         tokens.map((token, i) =>
@@ -422,6 +506,7 @@ async function players(): Promise<void> {
       const ms: number[] = [];
       const failures: string[] = [];
       const ids: string[] = [];
+      const runs: PlayerRun[] = [];
       const start = performance.now();
       await Promise.all(
         tokens.map(async (token, i) => {
@@ -433,18 +518,35 @@ async function players(): Promise<void> {
               { resourceId: workspaceId, ...LAUNCH_SETTINGS },
               serverOf(i),
             ))!;
-            const vms = state.vms as Array<{ name: string; isRunning: boolean }>;
-            if (vms.length !== 2 || !vms.every((vm) => vm.isRunning)) {
+            const answeredMs = performance.now() - start;
+            let vms = state.vms as VmView[];
+            // Machines still deploying (a sim speed above 0): the page reads the gamespace
+            // again until they run, as it would on their events.
+            while (command.untilRunning && !allRunning(vms)) {
+              if (performance.now() - start > RUNNING_TIMEOUT_MS) break;
+              await new Promise((resolve) => setTimeout(resolve, RUNNING_POLL_MS));
+              const read = await api(token, 'GET', `gamespace/${state.id}`, undefined, serverOf(i));
+              vms = read!.vms as VmView[];
+            }
+            if (!allRunning(vms)) {
               failures.push(`player ${i + 1}: machines ${JSON.stringify(vms)}`);
               return;
             }
-            ms.push(performance.now() - start);
+            const runningMs = performance.now() - start;
+            ms.push(runningMs);
             ids[i] = state.id as string;
+            runs.push({
+              gamespaceId: state.id as string,
+              vmIds: vms.map((vm) => vm.id),
+              answeredMs,
+              runningMs,
+            });
           } catch (error) {
             failures.push(`player ${i + 1}: ${(error as Error).message}`);
           }
         }),
       );
+      launchedIds = ids;
       const sampleIndex = ids.findIndex(Boolean);
       process.send?.({
         launched: true,
@@ -454,6 +556,7 @@ async function players(): Promise<void> {
         all: ids.flatMap((gamespaceId, i) =>
           gamespaceId ? [{ gamespaceId, token: tokens[i]! }] : [],
         ),
+        runs,
       } satisfies ClientMessage);
     }
   });
@@ -598,8 +701,12 @@ export async function startBench(servers: 1 | 2) {
       // The author's set-up comes first; a thousand players make it negligible.
       return { ...prepared, cpuMs: after.cpuMs - before.cpuMs };
     },
-    /** Every player launches at once; the database is checked afterwards. */
-    async launch() {
+    /**
+     * Every player launches at once; the database is checked afterwards. `untilRunning`: each
+     * player's time runs until its machines do, rather than failing when the answer has them
+     * still deploying.
+     */
+    async launch(options: { untilRunning?: boolean } = {}) {
       const before = await usage(children);
       const profiling = !!process.env.BENCH_PROFILE_LAUNCH;
       if (profiling) {
@@ -608,7 +715,7 @@ export async function startBench(servers: 1 | 2) {
           await nextMessage(child);
         }
       }
-      client.send({ cmd: 'launch', urls } satisfies ClientCommand);
+      client.send({ cmd: 'launch', urls, ...options } satisfies ClientCommand);
       const launched = await nextMessage<Extract<ClientMessage, { launched: true }>>(client);
       if (profiling) {
         for (const child of children) {
@@ -625,6 +732,16 @@ export async function startBench(servers: 1 | 2) {
         walSyncs: after.walSyncs === null ? null : after.walSyncs - before.walSyncs!,
       };
       return { ...launched, sorted: [...launched.ms].sort((a, b) => a - b), checked, used };
+    },
+    /** Every player removes the gamespace of the last launch; answers the failures. */
+    async end(): Promise<string[]> {
+      client.send({ cmd: 'end', urls } satisfies ClientCommand);
+      return (await nextMessage<Extract<ClientMessage, { ended: true }>>(client)).failures;
+    },
+    /** The workspace's pooled sets, and the machines of theirs and of `tags`. */
+    async snapshot(workspaceId: string, tags: string[] = []): Promise<Snapshot> {
+      first.send({ cmd: 'snapshot', workspaceId, tags });
+      return (await nextMessage<Extract<ServerMessage, { snapshot: Snapshot }>>(first)).snapshot;
     },
     async stop() {
       client.kill();
