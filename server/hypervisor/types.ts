@@ -393,6 +393,12 @@ export interface HypervisorDriver {
    * Drivers whose started machines are as usable as they will be leave it out.
    */
   untilUsable?(tag: string): Promise<void>;
+  /**
+   * Whether a machine of the spec can be kept running in a warm pool: a claim must give a running
+   * machine the gamespace's guest settings at once. `reason` says why not, for the administrator.
+   * Drivers whose running machines always take them leave it out.
+   */
+  poolable?(spec: MachineSpec): Promise<TemplateAvailability>;
   /** Changes the driver makes on its own; returns the unsubscribe. */
   subscribe(listener: (event: DriverEvent) => void): () => void;
   /** Resolves when the driver can serve calls; rejects, saying why, when it cannot. Cheap. */

@@ -271,6 +271,48 @@ describe('the pool keeper', () => {
     await pools.stop();
   });
 
+  it('keeps no set of machines the driver cannot pool, and says why', async () => {
+    const reason = 'The image of the template web has no guest agent';
+    const agentless: HypervisorDriver = {
+      ...sim,
+      poolable: async (spec) =>
+        spec.name === 'web' ? { available: false, reason } : { available: true },
+    };
+    const pools = service(agentless);
+    await expect(pools.setSize(workspaceId, 1)).rejects.toThrow(reason);
+    // A pool set before the driver knew: the keeper warms nothing, and the view says why.
+    await repos.pools.setSize(workspaceId, 1, clock.now());
+    await pools.keep(workspaceId);
+    await pools.settled();
+    expect(await setsOf()).toEqual([]);
+    expect(await pools.get(workspaceId)).toMatchObject({ size: 1, ready: 0, unpoolable: reason });
+    expect((await service(sim).get(workspaceId)).unpoolable).toBeNull();
+  });
+
+  it('fails a set whose wait for usable machines taught the driver it cannot be pooled', async () => {
+    let known = false;
+    const learning: HypervisorDriver = {
+      ...sim,
+      // The wait runs its course, and the driver learns that the image has no agent.
+      untilUsable: async () => {
+        known = true;
+      },
+      poolable: async () =>
+        known ? { available: false, reason: 'no guest agent' } : { available: true },
+    };
+    const pools = service(learning);
+    await pools.setSize(workspaceId, 1);
+    await pools.settled();
+    const [set] = await setsOf();
+    expect(set?.state).toBe('failed');
+    // The next round warms none in its place, and drains the failed one with its machines.
+    await pools.keep(workspaceId);
+    await pools.settled();
+    expect(await setsOf()).toEqual([]);
+    expect(await sim.machinesOf(set!.id)).toEqual([]);
+    expect((await pools.get(workspaceId)).unpoolable).toBe('no guest agent');
+  });
+
   it('answers a claim whose hand-over fails as a miss, leaving no machine behind', async () => {
     const broken: HypervisorDriver = {
       ...sim,

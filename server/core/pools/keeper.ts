@@ -1,13 +1,14 @@
 import { every, type Clock } from '../../clock';
 import type { HypervisorDriver, MachineSpec } from '../../hypervisor';
 import type { Repositories } from '../../store/repositories';
+import type { TemplateWithParentDetail } from '../../store/repositories/templates';
 import type { PooledSetTable, WorkspaceTable } from '../../store/schema';
 import type { Cache } from '../cache';
 import { newId, newToken } from '../ids';
 import { deployAndWait, DEPLOY_POLL } from '../play/deploy';
 import { leavesFrom } from './pooledSet';
 import { demandOf, inUseOf, plus, setsThatFit, type Demand } from './room';
-import { fingerprintsOf, pooledSpecs } from './sets';
+import { fingerprintsOf, pooledSpecs, unpoolableReason } from './sets';
 
 // The pool keeper: rounds that keep each workspace's pool at its target. A round drains the sets
 // made from templates since changed and those beyond the target, and warms what is missing, each
@@ -18,6 +19,9 @@ import { fingerprintsOf, pooledSpecs } from './sets';
 // - Room: a set is warmed only when, beside what the driver counts against its caps (running
 //   machines, room reserved for deploys under way) and the sets this process is deploying, one
 //   launch's room is left (room.ts). Room is decided one round at a time in a process.
+// - Machines the driver cannot pool (sets.ts unpoolableReason: on qemu, a template with guest
+//   settings on an image without the agent): no set is warmed and the pool's sets are drained; a
+//   set whose wait for usable machines taught the driver so fails.
 // - Variants: the keeper spreads a pool over the workspace's variants evenly.
 // - One round per workspace at a time across servers: a lock in the shared cache (as the
 //   janitor's); a server that finds it held leaves that round to the holder, and its own next
@@ -114,7 +118,12 @@ export function createKeeper(deps: KeeperDeps) {
   }
 
   /** Deploys a new set under its own tag; ready once every machine is usable, else failed. */
-  async function warm(ws: WorkspaceTable, specs: MachineSpec[], set: PooledSetTable) {
+  async function warm(
+    ws: WorkspaceTable,
+    templatesOfSet: readonly TemplateWithParentDetail[],
+    specs: MachineSpec[],
+    set: PooledSetTable,
+  ) {
     try {
       const { complete } = await deployAndWait(
         driver,
@@ -126,6 +135,9 @@ export function createKeeper(deps: KeeperDeps) {
       if (!complete) throw new Error('the machines of a pooled set never all appeared');
       // Ready when a player could use it: booted, not merely started.
       await driver.untilUsable?.(set.id);
+      // The wait may have taught the driver that a claim could not hand these machines over.
+      const refusal = await unpoolableReason(driver, ws, templatesOfSet);
+      if (refusal) throw new Error(refusal);
       const { from, to } = leavesFrom('set.warmed');
       // Drained while it deployed: what the deploy made goes too.
       if (!(await repos.pools.move(set.id, from, to, now()))) await removeSet(set.id);
@@ -147,6 +159,11 @@ export function createKeeper(deps: KeeperDeps) {
     }
     const setting = await repos.pools.setting(workspaceId);
     const templates = await repos.templates.ofWorkspaceWithParentDetail(ws.id);
+    // Machines the driver cannot pool: none is kept (the pool's view says why).
+    if (await unpoolableReason(driver, ws, templates)) {
+      await drain(workspaceId);
+      return;
+    }
     const prints = fingerprintsOf(ws, templates);
     const live = (await repos.pools.setsOf(workspaceId)).filter(
       (s) => s.state === 'warming' || s.state === 'ready',
@@ -197,7 +214,7 @@ export function createKeeper(deps: KeeperDeps) {
         };
         await repos.pools.addSet(set);
         deploying.set(set.id, demand);
-        track(warm(ws, specs, set));
+        track(warm(ws, templates, specs, set));
       }
     });
   }

@@ -10,7 +10,7 @@ import { newId } from '../ids';
 import { createPoolClaims } from './claims';
 import { createKeeper, POOL_MAX_SIZE, SCHEDULE_TAIL_MS } from './keeper';
 import { capsOf, demandOf, NO_DEMAND, setsThatFit } from './room';
-import { pooledSpecs } from './sets';
+import { pooledSpecs, unpoolableReason } from './sets';
 
 // Warm pools: per workspace, an administrator sets how many gamespaces' machine sets to keep
 // deployed ahead of launches, or schedules launches for which the pool grows in time. The keeper
@@ -40,6 +40,8 @@ export interface PoolView {
   misses: number;
   /** Scheduled launches not past yet, soonest first. */
   schedules: Array<{ count: number; at: string }>;
+  /** Why the driver cannot pool the workspace's machines, so none is kept; null when it can. */
+  unpoolable: string | null;
 }
 
 export type PoolRepositories = Pick<Repositories, 'pools' | 'templates' | 'workspaces'>;
@@ -99,8 +101,15 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
     return ws;
   }
 
+  /** Why the driver cannot pool the workspace's machines, or null. */
+  async function unpoolable(ws: WorkspaceTable): Promise<string | null> {
+    const templates = await repos.templates.ofWorkspaceWithParentDetail(ws.id);
+    return unpoolableReason(driver, ws, templates);
+  }
+
   async function view(workspaceId: string, workspaceName: string | null): Promise<PoolView> {
     const t = now();
+    const ws = await repos.workspaces.find(workspaceId);
     const setting = await repos.pools.setting(workspaceId);
     const counts = await repos.pools.counts(workspaceId, t - CLAIM_WINDOW_MS);
     const schedules = await repos.pools.schedulesOf(
@@ -119,6 +128,7 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
       claimedLastHour: counts.claimed,
       misses: setting?.misses ?? 0,
       schedules: schedules.map((s) => ({ count: s.count, at: isoDate(s.at) })),
+      unpoolable: ws ? await unpoolable(ws) : null,
     };
   }
 
@@ -151,8 +161,9 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
 
     /**
      * PUT /api/admin/pools/{id}: the pool's size, 0..POOL_MAX_SIZE, refused when the driver
-     * cannot run pools or could never run that many sets and one launch beside them (room.ts);
-     * the keeper starts on it at once.
+     * cannot run pools, cannot pool the workspace's machines (the view's `unpoolable`), or could
+     * never run that many sets and one launch beside them (room.ts); the keeper starts on it at
+     * once.
      */
     async setSize(workspaceId: string, size: unknown): Promise<PoolView> {
       const ws = await requireWorkspace(workspaceId);
@@ -162,6 +173,8 @@ export function createPoolService(repos: PoolRepositories, options: PoolOptions)
       if (size > POOL_MAX_SIZE) throw invalid('size', `must be at most ${POOL_MAX_SIZE}`);
       if (size > 0) {
         requireSupported();
+        const refusal = await unpoolable(ws);
+        if (refusal) throw invalid('size', refusal);
         const templates = await repos.templates.ofWorkspaceWithParentDetail(ws.id);
         const demand = demandOf(pooledSpecs(ws, templates, 0, ''), !!ws.hostAffinity);
         const status = await driver.status();

@@ -1,5 +1,5 @@
 import { parseChallengeText, type ChallengeSpec } from '../../../src/domain/challenge';
-import type { MachineSpec } from '../../hypervisor';
+import type { HypervisorDriver, MachineSpec } from '../../hypervisor';
 import type { TemplateWithParentDetail } from '../../store/repositories/templates';
 import type { WorkspaceTable } from '../../store/schema';
 import { sha256Hex } from '../ids';
@@ -9,7 +9,7 @@ import { gamespaceTemplates, templatesOfVariant } from '../play/deploy';
 // What a pooled set is made of: the machines a gamespace of the variant would get for one
 // player, with the templates' own guest settings (the gamespace's, its transforms resolved, are
 // delivered when it claims the set), and the fingerprint that says whether a set was made from
-// the templates as they are now.
+// the templates as they are now; and whether the driver can pool the machines at all.
 
 /** The machine specs of a pooled set under its tag: a gamespace's for one player, untransformed. */
 export function pooledSpecs(
@@ -56,4 +56,23 @@ export function fingerprintsOf(
   return Array.from({ length: Math.max(1, variants.length) }, (_, v) =>
     fingerprintOf(ws, templates, v, variants[v] ?? null),
   );
+}
+
+/**
+ * Why the driver cannot keep the workspace's machines in a pool (a template whose running machines
+ * could not take a claim's guest settings: qemu, an image without the guest agent), or null.
+ */
+export async function unpoolableReason(
+  driver: Pick<HypervisorDriver, 'poolable'>,
+  ws: WorkspaceTable,
+  templates: readonly TemplateWithParentDetail[],
+): Promise<string | null> {
+  if (!driver.poolable) return null;
+  for (let variant = 0; variant < fingerprintsOf(ws, templates).length; variant++) {
+    for (const spec of pooledSpecs(ws, templates, variant, '')) {
+      const poolable = await driver.poolable(spec);
+      if (!poolable.available) return poolable.reason;
+    }
+  }
+  return null;
 }

@@ -20,6 +20,7 @@ const poolSchema = {
     'claimedLastHour',
     'misses',
     'schedules',
+    'unpoolable',
   ],
   properties: {
     workspaceId: { type: 'string' },
@@ -45,6 +46,11 @@ const poolSchema = {
         required: ['count', 'at'],
         properties: { count: { type: 'integer' }, at: { type: 'string', format: 'date-time' } },
       },
+    },
+    unpoolable: {
+      type: ['string', 'null'],
+      description:
+        "Why the hypervisor cannot keep the workspace's machines in a pool (a template with guest settings on an image without the guest agent), so none is kept; null when it can.",
     },
   },
 } as const;

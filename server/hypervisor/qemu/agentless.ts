@@ -2,10 +2,12 @@ import { fileStamp } from './disks';
 
 // Images without the guest agent (an author's own, imported): a machine booted from one never
 // answers `ping`, so the driver learns it once a wait for the agent has run its whole course
-// (WARM_BOOT_MS: a warm image's build, a boot's notice) and knows it from then on: such an image
-// gets no warm image build and no boot notice. An image is known by the stamp of the machine's
-// first disk's base, so a changed image (one with the agent installed since) is asked again; what
-// was learned lasts until the server restarts.
+// (WARM_BOOT_MS: a warm image's build, a boot's notice, a pooled set's untilUsable) and knows it
+// from then on: such an image gets no warm image build and no boot notice, its machines are usable
+// once they run, and a template of it with guest settings cannot be pooled (a claim could not give
+// its running machine the settings). An image is known by the stamp of the machine's first disk's
+// base, so a changed image (one with the agent installed since) is asked again; what was learned
+// lasts until the server restarts.
 
 export function createAgentless() {
   const stamps = new Set<string>();

@@ -14,7 +14,7 @@ import { ended, launch, resumed, type Acceleration } from './processes';
 import { qmp } from './qmp';
 import { writeRecord, type MachineRecord } from './records';
 import type { SwitchClient } from './switch';
-import { WARM_BOOT_MS, type WarmImages } from './warm';
+import type { WarmImages } from './warm';
 
 /** How long a restored machine's agent may take to make it its own. */
 const PERSONALIZE_MS = 30_000;
@@ -47,6 +47,8 @@ export interface QemuPowerOptions {
   knownRunning: Set<string>;
   /** Images known to have no agent; a boot whose agent never answers teaches it. */
   agentless: Agentless;
+  /** How long a booting machine's agent may take to answer (WARM_BOOT_MS). */
+  agentWaitMs: number;
   clock: Clock;
   /** Aborted when the driver closes: ends the waits for booting machines. */
   closing: AbortSignal;
@@ -105,7 +107,7 @@ export function createQemuPower(options: QemuPowerOptions) {
     void callAgent(machineFiles(layout, record.id).agent, {
       line: 'ping',
       answer: 'TOPOPLAY pong',
-      timeoutMs: WARM_BOOT_MS,
+      timeoutMs: options.agentWaitMs,
       repeatMs: 1_000,
       signal,
     })

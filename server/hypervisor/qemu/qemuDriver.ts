@@ -73,6 +73,11 @@ export interface QemuDriverOptions {
    * boots.
    */
   warmImages?: boolean;
+  /**
+   * How long a wait for a booting machine's agent lasts (untilUsable, a boot's notice) before its
+   * image is taken for one without (agentless.ts); WARM_BOOT_MS unless a test shortens it.
+   */
+  agentWaitMs?: number;
 }
 
 const OPERATIONS = ['start', 'stop', 'save', 'revert', 'delete', 'reset'] as const;
@@ -158,6 +163,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
   /** Ends the waits that outlive a call (untilUsable, a boot's) when the driver closes. */
   const closing = new AbortController();
   const agentless = createAgentless();
+  const agentWaitMs = options.agentWaitMs ?? WARM_BOOT_MS;
 
   const warm = options.warmImages
     ? createWarmImages({
@@ -187,6 +193,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     switchClient,
     knownRunning,
     agentless,
+    agentWaitMs,
     clock,
     closing: closing.signal,
     emit,
@@ -352,8 +359,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     },
 
     // A machine is usable once its agent answers `ping`: the agent says so when the image has
-    // booted as far as it goes (cloud-init done). Images without the agent never answer; their
-    // machines are taken for usable after WARM_BOOT_MS. The agent is then given the settings the
+    // booted as far as it goes (cloud-init done). Images without the agent never answer: their
+    // machines are taken for usable after WARM_BOOT_MS, and at once once their image is known to
+    // have none (agentless.ts, learned here too). The agent is then given the settings the
     // machine has: nothing changes, but the programs a claim's settings run are read and
     // translated now rather than during the claim (a restored machine's page cache is empty, and
     // the first claim of a Debian machine took 2.4 s instead of 0.5 s).
@@ -361,14 +369,21 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       const running = (await runningRecords()).filter((r) => r.tag === tag);
       await Promise.all(
         running.map(async (record) => {
+          const base = record.disks[0]?.base;
+          if (await agentless.has(base)) return;
           const socket = machineFiles(layout, record.id).agent;
-          const call = { timeoutMs: WARM_BOOT_MS, signal: closing.signal };
+          const call = { timeoutMs: agentWaitMs, signal: closing.signal };
           try {
             await callAgent(socket, {
               ...call,
               line: 'ping',
               answer: 'TOPOPLAY pong',
               repeatMs: 1_000,
+            }).catch(async (error: unknown) => {
+              if (!closing.signal.aborted && (await pidOf(record)) !== null) {
+                await agentless.learn(base);
+              }
+              throw error;
             });
             await callAgent(socket, {
               ...call,
@@ -380,6 +395,22 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
           }
         }),
       );
+    },
+    // A claim gives a running machine its settings through the agent: a template with settings
+    // on an image known to have none cannot be pooled.
+    async poolable(spec) {
+      const base = disks.diskPaths(spec)[0]?.full;
+      if (spec.guestSettings.length === 0 || !(await agentless.has(base))) {
+        return { available: true };
+      }
+      return {
+        available: false,
+        reason:
+          `The image of the template ${spec.name} has no guest agent (its machines never ` +
+          `answered it), so a pooled machine could not take a launch's guest settings while ` +
+          `it runs: its launches deploy without a pool. An image with the agent, or a template ` +
+          `without guest settings, can be pooled.`,
+      };
     },
     subscribe: (listener) => listeners.subscribe(listener),
     powerPoll: {
