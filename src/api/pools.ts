@@ -23,6 +23,8 @@ export const WarmPool = t.type({
   /** Launches that found no ready set and deployed from cold. */
   misses: t.number,
   schedules: t.array(PoolSchedule),
+  /** Why the hypervisor cannot pool the workspace's machines, so none is kept; null when it can. */
+  unpoolable: nullable(t.string),
 });
 export type WarmPool = t.TypeOf<typeof WarmPool>;
 

@@ -58,6 +58,7 @@ const pool = (
   claimedLastHour: 2,
   misses: 1,
   schedules: [],
+  unpoolable: null,
 });
 
 /** The server's answer to a size on a driver that cannot keep pools. */

@@ -27,6 +27,7 @@ const POOL: WarmPool = {
   claimedLastHour: 5,
   misses: 7,
   schedules: [],
+  unpoolable: null,
 };
 
 const MATCHES: WorkspaceMatch[] = [
@@ -141,6 +142,21 @@ const save = (container: HTMLElement) =>
   act(() => container.querySelector<HTMLButtonElement>('button[type="submit"]')!.click());
 
 describe('WarmPoolsPanel', () => {
+  it("says why a pool keeps no set when the hypervisor cannot pool the workspace's machines", async () => {
+    const reason = 'The image of the template web has no guest agent.';
+    const { container } = await render({
+      list: [
+        { ...POOL, unpoolable: reason },
+        { ...POOL, workspaceId: WEB },
+      ],
+    });
+    const [lab, web] = [...container.querySelectorAll('tbody tr')].map((tr) =>
+      tr.querySelector('td')!,
+    );
+    expect(lab?.querySelector('.tp-pool-unpoolable')?.textContent).toBe(reason);
+    expect(web?.querySelector('.tp-pool-unpoolable')).toBeNull();
+  });
+
   it('shows one row per pool by workspace name, its id under it, and its figures', async () => {
     const at = '2026-12-01T09:00:00.000Z';
     const { container } = await render({

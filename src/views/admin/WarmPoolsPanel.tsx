@@ -275,6 +275,7 @@ export function WarmPoolsPanel({ pools }: { pools: WarmPoolsActorRef }) {
                 <td>
                   {p.workspaceName ?? <span className="tp-muted">(deleted)</span>}
                   <span className="tp-pool-id">{p.workspaceId}</span>
+                  {p.unpoolable && <span className="tp-pool-unpoolable">{p.unpoolable}</span>}
                 </td>
                 <td>{p.size}</td>
                 <td>{p.target}</td>
