@@ -6,6 +6,7 @@ import { consoleHeartbeatMachine, PING_INTERVAL_MS } from './consoleHeartbeatMac
 import {
   consoleMachine,
   RECONNECT_FIRST_DELAY_MS,
+  RECONNECT_JITTER,
   RECONNECT_MAX_DELAY_MS,
   RECONNECT_TICK_MS,
   reconnectDelayMs,
@@ -72,6 +73,7 @@ const UNREACHABLE = httpError(0, 'Failed to fetch');
 const SIGNED_OUT = httpError(401, 'Unauthorized');
 
 interface Options {
+  jitter?: number;
   signIn?: () => Promise<void>;
   consoles?: Array<VmConsole | Error>;
   vm?: Vm | null | Error;
@@ -145,7 +147,7 @@ function start(options: Options = {}) {
     actions: { requestFullscreen: (_, params) => requestFullscreen(params.screen) },
   });
   const actor = createActor(machine, {
-    input: { vmId: 'vm-1', name: 'kali', fullbleed: false },
+    input: { vmId: 'vm-1', name: 'kali', fullbleed: false, jitter: options.jitter },
     clock,
   });
   actor.start();
@@ -324,6 +326,22 @@ describe('console machine', () => {
     // The server is back: the console is, without a click.
     expect(t.status()).toBe('connecting');
     expect(t.rfb.starts.at(-1)?.ticket).toBe('t9');
+  });
+
+  it('stretches the back-off by the page’s jitter, so pages dropped together spread out', async () => {
+    expect(reconnectDelayMs(1, 0.5)).toBe(RECONNECT_FIRST_DELAY_MS * (1 + RECONNECT_JITTER / 2));
+    expect(reconnectDelayMs(9, 0.99)).toBeLessThan(RECONNECT_MAX_DELAY_MS * (1 + RECONNECT_JITTER));
+    const t = await connected({ jitter: 0.5, vm: { id: 'vm-1', state: 'running' } });
+    t.send({ type: 'rfb.disconnected', clean: false });
+    await flush();
+    const wait = reconnectDelayMs(1, 0.5);
+    expect(wait).toBeGreaterThan(reconnectDelayMs(1));
+    t.clock.increment(wait - 1);
+    await flush();
+    expect(t.calls.loadConsole).toBe(1);
+    t.clock.increment(1);
+    await flush();
+    expect(t.calls.loadConsole).toBe(2);
   });
 
   it('grows the back-off while attempts do not connect, and starts it again once one does', async () => {

@@ -27,9 +27,14 @@ import { consoleNetworkMachine } from './consoleNetworkMachine';
 export const RECONNECT_FIRST_DELAY_MS = 500;
 /** ...up to this: 0.5, 1, 2, 4, 8, 15, 15... s. */
 export const RECONNECT_MAX_DELAY_MS = 15_000;
-/** The wait before reconnection `attempt` (1 after a connection was lost). */
-export const reconnectDelayMs = (attempt: number): number =>
-  Math.min(RECONNECT_FIRST_DELAY_MS * 2 ** (attempt - 1), RECONNECT_MAX_DELAY_MS);
+/** A page's back-off is stretched by up to this fraction (its `jitter`). */
+export const RECONNECT_JITTER = 0.5;
+/** The wait before reconnection `attempt` (1 after a connection was lost) of a page. */
+export const reconnectDelayMs = (attempt: number, jitter = 0): number =>
+  Math.round(
+    Math.min(RECONNECT_FIRST_DELAY_MS * 2 ** (attempt - 1), RECONNECT_MAX_DELAY_MS) *
+      (1 + RECONNECT_JITTER * jitter),
+  );
 /** The wait before a reconnection counts down in steps of this, so the page can show it. */
 export const RECONNECT_TICK_MS = 1_000;
 
@@ -62,6 +67,11 @@ export interface ConsoleInput {
   name: string;
   /** f=1: the page fills the window without the toolbar's margins. */
   fullbleed: boolean;
+  /**
+   * A number in [0, 1) drawn once for the page, which stretches its back-off, so that the pages
+   * a server restart dropped together do not all come back at the same moment. Default 0.
+   */
+  jitter?: number;
 }
 
 export interface RfbInput {
@@ -84,6 +94,8 @@ export interface ConsoleContext {
   credentialAsks: number;
   /** Reconnections started since the last connection: sets the back-off. */
   reconnectAttempt: number;
+  /** The page's stretch of the back-off (ConsoleInput.jitter). */
+  jitter: number;
   /** While reconnecting: how long until the next attempt. */
   reconnectInMs: number;
   /**
@@ -145,7 +157,7 @@ export const consoleMachine = setup({
     /** One more reconnection, after a longer wait than the last. */
     scheduleReconnect: assign(({ context }) => ({
       reconnectAttempt: context.reconnectAttempt + 1,
-      reconnectInMs: reconnectDelayMs(context.reconnectAttempt + 1),
+      reconnectInMs: reconnectDelayMs(context.reconnectAttempt + 1, context.jitter),
     })),
     tickReconnect: assign({
       reconnectInMs: ({ context }) => context.reconnectInMs - RECONNECT_TICK_MS,
@@ -182,6 +194,7 @@ export const consoleMachine = setup({
     error: null,
     credentialAsks: 0,
     reconnectAttempt: 0,
+    jitter: input.jitter ?? 0,
     reconnectInMs: 0,
     signedInAgain: false,
   }),

@@ -1,5 +1,5 @@
 import { useActorRef } from '@xstate/react';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { consoleMachine } from '../../machines/consoleMachine';
 import ConsoleView from '../../views/console/ConsoleView';
@@ -20,7 +20,9 @@ function MachineConsole({
     () => consoleMachine.provide(consoleImplementations(workspace.http)),
     [workspace.http],
   );
-  const session = useActorRef(machine, { input: { vmId, name, fullbleed }, inspect });
+  // Drawn once per page: pages dropped together spread their reconnections.
+  const [jitter] = useState(Math.random);
+  const session = useActorRef(machine, { input: { vmId, name, fullbleed, jitter }, inspect });
   return <ConsoleView session={session} />;
 }
 

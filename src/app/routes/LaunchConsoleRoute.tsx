@@ -47,8 +47,10 @@ function Console({ link }: { link: ConsoleLink }) {
     () => launchConsoleLogic(cookieHttpClient(settings.apphost)),
     [settings.apphost],
   );
+  // Drawn once per page: pages dropped together spread their reconnections.
+  const [jitter] = useState(Math.random);
   const session = useActorRef(logic, {
-    input: { vmId: link.vmId, name: link.name, fullbleed: link.fullbleed },
+    input: { vmId: link.vmId, name: link.name, fullbleed: link.fullbleed, jitter },
     inspect,
   });
   return <ConsoleView session={session} />;
