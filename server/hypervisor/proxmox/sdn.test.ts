@@ -73,6 +73,13 @@ function fakePve(vnets: PveVnet[] = []) {
     },
     put<T>(path: string, params?: PveParams) {
       calls.push({ method: 'PUT', path, params });
+      const id = /^\/cluster\/sdn\/vnets\/([^/]+)$/.exec(path)?.[1];
+      if (id) {
+        const vnet = vnets.find((v) => v.vnet === id);
+        if (!vnet) throw new Error(`fake PVE: no vnet at ${path}`);
+        vnet.alias = String(params?.alias);
+        return reply<T>(null);
+      }
       if (path !== '/cluster/sdn') throw new Error(`fake PVE: no PUT ${path}`);
       const upid = `UPID:pve1:0000${tasks.length}:reloadnetworkall::root@pam:`;
       tasks.push({ upid, ...deferred() });
@@ -349,6 +356,40 @@ describe('removeTag', () => {
     await sdn.settled();
     expect(pve.deletes()).toEqual([]);
     expect(pve.applies()).toEqual([]);
+  });
+});
+
+describe('retag', () => {
+  it("relabels the tag's vnets for the other tag, replacing what that tag had, and applies", async () => {
+    const pve = fakePve([
+      { vnet: 'tp000001', zone: ZONE, tag: 100, alias: `lan--${T1}` },
+      { vnet: 'tp000002', zone: ZONE, tag: 101, alias: `wan--${T1}` },
+      { vnet: 'tp000003', zone: ZONE, tag: 102, alias: `lan--${T2}` },
+      { vnet: 'dmz', zone: ZONE, tag: 104 },
+    ]);
+    const sdn = sdnOn(pve);
+
+    await sdn.retag(T1, T2);
+
+    // The vnets (and their bridges) are the same; only their labels changed hands.
+    expect(pve.vnets.map((v) => [v.vnet, v.alias])).toEqual([
+      ['tp000001', `lan--${T2}`],
+      ['tp000002', `wan--${T2}`],
+      ['dmz', undefined],
+    ]);
+    expect(pve.deletes()).toEqual(['/cluster/sdn/vnets/tp000003']);
+    expect(pve.posts()).toEqual([]);
+    await sdn.settled();
+    expect(pve.applies()).toHaveLength(1);
+  });
+
+  it('changes and applies nothing when the tag has no vnets', async () => {
+    const pve = fakePve([{ vnet: 'tp000003', zone: ZONE, tag: 102, alias: `lan--${T2}` }]);
+    const sdn = sdnOn(pve);
+
+    await sdn.retag(T1, T2);
+    await sdn.settled();
+    expect(pve.calls.filter((c) => c.method !== 'GET')).toEqual([]);
   });
 });
 

@@ -202,12 +202,10 @@ export function createSdn(options: SdnOptions): Sdn {
         }
       });
     },
-    retag(fromTag, toTag) {
-      // In line with ensures: a net of either tag is never made while its vnets change hands.
-      const result = ensuring.then(() => retagNow(fromTag, toTag));
-      ensuring = result.catch(() => undefined);
-      return result;
-    },
+    // Not in line with ensures: no machine of either tag is being deployed (the lifecycle checked
+    // the target tag; a pooled set is handed over once its deploys have ended), so none of their
+    // nets is being made, and a claim does not wait behind the refills' ensures.
+    retag: retagNow,
     async removeTag(tag) {
       const ours = ofTag(await list(), tag);
       for (const v of ours) await api.delete(`/cluster/sdn/vnets/${v.vnet}`);
