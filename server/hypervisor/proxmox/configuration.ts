@@ -38,6 +38,8 @@ export interface ConfigurationOptions {
   machines: Machines;
   /** Deploys under way (deploys.ts). */
   pending: ReadonlyMap<number, Pending>;
+  /** The deploy's own delivery of a machine's guest settings, while it runs (deploys.ts). */
+  delivery(vmid: number): Promise<void> | undefined;
   clock: Clock;
 }
 
@@ -48,6 +50,7 @@ export function createConfiguration({
   isos,
   machines,
   pending,
+  delivery,
   clock,
 }: ConfigurationOptions) {
   const api = options.client;
@@ -130,12 +133,24 @@ export function createConfiguration({
           clock,
           log,
         };
-        // A caller that needs them now waits for the agent; the others are not held up by it.
-        if (change.kind === 'guests' && change.live) await pve(() => addThroughAgent(addition));
-        else {
-          void addThroughAgent(addition).catch((error: unknown) =>
-            log?.warn({ err: error, vmid: vm.resource.vmid }, 'proxmox: guest settings not added'),
-          );
+        // Added after the deploy's own settings, which its delivery writes whole once the agent
+        // answers: a caller that needs them now cannot have them before.
+        const first = delivery(vm.resource.vmid);
+        if (change.kind === 'guests' && change.live) {
+          if (first) {
+            throw new DriverError('unavailable', 'the guest agent has not answered yet');
+          }
+          await pve(() => addThroughAgent(addition));
+        } else {
+          // The others are not held up by the agent.
+          void (first ?? Promise.resolve())
+            .then(() => addThroughAgent(addition))
+            .catch((error: unknown) =>
+              log?.warn(
+                { err: error, vmid: vm.resource.vmid },
+                'proxmox: guest settings not added',
+              ),
+            );
         }
         break;
       }

@@ -143,6 +143,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     isos,
     machines,
     pending: deploys.pending,
+    delivery: (vmid) => deploys.delivery(vmid),
     clock,
   });
   const { pending, resolveId, deploy, pickNode } = deploys;

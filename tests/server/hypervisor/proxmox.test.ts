@@ -257,6 +257,41 @@ describe('proxmox driver on the PVE API simulator', () => {
     await driver.deleteAll(gamespace);
   });
 
+  it("adds a setting changed before the agent answers after the deploy's own settings", async () => {
+    const slow = await startPveSimulator({ ...SIM_TIMINGS, agentDelayMs: 500 });
+    const own = driverOn(slow);
+    try {
+      const deployed = [{ key: 'guestinfo.flag', value: 'one' }];
+      const vm = await own.deploy(
+        spec('web', newId(), { baseImage: STOCK, guestSettings: deployed }),
+        false,
+      );
+      await vi.waitFor(async () => expect((await own.load(vm.id))?.state).toBe('running'), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      const live = { kind: 'guests' as const, settings: [{ key: 'x', value: '1' }], live: true };
+      await expect(own.changeConfiguration(vm.id, live, false)).rejects.toMatchObject({
+        code: 'unavailable',
+      });
+      await own.changeConfiguration(
+        vm.id,
+        { kind: 'guest', key: 'guestinfo.note', value: 'two' },
+        false,
+      );
+      await vi.waitFor(
+        () =>
+          expect(slow.agentFiles(Number(vm.id))['/etc/topoplay-guestinfo']).toBe(
+            'guestinfo.flag=one\nguestinfo.note=two\n',
+          ),
+        { timeout: 10_000, interval: 20 },
+      );
+    } finally {
+      await own.close();
+      await slow.close();
+    }
+  });
+
   it('refuses live guest settings while the guest agent does not answer', async () => {
     const tag = newId();
     const quiet = await startPveSimulator({ ...SIM_TIMINGS, agentDelayMs: 60_000 });
