@@ -9,7 +9,7 @@ import { TINY_TEMPLATE } from '../../server/core/stockTemplates';
 import { startPveSimulator, type PveSimulator } from '../pvesim/simulator';
 import { percentile } from './processes';
 
-// Warm pools on the proxmox driver: `npx tsx tests/bench/proxmoxPool.ts` (about a minute). One
+// Warm pools on the proxmox driver: `npx tsx tests/bench/proxmoxPool.ts` (about six minutes). One
 // server (SQLite) on the PVE API simulator with the timings of the "fifty" test of
 // tests/server/hypervisor/proxmox.test.ts: linked clones of 40 ms that meet PVE's clone lock on
 // the base image (a clone waits 30 ms for a lock another holds, then fails, and the driver's queue
