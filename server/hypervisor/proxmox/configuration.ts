@@ -40,6 +40,7 @@ export interface ConfigurationOptions {
   pending: ReadonlyMap<number, Pending>;
   /** The deploy's own delivery of a machine's guest settings, while it runs (deploys.ts). */
   delivery(vmid: number): Promise<void> | undefined;
+  isClosed(): boolean;
   clock: Clock;
 }
 
@@ -51,6 +52,7 @@ export function createConfiguration({
   machines,
   pending,
   delivery,
+  isClosed,
   clock,
 }: ConfigurationOptions) {
   const api = options.client;
@@ -131,6 +133,7 @@ export function createConfiguration({
           text: guestSettingsText(added),
           file: settingsFile,
           clock,
+          closed: isClosed,
           log,
         };
         // Added after the deploy's own settings, which its delivery writes whole once the agent
@@ -145,12 +148,14 @@ export function createConfiguration({
           // The others are not held up by the agent.
           void (first ?? Promise.resolve())
             .then(() => addThroughAgent(addition))
-            .catch((error: unknown) =>
+            .catch((error: unknown) => {
+              // A driver that closed meanwhile has nobody to tell.
+              if (isClosed()) return;
               log?.warn(
                 { err: error, vmid: vm.resource.vmid },
                 'proxmox: guest settings not added',
-              ),
-            );
+              );
+            });
         }
         break;
       }

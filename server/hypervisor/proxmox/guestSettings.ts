@@ -104,6 +104,8 @@ export interface AgentAddition {
   /** Where in the guest. */
   file: string;
   clock: Clock;
+  /** The driver closed: stop waiting for the hook. */
+  closed(): boolean;
   log?: { warn(o: object, msg?: string): void };
 }
 
@@ -148,6 +150,7 @@ export async function addThroughAgent(addition: AgentAddition): Promise<void> {
       }
       return;
     }
+    if (addition.closed()) throw new PveError('network', 'the proxmox driver closed');
     if (clock.now() >= deadline) {
       throw new PveError('timeout', `the settings hook of ${addition.vm} did not end in time`, {
         path: `${agent}/exec-status`,

@@ -144,6 +144,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     machines,
     pending: deploys.pending,
     delivery: (vmid) => deploys.delivery(vmid),
+    isClosed: () => closed,
     clock,
   });
   const { pending, resolveId, deploy, pickNode } = deploys;
