@@ -237,23 +237,34 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
   // A machine without the agent configured cannot say: it is taken as it is. Ends, as a failure,
   // when the driver closes; a machine that never answers gives up after agentGiveUpMs.
 
-  async function untilAgentAnswers(vm: OwnVm): Promise<void> {
+  /**
+   * Base images (by VMID) whose machines cannot take a claim's guest settings: their agent never
+   * answered, or (with root's fw_cfg, where deploys do not enable it) is not configured. Known
+   * until the server restarts; a base image replaced by a save has a VMID of its own.
+   */
+  const agentless = new Set<number>();
+
+  /** Whether the machine's agent answered ('absent': it never will, as far as we can tell). */
+  async function untilAgentAnswers(vm: OwnVm): Promise<'answered' | 'absent' | 'unknown'> {
     const deadline = clock.now() + (options.agentGiveUpMs ?? 10 * 60_000);
     for (;;) {
       if (closed) throw new DriverError('unavailable', 'the proxmox driver closed');
       try {
         await api.post(`${vmPath(vm)}/agent/ping`);
-        return;
+        return 'answered';
       } catch (error) {
+        // Deploys enable the agent for guest settings, unless root's fw_cfg gives them.
         if (error instanceof PveError && /no qemu guest agent configured/i.test(error.reason)) {
-          return;
+          return options.rootClient ? 'absent' : 'unknown';
         }
         // Gone, or stopped meanwhile: nothing to wait for.
-        if (error instanceof PveError && error.kind === 'not-found') return;
-        if (error instanceof PveError && /^VM \d+ (is )?not running/i.test(error.reason)) return;
+        if (error instanceof PveError && error.kind === 'not-found') return 'unknown';
+        if (error instanceof PveError && /^VM \d+ (is )?not running/i.test(error.reason)) {
+          return 'unknown';
+        }
         if (clock.now() >= deadline) {
           log?.warn({ vmid: vm.resource.vmid }, 'proxmox: the guest agent never answered');
-          return;
+          return 'absent';
         }
       }
       await new Promise<void>((resolve) =>
@@ -272,7 +283,9 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     );
     await Promise.all(
       vms.map(async (vm) => {
-        await untilAgentAnswers(vm);
+        if ((await untilAgentAnswers(vm)) === 'absent' && vm.meta.source) {
+          agentless.add(vm.meta.source);
+        }
         await deploys.delivery(vm.resource.vmid);
         if (closed) throw new DriverError('unavailable', 'the proxmox driver closed');
       }),
@@ -380,6 +393,23 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     removeIso: (path) => pve(() => isos.removeIso(path)),
     netOptions: (tag) => configuration.netOptionsOf(tag),
     untilUsable,
+    // A claim gives a running machine its settings through the agent: a template with settings on
+    // a base image whose machines never answered it cannot be pooled.
+    async poolable(spec) {
+      if (spec.guestSettings.length === 0 || !spec.baseImage) return { available: true };
+      const base = await pve(() => inventory.baseImage(spec.baseImage!)).catch(() => null);
+      if (!base || !agentless.has(base.vmid)) return { available: true };
+      return {
+        available: false,
+        reason:
+          `The machines of the Proxmox VM template ${spec.baseImage} (template ${spec.name}) ` +
+          `never answered the QEMU guest agent` +
+          (options.rootClient ? ' (or it is not enabled: agent 1)' : '') +
+          `, so a pooled machine could not take a launch's guest settings while it runs: its ` +
+          `launches deploy without a pool. An image running qemu-guest-agent, or a template ` +
+          `without guest settings, can be pooled.`,
+      };
+    },
     subscribe: (listener) => listeners.subscribe(listener),
     powerPoll: {
       check: watch,

@@ -292,6 +292,38 @@ describe('proxmox driver on the PVE API simulator', () => {
     }
   });
 
+  it('cannot pool a template with settings once its machines never answered the agent', async () => {
+    const silent = await startPveSimulator({ ...SIM_TIMINGS, agentDelayMs: 60_000 });
+    const said: string[] = [];
+    const own = driverOn(silent, {
+      agentGiveUpMs: 300,
+      log: { warn: (_o: object, msg?: string) => said.push(msg ?? '') },
+    });
+    try {
+      const tag = newId();
+      const withSettings = spec('web', tag, {
+        baseImage: STOCK,
+        guestSettings: [{ key: 'guestinfo.flag', value: 'x' }],
+      });
+      expect(await own.poolable!(withSettings)).toEqual({ available: true });
+      await own.deploy(withSettings, false);
+      // Usable as far as anyone can tell once the driver gives up on the agent...
+      await own.untilUsable!(tag);
+      // ...and from then on its base image's templates with settings are not pooled.
+      expect(await own.poolable!(withSettings)).toEqual({
+        available: false,
+        reason: expect.stringContaining(`VM template ${STOCK} (template web) never answered`),
+      });
+      expect(await own.poolable!({ ...withSettings, guestSettings: [] })).toEqual({
+        available: true,
+      });
+      expect(said).toContain('proxmox: the guest agent never answered');
+    } finally {
+      await own.close();
+      await silent.close();
+    }
+  });
+
   it('refuses live guest settings while the guest agent does not answer', async () => {
     const tag = newId();
     const quiet = await startPveSimulator({ ...SIM_TIMINGS, agentDelayMs: 60_000 });
