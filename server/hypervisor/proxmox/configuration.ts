@@ -175,6 +175,8 @@ export function createConfiguration({
     if ([...pending.values()].some((p) => tagOf(p.meta.name) === fromTag)) {
       throw new DriverError('invalid-state', `machines of ${fromTag} are still being deployed`);
     }
+    // Every machine of the tag as the cluster has it now, not as a listing of a moment ago.
+    inventory.invalidate();
     const vms = (await pve(() => inventory.machines())).filter(
       (vm) => tagOf(vm.meta.name) === fromTag,
     );
