@@ -67,6 +67,41 @@ describe('callAgent', () => {
     expect(personalizeLine()).not.toBe(personalizeLine());
   });
 
+  it('takes turns with the other calls on the socket, the wait counted in its deadline', async () => {
+    // QEMU's socket serves one client at a time: lines of two connections must not interleave.
+    const connections = new WeakMap<Socket, number>();
+    let count = 0;
+    const seen: { line: string; connection: number }[] = [];
+    const path = port((line, socket) => {
+      if (!connections.has(socket)) connections.set(socket, count++);
+      seen.push({ line, connection: connections.get(socket)! });
+      const pings = seen.filter((s) => s.connection === connections.get(socket)).length;
+      if (line === 'ping' && pings >= 3) socket.write('TOPOPLAY pong\n');
+      if (line.startsWith('settings')) socket.write('TOPOPLAY settings 1\n');
+    });
+    const ping = { line: 'ping', answer: 'TOPOPLAY pong', timeoutMs: 5_000, repeatMs: 20 };
+    const answers = await Promise.all([
+      callAgent(path, ping),
+      callAgent(path, ping),
+      callAgent(path, {
+        line: 'settings a2V5PXZhbHVl',
+        answer: 'TOPOPLAY settings',
+        timeoutMs: 5_000,
+      }),
+    ]);
+    expect(answers).toEqual(['TOPOPLAY pong', 'TOPOPLAY pong', 'TOPOPLAY settings 1']);
+    const order = seen.map((s) => s.connection);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(seen.at(-1)?.line).toBe('settings a2V5PXZhbHVl');
+
+    // A call whose turn does not come before its deadline fails at the deadline.
+    const hold = callAgent(path, { line: 'hold', answer: 'never', timeoutMs: 1_000 });
+    await expect(
+      callAgent(path, { line: 'ping', answer: 'TOPOPLAY pong', timeoutMs: 200 }),
+    ).rejects.toThrow('did not answer ping');
+    await expect(hold).rejects.toThrow('did not answer hold');
+  });
+
   it('gives up at once when it is stopped, and at its deadline when nobody answers', async () => {
     const path = port(() => {});
     const stop = new AbortController();

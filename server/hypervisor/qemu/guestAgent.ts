@@ -199,12 +199,33 @@ export interface AgentCall {
   signal?: AbortSignal;
 }
 
+/** Per agent socket, the end of the calls on it so far: the next call starts after it. */
+const turns = new Map<string, Promise<void>>();
+
 /**
  * Sends `line` to the agent behind `socketPath` and resolves with the answer line that starts
  * with `answer`. A serial port drops what is written while nobody reads it, and QEMU's socket
  * may not exist yet: the connection is retried and the line repeated until the deadline.
+ *
+ * Calls on one socket take turns: QEMU's socket has one client at a time, and the agent answers
+ * whichever client is connected, so a second caller's connection would wait unaccepted while
+ * lines it repeated piled up for the agent. The deadline counts from the call, its turn included.
  */
 export function callAgent(socketPath: string, call: AgentCall): Promise<string> {
+  const before = turns.get(socketPath) ?? Promise.resolve();
+  const result = exchange(socketPath, call, before);
+  const after = result.then(
+    () => undefined,
+    () => undefined,
+  );
+  turns.set(socketPath, after);
+  void after.then(() => {
+    if (turns.get(socketPath) === after) turns.delete(socketPath);
+  });
+  return result;
+}
+
+function exchange(socketPath: string, call: AgentCall, turn: Promise<void>): Promise<string> {
   return new Promise((resolve, reject) => {
     let socket: Socket | null = null;
     let received = '';
@@ -259,6 +280,6 @@ export function callAgent(socketPath: string, call: AgentCall): Promise<string> 
         if (!done) retry = setTimeout(open, 100);
       });
     };
-    open();
+    void turn.then(open);
   });
 }
