@@ -42,7 +42,8 @@ const server = spawn(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'ser
     // Hermetic: SQLite in the data folder and in-memory hub and cache, whatever the shell has.
     DATABASE_URL: '',
     REDIS_URL: '',
-    LOG_LEVEL: 'warn',
+    // E2E_LOG_LEVEL=info shows what a test's server did (pools, warm images, claims).
+    LOG_LEVEL: process.env.E2E_LOG_LEVEL || 'warn',
     // Sim tasks at 4x: a disk copy takes about 2.5 s, long enough to see its progress. The
     // qemu driver's tests ask for it with E2E_HYPERVISOR=qemu (and their own QEMU_IMAGES_DIR).
     HYPERVISOR: process.env.E2E_HYPERVISOR || 'sim',
