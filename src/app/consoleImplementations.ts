@@ -1,7 +1,7 @@
 import type RFB from '@novnc/novnc';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import { fromCallback } from 'xstate';
+import { fromCallback, fromPromise } from 'xstate';
 import { fromTaskEither } from '../api/actor';
 import {
   changeVmNet,
@@ -12,6 +12,7 @@ import {
   type NetChange,
 } from '../api/console';
 import type { HttpClient } from '../api/http';
+import { rememberKeyboardLayout, type LocalSettingsStore } from './localSettings';
 import { loadVm } from '../api/vm';
 import { nicNetworks } from '../domain/vmNics';
 import { consoleHeartbeatMachine } from '../machines/consoleHeartbeatMachine';
@@ -23,12 +24,50 @@ import type {
   RfbInput,
 } from '../machines/consoleMachine';
 import { consoleNetworkMachine } from '../machines/consoleNetworkMachine';
-import { keystrokesOf } from '../domain/keystrokes';
+import type { KeyboardLayout } from '../domain/keyboardLayouts';
+import {
+  keystrokesOf,
+  retypedKeystrokes,
+  type HeldKey,
+  type Keystroke,
+} from '../domain/keystrokes';
 
 type Implementations = Parameters<(typeof consoleMachine)['provide']>[0];
 
 /** The console view attaches its screen <div> (ConsoleView's `attachScreen`). */
 const asElement = (screen: ConsoleScreen): HTMLElement => screen as HTMLElement;
+
+const isModifier = (code: string): boolean =>
+  /^(Shift|Control|Alt|Meta|OS)(Left|Right)$/.test(code);
+
+/**
+ * Keys the user types reach the machine as the characters they meant on its layout (keystrokes.ts
+ * `retypedKeystrokes`): noVNC's keys pass through `sendKey`, which this wraps, keeping which
+ * modifiers are held. A key it retyped on its way down is done: its release is not sent.
+ */
+function typeOnLayout(rfb: RFB, layout: () => KeyboardLayout): (strokes: Keystroke[]) => void {
+  const send = rfb.sendKey.bind(rfb);
+  const held = new Map<string, HeldKey>();
+  const retyped = new Set<string>();
+  rfb.sendKey = (keysym, code, down) => {
+    if (down === undefined || code === null) return send(keysym, code, down);
+    if (isModifier(code)) {
+      if (down) held.set(code, { keysym, code });
+      else held.delete(code);
+    } else if (down) {
+      const strokes = retypedKeystrokes(layout(), keysym, code, [...held.values()]);
+      if (strokes) {
+        retyped.add(code);
+        for (const stroke of strokes) send(stroke.keysym, stroke.code, stroke.down);
+        return;
+      }
+    } else if (retyped.delete(code)) return;
+    send(keysym, code, down);
+  };
+  return (strokes) => {
+    for (const stroke of strokes) send(stroke.keysym, stroke.code, stroke.down);
+  };
+}
 
 /**
  * noVNC's RFB as an actor. noVNC is imported here, on first use, so only the console page loads
@@ -38,6 +77,8 @@ const asElement = (screen: ConsoleScreen): HTMLElement => screen as HTMLElement;
 const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput>(
   ({ input, sendBack, receive }) => {
     let rfb: RFB | null = null;
+    let type: (strokes: Keystroke[]) => void = () => undefined;
+    let layout = input.keyboardLayout;
     let stopped = false;
     const report = (event: ConsoleEvent) => {
       if (!stopped) sendBack(event);
@@ -52,6 +93,7 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
         });
         rfb.scaleViewport = true;
         rfb.background = '#000000';
+        type = typeOnLayout(rfb, () => layout);
         rfb.addEventListener('connect', () => report({ type: 'rfb.connected' }));
         rfb.addEventListener('disconnect', (e) =>
           report({ type: 'rfb.disconnected', clean: e.detail.clean }),
@@ -68,6 +110,7 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
     );
 
     receive((command) => {
+      if (command.type === 'rfb.keyboardLayoutChanged') layout = command.layout;
       if (!rfb) return;
       switch (command.type) {
         case 'rfb.credentials':
@@ -78,9 +121,7 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
           break;
         case 'rfb.paste':
           // Typed, not put on the clipboard: a real machine's VNC server ignores clipboard text.
-          for (const stroke of keystrokesOf(command.text)) {
-            rfb.sendKey(stroke.keysym, null, stroke.down);
-          }
+          type(keystrokesOf(command.text, layout));
           rfb.focus();
           break;
       }
@@ -93,8 +134,23 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
   },
 );
 
+/** What the console page reaches in the browser besides the server. */
+export interface ConsoleBrowser {
+  clipboard: Pick<Clipboard, 'readText'>;
+  rememberKeyboardLayout: (layout: KeyboardLayout) => void;
+}
+
+/** The browser's clipboard, and the user's layout kept in the local settings. */
+export const consoleBrowser = (
+  local: LocalSettingsStore,
+  userId: string | null,
+): ConsoleBrowser => ({
+  clipboard: navigator.clipboard,
+  rememberKeyboardLayout: (layout) => rememberKeyboardLayout(local, userId, layout),
+});
+
 /** The console page's effects over the SPA's HTTP client (the bearer token of the signed-in user). */
-export function consoleImplementations(http: HttpClient): Implementations {
+export function consoleImplementations(http: HttpClient, browser: ConsoleBrowser): Implementations {
   return {
     actors: {
       signIn: fromTaskEither((_: void, signal) => pipe(signInConsole(http)(signal), TE.asUnit)),
@@ -103,6 +159,7 @@ export function consoleImplementations(http: HttpClient): Implementations {
       ),
       loadVm: fromTaskEither(({ vmId }: { vmId: string }, signal) => loadVm(http)(vmId, signal)),
       rfb: rfbActor,
+      readClipboard: fromPromise(() => browser.clipboard.readText()),
       network: consoleNetworkMachine.provide({
         actors: {
           loadNets: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
@@ -140,6 +197,7 @@ export function consoleImplementations(http: HttpClient): Implementations {
       }),
     },
     actions: {
+      rememberKeyboardLayout: (_, { layout }) => browser.rememberKeyboardLayout(layout),
       requestFullscreen: (_, { screen }) => {
         // Refused outside a user gesture or by policy; the page simply stays as it is.
         asElement(screen)

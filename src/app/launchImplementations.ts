@@ -18,7 +18,7 @@ import { consoleMachine } from '../machines/consoleMachine';
 import type { GamespaceSessionEvent } from '../machines/gamespaceSessionMachine';
 import { gameStatePollMachine } from '../machines/gameStatePollMachine';
 import { launchSignInMachine } from '../machines/launchSignInMachine';
-import { consoleImplementations } from './consoleImplementations';
+import { consoleImplementations, type ConsoleBrowser } from './consoleImplementations';
 import { gamespaceActionLogic, gamespaceSessionLogic } from './playImplementations';
 import type { WorkspaceDependencies } from './workspaceImplementations';
 
@@ -136,5 +136,5 @@ export function launchSessionLogic(
 }
 
 /** The console page over the cookie: its sign-in renews the cookie (no bearer token to send). */
-export const launchConsoleLogic = (http: HttpClient) =>
-  consoleMachine.provide(consoleImplementations(http));
+export const launchConsoleLogic = (http: HttpClient, browser: ConsoleBrowser) =>
+  consoleMachine.provide(consoleImplementations(http, browser));

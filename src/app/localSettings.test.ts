@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { RESTORE_PENDING_COOKIE } from '../domain/homePage';
-import { createLocalSettings, localSettingsKey, restorePendingCookie } from './localSettings';
+import {
+  createLocalSettings,
+  keyboardLayoutOf,
+  localSettingsKey,
+  rememberKeyboardLayout,
+  restorePendingCookie,
+} from './localSettings';
 
 /** An in-memory Storage. */
 function memoryStorage(initial: Record<string, string> = {}): Storage {
@@ -93,6 +99,31 @@ describe('local settings', () => {
     expect(heard).toEqual([true, false, true, true, false, false]);
     createLocalSettings(memoryStorage(), HOST, (pending) => heard.push(pending));
     expect(heard.at(-1)).toBe(false);
+  });
+});
+
+describe('the keyboard layout', () => {
+  it('is US until chosen, then each user’s own, kept across page loads', () => {
+    const storage = memoryStorage();
+    expect(keyboardLayoutOf(createLocalSettings(storage, HOST), 'u1')).toBe('us');
+    rememberKeyboardLayout(createLocalSettings(storage, HOST), 'u1', 'de');
+    rememberKeyboardLayout(createLocalSettings(storage, HOST), 'u2', 'fr');
+    const local = createLocalSettings(storage, HOST);
+    expect(keyboardLayoutOf(local, 'u1')).toBe('de');
+    expect(keyboardLayoutOf(local, 'u2')).toBe('fr');
+  });
+
+  it('is the last one chosen for a console that does not know its user', () => {
+    const local = createLocalSettings(memoryStorage(), HOST);
+    rememberKeyboardLayout(local, 'u1', 'it');
+    expect(keyboardLayoutOf(local, null)).toBe('it');
+    expect(keyboardLayoutOf(local, 'u3')).toBe('it');
+  });
+
+  it('falls back to US for a layout this version does not know', () => {
+    const raw = JSON.stringify({ keyboardLayouts: { u1: 'klingon' } });
+    const local = createLocalSettings(memoryStorage({ [localSettingsKey(HOST)]: raw }), HOST);
+    expect(keyboardLayoutOf(local, 'u1')).toBe('us');
   });
 });
 

@@ -1,10 +1,21 @@
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
 import { RESTORE_PENDING_COOKIE } from '../domain/homePage';
+import {
+  DEFAULT_KEYBOARD_LAYOUT,
+  isKeyboardLayout,
+  type KeyboardLayout,
+} from '../domain/keyboardLayouts';
 
 // `browseMode` is kept as any string: a value this version does not know (an older or newer
 // build's) must not make the whole document unreadable; the browser checks it when reading.
-const LocalSettingsCodec = t.partial({ last: t.string, browseMode: t.string });
+// The same holds for the keyboard layouts, by user id (`*`: the last one chosen by anyone, for a
+// console opened without signing in, as a launch link's).
+const LocalSettingsCodec = t.partial({
+  last: t.string,
+  browseMode: t.string,
+  keyboardLayouts: t.record(t.string, t.string),
+});
 
 /** What the SPA keeps in the browser between visits, per host. */
 export type LocalSettings = t.TypeOf<typeof LocalSettingsCodec>;
@@ -106,4 +117,34 @@ export function createLocalSettings(
       return last || undefined;
     },
   };
+}
+
+/** Anyone's layout: a console opened through a launch link does not know who the user is. */
+const ANYONE = '*';
+
+/**
+ * The keyboard layout of the machines a user opens (keyboardLayouts.ts). It lives in the browser
+ * because the server's user record is the reference's, which has no place for it, and the SPA
+ * also runs against a reference server; it is kept by user id so that people sharing a browser
+ * each keep theirs.
+ */
+export function keyboardLayoutOf(local: LocalSettingsStore, userId: string | null): KeyboardLayout {
+  const layouts = local.read().keyboardLayouts ?? {};
+  const chosen = (userId !== null ? layouts[userId] : undefined) ?? layouts[ANYONE];
+  return isKeyboardLayout(chosen) ? chosen : DEFAULT_KEYBOARD_LAYOUT;
+}
+
+export function rememberKeyboardLayout(
+  local: LocalSettingsStore,
+  userId: string | null,
+  layout: KeyboardLayout,
+): void {
+  const layouts = local.read().keyboardLayouts ?? {};
+  local.update({
+    keyboardLayouts: {
+      ...layouts,
+      ...(userId !== null ? { [userId]: layout } : {}),
+      [ANYONE]: layout,
+    },
+  });
 }

@@ -62,3 +62,14 @@ export const selectCanRetry = (snapshot: ConsoleSnapshot): boolean =>
 /** The network switcher: running once signed in, undefined before. */
 export const selectNetworkActor = (snapshot: ConsoleSnapshot): ConsoleNetworkActorRef | undefined =>
   snapshot.children.network;
+
+/** The layout the machine's keyboard is set to, as the user chose it. */
+export const selectKeyboardLayout = (snapshot: ConsoleSnapshot) => snapshot.context.keyboardLayout;
+
+/** Whether the clipboard can be pasted now (connected, and not already reading it). */
+export const selectCanPasteClipboard = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.can({ type: 'console.clipboardPasteRequested' });
+
+/** Why the clipboard was not pasted, until dismissed or pasted again. */
+export const selectPasteError = (snapshot: ConsoleSnapshot): string | null =>
+  snapshot.context.pasteError;

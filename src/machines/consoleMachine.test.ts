@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createActor, createMachine, fromCallback, fromPromise, SimulatedClock } from 'xstate';
 import type { NetChange, VmConsole } from '../api/console';
 import type { Vm } from '../api/vm';
+import type { KeyboardLayout } from '../domain/keyboardLayouts';
 import { consoleHeartbeatMachine, PING_INTERVAL_MS } from './consoleHeartbeatMachine';
 import {
   consoleMachine,
@@ -15,6 +16,7 @@ import {
   type RfbInput,
 } from './consoleMachine';
 import {
+  selectCanPasteClipboard,
   selectCanReconnect,
   selectCanRetry,
   selectConsoleError,
@@ -23,7 +25,9 @@ import {
   selectIsBusy,
   selectIsLive,
   selectIsScreenShown,
+  selectKeyboardLayout,
   selectNetworkActor,
+  selectPasteError,
   selectReconnectInSeconds,
   type ConsoleStatus,
 } from './consoleMachine.selectors';
@@ -74,6 +78,8 @@ const SIGNED_OUT = httpError(401, 'Unauthorized');
 
 interface Options {
   jitter?: number;
+  keyboardLayout?: KeyboardLayout;
+  clipboard?: () => Promise<string>;
   signIn?: () => Promise<void>;
   consoles?: Array<VmConsole | Error>;
   vm?: Vm | null | Error;
@@ -91,6 +97,7 @@ function start(options: Options = {}) {
     stops: 0,
   };
   const requestFullscreen = vi.fn();
+  const rememberKeyboardLayout = vi.fn();
   const clock = new SimulatedClock();
   const machine = consoleMachine.provide({
     actors: {
@@ -134,6 +141,7 @@ function start(options: Options = {}) {
           }),
         },
       }),
+      readClipboard: fromPromise(() => (options.clipboard ?? (async () => ''))()),
       rfb: fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput>(
         ({ input, receive }) => {
           rfb.starts.push(input);
@@ -144,10 +152,19 @@ function start(options: Options = {}) {
         },
       ),
     },
-    actions: { requestFullscreen: (_, params) => requestFullscreen(params.screen) },
+    actions: {
+      requestFullscreen: (_, params) => requestFullscreen(params.screen),
+      rememberKeyboardLayout: (_, params) => rememberKeyboardLayout(params.layout),
+    },
   });
   const actor = createActor(machine, {
-    input: { vmId: 'vm-1', name: 'kali', fullbleed: false, jitter: options.jitter },
+    input: {
+      vmId: 'vm-1',
+      name: 'kali',
+      fullbleed: false,
+      jitter: options.jitter,
+      keyboardLayout: options.keyboardLayout,
+    },
     clock,
   });
   actor.start();
@@ -169,6 +186,7 @@ function start(options: Options = {}) {
     rfb,
     clock,
     requestFullscreen,
+    rememberKeyboardLayout,
     sendNetwork,
     networkSnapshot,
   };
@@ -193,7 +211,12 @@ describe('console machine', () => {
     t.send({ type: 'console.screenAttached', screen: SCREEN });
     expect(t.status()).toBe('connecting');
     expect(t.rfb.starts).toEqual([
-      { url: 'ws://host/api/console/vnc/vm-1?ticket=t1', ticket: 't1', screen: SCREEN },
+      {
+        url: 'ws://host/api/console/vnc/vm-1?ticket=t1',
+        ticket: 't1',
+        screen: SCREEN,
+        keyboardLayout: 'us',
+      },
     ]);
     t.send({ type: 'rfb.connected' });
     expect(t.status()).toBe('connected');
@@ -498,6 +521,55 @@ describe('console machine', () => {
     expect(t.requestFullscreen).toHaveBeenCalledWith(SCREEN);
   });
 
+  it('types on the layout the user chose, remembers a new choice and tells noVNC at once', async () => {
+    const t = await connected({ keyboardLayout: 'de' });
+    expect(t.rfb.starts.at(-1)?.keyboardLayout).toBe('de');
+    t.send({ type: 'console.keyboardLayoutChosen', layout: 'fr' });
+    expect(selectKeyboardLayout(t.actor.getSnapshot())).toBe('fr');
+    expect(t.rememberKeyboardLayout).toHaveBeenCalledWith('fr');
+    expect(t.rfb.commands).toEqual([{ type: 'rfb.keyboardLayoutChanged', layout: 'fr' }]);
+    // The next connection starts on it.
+    t.send({ type: 'console.reconnectRequested' });
+    await flush();
+    expect(t.rfb.starts.at(-1)?.keyboardLayout).toBe('fr');
+  });
+
+  it('keeps a layout chosen while not connected for the next connection', async () => {
+    const t = start();
+    t.send({ type: 'console.keyboardLayoutChosen', layout: 'nordic' });
+    expect(t.rememberKeyboardLayout).toHaveBeenCalledWith('nordic');
+    t.send({ type: 'console.screenAttached', screen: SCREEN });
+    await flush();
+    expect(t.rfb.starts.at(-1)?.keyboardLayout).toBe('nordic');
+  });
+
+  it('pastes what the clipboard holds, once read', async () => {
+    const clipboard = deferred<string>();
+    const t = await connected({ clipboard: () => clipboard.promise });
+    t.send({ type: 'console.clipboardPasteRequested' });
+    expect(selectCanPasteClipboard(t.actor.getSnapshot())).toBe(false);
+    clipboard.resolve('echo hi\n');
+    await flush();
+    expect(t.rfb.commands).toEqual([{ type: 'rfb.paste', text: 'echo hi\n' }]);
+    expect(selectCanPasteClipboard(t.actor.getSnapshot())).toBe(true);
+  });
+
+  it('says why the clipboard could not be read, until dismissed', async () => {
+    const t = await connected({
+      clipboard: async () => {
+        throw new Error('Read permission denied.');
+      },
+    });
+    t.send({ type: 'console.clipboardPasteRequested' });
+    await flush();
+    expect(selectPasteError(t.actor.getSnapshot())).toBe(
+      'The clipboard could not be read: Read permission denied.',
+    );
+    expect(t.rfb.commands).toEqual([]);
+    t.send({ type: 'console.pasteErrorDismissed' });
+    expect(selectPasteError(t.actor.getSnapshot())).toBeNull();
+  });
+
   it('pings every minute while open, cookie heartbeat as the reference console does', async () => {
     const t = start();
     await flush();
@@ -712,8 +784,13 @@ describe('consoleMachine against the page model', () => {
           FULLSCREEN: 'console.fullscreenRequested',
         },
         // The screen is attached before the ticket arrives on every path (see above); waiting
-        // for it is covered by the tests above.
-        unmodelledEvents: ['console.screenAttached'],
+        // for it, the keyboard layout and the clipboard are covered by the tests above.
+        unmodelledEvents: [
+          'console.screenAttached',
+          'console.keyboardLayoutChosen',
+          'console.clipboardPasteRequested',
+          'console.pasteErrorDismissed',
+        ],
       }),
     ).toEqual([]);
   });

@@ -10,6 +10,7 @@ import {
 import type { VmConsole } from '../api/console';
 import type { Vm } from '../api/vm';
 import { isServerAway, isSignedOut } from '../domain/errors';
+import { DEFAULT_KEYBOARD_LAYOUT, type KeyboardLayout } from '../domain/keyboardLayouts';
 import { errorMessage } from '../domain/text';
 import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
 import { consoleNetworkMachine } from './consoleNetworkMachine';
@@ -45,7 +46,11 @@ export const RECONNECT_TICK_MS = 1_000;
 export type ConsoleScreen = object;
 
 /** What the view asks noVNC for, through the machine. */
-export type RfbCommand = { type: 'rfb.sendCtrlAltDel' } | { type: 'rfb.paste'; text: string };
+export type RfbCommand =
+  | { type: 'rfb.sendCtrlAltDel' }
+  | { type: 'rfb.paste'; text: string }
+  /** Typed and pasted text is typed on this layout from now on. */
+  | { type: 'rfb.keyboardLayoutChanged'; layout: KeyboardLayout };
 
 export type ConsoleEvent =
   /** The view's screen element exists; noVNC draws into it. */
@@ -54,6 +59,10 @@ export type ConsoleEvent =
   | { type: 'console.retryRequested' }
   | { type: 'console.ctrlAltDelRequested' }
   | { type: 'console.pasteRequested'; text: string }
+  /** Paste what the browser's clipboard holds (sent in the click, which lets the page read it). */
+  | { type: 'console.clipboardPasteRequested' }
+  | { type: 'console.pasteErrorDismissed' }
+  | { type: 'console.keyboardLayoutChosen'; layout: KeyboardLayout }
   | { type: 'console.fullscreenRequested' }
   // From the rfb actor (noVNC's events).
   | { type: 'rfb.connected' }
@@ -72,6 +81,8 @@ export interface ConsoleInput {
    * a server restart dropped together do not all come back at the same moment. Default 0.
    */
   jitter?: number;
+  /** The keyboard layout of the machine, as the user chose it last (keyboardLayouts.ts). */
+  keyboardLayout?: KeyboardLayout;
 }
 
 export interface RfbInput {
@@ -79,6 +90,7 @@ export interface RfbInput {
   /** noVNC's password credential, the console ticket. */
   ticket: string;
   screen: ConsoleScreen;
+  keyboardLayout: KeyboardLayout;
 }
 
 export interface ConsoleContext {
@@ -103,6 +115,10 @@ export interface ConsoleContext {
    * connection: a second refusal means signing in does not help, and the page says so.
    */
   signedInAgain: boolean;
+  /** The layout the machine's keyboard is set to: keys are typed as it places them. */
+  keyboardLayout: KeyboardLayout;
+  /** Why the clipboard could not be pasted (the browser refused to let the page read it). */
+  pasteError: string | null;
 }
 
 const notProvided = (name: string): Error =>
@@ -145,12 +161,23 @@ export const consoleMachine = setup({
     network: consoleNetworkMachine,
     /** The cookie's heartbeat; provide its ping. */
     heartbeat: consoleHeartbeatMachine,
+    /** navigator.clipboard.readText(): the text on the browser's clipboard. */
+    readClipboard: fromPromise<string, void>(() => {
+      throw notProvided('readClipboard');
+    }),
   },
   actions: {
     /** Element.requestFullscreen on the screen (a user gesture, so it runs in the event). */
     requestFullscreen: (_, _params: { screen: ConsoleScreen }) => {
       throw notProvided('requestFullscreen');
     },
+    /** Keeps the user's choice for the next console and the profile page. */
+    rememberKeyboardLayout: (_, _params: { layout: KeyboardLayout }) => {
+      throw notProvided('rememberKeyboardLayout');
+    },
+    chooseKeyboardLayout: assign({
+      keyboardLayout: (_, { layout }: { layout: KeyboardLayout }) => layout,
+    }),
     recordError: assign({
       error: (_, { error }: { error: unknown }) => errorMessage(error),
     }),
@@ -197,9 +224,18 @@ export const consoleMachine = setup({
     jitter: input.jitter ?? 0,
     reconnectInMs: 0,
     signedInAgain: false,
+    keyboardLayout: input.keyboardLayout ?? DEFAULT_KEYBOARD_LAYOUT,
+    pasteError: null,
   }),
   on: {
     'console.screenAttached': { actions: assign({ screen: ({ event }) => event.screen }) },
+    'console.keyboardLayoutChosen': {
+      actions: [
+        { type: 'chooseKeyboardLayout', params: ({ event }) => ({ layout: event.layout }) },
+        { type: 'rememberKeyboardLayout', params: ({ event }) => ({ layout: event.layout }) },
+      ],
+    },
+    'console.pasteErrorDismissed': { actions: assign({ pasteError: null }) },
   },
   initial: 'signingIn',
   states: {
@@ -276,9 +312,24 @@ export const consoleMachine = setup({
               ticket: context.console?.ticket ?? '',
               // awaitingScreen lets the session in only with a screen.
               screen: context.screen as ConsoleScreen,
+              keyboardLayout: context.keyboardLayout,
             }),
           },
           on: {
+            // The session types on the new layout at once.
+            'console.keyboardLayoutChosen': {
+              actions: [
+                { type: 'chooseKeyboardLayout', params: ({ event }) => ({ layout: event.layout }) },
+                {
+                  type: 'rememberKeyboardLayout',
+                  params: ({ event }) => ({ layout: event.layout }),
+                },
+                sendTo('rfb', ({ event }) => ({
+                  type: 'rfb.keyboardLayoutChanged' as const,
+                  layout: event.layout,
+                })),
+              ],
+            },
             'rfb.disconnected': 'checking',
             'rfb.securityFailed': {
               target: 'failed',
@@ -326,6 +377,38 @@ export const consoleMachine = setup({
                   actions: {
                     type: 'requestFullscreen',
                     params: ({ context }) => ({ screen: context.screen as ConsoleScreen }),
+                  },
+                },
+              },
+              initial: 'ready',
+              states: {
+                ready: {
+                  on: {
+                    'console.clipboardPasteRequested': {
+                      target: 'readingClipboard',
+                      actions: assign({ pasteError: null }),
+                    },
+                  },
+                },
+                /** The browser may ask the user first whether the page may read the clipboard. */
+                readingClipboard: {
+                  invoke: {
+                    id: 'readClipboard',
+                    src: 'readClipboard',
+                    onDone: {
+                      target: 'ready',
+                      actions: sendTo('rfb', ({ event }) => ({
+                        type: 'rfb.paste' as const,
+                        text: event.output,
+                      })),
+                    },
+                    onError: {
+                      target: 'ready',
+                      actions: assign({
+                        pasteError: ({ event }) =>
+                          `The clipboard could not be read: ${errorMessage(event.error)}`,
+                      }),
+                    },
                   },
                 },
               },

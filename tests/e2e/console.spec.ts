@@ -161,7 +161,7 @@ test('an author opens a running machine’s console, types into it, and sees it 
   // Paste goes in as typed keys as well.
   const typed = await canvasPixels(page);
   await toolbar.getByLabel('Text to paste').fill('echo pasted');
-  await toolbar.getByRole('button', { name: 'Paste' }).click();
+  await toolbar.getByRole('button', { name: 'Paste', exact: true }).click();
   await expect.poll(async () => (await canvasPixels(page)).digest).not.toBe(typed.digest);
 
   // Another console that does not exist, opened in the same page: its error alone, on a plain

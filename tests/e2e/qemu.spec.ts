@@ -117,7 +117,7 @@ test('a player gets real machines: the console shows the prompt, runs a command,
 
     // Pasted text is typed, Shift held where a US keyboard needs it.
     await consoleBar.getByLabel('Text to paste').fill('echo $((6*7))-Ok');
-    await consoleBar.getByRole('button', { name: 'Paste' }).click();
+    await consoleBar.getByRole('button', { name: 'Paste', exact: true }).click();
     await expect
       .poll(() => screenOf(first), { timeout: 30_000 })
       .toContain('box-1:~# echo $((6*7))-Ok');

@@ -3,7 +3,9 @@ import { useMemo, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { consoleMachine } from '../../machines/consoleMachine';
 import ConsoleView from '../../views/console/ConsoleView';
-import { consoleImplementations } from '../consoleImplementations';
+import { selectProfile } from '../../machines/authTokenMachine.selectors';
+import { consoleBrowser, consoleImplementations } from '../consoleImplementations';
+import { keyboardLayoutOf } from '../localSettings';
 import { useAppServices } from '../services';
 
 function MachineConsole({
@@ -15,14 +17,20 @@ function MachineConsole({
   name: string;
   fullbleed: boolean;
 }) {
-  const { workspace, inspect } = useAppServices();
+  const { workspace, inspect, auth, local } = useAppServices();
+  // The user the page opened for: the keyboard layout is theirs.
+  const [userId] = useState(() => selectProfile(auth.getSnapshot())?.id ?? null);
   const machine = useMemo(
-    () => consoleMachine.provide(consoleImplementations(workspace.http)),
-    [workspace.http],
+    () =>
+      consoleMachine.provide(consoleImplementations(workspace.http, consoleBrowser(local, userId))),
+    [workspace.http, local, userId],
   );
   // Drawn once per page: pages dropped together spread their reconnections.
   const [jitter] = useState(Math.random);
-  const session = useActorRef(machine, { input: { vmId, name, fullbleed, jitter }, inspect });
+  const session = useActorRef(machine, {
+    input: { vmId, name, fullbleed, jitter, keyboardLayout: keyboardLayoutOf(local, userId) },
+    inspect,
+  });
   return <ConsoleView session={session} />;
 }
 

@@ -5,6 +5,8 @@ import { selectLaunchSignInStatus } from '../../machines/launchSignInMachine.sel
 import ConsoleView from '../../views/console/ConsoleView';
 import { LaunchSignInView } from '../../views/launch/LaunchSignInView';
 import { cookieHttpClient, launchConsoleLogic, launchSignInLogic } from '../launchImplementations';
+import { consoleBrowser } from '../consoleImplementations';
+import { keyboardLayoutOf } from '../localSettings';
 import { useAppServices } from '../services';
 
 /** The machine a console link names, and its ticket (if any). */
@@ -42,15 +44,22 @@ const withoutTicket = (pathname: string, search: string): string => {
 };
 
 function Console({ link }: { link: ConsoleLink }) {
-  const { settings, inspect } = useAppServices();
+  const { settings, inspect, local } = useAppServices();
+  // A launch link's console does not know who signed in: the layout chosen last in this browser.
   const logic = useMemo(
-    () => launchConsoleLogic(cookieHttpClient(settings.apphost)),
-    [settings.apphost],
+    () => launchConsoleLogic(cookieHttpClient(settings.apphost), consoleBrowser(local, null)),
+    [settings.apphost, local],
   );
   // Drawn once per page: pages dropped together spread their reconnections.
   const [jitter] = useState(Math.random);
   const session = useActorRef(logic, {
-    input: { vmId: link.vmId, name: link.name, fullbleed: link.fullbleed, jitter },
+    input: {
+      vmId: link.vmId,
+      name: link.name,
+      fullbleed: link.fullbleed,
+      jitter,
+      keyboardLayout: keyboardLayoutOf(local, null),
+    },
     inspect,
   });
   return <ConsoleView session={session} />;

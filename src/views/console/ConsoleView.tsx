@@ -1,7 +1,13 @@
 import { useSelector } from '@xstate/react';
-import { useCallback, type FormEvent } from 'react';
+import { useCallback, useId, type FormEvent } from 'react';
+import {
+  KEYBOARD_LAYOUT_LABELS,
+  KEYBOARD_LAYOUTS,
+  isKeyboardLayout,
+} from '../../domain/keyboardLayouts';
 import type { ConsoleActorRef } from '../../machines/consoleMachine';
 import {
+  selectCanPasteClipboard,
   selectCanReconnect,
   selectCanRetry,
   selectConsoleError,
@@ -12,7 +18,9 @@ import {
   selectIsFullbleed,
   selectIsLive,
   selectIsScreenShown,
+  selectKeyboardLayout,
   selectNetworkActor,
+  selectPasteError,
   selectReconnectInSeconds,
 } from '../../machines/consoleMachine.selectors';
 import type { ConsoleNetworkActorRef } from '../../machines/consoleNetworkMachine';
@@ -119,7 +127,68 @@ function ToolButton({
   );
 }
 
-/** Sends the text typed in the box to the machine as if typed (noVNC's clipboard paste). */
+/** The layout of the machine's keyboard, which typed and pasted characters are typed on. */
+function KeyboardLayoutSelect({ session }: { session: ConsoleActorRef }) {
+  const layout = useSelector(session, selectKeyboardLayout);
+  return (
+    <label className="tp-console-layout">
+      <span aria-hidden="true">Keyboard</span>
+      <select
+        aria-label="Keyboard layout of the machine"
+        value={layout}
+        onChange={(e) => {
+          const chosen = e.target.value;
+          if (isKeyboardLayout(chosen)) {
+            session.send({ type: 'console.keyboardLayoutChosen', layout: chosen });
+          }
+        }}
+      >
+        {KEYBOARD_LAYOUTS.map((l) => (
+          <option key={l} value={l}>
+            {KEYBOARD_LAYOUT_LABELS[l]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Pastes the browser's clipboard, which the click lets the page read. */
+function ClipboardPaste({ session }: { session: ConsoleActorRef }) {
+  const canPaste = useSelector(session, selectCanPasteClipboard);
+  const error = useSelector(session, selectPasteError);
+  const errorId = useId();
+  return (
+    <>
+      <button
+        type="button"
+        className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
+        title="Paste from clipboard"
+        disabled={!canPaste}
+        aria-describedby={error ? errorId : undefined}
+        onClick={() => session.send({ type: 'console.clipboardPasteRequested' })}
+      >
+        <Icon shape={piClipboard} />
+        <span className="tp-console-button-label">Paste from clipboard</span>
+      </button>
+      {error ? (
+        <span id={errorId} className="tp-console-net-error" role="alert" title={error}>
+          {error}
+          <button
+            type="button"
+            className="p-button p-component p-button-text p-button-sm"
+            aria-label="Dismiss"
+            onClick={() => session.send({ type: 'console.pasteErrorDismissed' })}
+          >
+            <Icon shape={piTimes} />
+          </button>
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+/** Types the text in the box into the machine, on its keyboard layout. */
 function PasteForm({ session, enabled }: { session: ConsoleActorRef; enabled: boolean }) {
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -246,6 +315,8 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
         />
         <PasteForm session={session} enabled={live} />
+        <ClipboardPaste session={session} />
+        <KeyboardLayoutSelect session={session} />
         <ToolButton
           label="Full screen"
           icon={piWindowMaximize}
