@@ -10,6 +10,7 @@ import {
   type ApiKey,
 } from '../api/adminUsers';
 import type { HttpClient } from '../api/http';
+import type { KeyboardLayout } from '../domain/keyboardLayouts';
 import { changeOwnPassword } from '../api/profile';
 import { profileMachine, type OwnApiKey } from '../machines/profileMachine';
 
@@ -20,7 +21,11 @@ const toKey = (key: ApiKey): OwnApiKey => ({
 });
 
 /** The profile page's machine with its effects: the user's own keys and password. */
-export function profileLogic(http: HttpClient, clipboard: Pick<Clipboard, 'writeText'>) {
+export function profileLogic(
+  http: HttpClient,
+  clipboard: Pick<Clipboard, 'writeText'>,
+  rememberLayout: (layout: KeyboardLayout) => void,
+) {
   const keysOf = (userId: string, signal: AbortSignal) =>
     pipe(
       listApiKeys(http)(userId, signal),
@@ -68,6 +73,9 @@ export function profileLogic(http: HttpClient, clipboard: Pick<Clipboard, 'write
       copyToClipboard: fromPromise<void, { text: string }>(({ input }) =>
         clipboard.writeText(input.text),
       ),
+    },
+    actions: {
+      rememberKeyboardLayout: (_, { layout }) => rememberLayout(layout),
     },
   });
 }

@@ -1,3 +1,4 @@
+import type { KeyboardLayout } from '../domain/keyboardLayouts';
 import type { OwnApiKey, ProfileSnapshot } from './profileMachine';
 
 export const selectIsLoading = (s: ProfileSnapshot): boolean => s.matches('loading');
@@ -25,3 +26,7 @@ export const selectPasswordChanged = (s: ProfileSnapshot): boolean => s.context.
 export const selectCurrentPassword = (s: ProfileSnapshot): string => s.context.password.current;
 export const selectNewPassword = (s: ProfileSnapshot): string => s.context.password.next;
 export const selectRepeatedPassword = (s: ProfileSnapshot): string => s.context.password.repeat;
+
+/** The keyboard layout the user's consoles type on. */
+export const selectKeyboardLayout = (s: ProfileSnapshot): KeyboardLayout =>
+  s.context.keyboardLayout;

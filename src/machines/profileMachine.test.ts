@@ -5,6 +5,7 @@ import {
   selectHasLocalSignIn,
   selectKeyCopied,
   selectKeyError,
+  selectKeyboardLayout,
   selectKeys,
   selectKeysBusy,
   selectKeyToConfirm,
@@ -37,6 +38,7 @@ function startProfile(
     revoked: [] as string[],
     passwords: [] as string[],
     copied: [] as string[],
+    layouts: [] as string[],
   };
   let loads = 0;
   const actor = createActor(
@@ -74,8 +76,11 @@ function startProfile(
           return { username: 'player' };
         }),
       },
+      actions: {
+        rememberKeyboardLayout: (_, { layout }) => void calls.layouts.push(layout),
+      },
     }),
-    { input: { userId: 'u-1' } },
+    { input: { userId: 'u-1', keyboardLayout: 'de' } },
   ).start();
   const snap = () => actor.getSnapshot();
   const type = (current: string, next: string, repeat = next) => {
@@ -87,6 +92,17 @@ function startProfile(
 }
 
 describe('profileMachine', () => {
+  it('shows the user’s keyboard layout and remembers a new choice, even before the page loads', async () => {
+    const { actor, snap, calls } = startProfile();
+    expect(selectKeyboardLayout(snap())).toBe('de');
+    actor.send({ type: 'keyboard.layoutChosen', layout: 'es' });
+    expect(selectKeyboardLayout(snap())).toBe('es');
+    expect(calls.layouts).toEqual(['es']);
+    await flush();
+    actor.send({ type: 'keyboard.layoutChosen', layout: 'uk' });
+    expect(calls.layouts).toEqual(['es', 'uk']);
+  });
+
   it('loads the user’s keys and whether it has a local sign-in', async () => {
     const { snap } = startProfile();
     await flush();

@@ -1,9 +1,11 @@
 import { and, assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import { DEFAULT_KEYBOARD_LAYOUT, type KeyboardLayout } from '../domain/keyboardLayouts';
 import { passwordChangeProblem, type PasswordChange } from '../domain/password';
 import { errorMessage } from '../domain/text';
 
 // The signed-in user's profile page (issue 29): its own API keys, and changing its password when
-// it has a local sign-in with the embedded identity provider.
+// it has a local sign-in with the embedded identity provider; and the keyboard layout of the
+// machines it opens (keyboardLayouts.ts), which the console page also offers.
 
 export interface OwnApiKey {
   id: string;
@@ -15,6 +17,8 @@ export interface OwnApiKey {
 export interface ProfileInput {
   /** The signed-in user's id (the server's, from registration). */
   userId: string;
+  /** The keyboard layout the user chose last. */
+  keyboardLayout?: KeyboardLayout;
 }
 
 export type PasswordField = keyof PasswordChange;
@@ -28,7 +32,8 @@ export type ProfileEvent =
   | { type: 'key.revokeConfirmed' }
   | { type: 'key.revokeCancelled' }
   | { type: 'password.edited'; field: PasswordField; value: string }
-  | { type: 'password.changeRequested' };
+  | { type: 'password.changeRequested' }
+  | { type: 'keyboard.layoutChosen'; layout: KeyboardLayout };
 
 export interface ProfileContext {
   userId: string;
@@ -47,6 +52,8 @@ export interface ProfileContext {
   /** Why the password was not changed: the form's own check, or the server's answer. */
   passwordError: string | null;
   passwordChanged: boolean;
+  /** The layout of the keyboards of the machines the user opens: consoles type on it. */
+  keyboardLayout: KeyboardLayout;
 }
 
 const EMPTY_PASSWORD: PasswordChange = { current: '', next: '', repeat: '' };
@@ -88,6 +95,10 @@ export const profileMachine = setup({
     }),
   },
   actions: {
+    /** Keeps the choice for the user's consoles (the browser's local settings). */
+    rememberKeyboardLayout: (_, _params: { layout: KeyboardLayout }) => {
+      throw notProvided('rememberKeyboardLayout');
+    },
     showKeyError: assign({ keyError: (_, { error }: { error: unknown }) => errorMessage(error) }),
   },
   guards: {
@@ -110,7 +121,16 @@ export const profileMachine = setup({
     password: EMPTY_PASSWORD,
     passwordError: null,
     passwordChanged: false,
+    keyboardLayout: input.keyboardLayout ?? DEFAULT_KEYBOARD_LAYOUT,
   }),
+  on: {
+    'keyboard.layoutChosen': {
+      actions: [
+        assign({ keyboardLayout: ({ event }) => event.layout }),
+        { type: 'rememberKeyboardLayout', params: ({ event }) => ({ layout: event.layout }) },
+      ],
+    },
+  },
   initial: 'loading',
   states: {
     loading: {

@@ -5,13 +5,23 @@ import type { Profile } from '../../machines/authTokenMachine';
 import { selectProfile, selectRegistrationError } from '../../machines/authTokenMachine.selectors';
 import { Spinner } from '../../views/common/Spinner';
 import { ProfileView } from '../../views/profile/ProfileView';
+import { keyboardLayoutOf, rememberKeyboardLayout } from '../localSettings';
 import { useAppServices } from '../services';
 import { profileLogic } from '../profileImplementations';
 
 function OwnProfile({ user }: { user: Profile }) {
-  const { workspace, inspect } = useAppServices();
-  const logic = useMemo(() => profileLogic(workspace.http, workspace.clipboard), [workspace]);
-  const profile = useActorRef(logic, { input: { userId: user.id }, inspect });
+  const { workspace, inspect, local } = useAppServices();
+  const logic = useMemo(
+    () =>
+      profileLogic(workspace.http, workspace.clipboard, (layout) =>
+        rememberKeyboardLayout(local, user.id, layout),
+      ),
+    [workspace, local, user.id],
+  );
+  const profile = useActorRef(logic, {
+    input: { userId: user.id, keyboardLayout: keyboardLayoutOf(local, user.id) },
+    inspect,
+  });
   return <ProfileView name={user.name} role={roleLabel(user)} profile={profile} />;
 }
 

@@ -1,5 +1,10 @@
 import { useSelector } from '@xstate/react';
 import { useId } from 'react';
+import {
+  KEYBOARD_LAYOUT_LABELS,
+  KEYBOARD_LAYOUTS,
+  isKeyboardLayout,
+} from '../../domain/keyboardLayouts';
 import type { RoleLabel } from '../../domain/roleLabel';
 import { readableDateTime } from '../../domain/userLimits';
 import type { PasswordField, ProfileActorRef } from '../../machines/profileMachine';
@@ -8,6 +13,7 @@ import {
   selectHasLocalSignIn,
   selectIsLoading,
   selectKeyCopied,
+  selectKeyboardLayout,
   selectKeyError,
   selectKeys,
   selectKeysBusy,
@@ -262,6 +268,42 @@ function KeysSection({ profile }: { profile: ProfileActorRef }) {
   );
 }
 
+/** The layout of the machines' keyboards, which the consoles type on; kept in this browser. */
+function KeyboardSection({ profile }: { profile: ProfileActorRef }) {
+  const id = useId();
+  const layout = useSelector(profile, selectKeyboardLayout);
+  return (
+    <section className="tp-panel" aria-labelledby="tp-profile-keyboard">
+      <h2 id="tp-profile-keyboard">Keyboard</h2>
+      <p className="tp-muted" id={`${id}-note`}>
+        The layout your machines&apos; keyboards are set to. Consoles type what you type and paste
+        as keys of this layout, so that the characters arrive as you meant them. It is kept in this
+        browser.
+      </p>
+      <div className="tp-field">
+        <label htmlFor={id}>Keyboard layout of the machines</label>
+        <select
+          id={id}
+          className="p-inputtext p-component"
+          aria-describedby={`${id}-note`}
+          value={layout}
+          onChange={(e) => {
+            const chosen = e.target.value;
+            if (isKeyboardLayout(chosen))
+              profile.send({ type: 'keyboard.layoutChosen', layout: chosen });
+          }}
+        >
+          {KEYBOARD_LAYOUTS.map((l) => (
+            <option key={l} value={l}>
+              {KEYBOARD_LAYOUT_LABELS[l]}
+            </option>
+          ))}
+        </select>
+      </div>
+    </section>
+  );
+}
+
 /** /profile: who the signed-in user is, its password and its API keys (issue 29). */
 export function ProfileView({
   name,
@@ -304,6 +346,7 @@ export function ProfileView({
           <KeysSection profile={profile} />
         </div>
       )}
+      <KeyboardSection profile={profile} />
     </div>
   );
 }
