@@ -22,6 +22,7 @@ import {
 } from '../machines/gamespaceSessionMachine';
 import { gamespaceActionMachine } from '../machines/gamespaceActionMachine';
 import { gamespaceLaunchMachine } from '../machines/gamespaceLaunchMachine';
+import type { ClockRequest } from '../machines/gamespaceSessionMachine.actors';
 import { gamespacePlayMachine } from '../machines/gamespacePlayMachine';
 import { gameVmsMachine } from '../machines/gameVmsMachine';
 import { questionSetMachine } from '../machines/questionSetMachine';
@@ -78,7 +79,11 @@ export function gamespaceSessionLogic(deps: WorkspaceDependencies) {
       gameEvents: fromEventObservable(({ input }: { input: { gamespaceId: string } }) =>
         gamespaceUpdates$(hubEvents, input.gamespaceId),
       ),
-      clock: fromEventObservable(() => clockTicks$(STATE_REFRESH_MS)),
+      clock: fromCallback<ClockRequest, undefined>(({ sendBack, receive }) => {
+        const ticks = clockTicks$(STATE_REFRESH_MS).subscribe(sendBack);
+        receive(() => sendBack({ type: 'clock.ticked', now: Date.now() }));
+        return () => ticks.unsubscribe();
+      }),
       gamespacePlay: gamespacePlayMachine.provide({
         actors: {
           inviteToGamespace: fromTaskEither(({ id }: { id: string }, signal) =>

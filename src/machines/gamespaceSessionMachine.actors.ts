@@ -7,6 +7,9 @@ import type { GamespaceSessionEvent } from './gamespaceSessionMachine.types';
 // The actors of gamespaceSessionMachine.ts, kept apart so that the machine's file is its setup and
 // chart. The effects are placeholders that throw; src/app provides the real ones.
 
+/** What the session asks of its clock: the time now, as a tick. */
+export type ClockRequest = { type: 'clock.syncRequested' };
+
 const notProvided = (name: string): Error =>
   new Error(`gamespaceSessionMachine: '${name}' is provided by the app (src/app)`);
 
@@ -25,8 +28,11 @@ export const gamespaceSessionActors = {
   gameEvents: fromEventObservable<GamespaceSessionEvent, { gamespaceId: string }>(() => {
     throw notProvided('gameEvents');
   }),
-  /** `clock.ticked` every STATE_REFRESH_MS. */
-  clock: fromEventObservable<{ type: 'clock.ticked'; now: number }, undefined>(() => {
+  /**
+   * `clock.ticked` every STATE_REFRESH_MS, and at once when asked (`clock.syncRequested`): an
+   * action's answer may start the game between two ticks.
+   */
+  clock: fromCallback<ClockRequest, undefined>(() => {
     throw notProvided('clock');
   }),
   /** The gamespace's parts; provide their quiz, controllers and invitation calls. */

@@ -1,4 +1,4 @@
-import { EMPTY, Subject, type Observable } from 'rxjs';
+import { Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import {
   createActor,
@@ -49,6 +49,7 @@ import {
   selectTimeWarning,
   selectWindow,
 } from './gamespaceSessionMachine.selectors';
+import type { ClockRequest } from './gamespaceSessionMachine.actors';
 import { gameVmsMachine } from './gameVmsMachine';
 import { selectVmControllers } from './gameVmsMachine.selectors';
 import { flush } from './testing/deferred';
@@ -84,6 +85,8 @@ interface Calls {
   deleted: string[];
   listening: string[];
   copied: string[];
+  /** Times the session asked its clock for the time. */
+  clockAsked: number;
 }
 
 function startSession(options: {
@@ -93,6 +96,8 @@ function startSession(options: {
   copy?: 'fails';
   invite?: 'fails';
   controlsMachines?: boolean;
+  /** What the clock answers when the session asks it for the time. */
+  clockNow?: number;
 }) {
   const calls: Calls = {
     loaded: [],
@@ -101,6 +106,7 @@ function startSession(options: {
     deleted: [],
     listening: [],
     copied: [],
+    clockAsked: 0,
   };
   const hub = new Subject<GamespaceSessionEvent>();
   const clock = new SimulatedClock();
@@ -154,9 +160,16 @@ function startSession(options: {
           };
         }),
         gameEvents: fromEventObservable(() => hub),
-        clock: fromEventObservable(
-          () => EMPTY as Observable<{ type: 'clock.ticked'; now: number }>,
-        ),
+        // The page's clock: ticks come from the test (tick); asked for the time, it answers with
+        // options.clockNow, or not at all.
+        clock: fromCallback<ClockRequest, undefined>(({ sendBack, receive }) => {
+          receive(() => {
+            calls.clockAsked += 1;
+            if (options.clockNow !== undefined) {
+              sendBack({ type: 'clock.ticked', now: options.clockNow });
+            }
+          });
+        }),
       },
     }),
     {
@@ -200,6 +213,20 @@ describe('gamespaceSessionMachine', () => {
     expect(selectCanStart(sut.snapshot())).toBe(false);
     expect(selectCanEnd(sut.snapshot())).toBe(true);
     expect(selectCanReset(sut.snapshot())).toBe(true);
+  });
+
+  it('plays a game it launched from the answer, not from the next tick', async () => {
+    // The page's last tick was before the start the server gave; the answer came after it.
+    const sut = startSession({ load: () => preview, clockNow: T0 + 1_000, controlsMachines: true });
+    await flush();
+    sut.actor.send({ type: 'session.startRequested' });
+    sut.actor.send({ type: 'session.actionConfirmed' });
+    await flush();
+    expect(sut.calls.clockAsked).toBe(1);
+    expect(selectWindow(sut.snapshot())).toBe('during');
+    expect(selectCanEnd(sut.snapshot())).toBe(true);
+    // The machines' controllers start with the answer too.
+    expect(sut.play()?.value).toMatchObject({ machines: 'shown' });
   });
 
   it('shows not found at once for an id that names no gamespace nor workspace, with no Start', async () => {

@@ -44,7 +44,7 @@ export const gamespaceSessionMachine = setup({
     input: {} as GamespaceSessionInput,
     context: {} as GamespaceSessionContext,
     events: {} as GamespaceSessionEvent,
-    children: {} as { play: 'gamespacePlay' },
+    children: {} as { play: 'gamespacePlay'; clock: 'clock' },
     // 'busy': an action or the load is running.
     tags: {} as 'busy',
   },
@@ -201,6 +201,8 @@ export const gamespaceSessionMachine = setup({
                 actions: [
                   { type: 'applyOutcome', params: ({ event }) => event.output },
                   'announceOutcome',
+                  // A game the action started plays from the answer, not from the next tick.
+                  sendTo('clock', { type: 'clock.syncRequested' }),
                 ],
               },
             ],
