@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../../tests/server/dat
 import { createManualClock, type ManualClock } from '../../../tests/server/manualClock';
 import type { HypervisorDriver } from '../../hypervisor';
 import { createSimDriver } from '../../hypervisor/sim/simDriver';
+import { TASK_MS } from '../../hypervisor/sim/tasks';
 import { openStore, type Store } from '../../store/db';
 import type { GamespaceTable } from '../../store/schema';
 import { createRepositories, type Repositories } from '../../store/repositories';
@@ -269,6 +270,38 @@ describe('the pool keeper', () => {
     await pools.settled();
     expect((await setsOf()).map((s) => s.state)).toEqual(['ready']);
     await pools.stop();
+  });
+
+  it('keeps a set warming until its machines run, on a sim whose tasks take time', async () => {
+    const slow = createSimDriver({
+      store: createSimMachineStore(store.db),
+      dataDir,
+      speed: 1,
+      clock,
+    });
+    try {
+      const pools = service(slow);
+      await pools.setSize(workspaceId, 1);
+      // The timers of the machines' deploys, and of the keeper's wait for them.
+      await vi.waitFor(() => expect(clock.pending()).toBe(3));
+      const [set] = await setsOf();
+      expect((await slow.machinesOf(set!.id)).map((vm) => vm.task?.name)).toEqual([
+        'deploying',
+        'deploying',
+      ]);
+      clock.advance(TASK_MS.deploy - 1);
+      expect((await setsOf()).map((s) => s.state)).toEqual(['warming']);
+      clock.advance(1);
+      await pools.settled();
+      expect((await setsOf()).map((s) => s.state)).toEqual(['ready']);
+      expect((await slow.machinesOf(set!.id)).map((vm) => vm.state)).toEqual([
+        'running',
+        'running',
+      ]);
+      await pools.stop();
+    } finally {
+      await slow.close();
+    }
   });
 
   it('keeps no set of machines the driver cannot pool, and says why', async () => {

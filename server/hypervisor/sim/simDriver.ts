@@ -21,6 +21,7 @@ import { DEFAULT_RESERVED_NETS, isoOptions, netOptions, withNet } from './networ
 import { NO_TASK, type SimMachineRow, type SimMachineStore } from './port';
 import { scaled, TASK_MS, type TaskKind } from './tasks';
 import { createSimTasks, newId } from './taskTimers';
+import { untilIdle } from './usable';
 
 // The default hypervisor: simulated machines kept in the database, with tasks that take time
 // and report progress like a real hypervisor's. Every process sharing the database sees the same
@@ -62,6 +63,13 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
   // Work that outlives a call (timers' UPDATEs, batch deploys): close() waits for it.
   const background = new Set<Promise<unknown>>();
   let closed = false;
+  /** Ends the waits that outlive a call (untilUsable) when the driver closes. */
+  const closing = new AbortController();
+  /**
+   * Batches under way, by tag: one with host affinity starts its machines after its deploy has
+   * answered, so a wait for the tag's machines begins once its batches are over.
+   */
+  const batches = new Map<string, Set<Promise<void>>>();
 
   const warn = (error: unknown, msg: string) =>
     options.log?.warn({ err: error instanceof Error ? error.message : String(error) }, msg);
@@ -303,11 +311,23 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
     deploy,
     rename,
-    openBatch: async () => ({
-      deploy: deployAll,
-      // A deploy task still running is superseded: its outcome (off) first, then the start.
-      start: (machine) => start(machine.id),
-    }),
+    openBatch: async (_missing, context) => {
+      const tag = context.isolationTag;
+      let over: () => void = () => undefined;
+      const batch = new Promise<void>((resolve) => (over = resolve));
+      const ofTag = batches.get(tag) ?? new Set();
+      batches.set(tag, ofTag.add(batch));
+      return {
+        deploy: deployAll,
+        // A deploy task still running is superseded: its outcome (off) first, then the start.
+        start: (machine) => start(machine.id),
+        close() {
+          over();
+          ofTag.delete(batch);
+          if (ofTag.size === 0) batches.delete(tag);
+        },
+      };
+    },
     track,
 
     async undeployed(spec) {
@@ -359,6 +379,20 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
     subscribe: (listener) => listeners.subscribe(listener),
 
+    // Usable once deployed and started: no task of the tag's machines is under way (usable.ts).
+    async untilUsable(tag) {
+      await Promise.all(batches.get(tag) ?? []);
+      await untilIdle(
+        {
+          machinesOf: async (t) => settled(await store.ofTag(t)),
+          subscribe: (listener) => listeners.subscribe(listener),
+          clock,
+          closing: closing.signal,
+        },
+        tag,
+      );
+    },
+
     // The sim's hypervisor is the database: ready while open and while its table answers.
     async ready() {
       if (closed) throw new Error('the sim driver is closed');
@@ -381,6 +415,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
 
     async close() {
       closed = true;
+      closing.abort();
       consoles.close();
       stopTimers();
       while (background.size) await Promise.all(background);

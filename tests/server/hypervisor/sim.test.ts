@@ -181,6 +181,109 @@ describe.each(testEngines())('sim driver on %s', (engine) => {
       expect(await driver.load(vm.id)).toMatchObject({ state: 'running', task: null });
     });
 
+    it("says a tag's machines are usable once their deploys have ended, running if they start", async () => {
+      const driver = make();
+      const tag = newId();
+      const specs = [spec('a', ''), spec('b', '', { autoStart: false })];
+      await driver.deployBatch(
+        { isolationTag: tag, hostAffinity: false, privileged: false, specs },
+        true,
+      );
+      let usable = false;
+      const waiting = driver.untilUsable!(tag).then(() => (usable = true));
+      // The deploys' timers and the wait's own.
+      await vi.waitFor(() => expect(clock.pending()).toBe(3));
+      clock.advance(TASK_MS.deploy - 1);
+      expect(usable).toBe(false);
+      clock.advance(1);
+      await waiting;
+      expect((await driver.machinesOf(tag)).map((vm) => [vm.name, vm.state, vm.task])).toEqual([
+        [`a#${tag}`, 'running', null],
+        [`b#${tag}`, 'off', null],
+      ]);
+    });
+
+    it('says machines started together are usable once they run, however late their starts', async () => {
+      // The starts' writes are held: the wait begins between the deploys' end and the starts.
+      const machines = createSimMachineStore(store.db);
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let startedUp: Promise<unknown> = Promise.resolve();
+      const driver = createSimDriver({
+        store: {
+          ...machines,
+          withTask: () => (startedUp = machines.withTask()),
+          update: (id, patch) => held.then(() => machines.update(id, patch)),
+        },
+        dataDir,
+        speed: 1,
+        clock,
+      });
+      drivers.push(driver);
+      // Its look for pending tasks on start-up is over: one that came late could find the deploys
+      // before their starts superseded them, and time them again.
+      await startedUp;
+      const tag = newId();
+      const specs = [spec('a', ''), spec('b', '')];
+      try {
+        await driver.deployBatch(
+          { isolationTag: tag, hostAffinity: true, privileged: false, specs },
+          true,
+        );
+        // The starts superseded the deploys, which ended off; their own writes are held.
+        await vi.waitFor(async () =>
+          expect((await machines.ofTag(tag)).map((r) => [r.state, r.taskId])).toEqual([
+            ['off', ''],
+            ['off', ''],
+          ]),
+        );
+        // A read that raced a start may have timed its superseded deploy again, to no effect.
+        const timed = clock.pending();
+        let usable = false;
+        const waiting = driver.untilUsable!(tag).then(() => (usable = true));
+        release();
+        // The starts' timers and the wait's own.
+        await vi.waitFor(() => expect(clock.pending()).toBe(timed + 3));
+        clock.advance(TASK_MS.start - 1);
+        expect(usable).toBe(false);
+        clock.advance(1);
+        await waiting;
+      } finally {
+        release();
+      }
+      expect((await driver.machinesOf(tag)).map((vm) => [vm.state, vm.task])).toEqual([
+        ['running', null],
+        ['running', null],
+      ]);
+    });
+
+    it('fails a wait for usable machines when one of them goes, and ends it when the driver closes', async () => {
+      const driver = make();
+      const tag = newId();
+      const specs = [spec('a', ''), spec('b', '')];
+      const [a] = await driver.deployBatch(
+        { isolationTag: tag, hostAffinity: false, privileged: false, specs },
+        true,
+      );
+      const broken = driver.untilUsable!(tag);
+      // The deploys' timers and the wait's own: it has found both machines.
+      await vi.waitFor(() => expect(clock.pending()).toBe(3));
+      await driver.delete(a!.id);
+      clock.advance(TASK_MS.deploy);
+      await expect(broken).rejects.toMatchObject({ code: 'not-found' });
+
+      // Another process waits for a machine, then closes (the first one ends the deploy later).
+      const other = newId();
+      await driver.deploy(spec('web', other), false);
+      const closing = make();
+      const closed = closing.untilUsable!(other);
+      // The deploy's timers in both processes, and the wait's own.
+      await vi.waitFor(() => expect(clock.pending()).toBe(3));
+      await closing.close();
+      await expect(closed).rejects.toMatchObject({ code: 'unavailable' });
+      expect(clock.pending()).toBe(1);
+    });
+
     it('finishes and announces a task begun before a restart', async () => {
       const before = make();
       const vm = await before.deploy(spec('web', newId()), false);
