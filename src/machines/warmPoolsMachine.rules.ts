@@ -1,11 +1,13 @@
 // The Warm pools form's rules, apart from the machine that applies them: what the server would
 // refuse, what reads as a workspace id, where the arrow keys move the highlight.
 
+import { MAX_POOL_SIZE } from '../domain/pools';
+
 /**
- * The largest pool the server takes (server/core/pools/keeper.ts POOL_MAX_SIZE): checked here
- * too so that a size the server would refuse is explained before a round trip.
+ * The largest pool the server takes, the same rule as the server's: checked here too so that a
+ * size the server would refuse is explained before a round trip.
  */
-export const MAX_POOL_SIZE = 50;
+export { MAX_POOL_SIZE };
 
 /**
  * A workspace id: 32 hex digits as our server makes them (server/core/ids.ts), or a GUID with

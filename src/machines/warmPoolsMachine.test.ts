@@ -172,7 +172,8 @@ describe('warmPoolsMachine', () => {
 
   it('sends nothing for a bad form, says why, and keeps what was typed', () => {
     const p = start();
-    p.fill(WS_A, '51');
+    const tooMany = String(MAX_POOL_SIZE + 1);
+    p.fill(WS_A, tooMany);
     p.actor.send({ type: 'pool.saveRequested' });
     expect(p.saves).toHaveLength(0);
     expect(selectPoolFormError(p.snap())).toBe(
@@ -180,7 +181,7 @@ describe('warmPoolsMachine', () => {
     );
     expect(selectPoolInvalidField(p.snap())).toBe('size');
     expect(selectPoolFormWorkspace(p.snap())).toBe(WS_A);
-    expect(selectPoolFormSize(p.snap())).toBe('51');
+    expect(selectPoolFormSize(p.snap())).toBe(tooMany);
     // Typing again clears the complaint.
     p.actor.send({ type: 'pool.sizeEdited', text: '5' });
     expect(selectPoolFormError(p.snap())).toBeNull();

@@ -18,8 +18,8 @@ import { percentile } from './processes';
 // Every player launches at once, in rounds that alternate so that a machine's load drifting
 // during the run weighs on both alike (cold, pooled, pooled, cold for BENCH_ROUNDS=2):
 // - cold: no pool (its size set to 0 and its sets gone);
-// - pooled: an administrator sizes the workspace's pool to BENCH_POOL sets (50, the most one pool
-//   keeps: POOL_MAX_SIZE); the bench waits until the pool view says they are all ready and the
+// - pooled: an administrator sizes the workspace's pool to BENCH_POOL sets (50 by default; at
+//   most MAX_POOL_SIZE, src/domain/pools.ts); the bench waits until the pool view says they are all ready and the
 //   database has their machines running; the launches claim them through both servers, and
 //   those that find none ready deploy as without a pool.
 // A player's time runs from the common start until its machines all run: the answer, or the

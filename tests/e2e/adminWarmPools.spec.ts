@@ -64,12 +64,12 @@ test('an admin finds a workspace by name, sets its pool to 2, sees 2 sets ready,
   ]);
 
   const size = panel.getByLabel(/^Sets to keep ready/);
-  await size.fill('51');
+  await size.fill('501');
   await panel.getByRole('button', { name: 'Save' }).click();
   await expect(panel.getByRole('alert')).toHaveText(
-    'The size must be a whole number from 0 to 50.',
+    'The size must be a whole number from 0 to 500.',
   );
-  await expect(size).toHaveValue('51');
+  await expect(size).toHaveValue('501');
 
   await size.fill('2');
   await panel.getByRole('button', { name: 'Save' }).click();

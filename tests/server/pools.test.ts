@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../server/app';
 import { POOL_LOCK_TTL_MS } from '../../server/core/pools/keeper';
+import { MAX_POOL_SIZE } from '../../src/domain/pools';
 import { newId } from '../../server/core/ids';
 import { guestSettingsOf } from '../../server/hypervisor/sim/machine';
 import { testEngines } from './databases';
@@ -167,8 +168,13 @@ describe.each(testEngines())('warm pools on %s', (engine) => {
       warming: 0,
       misses: 0,
     });
-    const refused = await call('admin', 'PUT', `/admin/pools/${workspaceId}`, { size: 51 });
+    // The admin area's rule: a few hundred sets, for a synchronized start of that many teams.
+    expect(MAX_POOL_SIZE).toBeGreaterThanOrEqual(200);
+    const refused = await call('admin', 'PUT', `/admin/pools/${workspaceId}`, {
+      size: MAX_POOL_SIZE + 1,
+    });
     expect(refused.status).toBe(400);
+    expect(refused.text).toContain(`must be at most ${MAX_POOL_SIZE}`);
   });
 
   it('keeps the pool at its size with sets deployed under their own tags', async () => {

@@ -9,6 +9,7 @@ import { deployAndWait, DEPLOY_POLL } from '../play/deploy';
 import { leavesFrom } from './pooledSet';
 import { demandOf, inUseOf, plus, setsThatFit, type Demand } from './room';
 import { fingerprintsOf, pooledSpecs, unpoolableReason } from './sets';
+import { MAX_POOL_SIZE } from '../../../src/domain/pools';
 
 // The pool keeper: rounds that keep each workspace's pool at its target. A round drains the sets
 // made from templates since changed and those beyond the target, and warms what is missing, each
@@ -29,8 +30,8 @@ import { fingerprintsOf, pooledSpecs, unpoolableReason } from './sets';
 // - The janitor reclaims stale and failed sets (reclaim), and leaves pool tags out of its
 //   orphaned machines (isPoolTag).
 
-/** The most sets one pool keeps, whatever its size or schedule asks. */
-export const POOL_MAX_SIZE = 50;
+/** The most sets one pool keeps, whatever its size or schedule asks (src/domain/pools.ts). */
+export const POOL_MAX_SIZE = MAX_POOL_SIZE;
 /** How often every pool is looked after, besides the rounds a claim or a change asks for. */
 export const POOL_KEEP_INTERVAL_MS = 15_000;
 /** How long one round may hold a workspace's lock before another server may take over. */

@@ -216,12 +216,12 @@ describe('WarmPoolsPanel', () => {
   it('explains bad input without sending it, and keeps what was typed', async () => {
     const { container, saves } = await render({ list: [] });
     type(field(container, 'Workspace'), LAB);
-    type(field(container, 'Sets to keep ready'), '51');
+    type(field(container, 'Sets to keep ready'), '501');
     save(container);
     expect(saves).toEqual([]);
-    expect(alerts(container)).toEqual(['The size must be a whole number from 0 to 50.']);
+    expect(alerts(container)).toEqual(['The size must be a whole number from 0 to 500.']);
     const size = field(container, 'Sets to keep ready');
-    expect(size.value).toBe('51');
+    expect(size.value).toBe('501');
     expect(size.getAttribute('aria-invalid')).toBe('true');
     expect(field(container, 'Workspace').value).toBe(LAB);
   });
