@@ -163,16 +163,22 @@ export async function publishFlagLab(
   });
 }
 
-/** The player starts the workspace's game from its play page and waits until it runs. */
-export async function startGame(player: Page, workspaceId: string) {
+/**
+ * The player starts the workspace's game from its play page and waits until it runs. Resolves
+ * with the time of the click that started it (Confirm), which is where a launch's wait begins.
+ */
+export async function startGame(player: Page, workspaceId: string): Promise<number> {
   await player.goto(`/mojo/${workspaceId}`);
   const actions = player.getByRole('toolbar', { name: 'Game actions' });
   await actions.getByRole('button', { name: 'Start' }).click();
-  await player
+  const confirm = player
     .getByRole('group', { name: 'Start the game?' })
-    .getByRole('button', { name: 'Confirm' })
-    .click();
+    .getByRole('button', { name: 'Confirm' });
+  await confirm.waitFor();
+  const confirmedAt = Date.now();
+  await confirm.click();
   await expect(actions.getByRole('button', { name: 'End' })).toBeVisible({ timeout: 60_000 });
+  return confirmedAt;
 }
 
 /**

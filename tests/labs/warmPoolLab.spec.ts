@@ -77,25 +77,35 @@ test("a player's Debian lab from a warm pool is running at the click, with this 
           .toBe(true);
       }
       const before = new Set(readdirSync(join(stateDir, 'machines')));
-      const clicked = Date.now();
-      await startGame(player, lab.id);
+      const clicked = await startGame(player, lab.id);
+      // What the player sees first: the machine running, as the game page shows it.
+      await expect(controllerOf(player, 'alpha').getByText('Running')).toBeVisible();
+      const running = Date.now() - clicked;
+      // The launch call's own time, as the browser measured it.
+      const answered = await player.evaluate(() =>
+        performance
+          .getEntriesByType('resource')
+          .filter((e) => /\/api\/gamespace$/.test(e.name))
+          .map((e) => Math.round(e.duration))
+          .at(-1),
+      );
       const gamespaceId = /\/mojo\/([0-9a-f]{32})/.exec(player.url())?.[1] ?? '';
       const playerApi = await apiOf(player);
       const [vm] = (await playerApi<{ vms: GameVm[] }>('GET', `gamespace/${gamespaceId}`)).vms;
       expect(vm?.name).toBe('alpha');
       // The pooled machine, not one deployed for the launch; the refill restored.
       expect(before.has(vm!.id)).toBe(true);
-      const record = JSON.parse(
-        readFileSync(join(stateDir, 'machines', vm!.id, 'machine.json'), 'utf8'),
-      );
-      if (round === 2) expect(record.restoredFrom).toMatch(/^[0-9a-f]{24}$/);
-      await expect(controllerOf(player, 'alpha').getByText('Running')).toBeVisible();
       await expect
         .poll(screenOf(stateDir, vm!), { timeout: 10_000, intervals: [100] })
         .toContain('alpha login:');
       const usable = Date.now() - clicked;
-      console.info(`pooled Debian launch ${round}: login prompt ${usable} ms after the click`);
-      test.info().annotations.push({ type: `pooled launch ${round}`, description: `${usable} ms` });
+      const record = JSON.parse(
+        readFileSync(join(stateDir, 'machines', vm!.id, 'machine.json'), 'utf8'),
+      );
+      if (round === 2) expect(record.restoredFrom).toMatch(/^[0-9a-f]{24}$/);
+      const timing = `launch call ${answered} ms, shown running ${running} ms, login prompt on the screen by ${usable} ms after the click`;
+      console.info(`pooled Debian launch ${round}: ${timing}`);
+      test.info().annotations.push({ type: `pooled launch ${round}`, description: timing });
 
       // The author's user logs in; the flag file holds this game's flag, never the pool's.
       const alpha = await openConsole(player, vm!, stateDir);
