@@ -17,7 +17,7 @@ import { newId } from '../ids';
 import { toMachineSpec } from '../machineSpecs';
 import { gamespaceTemplates } from '../play/deploy';
 import { createJanitor, DEFAULT_JANITOR_OPTIONS } from '../janitor';
-import { WARMING_STALE_MS } from './keeper';
+import { REFILL_SETTLE_MS, WARMING_STALE_MS } from './keeper';
 import { demandOf } from './room';
 import { pooledSpecs } from './sets';
 import { createPoolService } from './service';
@@ -364,6 +364,30 @@ describe('the pool keeper', () => {
     expect(await pools.claims.claim(g, ws, rows, specs)).toBe(false);
     expect(await sim.machinesOf(set!.id)).toEqual([]);
     expect(await sim.machinesOf(g.id)).toEqual([]);
+    await pools.stop();
+  });
+
+  it('refills after a claim only once claims have paused', async () => {
+    const pools = service(sim);
+    await pools.setSize(workspaceId, 1);
+    await pools.settled();
+    const ws = (await repos.workspaces.find(workspaceId))!;
+    const rows = await repos.templates.ofWorkspaceWithParentDetail(workspaceId);
+    const g = { id: newId(), variant: 0, playerCount: 1, challenge: '' } as GamespaceTable;
+    const specs = gamespaceTemplates(g, ws, rows, { transforms: [], challenge: null }).map(
+      toMachineSpec,
+    );
+    expect(await pools.claims.claim(g, ws, rows, specs)).toBe(true);
+    await pools.settled();
+    // The claimed machines have the host to themselves for a while: nothing is warming.
+    expect((await setsOf()).map((s) => s.state)).toEqual(['claimed']);
+    clock.advance(REFILL_SETTLE_MS - 1);
+    await pools.settled();
+    expect((await setsOf()).map((s) => s.state)).toEqual(['claimed']);
+    clock.advance(1);
+    await vi.waitFor(async () =>
+      expect((await setsOf()).map((s) => s.state).sort()).toEqual(['claimed', 'ready']),
+    );
     await pools.stop();
   });
 

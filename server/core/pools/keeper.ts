@@ -1,4 +1,4 @@
-import { every, type Clock } from '../../clock';
+import { every, type Clock, type Timer } from '../../clock';
 import type { HypervisorDriver, MachineSpec } from '../../hypervisor';
 import type { Repositories } from '../../store/repositories';
 import type { TemplateWithParentDetail } from '../../store/repositories/templates';
@@ -17,6 +17,7 @@ import { MAX_POOL_SIZE } from '../../../src/domain/pools';
 //
 // - Target: the size, raised to a scheduled launch's count from SCHEDULE_LEAD_MS before its time
 //   until SCHEDULE_TAIL_MS after, capped at POOL_MAX_SIZE.
+// - Refills wait until claims have paused for REFILL_SETTLE_MS (the claimed sets' machines first).
 // - Room: a set is warmed only when, beside what the driver counts against its caps (running
 //   machines, room reserved for deploys under way) and the sets this process is deploying, one
 //   launch's room is left (room.ts). Room is decided one round at a time in a process.
@@ -32,6 +33,12 @@ import { MAX_POOL_SIZE } from '../../../src/domain/pools';
 
 /** The most sets one pool keeps, whatever its size or schedule asks (src/domain/pools.ts). */
 export const POOL_MAX_SIZE = MAX_POOL_SIZE;
+/**
+ * How long claims must have paused before a pool is refilled: the claimed machines and their
+ * players' first look at them get the host's cores first (a restore or a boot is heavy work; on a
+ * small host it doubled the time to a claimed machine shown running in the browser).
+ */
+export const REFILL_SETTLE_MS = 5_000;
 /** How often every pool is looked after, besides the rounds a claim or a change asks for. */
 export const POOL_KEEP_INTERVAL_MS = 15_000;
 /** How long one round may hold a workspace's lock before another server may take over. */
@@ -70,6 +77,9 @@ export function createKeeper(deps: KeeperDeps) {
   const rounds = new Map<string, Promise<void>>();
   const again = new Set<string>();
   let stopTicks: (() => void) | null = null;
+  /** Rounds put off until claims have paused (REFILL_SETTLE_MS), by workspace. */
+  const deferred = new Map<string, Timer>();
+  let stopped = false;
 
   function track(work: Promise<unknown>): void {
     const settled = work.catch((err: unknown) => warn(err, 'background work failed'));
@@ -166,9 +176,8 @@ export function createKeeper(deps: KeeperDeps) {
       return;
     }
     const prints = fingerprintsOf(ws, templates);
-    const live = (await repos.pools.setsOf(workspaceId)).filter(
-      (s) => s.state === 'warming' || s.state === 'ready',
-    );
+    const all = await repos.pools.setsOf(workspaceId);
+    const live = all.filter((s) => s.state === 'warming' || s.state === 'ready');
     // Made from templates since changed (or of a variant the workspace no longer has).
     const outdated = live.filter((s) => prints[s.variant] !== s.fingerprint);
     const current = live.filter((s) => !outdated.includes(s));
@@ -188,6 +197,15 @@ export function createKeeper(deps: KeeperDeps) {
     const missing = target - (current.length - excess.length);
     const perSet = pooledSpecs(ws, templates, 0, '').length;
     if (missing <= 0 || perSet === 0) return;
+    const lastClaim = Math.max(
+      0,
+      ...all.filter((s) => s.state === 'claimed').map((s) => s.claimedAt),
+    );
+    const settling = lastClaim + REFILL_SETTLE_MS - now();
+    if (settling > 0) {
+      deferRound(workspaceId, settling);
+      return;
+    }
     const perVariant = prints.map((_, v) => current.filter((s) => s.variant === v).length);
     await withRoom(async () => {
       const status = await driver.status();
@@ -218,6 +236,16 @@ export function createKeeper(deps: KeeperDeps) {
         track(warm(ws, templates, specs, set));
       }
     });
+  }
+
+  /** Asks for a round of the workspace in `ms`, unless one is put off already. */
+  function deferRound(workspaceId: string, ms: number): void {
+    if (stopped || deferred.has(workspaceId)) return;
+    const timer = clock.setTimeout(() => {
+      deferred.delete(workspaceId);
+      if (!stopped) void keep(workspaceId);
+    }, ms);
+    deferred.set(workspaceId, timer);
   }
 
   /** A round under the workspace's lock; none when another server holds it. */
@@ -301,6 +329,7 @@ export function createKeeper(deps: KeeperDeps) {
 
     /** Starts the rounds every keepIntervalMs. */
     start() {
+      stopped = false;
       stopTicks ??= every(clock, deps.keepIntervalMs ?? POOL_KEEP_INTERVAL_MS, () =>
         track(keepAll()),
       );
@@ -310,6 +339,9 @@ export function createKeeper(deps: KeeperDeps) {
     async stop() {
       stopTicks?.();
       stopTicks = null;
+      stopped = true;
+      for (const timer of deferred.values()) clock.clearTimeout(timer);
+      deferred.clear();
       await settled();
     },
   };
