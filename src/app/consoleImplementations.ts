@@ -26,6 +26,8 @@ import type {
 import { consoleNetworkMachine } from '../machines/consoleNetworkMachine';
 import type { KeyboardLayout } from '../domain/keyboardLayouts';
 import {
+  KEY_BATCH_INTERVAL_MS,
+  keyBatches,
   keystrokesOf,
   retypedKeystrokes,
   type HeldKey,
@@ -45,7 +47,10 @@ const isModifier = (code: string): boolean =>
  * `retypedKeystrokes`): noVNC's keys pass through `sendKey`, which this wraps, keeping which
  * modifiers are held. A key it retyped on its way down is done: its release is not sent.
  */
-function typeOnLayout(rfb: RFB, layout: () => KeyboardLayout): (strokes: Keystroke[]) => void {
+function typeOnLayout(
+  rfb: RFB,
+  layout: () => KeyboardLayout,
+): { type(strokes: Keystroke[]): void; stop(): void } {
   const send = rfb.sendKey.bind(rfb);
   const held = new Map<string, HeldKey>();
   const retyped = new Set<string>();
@@ -64,8 +69,25 @@ function typeOnLayout(rfb: RFB, layout: () => KeyboardLayout): (strokes: Keystro
     } else if (retyped.delete(code)) return;
     send(keysym, code, down);
   };
-  return (strokes) => {
-    for (const stroke of strokes) send(stroke.keysym, stroke.code, stroke.down);
+  // Pasted keys go in batches (keystrokes.ts `keyBatches`), one paste after the other.
+  let queue: Keystroke[][] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const next = () => {
+    timer = null;
+    const batch = queue.shift();
+    if (!batch) return;
+    for (const stroke of batch) send(stroke.keysym, stroke.code, stroke.down);
+    timer = setTimeout(next, KEY_BATCH_INTERVAL_MS);
+  };
+  return {
+    type(strokes) {
+      queue.push(...keyBatches(strokes));
+      if (timer === null) next();
+    },
+    stop() {
+      queue = [];
+      if (timer !== null) clearTimeout(timer);
+    },
   };
 }
 
@@ -77,7 +99,7 @@ function typeOnLayout(rfb: RFB, layout: () => KeyboardLayout): (strokes: Keystro
 const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput>(
   ({ input, sendBack, receive }) => {
     let rfb: RFB | null = null;
-    let type: (strokes: Keystroke[]) => void = () => undefined;
+    let keys: ReturnType<typeof typeOnLayout> | null = null;
     let layout = input.keyboardLayout;
     let stopped = false;
     const report = (event: ConsoleEvent) => {
@@ -93,7 +115,7 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
         });
         rfb.scaleViewport = true;
         rfb.background = '#000000';
-        type = typeOnLayout(rfb, () => layout);
+        keys = typeOnLayout(rfb, () => layout);
         rfb.addEventListener('connect', () => report({ type: 'rfb.connected' }));
         rfb.addEventListener('disconnect', (e) =>
           report({ type: 'rfb.disconnected', clean: e.detail.clean }),
@@ -121,7 +143,7 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
           break;
         case 'rfb.paste':
           // Typed, not put on the clipboard: a real machine's VNC server ignores clipboard text.
-          type(keystrokesOf(command.text, layout));
+          keys?.type(keystrokesOf(command.text, layout));
           rfb.focus();
           break;
       }
@@ -129,6 +151,7 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
 
     return () => {
       stopped = true;
+      keys?.stop();
       rfb?.disconnect();
     };
   },

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { charOfKeysym, keystrokesOf, retypedKeystrokes } from './keystrokes';
+import {
+  charOfKeysym,
+  KEY_BATCH_SIZE,
+  keyBatches,
+  keystrokesOf,
+  retypedKeystrokes,
+} from './keystrokes';
 
 const tap = (keysym: number, code: string | null) => [
   { keysym, code, down: true },
@@ -90,5 +96,15 @@ describe('charOfKeysym', () => {
     expect(charOfKeysym(0xe4)).toBe('ä');
     expect(charOfKeysym(0x010020ac)).toBe('€');
     expect(charOfKeysym(0xff0d)).toBeNull();
+  });
+});
+
+describe('keyBatches', () => {
+  it('splits a long paste into batches of KEY_BATCH_SIZE, in order, losing nothing', () => {
+    const strokes = keystrokesOf('x'.repeat(KEY_BATCH_SIZE), 'us');
+    const batches = keyBatches(strokes);
+    expect(batches).toHaveLength(2);
+    expect(batches.every((batch) => batch.length <= KEY_BATCH_SIZE)).toBe(true);
+    expect(batches.flat()).toEqual(strokes);
   });
 });

@@ -129,3 +129,20 @@ export function retypedKeystrokes(
     ...lifted.map((k) => ({ ...k, down: true })),
   ];
 }
+
+/**
+ * How many key events a console sends at once, and how long it waits before the next batch. QEMU
+ * hands keys from a VNC client to the guest one every 10 ms (its `key-delay-ms`) from a queue of
+ * at most 1024 entries and drops what comes beyond: a long paste sent at once loses its end.
+ */
+export const KEY_BATCH_SIZE = 50;
+export const KEY_BATCH_INTERVAL_MS = 750;
+
+/** The strokes in batches of KEY_BATCH_SIZE, to be sent KEY_BATCH_INTERVAL_MS apart. */
+export function keyBatches(strokes: readonly Keystroke[]): Keystroke[][] {
+  const batches: Keystroke[][] = [];
+  for (let at = 0; at < strokes.length; at += KEY_BATCH_SIZE) {
+    batches.push(strokes.slice(at, at + KEY_BATCH_SIZE));
+  }
+  return batches;
+}
