@@ -13,7 +13,7 @@ FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 # The lockfile alone first, so that a change to the sources reuses the installed packages.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --no-update-notifier
 COPY . .
 RUN npm run build
 
@@ -32,7 +32,7 @@ COPY package.json package-lock.json ./
 # No production package needs an install script (tests/deploy checks it). npm's cache goes, and
 # so does what better-sqlite3 holds only for building from source (SQLite's sources) and for
 # other systems (its binaries for macOS, Windows and musl): 20 MB.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --no-update-notifier \
   && rm -rf "$(npm config get cache)" \
   && cd node_modules/better-sqlite3 \
   && rm -rf deps src binding.gyp \

@@ -25,9 +25,10 @@ export default async function setup() {
   console.log(`check:image: docker build -t ${IMAGE} (COMMIT=${commit})`);
   // The build stage is tagged too: it holds the installed packages that the next run reuses. What
   // an earlier run built under these tags goes, or every run would leave a gigabyte behind.
+  // COMMIT is the final stage's only: the build stage would say it was not consumed.
   const stages = [
     { tag: `${IMAGE}-build`, args: ['--target', 'build'] },
-    { tag: IMAGE, args: [] },
+    { tag: IMAGE, args: ['--build-arg', `COMMIT=${commit}`] },
   ];
   const imageId = (tag: string) => {
     try {
@@ -37,8 +38,7 @@ export default async function setup() {
     }
   };
   const earlier = stages.map(({ tag }) => imageId(tag));
-  for (const { tag, args } of stages)
-    dockerLoud(['build', ...args, '--build-arg', `COMMIT=${commit}`, '-t', tag, '.']);
+  for (const { tag, args } of stages) dockerLoud(['build', ...args, '-t', tag, '.']);
   for (const [index, id] of earlier.entries()) {
     if (id && id !== imageId(stages[index]!.tag)) {
       try {
