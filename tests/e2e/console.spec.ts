@@ -164,6 +164,19 @@ test('an author opens a running machine’s console, types into it, and sees it 
   await toolbar.getByRole('button', { name: 'Paste', exact: true }).click();
   await expect.poll(async () => (await canvasPixels(page)).digest).not.toBe(typed.digest);
 
+  // With the box empty, Paste types what the browser's clipboard holds, read in the click.
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.evaluate(() => navigator.clipboard.writeText('echo clipboard'));
+  const boxPasted = await canvasPixels(page);
+  await expect(toolbar.getByLabel('Text to paste')).toHaveValue('');
+  await toolbar.getByRole('button', { name: 'Paste', exact: true }).click();
+  await expect.poll(async () => (await canvasPixels(page)).digest).not.toBe(boxPasted.digest);
+
+  // The layout of the machine's keyboard is the user's choice, kept for the next console page.
+  const layout = toolbar.getByRole('combobox', { name: 'Keyboard layout of the machine' });
+  await expect(layout).toHaveValue('us');
+  await layout.selectOption('de');
+
   // Another console that does not exist, opened in the same page: its error alone, on a plain
   // background, with nothing of the previous screen left under it.
   const unknown = '0123456789abcdef0123456789abcdef';
@@ -178,6 +191,7 @@ test('an author opens a running machine’s console, types into it, and sees it 
   await page.screenshot({ path: test.info().outputPath('console-unknown.png') });
   await page.goBack();
   await expect(toolbar.getByRole('status')).toHaveText('connected', { timeout: 20_000 });
+  await expect(layout).toHaveValue('de');
 
   // Stopping the machine ends the console: the page says so and offers Retry.
   await api('PUT', 'vm', { id: machine.id, type: 'stop' });

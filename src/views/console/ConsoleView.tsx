@@ -132,7 +132,6 @@ function KeyboardLayoutSelect({ session }: { session: ConsoleActorRef }) {
   const layout = useSelector(session, selectKeyboardLayout);
   return (
     <label className="tp-console-layout">
-      <span aria-hidden="true">Keyboard</span>
       <select
         aria-label="Keyboard layout of the machine"
         value={layout}
@@ -153,23 +152,44 @@ function KeyboardLayoutSelect({ session }: { session: ConsoleActorRef }) {
   );
 }
 
-/** Pastes the browser's clipboard, which the click lets the page read. */
-function ClipboardPaste({ session }: { session: ConsoleActorRef }) {
-  const canPaste = useSelector(session, selectCanPasteClipboard);
+/**
+ * Types the text in the box into the machine, on its keyboard layout; with the box empty, what
+ * the browser's clipboard holds (the click lets the page read it).
+ */
+function PasteForm({ session, enabled }: { session: ConsoleActorRef; enabled: boolean }) {
+  const canPasteClipboard = useSelector(session, selectCanPasteClipboard);
   const error = useSelector(session, selectPasteError);
   const errorId = useId();
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const text = new FormData(form).get('paste');
+    if (typeof text === 'string' && text !== '') {
+      session.send({ type: 'console.pasteRequested', text });
+      form.reset();
+    } else {
+      session.send({ type: 'console.clipboardPasteRequested' });
+    }
+  };
   return (
-    <>
-      <button
-        type="button"
-        className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
-        title="Paste from clipboard"
-        disabled={!canPaste}
+    <form className="tp-console-paste" onSubmit={submit}>
+      <input
+        name="paste"
+        type="text"
+        className="p-inputtext p-component p-inputtext-sm"
+        aria-label="Text to paste"
         aria-describedby={error ? errorId : undefined}
-        onClick={() => session.send({ type: 'console.clipboardPasteRequested' })}
+        placeholder="text, or the clipboard"
+        disabled={!enabled}
+      />
+      <button
+        type="submit"
+        className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
+        title="Paste the text, or the clipboard when there is none"
+        disabled={!enabled || !canPasteClipboard}
       >
         <Icon shape={piClipboard} />
-        <span className="tp-console-button-label">Paste from clipboard</span>
+        <span className="tp-console-button-label">Paste</span>
       </button>
       {error ? (
         <span id={errorId} className="tp-console-net-error" role="alert" title={error}>
@@ -184,40 +204,6 @@ function ClipboardPaste({ session }: { session: ConsoleActorRef }) {
           </button>
         </span>
       ) : null}
-    </>
-  );
-}
-
-/** Types the text in the box into the machine, on its keyboard layout. */
-function PasteForm({ session, enabled }: { session: ConsoleActorRef; enabled: boolean }) {
-  const submit = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const form = e.currentTarget;
-    const text = new FormData(form).get('paste');
-    if (typeof text === 'string' && text !== '') {
-      session.send({ type: 'console.pasteRequested', text });
-      form.reset();
-    }
-  };
-  return (
-    <form className="tp-console-paste" onSubmit={submit}>
-      <input
-        name="paste"
-        type="text"
-        className="p-inputtext p-component p-inputtext-sm"
-        aria-label="Text to paste"
-        placeholder="text to paste"
-        disabled={!enabled}
-      />
-      <button
-        type="submit"
-        className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
-        title="Paste"
-        disabled={!enabled}
-      >
-        <Icon shape={piClipboard} />
-        <span className="tp-console-button-label">Paste</span>
-      </button>
     </form>
   );
 }
@@ -315,7 +301,6 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
         />
         <PasteForm session={session} enabled={live} />
-        <ClipboardPaste session={session} />
         <KeyboardLayoutSelect session={session} />
         <ToolButton
           label="Full screen"
