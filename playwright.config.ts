@@ -37,10 +37,14 @@ export const CHROMIUM = {
   ],
 };
 
+// Budgets, not waits: every wait is on a condition. On a 2-core machine where Chromium renders in
+// software, the suite ran 2.8 times slower than on the machine these were first set on (22.6
+// instead of 8 minutes, 2026-11-30), and three waits ran out: a disk image upload's progress,
+// Monaco's first load. Two minutes a test and 20 s a wait leave that room.
 export default defineConfig({
   testDir: 'tests/e2e',
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  timeout: 120_000,
+  expect: { timeout: 20_000 },
   // Tests, not whole files, are shared out, so that the long ones do not end up on one worker.
   // Every test builds what it needs; the server a test runs against is its worker's alone.
   fullyParallel: true,
