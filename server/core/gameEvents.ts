@@ -1,0 +1,48 @@
+// A gamespace's event log: what happened in it, when and by whom, for observers (the gamespace
+// browser's timeline) and for the console recordings' replay timeline. It records that something
+// happened, never what a player typed or copied.
+
+/** What happened. */
+export type GameEventKind =
+  | 'deploy'
+  | 'console.open'
+  | 'console.close'
+  | 'file.put'
+  | 'clipboard.paste'
+  | 'clipboard.copy'
+  | 'submission'
+  | 'extension'
+  | 'complete';
+
+/** One event as it is recorded. */
+export interface NewGameEvent {
+  readonly gamespaceId: string;
+  readonly kind: GameEventKind;
+  /** Who did it; absent when the system did (a deploy by the launch, the game's end). */
+  readonly actorId?: string;
+  readonly actorName?: string;
+  /** The machine it concerns, when it concerns one. */
+  readonly machineId?: string;
+  readonly machineName?: string;
+  /** A short text a person reads: a file's name and size, a question set's score line. */
+  readonly detail?: string;
+  /** A submission's score after grading. */
+  readonly score?: number;
+  /** When, in ms since the epoch; now when absent. */
+  readonly at?: number;
+}
+
+/** One event as it is read back. */
+export interface GameEvent extends NewGameEvent {
+  readonly id: string;
+  readonly at: number;
+}
+
+/** Where events are kept and read from. */
+export interface GameEventLog {
+  record(event: NewGameEvent): Promise<void>;
+  /** The gamespace's events, oldest first. */
+  list(gamespaceId: string): Promise<readonly GameEvent[]>;
+  /** Removes the gamespace's events, when the gamespace is deleted. */
+  removeFor(gamespaceId: string): Promise<void>;
+}
