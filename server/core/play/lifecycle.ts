@@ -55,7 +55,7 @@ export function createLifecycle(context: PlayContext) {
         gamespaceId: g.id,
         kind: 'deploy',
         ...by(actor),
-        detail: `${specs.length} machines from the warm pool`,
+        detail: `${specs.length} machine${specs.length === 1 ? '' : 's'} from the warm pool`,
       });
     }
     const { complete, deployed } = await deployAndWait(
@@ -73,13 +73,16 @@ export function createLifecycle(context: PlayContext) {
     // Announced after the start is stored: a page that reads on the announcement sees it started
     // (and kept states of the gamespace are dropped only once it is).
     for (const vm of deployed) {
-      void gameEvents.record({
-        gamespaceId: g.id,
-        kind: 'deploy',
-        ...by(actor),
-        machineId: vm.id,
-        machineName: untagged(vm.name),
-      });
+      // The driver answers every machine of the gamespace; a claimed set's are recorded above.
+      if (!pooled) {
+        void gameEvents.record({
+          gamespaceId: g.id,
+          kind: 'deploy',
+          ...by(actor),
+          machineId: vm.id,
+          machineName: untagged(vm.name),
+        });
+      }
       options.vmPublisher.publish(g.id, 'VmEvent', {
         action: 'VM.DEPLOY',
         actor: actorRef(actor),
