@@ -26,6 +26,8 @@ const AdminRoute = lazy(() => import('./routes/AdminRoute'));
 const ProfileRoute = lazy(() => import('./routes/ProfileRoute'));
 // The console page carries noVNC, which no other page needs.
 const ConsoleRoute = lazy(() => import('./routes/ConsoleRoute'));
+// A console recording's replay carries noVNC too.
+const ReplayRoute = lazy(() => import('./routes/ReplayRoute'));
 // The pages of launch links (TopoMojo's launchpoint and console links), signed in by a ticket.
 const LaunchRoute = lazy(() => import('./routes/LaunchRoute'));
 const LaunchConsoleRoute = lazy(() => import('./routes/LaunchConsoleRoute'));
@@ -153,6 +155,10 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
         },
         { path: 'profile', element: guarded(ProfileRoute) },
         { path: 'observe', element: guarded(ObserveRoute, 'observer') },
+        {
+          path: 'observe/replay/:gamespaceId/:recordingId',
+          element: guarded(ReplayRoute, 'observer'),
+        },
         { path: 'admin', element: guarded(AdminRoute, 'admin') },
         { path: 'admin/:section', element: guarded(AdminRoute, 'admin') },
         { path: '*', element: framed(NotFoundView) },
