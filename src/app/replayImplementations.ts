@@ -86,21 +86,11 @@ class RecordedChannel implements RfbChannel {
   deliver(bytes: Uint8Array): void {
     if (bytes.length > 0) this.onmessage?.({ data: bytes.slice().buffer });
   }
-}
 
-/** The records from `from` to `to` (exclusive) as one run of bytes. */
-function joined(records: readonly ScreenRecord[], from: number, to: number): Uint8Array {
-  let size = 0;
-  for (let i = from; i < to; i++) size += records[i]?.bytes.length ?? 0;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (let i = from; i < to; i++) {
-    const record = records[i];
-    if (!record) continue;
-    bytes.set(record.bytes, at);
-    at += record.bytes.length;
+  /** Has noVNC read on what it has received (an empty message does that, and adds nothing). */
+  nudge(): void {
+    this.onmessage?.({ data: new ArrayBuffer(0) });
   }
-  return bytes;
 }
 
 /**
@@ -154,9 +144,13 @@ const screenActor = fromCallback<ScreenCommand, ScreenInput>(({ input, sendBack,
     fed = 0;
   };
 
+  // Each record goes in as the message it was: noVNC's handshake reads a step per message (after
+  // its ProtocolVersion it waits for the next one), so bytes run together would stall it. An
+  // empty message after them lets it read on anything a recorder ran together.
   const feed = (to: number) => {
-    if (to <= fed) return;
-    channel?.deliver(joined(records, fed, to));
+    if (to <= fed || !channel) return;
+    for (let i = fed; i < to; i++) channel.deliver(records[i]?.bytes ?? new Uint8Array(0));
+    channel.nudge();
     fed = to;
   };
 
