@@ -28,6 +28,9 @@ const CHALLENGE = {
   ],
 };
 
+/** The long recording's length. */
+const HOUR_MS = 60 * 60 * 1_000;
+
 interface Vm {
   id: string;
   name: string;
@@ -273,7 +276,68 @@ test('an admin replays a recorded console session frame for frame, seeking to th
   await expect.poll(async () => (await replayed()).digest).toBe(last.frame.digest);
   await page.screenshot({ path: test.info().outputPath('replay-ended.png') });
 
-  // A viewer refused the recording is told so.
+  // An hour of it: the session's start, then its typing again every 10 s. Seeking to the middle,
+  // back near the start (a fresh client fed from the first record) and on near the end: how long
+  // until the screen shows the new time.
+  const typing = recorded.messages.filter((m) => m.t > first.lastAt);
+  const hourMessages = recorded.messages.filter((m) => m.t <= first.lastAt);
+  const span = (typing.at(-1)?.t ?? 0) - (typing[0]?.t ?? 0);
+  for (let start = 5_000; start + span < HOUR_MS; start += 10_000) {
+    for (const m of typing)
+      hourMessages.push({ t: start + m.t - (typing[0]?.t ?? 0), bytes: m.bytes });
+  }
+  const hourStream = Buffer.concat(
+    hourMessages.map((m) => encodeRecord(m.t, SCREEN_CHANNEL, Uint8Array.from(m.bytes))),
+  );
+  const hour = {
+    ...recording,
+    id: `${recordingId}h`,
+    durationMs: HOUR_MS,
+    bytes: hourStream.length,
+  };
+  await page.unroute(`**/api/gamespace/${game.id}/recordings`);
+  await page.route(`**/api/gamespace/${game.id}/recordings`, (route) =>
+    route.fulfill({ json: [recording, hour] }),
+  );
+  await page.route(`**/api/recording/${hour.id}/stream*`, (route) =>
+    route.fulfill({ body: hourStream, contentType: 'application/octet-stream' }),
+  );
+  const opened = Date.now();
+  await page.goto(`/observe/replay/${game.id}/${hour.id}`);
+  await expect(play).toBeEnabled({ timeout: 60_000 });
+  const loadMs = Date.now() - opened;
+  /** Milliseconds from moving the slider until the screen stops seeking. */
+  const seekLatency = (ms: number) =>
+    page.evaluate(async (value) => {
+      const input = document.querySelector<HTMLInputElement>('input[aria-label="Timeline"]')!;
+      const screen = document.querySelector('.tp-replay-screen')!;
+      const started = performance.now();
+      const done = new Promise<void>((resolve) => {
+        const observer = new MutationObserver(() => {
+          if (screen.getAttribute('data-seeking') === 'false') {
+            observer.disconnect();
+            resolve();
+          }
+        });
+        observer.observe(screen, { attributes: true });
+      });
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(
+        input,
+        String(value),
+      );
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      await done;
+      return Math.round(performance.now() - started);
+    }, ms);
+  const toMiddle = await seekLatency(HOUR_MS / 2);
+  await expect.poll(async () => (await replayed()).digest).toBe(last.frame.digest);
+  const back = await seekLatency(60_000);
+  const forward = await seekLatency(HOUR_MS - 60_000);
+  console.log(
+    `60-minute recording, ${hourMessages.length} records, ${(hourStream.length / 1e6).toFixed(1)} MB: ` +
+      `opened in ${loadMs} ms; seek to 30:00 ${toMiddle} ms, back to 01:00 ${back} ms, on to 59:00 ${forward} ms`,
+  );
+
   await page.unroute(`**/api/gamespace/${game.id}/recordings`);
   await page.route(`**/api/gamespace/${game.id}/recordings`, (route) =>
     route.fulfill({ status: 403, body: '' }),
