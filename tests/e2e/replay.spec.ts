@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { encodeRecord, SCREEN_CHANNEL } from '../../src/domain/recordingStream';
 import { apiOf, signIn } from './support';
@@ -275,6 +276,14 @@ test('an admin replays a recorded console session frame for frame, seeking to th
   await expect(position).toHaveText(`${end} / ${end}`);
   await expect.poll(async () => (await replayed()).digest).toBe(last.frame.digest);
   await page.screenshot({ path: test.info().outputPath('replay-ended.png') });
+
+  // Export saves the stream as a file.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe(`recording-${recordingId}.tprec`);
+  expect(readFileSync(await download.path())).toEqual(stream);
 
   // An hour of it: the session's start, then its typing again every 10 s. Seeking to the middle,
   // back near the start (a fresh client fed from the first record) and on near the end: how long
