@@ -15,6 +15,7 @@ import { createDispatch, listDispatches } from '../api/dispatch';
 import { listGameEvents } from '../api/gameEvents';
 import type { ApiError } from '../api/http';
 import { deleteGamespace } from '../api/play';
+import { listRecordings } from '../api/recordings';
 import type { Vm } from '../api/vm';
 import { errorMessage } from '../domain/text';
 import {
@@ -25,6 +26,7 @@ import {
 } from '../machines/gamespaceBrowserMachine';
 import { dispatcherConsoleMachine } from '../machines/dispatcherConsoleMachine';
 import { gameTimelineMachine } from '../machines/gameTimelineMachine';
+import { recordingListMachine } from '../machines/recordingListMachine';
 import { gamespaceDetailMachine, type GamespaceDetail } from '../machines/gamespaceDetailMachine';
 import type { PageQuery } from '../machines/pagedSearchMachine';
 import { splitVmName } from '../machines/vmControllerRules';
@@ -143,6 +145,17 @@ export function dispatcherConsoleLogic(
       }),
       dispatchEvents: fromEventObservable(({ input }: { input: { gamespaceId: string } }) =>
         gamespaceDispatches$(hubEvents, input.gamespaceId),
+      ),
+    },
+  });
+}
+
+/** The Recordings tab's list (GET gamespace/{id}/recordings). */
+export function recordingListLogic(deps: WorkspaceDependencies) {
+  return recordingListMachine.provide({
+    actors: {
+      loadRecordings: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+        listRecordings(deps.http)(gamespaceId, signal),
       ),
     },
   });

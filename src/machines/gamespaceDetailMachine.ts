@@ -27,7 +27,7 @@ export interface GamespaceDetail {
   players: Player[] | null;
 }
 
-export const DETAIL_TABS = ['detail', 'events', 'json', 'dispatcher'] as const;
+export const DETAIL_TABS = ['detail', 'events', 'json', 'dispatcher', 'recordings'] as const;
 export type DetailTab = (typeof DETAIL_TABS)[number];
 
 export type GamespaceDetailEvent =
@@ -86,7 +86,7 @@ export const gamespaceDetailMachine = setup({
 }).createMachine({
   id: 'gamespaceDetail',
   description:
-    'An expanded row of the gamespace browser: it loads the gamespace detail (challenge, machines, players), then runs a controller for each machine; the tab shown is Detail, Events, Json or Dispatcher, and the Events tab loads its log while shown.',
+    'An expanded row of the gamespace browser: it loads the gamespace detail (challenge, machines, players), then runs a controller for each machine; the tab shown is Detail, Events, Json, Dispatcher or Recordings, and the Events tab loads its log while shown.',
   context: ({ input, spawn }) => ({
     ...input,
     detail: null,
