@@ -45,7 +45,16 @@ export const INVALID_TICKET = 'Invalid ticket';
 export const MAX_EARLY_BYTES = 4_096;
 export const TOO_MUCH_EARLY = 'The viewer sent too much before the console opened.';
 
-type Admission = { machineId: string; subject: ConsoleSubject } | { refused: string };
+type Admission =
+  { machineId: string; machineName: string; subject: ConsoleSubject } | { refused: string };
+
+/** A viewer's console, as told to `sessions`. */
+export interface ConsoleSessionInfo {
+  subject: ConsoleSubject;
+  machineId: string;
+  /** `{template}#{tag}`, as the driver names it. */
+  machineName: string;
+}
 
 const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
   Array.isArray(data)
@@ -73,6 +82,14 @@ export interface ConsoleRouteOptions {
   onRefusedTicket?(request: FastifyRequest): Promise<void>;
   /** The open sockets, for metrics and tests. */
   slots?: ConsoleSlots;
+  /**
+   * Told when a viewer's console opens (the machine's console is bridged) and when that socket
+   * closes: the gamespace's event log. Must return at once.
+   */
+  sessions?: {
+    opened(session: ConsoleSessionInfo): void;
+    closed(session: ConsoleSessionInfo): void;
+  };
 }
 
 export async function consoleRoutes(
@@ -104,7 +121,7 @@ export async function consoleRoutes(
     const machine = await driver.load(machineId);
     const running = machine?.status === 'deployed' && machine.state === 'running';
     if (!running || machine.id !== machineId) return { refused: MACHINE_NOT_RUNNING };
-    return { machineId, subject };
+    return { machineId, machineName: machine.name, subject };
   };
 
   /**
@@ -113,10 +130,11 @@ export async function consoleRoutes(
    */
   function serve(
     socket: WebSocket,
-    machineId: string,
+    viewer: ConsoleSessionInfo,
     refusal: string | undefined,
     release: () => void,
   ): void {
+    const { machineId } = viewer;
     const handshake = createByteReader();
     let session: ConsoleSession | null = null;
     let gone = false;
@@ -140,6 +158,7 @@ export async function consoleRoutes(
       gone = true;
       clearTimeout(deadline);
       handshake.fail(new Error('the viewer went away'));
+      if (session) options.sessions?.closed(viewer);
       session?.end();
       release();
     });
@@ -167,6 +186,7 @@ export async function consoleRoutes(
           return;
         }
         session = opened;
+        options.sessions?.opened(viewer);
         // The ClientInit, and whatever the viewer sent while the console was opening.
         opened.receive(Buffer.concat([clientInit, handshake.drain()]));
       } catch (error) {
@@ -214,8 +234,8 @@ export async function consoleRoutes(
         machine: admission.machineId,
         address: request.ip,
       });
-      if ('refused' in slot) serve(socket, admission.machineId, slot.refused, () => {});
-      else serve(socket, admission.machineId, undefined, () => slot.release());
+      if ('refused' in slot) serve(socket, admission, slot.refused, () => {});
+      else serve(socket, admission, undefined, () => slot.release());
     },
   );
 }

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { readCredentials } from '../auth/authenticate';
 import { consoleRoutes } from '../console/routes';
 import { createDiskImageStore } from '../core/diskImages';
+import { consoleEventRecorder } from '../core/gameEventLog';
 import { adminDiskImageRoutes } from '../http/admin/diskImageRoutes';
 import { adminExportRoutes } from '../http/admin/exportRoutes';
 import { adminPoolRoutes } from '../http/admin/poolRoutes';
@@ -10,6 +11,7 @@ import { challengeRoutes } from '../http/challenge/routes';
 import { dispatchRoutes } from '../http/dispatch/routes';
 import { documentRoutes } from '../http/document/routes';
 import { fileRoutes } from '../http/file/routes';
+import { gameEventRoutes } from '../http/gamespace/eventRoutes';
 import { gradingRoutes } from '../http/gamespace/gradingRoutes';
 import { gamespaceRoutes } from '../http/gamespace/routes';
 import { templateRoutes } from '../http/template/routes';
@@ -46,6 +48,7 @@ export const routesPlugin = fp<{ version: string }>(
     });
     await fastify.register(hubRoutes, { hub, authenticator, cache });
     await fastify.register(gradingRoutes, { grading: services.grading });
+    await fastify.register(gameEventRoutes, { events: services.gameEventReader });
     await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
     await fastify.register(adminRoutes, {
       hub,
@@ -87,6 +90,8 @@ export const routesPlugin = fp<{ version: string }>(
         actorOf: (subject) => authenticator.actorForSubject(subject),
         mayOpen: (viewer, machineId) => services.vms.mayOpenConsole(viewer, machineId),
       },
+      // Console opens and closes of a gamespace's machines go into its event log.
+      sessions: consoleEventRecorder(fastify.repositories, fastify.gameEvents, fastify.log),
     });
     await fastify.register(fileRoutes, { isos: services.isos });
     await fastify.register(workspaceIsoRoutes, { isos: services.isos });

@@ -7,6 +7,7 @@ import { createChallengeService } from '../core/challenges';
 import { createDispatchService } from '../core/dispatches';
 import { createDocumentService, type DocumentAccess } from '../core/documents';
 import type { Publisher } from '../core/fields';
+import { createGameEventReader } from '../core/gameEventLog';
 import { createGamespaceService, gameState } from '../core/gamespaces';
 import { createGradingService } from '../core/grading';
 import { createImageService } from '../core/images';
@@ -47,7 +48,7 @@ export const docsDirOf = (config: Config): string => join(config.dataDir, 'docs'
 function createServices(fastify: FastifyInstance) {
   // `clock` is the one buildApp was given: every service reads the time from it, so a test that
   // moves it on moves them all.
-  const { config, store, repositories, cache, driver, stateCache, clock } = fastify;
+  const { config, store, repositories, cache, driver, stateCache, clock, gameEvents } = fastify;
   const { db } = store;
   const docsDir = docsDirOf(config);
   const publisher: Publisher = {
@@ -137,6 +138,8 @@ function createServices(fastify: FastifyInstance) {
     clock,
     // Launches claim a warm pool's ready set when there is one (core/pools).
     pools: fastify.pools.claims,
+    // Deploys, extensions and ends go into the gamespace's event log.
+    gameEvents,
   });
   // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
   const grading = createGradingService({
@@ -145,6 +148,8 @@ function createServices(fastify: FastifyInstance) {
     gameState: (row) => gameState(row, { repositories, driver, docsDir, now: clock.now() }),
     ended: removal.ended,
     clock,
+    // Submissions and their score go into the gamespace's event log.
+    gameEvents,
   });
   // The dispatcher (wire reference §4.12): commands to in-lab agents, told to the gamespace.
   const dispatches = createDispatchService(repositories, {
@@ -189,6 +194,8 @@ function createServices(fastify: FastifyInstance) {
     gamespaces: createGamespaceService(repositories, clock),
     play,
     grading,
+    /** Who reads a gamespace's event log (GET /api/gamespace/{id}/events). */
+    gameEventReader: createGameEventReader(repositories, gameEvents),
     dispatches,
     isos,
   };
@@ -202,6 +209,14 @@ export const servicesPlugin = fp(
   },
   {
     name: 'services',
-    dependencies: ['settings', 'store', 'repositories', 'cache', 'hypervisor', 'pools'],
+    dependencies: [
+      'settings',
+      'store',
+      'repositories',
+      'gameEvents',
+      'cache',
+      'hypervisor',
+      'pools',
+    ],
   },
 );

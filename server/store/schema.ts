@@ -226,6 +226,21 @@ export interface PoolScheduleTable {
   created: number;
 }
 
+/** One event of a gamespace's log (migration 008, server/core/gameEvents.ts); '' is absent. */
+export interface GameEventTable {
+  id: string;
+  gamespaceId: string;
+  kind: string;
+  at: number;
+  actorId: string;
+  actorName: string;
+  machineId: string;
+  machineName: string;
+  detail: string;
+  /** A submission's score; null on every other event. */
+  score: number | null;
+}
+
 export interface Database {
   users: UserTable;
   apiKeys: ApiKeyTable;
@@ -247,6 +262,7 @@ export interface Database {
   pools: PoolTable;
   poolSets: PooledSetTable;
   poolSchedules: PoolScheduleTable;
+  gameEvents: GameEventTable;
   /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
   kyselyMigration: { name: string; timestamp: Generated<string> };
 }

@@ -12,6 +12,7 @@ import {
   type Player,
 } from '../api/gamespaces';
 import { createDispatch, listDispatches } from '../api/dispatch';
+import { listGameEvents } from '../api/gameEvents';
 import type { ApiError } from '../api/http';
 import { deleteGamespace } from '../api/play';
 import { listRecordings } from '../api/recordings';
@@ -24,6 +25,7 @@ import {
   type GamespaceRow,
 } from '../machines/gamespaceBrowserMachine';
 import { dispatcherConsoleMachine } from '../machines/dispatcherConsoleMachine';
+import { gameTimelineMachine } from '../machines/gameTimelineMachine';
 import { recordingListMachine } from '../machines/recordingListMachine';
 import { gamespaceDetailMachine, type GamespaceDetail } from '../machines/gamespaceDetailMachine';
 import type { PageQuery } from '../machines/pagedSearchMachine';
@@ -102,7 +104,17 @@ export function gamespaceBrowserLogic(deps: WorkspaceDependencies) {
         },
       }),
       gamespaceDetail: gamespaceDetailMachine.provide({
-        actors: { loadDetail: loadDetail(deps), vmController: gameVmLogic(deps) },
+        actors: {
+          loadDetail: loadDetail(deps),
+          vmController: gameVmLogic(deps),
+          gameTimeline: gameTimelineMachine.provide({
+            actors: {
+              loadEvents: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+                listGameEvents(deps.http)(gamespaceId, signal),
+              ),
+            },
+          }),
+        },
       }),
       clock: fromEventObservable(() => clockTicks$()),
       deleteGamespaces: deleteEach(deps),

@@ -27,6 +27,7 @@ import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
 import { gamespacePlayMachine } from './gamespacePlayMachine';
 import { gamespaceSessionMachine } from './gamespaceSessionMachine';
 import { gameStatePollMachine } from './gameStatePollMachine';
+import { gameTimelineMachine } from './gameTimelineMachine';
 import { gameVmsMachine } from './gameVmsMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
@@ -139,6 +140,7 @@ export const machines = {
   gamespaceLaunch: gamespaceLaunchMachine,
   launchSignIn: launchSignInMachine,
   gameStatePoll: gameStatePollMachine,
+  gameTimeline: gameTimelineMachine,
   announcements: announcementsMachine,
   adminDashboard: adminDashboardMachine,
   adminVms: adminVmsMachine,

@@ -6,6 +6,7 @@ import { createChallengeRepository } from './challenges';
 import { createDispatchRepository } from './dispatches';
 import { createDocumentRepository } from './documents';
 import { createFavoriteRepository } from './favorites';
+import { createGameEventRepository } from './gameEvents';
 import { createGamespaceRepository } from './gamespaces';
 import { createMembershipRepository } from './membership';
 import { createPlayerRepository } from './players';
@@ -33,6 +34,8 @@ export function createRepositories(store: Pick<Store, 'db' | 'rowLookup'>) {
     documents: createDocumentRepository(db),
     /** Grader keys (authentication), and whether an agent's gamespace still exists (the hub). */
     gamespaces: createGamespaceRepository(db),
+    /** Gamespaces' event logs (deploys, consoles, submissions, ...). */
+    gameEvents: createGameEventRepository(db),
     gamespaceFavorites: createFavoriteRepository(db, 'gamespaceFavorites'),
     membership: createMembershipRepository(db),
     players: createPlayerRepository(db),

@@ -8,6 +8,7 @@ import {
   selectDetailControllers,
   selectDetailError,
   selectDetailTab,
+  selectDetailTimeline,
   selectIsDetailLoading,
 } from '../../machines/gamespaceBrowserMachine.selectors';
 import {
@@ -17,10 +18,12 @@ import {
   type GamespaceDetailActorRef,
 } from '../../machines/gamespaceDetailMachine';
 import { VmController } from '../topo/templates/VmController';
+import { GameTimeline } from './GameTimeline';
 import './observe.css';
 
 const TAB_LABELS: Record<DetailTab, string> = {
   detail: 'Detail',
+  events: 'Events',
   json: 'Json',
   dispatcher: 'Dispatcher',
   recordings: 'Recordings',
@@ -129,8 +132,9 @@ function Summary({
 }
 
 /**
- * An expanded row (spec §2): the machines with their controllers, then the Detail, Json,
- * Dispatcher and Recordings tabs. The dispatcher console is given by the page; without one the tab says so.
+ * An expanded row (spec §2): the machines with their controllers, then the Detail, Events, Json,
+ * Dispatcher and Recordings tabs. The dispatcher console is given by the page; without one the
+ * tab says so.
  */
 export function GamespaceDetailView({
   detailRef,
@@ -150,6 +154,7 @@ export function GamespaceDetailView({
   const error = useSelector(detailRef, selectDetailError);
   const loading = useSelector(detailRef, selectIsDetailLoading);
   const controllers = useSelector(detailRef, selectDetailControllers);
+  const timeline = useSelector(detailRef, selectDetailTimeline);
   const panelId = `gs-detail-${row.id}`;
 
   if (loading) return <p className="tp-muted">Loading…</p>;
@@ -203,6 +208,7 @@ export function GamespaceDetailView({
       </div>
       <div role="tabpanel" id={panelId} aria-labelledby={`${panelId}-${tab}`}>
         {tab === 'detail' && <Summary row={row} detail={detail} now={now} />}
+        {tab === 'events' && <GameTimeline timeline={timeline} />}
         {tab === 'json' && (
           <pre className="tp-gs-json">{JSON.stringify(detail.challenge, null, 2)}</pre>
         )}

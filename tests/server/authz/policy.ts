@@ -1334,6 +1334,17 @@ export const POLICY: PolicyRow[] = [
     ],
   },
   {
+    method: 'GET',
+    url: '/api/gamespace/:id/events',
+    cases: [
+      {
+        // The gamespace browser's rule: observers of the audience and admins; not its players.
+        allow: ['observerIn', 'admin'],
+        request: (w) => ({ url: `/api/gamespace/${w.G.id}/events` }),
+      },
+    ],
+  },
+  {
     method: 'POST',
     url: '/api/gamespace/grade',
     cases: [
