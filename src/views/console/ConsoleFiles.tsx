@@ -31,7 +31,7 @@ export function UploadFileButton({ files }: { files: GuestFilesActorRef }) {
       />
       <button
         type="button"
-        className="p-button p-component p-button-sm p-button-secondary p-button-outlined"
+        className="p-button p-component p-button-sm p-button-secondary p-button-outlined tp-console-files-button"
         title={
           reason ??
           `Put a file into the machine (up to ${MAX_GUEST_FILE_LABEL}); or drop it on the screen`
