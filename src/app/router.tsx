@@ -47,6 +47,8 @@ const AdminRoute = lazyView(() => import('./routes/AdminRoute'));
 const ProfileRoute = lazyView(() => import('./routes/ProfileRoute'));
 // The console page carries noVNC, which no other page needs.
 const ConsoleRoute = lazyView(() => import('./routes/ConsoleRoute'));
+// A console recording's replay carries noVNC too.
+const ReplayRoute = lazyView(() => import('./routes/ReplayRoute'));
 // The pages of launch links (TopoMojo's launchpoint and console links), signed in by a ticket.
 const LaunchRoute = lazyView(() => import('./routes/LaunchRoute'));
 const LaunchConsoleRoute = lazyView(() => import('./routes/LaunchConsoleRoute'));
@@ -184,6 +186,10 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
         },
         { path: 'profile', element: guarded(ProfileRoute) },
         { path: 'observe', element: guarded(ObserveRoute, 'observer') },
+        {
+          path: 'observe/replay/:gamespaceId/:recordingId',
+          element: guarded(ReplayRoute, 'observer'),
+        },
         { path: 'admin', element: guarded(AdminRoute, 'admin') },
         { path: 'admin/:section', element: guarded(AdminRoute, 'admin') },
         { path: '*', element: framed(NotFoundView.View) },
