@@ -17,7 +17,9 @@ import { gamespaceRoutes } from '../http/gamespace/routes';
 import { templateRoutes } from '../http/template/routes';
 import { accountRoutes } from '../http/user/accountRoutes';
 import { userRoutes } from '../http/user/routes';
+import { guestFileRoutes } from '../http/vm/files';
 import { vmRoutes } from '../http/vm/routes';
+import { createGuestFileService } from '../core/guestFiles';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
 import { workspaceRoutes } from '../http/workspace/routes';
 import { hubRoutes } from '../hub/routes';
@@ -75,6 +77,14 @@ export const routesPlugin = fp<{ version: string }>(
     await diskImages.removeStale();
     await fastify.register(adminDiskImageRoutes, { diskImages });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
+    // Files into machines from their consoles; their `file.put` events are not recorded yet.
+    await fastify.register(guestFileRoutes, {
+      files: createGuestFileService({
+        driver,
+        vms: services.vms,
+        gamespaces: fastify.repositories.gamespaces,
+      }),
+    });
     await fastify.register(consoleRoutes, {
       driver,
       tickets: fastify.consoleTickets,

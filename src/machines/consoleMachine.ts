@@ -13,6 +13,7 @@ import { isServerAway, isSignedOut } from '../domain/errors';
 import { DEFAULT_KEYBOARD_LAYOUT, type KeyboardLayout } from '../domain/keyboardLayouts';
 import { errorMessage } from '../domain/text';
 import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
+import { guestFilesMachine } from './guestFilesMachine';
 import { consoleNetworkMachine } from './consoleNetworkMachine';
 
 // The console page (/console/{id}/{name}, wire reference §7 Console page): sign in for the console
@@ -136,7 +137,7 @@ export const consoleMachine = setup({
     input: {} as ConsoleInput,
     context: {} as ConsoleContext,
     events: {} as ConsoleEvent,
-    children: {} as { network: 'network'; heartbeat: 'heartbeat' },
+    children: {} as { network: 'network'; heartbeat: 'heartbeat'; files: 'files' },
     // 'busy': working towards a connection; 'live': noVNC shows the machine.
     tags: {} as 'busy' | 'live',
   },
@@ -159,6 +160,8 @@ export const consoleMachine = setup({
     }),
     /** The network switcher; provide its loadNets and changeNet. */
     network: consoleNetworkMachine,
+    /** Files into the machine; provide its loadAccess and sendFile. */
+    files: guestFilesMachine,
     /** The cookie's heartbeat; provide its ping. */
     heartbeat: consoleHeartbeatMachine,
     /** navigator.clipboard.readText(): the text on the browser's clipboard. */
@@ -259,6 +262,7 @@ export const consoleMachine = setup({
       invoke: [
         { id: 'network', src: 'network', input: ({ context }) => ({ vmId: context.vmId }) },
         { id: 'heartbeat', src: 'heartbeat' },
+        { id: 'files', src: 'files', input: ({ context }) => ({ vmId: context.vmId }) },
       ],
       initial: 'loading',
       states: {

@@ -32,6 +32,8 @@ import {
   selectNicNets,
   netLabel,
 } from '../../machines/consoleNetworkMachine.selectors';
+import { selectFilesActor } from '../../machines/guestFilesMachine.selectors';
+import { ConsoleFileList, fileDropHandlers, UploadFileButton } from './ConsoleFiles';
 import { Spinner } from '../common/Spinner';
 import { useTitle } from '../common/useTitle';
 import {
@@ -272,6 +274,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const screenShown = useSelector(session, selectIsScreenShown);
   const canReconnect = useSelector(session, selectCanReconnect);
   const network = useSelector(session, selectNetworkActor);
+  const files = useSelector(session, selectFilesActor);
   useTitle(name);
   // noVNC draws into this element; the machine is told once it exists.
   const attachScreen = useCallback(
@@ -302,6 +305,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         />
         <PasteForm session={session} enabled={live} />
         <KeyboardLayoutSelect session={session} />
+        {files ? <UploadFileButton files={files} /> : null}
         <ToolButton
           label="Full screen"
           icon={piWindowMaximize}
@@ -310,7 +314,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         />
         {network ? <NetworkSwitcher network={network} /> : null}
       </header>
-      <main className="tp-console-main">
+      <main className="tp-console-main" {...(files ? fileDropHandlers(files) : {})}>
         <div
           ref={attachScreen}
           className="tp-console-screen"
@@ -318,6 +322,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           data-shown={screenShown}
         />
         <Notice session={session} />
+        {files ? <ConsoleFileList files={files} /> : null}
       </main>
     </div>
   );

@@ -1682,6 +1682,45 @@ export const POLICY: PolicyRow[] = [
       },
     ],
   },
+  // Files into a machine: whoever may open its console (server/core/guestFiles.ts).
+  {
+    method: 'GET',
+    url: '/api/vm/:id/files',
+    cases: [
+      { name: "G's machine", allow: VM_G_ANY, request: (w) => ({ url: `/api/vm/${w.gVm}/files` }) },
+      {
+        name: "P2's machine",
+        allow: VM_P2_ANY,
+        request: (w) => ({ url: `/api/vm/${w.p2Vm}/files` }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/vm/:id/files',
+    cases: [
+      {
+        name: "G's machine",
+        allow: VM_G_ANY,
+        request: (w) => ({
+          method: 'POST',
+          url: `/api/vm/${w.gVm}/files`,
+          ...multipart([{ name: 'file', filename: 'notes.txt', data: Buffer.from('notes\n') }]),
+        }),
+      },
+      {
+        // Not a name anyone may put, admins included.
+        name: 'a name out of the uploads folder',
+        allow: NOBODY,
+        deny: [400, 401, 403],
+        request: (w) => ({
+          method: 'POST',
+          url: `/api/vm/${w.gVm}/files`,
+          ...multipart([{ name: 'file', filename: '../../etc/passwd', data: Buffer.from('x') }]),
+        }),
+      },
+    ],
+  },
   ...(['GET', 'POST', 'PUT'] as const).map((method): PolicyRow => ({
     method,
     url: '/api/vm-template/:id',
