@@ -77,12 +77,13 @@ export const routesPlugin = fp<{ version: string }>(
     await diskImages.removeStale();
     await fastify.register(adminDiskImageRoutes, { diskImages });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
-    // Files into machines from their consoles; their `file.put` events are not recorded yet.
+    // Files into machines from their consoles, each one a `file.put` event of its gamespace.
     await fastify.register(guestFileRoutes, {
       files: createGuestFileService({
         driver,
         vms: services.vms,
         gamespaces: fastify.repositories.gamespaces,
+        events: fastify.gameEvents,
       }),
     });
     await fastify.register(consoleRoutes, {
