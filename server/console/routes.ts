@@ -1,7 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
-import { isDriverError, type ConsoleSession, type HypervisorDriver } from '../hypervisor';
+import {
+  isDriverError,
+  tagOf,
+  untagged,
+  type ConsoleSession,
+  type HypervisorDriver,
+} from '../hypervisor';
 import {
   CLOSE_PROTOCOL_ERROR,
   createByteReader,
@@ -18,6 +24,7 @@ import {
   type ConsoleSlots,
 } from './limits';
 import { anonymousErrorResponses } from '../http/schemas';
+import type { ConsoleRecorder, ConsoleRecordings, RecordedSession } from './recordings';
 
 // GET /api/console/vnc/:id?ticket=…: the VNC-over-WebSocket console of a machine whose console
 // this server serves (capabilities.serverConsoles). The one-time ticket from GET
@@ -45,7 +52,9 @@ export const INVALID_TICKET = 'Invalid ticket';
 export const MAX_EARLY_BYTES = 4_096;
 export const TOO_MUCH_EARLY = 'The viewer sent too much before the console opened.';
 
-type Admission = { machineId: string; subject: ConsoleSubject } | { refused: string };
+type Admission =
+  | { machineId: string; subject: ConsoleSubject; recorded: RecordedSession | null }
+  | { refused: string };
 
 const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
   Array.isArray(data)
@@ -73,6 +82,11 @@ export interface ConsoleRouteOptions {
   onRefusedTicket?(request: FastifyRequest): Promise<void>;
   /** The open sockets, for metrics and tests. */
   slots?: ConsoleSlots;
+  /**
+   * Console recordings (./recordings.ts): a session of a machine whose workspace records
+   * consoles is recorded from the greeting on, every byte the viewer is sent.
+   */
+  recordings?: Pick<ConsoleRecordings, 'recordedGamespace' | 'recorder'>;
 }
 
 export async function consoleRoutes(
@@ -104,7 +118,17 @@ export async function consoleRoutes(
     const machine = await driver.load(machineId);
     const running = machine?.status === 'deployed' && machine.state === 'running';
     if (!running || machine.id !== machineId) return { refused: MACHINE_NOT_RUNNING };
-    return { machineId, subject };
+    const gamespaceId = await options.recordings?.recordedGamespace(tagOf(machine.name));
+    const recorded = gamespaceId
+      ? {
+          gamespaceId,
+          machineId,
+          machineName: untagged(machine.name),
+          userId: subject.id,
+          userName: subject.name,
+        }
+      : null;
+    return { machineId, subject, recorded };
   };
 
   /**
@@ -116,6 +140,7 @@ export async function consoleRoutes(
     machineId: string,
     refusal: string | undefined,
     release: () => void,
+    recorder: ConsoleRecorder | null = null,
   ): void {
     const handshake = createByteReader();
     let session: ConsoleSession | null = null;
@@ -141,11 +166,17 @@ export async function consoleRoutes(
       clearTimeout(deadline);
       handshake.fail(new Error('the viewer went away'));
       session?.end();
+      void recorder?.end();
       release();
     });
 
     const open = async () => {
-      const send = (bytes: Uint8Array) => socket.send(bytes);
+      const send = recorder
+        ? (bytes: Uint8Array) => {
+            recorder.record(bytes);
+            socket.send(bytes);
+          }
+        : (bytes: Uint8Array) => socket.send(bytes);
       if (!(await greetViewer((n) => handshake.read(n), send, refusal))) {
         close(CLOSE_POLICY_VIOLATION, refusal ?? INVALID_TICKET);
         return;
@@ -167,6 +198,7 @@ export async function consoleRoutes(
           return;
         }
         session = opened;
+        recorder?.keep();
         // The ClientInit, and whatever the viewer sent while the console was opening.
         opened.receive(Buffer.concat([clientInit, handshake.drain()]));
       } catch (error) {
@@ -215,7 +247,12 @@ export async function consoleRoutes(
         address: request.ip,
       });
       if ('refused' in slot) serve(socket, admission.machineId, slot.refused, () => {});
-      else serve(socket, admission.machineId, undefined, () => slot.release());
+      else {
+        const { recorded } = admission;
+        const recorder =
+          recorded && options.recordings ? options.recordings.recorder(recorded) : null;
+        serve(socket, admission.machineId, undefined, () => slot.release(), recorder);
+      }
     },
   );
 }

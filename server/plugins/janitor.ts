@@ -25,6 +25,7 @@ export const janitorPlugin = fp(
       ran: fastify.metrics?.janitorRan,
       clock: fastify.clock,
       pools: fastify.pools,
+      recordings: fastify.services.recordings,
     });
     fastify.decorate('janitor', janitor);
     if (config.janitor.enabled) janitor.start();

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { readCredentials } from '../auth/authenticate';
+import { recordingRoutes } from '../console/recordingRoutes';
 import { consoleRoutes } from '../console/routes';
 import { createDiskImageStore } from '../core/diskImages';
 import { adminDiskImageRoutes } from '../http/admin/diskImageRoutes';
@@ -76,6 +77,7 @@ export const routesPlugin = fp<{ version: string }>(
       driver,
       tickets: fastify.consoleTickets,
       limits: config.console,
+      recordings: services.recordings,
       onRefusedTicket: (request) => fastify.credentialRefused(request),
       viewers: {
         async viewerOf(request) {
@@ -88,6 +90,8 @@ export const routesPlugin = fp<{ version: string }>(
         mayOpen: (viewer, machineId) => services.vms.mayOpenConsole(viewer, machineId),
       },
     });
+    // Console recordings, for observers and administrators (server/console/recordings.ts).
+    await fastify.register(recordingRoutes, { recordings: services.recordings });
     await fastify.register(fileRoutes, { isos: services.isos });
     await fastify.register(workspaceIsoRoutes, { isos: services.isos });
     await fastify.register(documentRoutes, {
