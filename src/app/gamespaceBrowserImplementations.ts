@@ -14,6 +14,7 @@ import {
 import { createDispatch, listDispatches } from '../api/dispatch';
 import type { ApiError } from '../api/http';
 import { deleteGamespace } from '../api/play';
+import { listRecordings } from '../api/recordings';
 import type { Vm } from '../api/vm';
 import { errorMessage } from '../domain/text';
 import {
@@ -23,6 +24,7 @@ import {
   type GamespaceRow,
 } from '../machines/gamespaceBrowserMachine';
 import { dispatcherConsoleMachine } from '../machines/dispatcherConsoleMachine';
+import { recordingListMachine } from '../machines/recordingListMachine';
 import { gamespaceDetailMachine, type GamespaceDetail } from '../machines/gamespaceDetailMachine';
 import type { PageQuery } from '../machines/pagedSearchMachine';
 import { splitVmName } from '../machines/vmControllerRules';
@@ -131,6 +133,17 @@ export function dispatcherConsoleLogic(
       }),
       dispatchEvents: fromEventObservable(({ input }: { input: { gamespaceId: string } }) =>
         gamespaceDispatches$(hubEvents, input.gamespaceId),
+      ),
+    },
+  });
+}
+
+/** The Recordings tab's list (GET gamespace/{id}/recordings). */
+export function recordingListLogic(deps: WorkspaceDependencies) {
+  return recordingListMachine.provide({
+    actors: {
+      loadRecordings: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+        listRecordings(deps.http)(gamespaceId, signal),
       ),
     },
   });

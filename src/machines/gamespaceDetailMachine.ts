@@ -25,7 +25,7 @@ export interface GamespaceDetail {
   players: Player[] | null;
 }
 
-export const DETAIL_TABS = ['detail', 'json', 'dispatcher'] as const;
+export const DETAIL_TABS = ['detail', 'json', 'dispatcher', 'recordings'] as const;
 export type DetailTab = (typeof DETAIL_TABS)[number];
 
 export type GamespaceDetailEvent =
@@ -80,7 +80,7 @@ export const gamespaceDetailMachine = setup({
 }).createMachine({
   id: 'gamespaceDetail',
   description:
-    'An expanded row of the gamespace browser: it loads the gamespace detail (challenge, machines, players), then runs a controller for each machine; the tab shown is Detail, Json or Dispatcher.',
+    'An expanded row of the gamespace browser: it loads the gamespace detail (challenge, machines, players), then runs a controller for each machine; the tab shown is Detail, Json, Dispatcher or Recordings.',
   context: ({ input }) => ({
     ...input,
     detail: null,

@@ -20,6 +20,8 @@ import { documentOutboxMachine } from './documentOutboxMachine';
 import { gamespaceBrowserMachine } from './gamespaceBrowserMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { gamespaceDetailMachine } from './gamespaceDetailMachine';
+import { recordingListMachine } from './recordingListMachine';
+import { replayPlayerMachine } from './replayPlayerMachine';
 import { gamespaceActionMachine } from './gamespaceActionMachine';
 import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
 import { gamespacePlayMachine } from './gamespacePlayMachine';
@@ -130,6 +132,8 @@ export const machines = {
   gameVms: gameVmsMachine,
   gamespaceBrowser: gamespaceBrowserMachine,
   gamespaceDetail: gamespaceDetailMachine,
+  recordingList: recordingListMachine,
+  replayPlayer: replayPlayerMachine,
   dispatcherConsole: dispatcherConsoleMachine,
   questionSet: questionSetMachine,
   gamespaceLaunch: gamespaceLaunchMachine,

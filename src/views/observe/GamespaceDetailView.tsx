@@ -23,6 +23,7 @@ const TAB_LABELS: Record<DetailTab, string> = {
   detail: 'Detail',
   json: 'Json',
   dispatcher: 'Dispatcher',
+  recordings: 'Recordings',
 };
 
 /**
@@ -128,19 +129,21 @@ function Summary({
 }
 
 /**
- * An expanded row (spec §2): the machines with their controllers, then the Detail, Json and
- * Dispatcher tabs. The dispatcher console is given by the page; without one the tab says so.
+ * An expanded row (spec §2): the machines with their controllers, then the Detail, Json,
+ * Dispatcher and Recordings tabs. The dispatcher console is given by the page; without one the tab says so.
  */
 export function GamespaceDetailView({
   detailRef,
   row,
   now,
   dispatcher,
+  recordings,
 }: {
   detailRef: GamespaceDetailActorRef;
   row: GamespaceRow;
   now: number;
   dispatcher?: (gamespaceId: string) => ReactNode;
+  recordings?: (gamespaceId: string) => ReactNode;
 }) {
   const tab = useSelector(detailRef, selectDetailTab);
   const detail = useSelector(detailRef, selectDetail);
@@ -208,6 +211,12 @@ export function GamespaceDetailView({
             dispatcher(row.id)
           ) : (
             <p className="tp-muted">The dispatcher console arrives with the dispatcher.</p>
+          ))}
+        {tab === 'recordings' &&
+          (recordings ? (
+            recordings(row.id)
+          ) : (
+            <p className="tp-muted">Console recordings are not shown here.</p>
           ))}
       </div>
     </div>
