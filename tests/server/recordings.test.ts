@@ -5,6 +5,7 @@ import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { parseRecords } from '../../server/console/recordings';
+import { emptyReader, finishRecords, readRecords } from '../../src/domain/recordingStream';
 import type { Json } from './api';
 import { testEngines } from './databases';
 import { apiKey } from './hubClients';
@@ -175,6 +176,11 @@ describe.each(testEngines())('console recording on %s', (engine) => {
     const screen = Buffer.concat(records.map((r) => r.bytes));
     expect(screen.subarray(0, 12).toString('latin1')).toMatch(/^RFB 003\.00\d\n$/);
     expect(screen.equals(v.received())).toBe(true);
+    // The replay view's reader takes it as it is.
+    const read = readRecords(emptyReader(), new Uint8Array(stream));
+    if (!read.ok) throw new Error(read.error);
+    expect(finishRecords(read.reader)).toEqual({ ok: true });
+    expect(Buffer.concat(read.screen.map((r) => r.bytes)).equals(screen)).toBe(true);
 
     // Stored as sent: gzip, in the gamespace's folder of the data folder.
     const folder = join(lab.server.dataDir, 'recordings', lab.gameId);
