@@ -144,6 +144,8 @@ export interface JanitorDeps {
   /** What the runs wait on, and the time expiry and idleness are measured at. */
   clock?: Clock;
   random?: () => number;
+  /** Console recordings: those past their retention are removed with each run. */
+  recordings?: { expire(): Promise<number> };
 }
 
 export function createJanitor(deps: JanitorDeps) {
@@ -341,6 +343,9 @@ export function createJanitor(deps: JanitorDeps) {
     await deps.pools
       ?.reclaim()
       .catch((err: unknown) => log.warn({ err }, 'janitor: reclaiming pooled sets failed'));
+    await deps.recordings
+      ?.expire()
+      .catch((err: unknown) => log.warn({ err }, 'janitor: removing expired recordings failed'));
     for (const id of new Set([...ended, ...cleaned])) {
       await deps
         .changed?.(id)

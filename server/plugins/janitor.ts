@@ -26,6 +26,7 @@ export const janitorPlugin = fp(
       clock: fastify.clock,
       pools: fastify.pools,
       gameEvents: fastify.gameEvents,
+      recordings: fastify.services.recordings,
     });
     fastify.decorate('janitor', janitor);
     if (config.janitor.enabled) janitor.start();

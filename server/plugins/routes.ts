@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import { readCredentials } from '../auth/authenticate';
+import { recordingRoutes } from '../console/recordingRoutes';
 import { consoleRoutes } from '../console/routes';
 import { createDiskImageStore } from '../core/diskImages';
 import { consoleEventRecorder } from '../core/gameEventLog';
@@ -90,6 +91,7 @@ export const routesPlugin = fp<{ version: string }>(
       driver,
       tickets: fastify.consoleTickets,
       limits: config.console,
+      recordings: services.recordings,
       onRefusedTicket: (request) => fastify.credentialRefused(request),
       viewers: {
         async viewerOf(request) {
@@ -104,6 +106,8 @@ export const routesPlugin = fp<{ version: string }>(
       // Console opens and closes of a gamespace's machines go into its event log.
       sessions: consoleEventRecorder(fastify.repositories, fastify.gameEvents, fastify.log),
     });
+    // Console recordings, for observers and administrators (server/console/recordings.ts).
+    await fastify.register(recordingRoutes, { recordings: services.recordings });
     await fastify.register(fileRoutes, { isos: services.isos });
     await fastify.register(workspaceIsoRoutes, { isos: services.isos });
     await fastify.register(documentRoutes, {

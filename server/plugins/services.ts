@@ -21,6 +21,7 @@ import { createTemplateService } from '../core/templates';
 import type { UserDefaults } from '../core/actor';
 import { createUserService } from '../core/users';
 import { createVmService, type VmPublisher } from '../core/vms';
+import { createConsoleRecordings } from '../console/recordings';
 import { untagged } from '../hypervisor';
 import { accountDirectory } from '../identity/accounts';
 import { createWorkspaceService } from '../core/workspaces';
@@ -69,11 +70,21 @@ function createServices(fastify: FastifyInstance) {
     { localAccountsOnly: usesEmbeddedIdentity(config), accounts },
     { clock },
   );
+  // Console recordings (server/console/recordings.ts): the console route records through it,
+  // the console ticket tells the player, the janitor expires them, a deleted gamespace takes its.
+  const recordings = createConsoleRecordings({
+    repositories,
+    settings: config.recording,
+    clock,
+    log: fastify.log,
+  });
+  fastify.addHook('onClose', () => recordings.settled());
   const vms = createVmService(repositories, {
     driver,
     publisher: vmPublisher,
     consoleTickets: fastify.consoleTickets,
     clock,
+    recorded: recordings.isRecorded,
   });
   // Documents and images are the workspace service's to authorize, and go with a workspace.
   const documentAccess: DocumentAccess = {
@@ -125,7 +136,7 @@ function createServices(fastify: FastifyInstance) {
   });
   // Playing (wire reference §4.2, §4.5): launches deploy through the driver; machines are
   // removed through the VM service, which tells the gamespace's group.
-  const play = createPlayService(repositories, {
+  const playService = createPlayService(repositories, {
     driver,
     cache,
     publisher,
@@ -141,6 +152,14 @@ function createServices(fastify: FastifyInstance) {
     // Deploys, extensions and ends go into the gamespace's event log.
     gameEvents,
   });
+  const play: typeof playService = {
+    ...playService,
+    async remove(actor, id) {
+      await playService.remove(actor, id);
+      // Only a gamespace that was there is removed: `id` is its id.
+      await recordings.removeGamespace(String(id));
+    },
+  };
   // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
   const grading = createGradingService({
     repositories,
@@ -198,6 +217,7 @@ function createServices(fastify: FastifyInstance) {
     gameEventReader: createGameEventReader(repositories, gameEvents),
     dispatches,
     isos,
+    recordings,
   };
 }
 
@@ -205,7 +225,10 @@ export type Services = ReturnType<typeof createServices>;
 
 export const servicesPlugin = fp(
   async (fastify) => {
-    fastify.decorate('services', createServices(fastify));
+    const services = createServices(fastify);
+    fastify.decorate('services', services);
+    // Recordings a stopped server left open are closed as far as they were written.
+    await services.recordings.recover();
   },
   {
     name: 'services',

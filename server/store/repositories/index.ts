@@ -11,6 +11,7 @@ import { createGamespaceRepository } from './gamespaces';
 import { createMembershipRepository } from './membership';
 import { createPlayerRepository } from './players';
 import { createPoolRepository } from './pools';
+import { createRecordingRepository } from './recordings';
 import { createStockTemplateRepository } from './stockTemplates';
 import { createTemplateRepository } from './templates';
 import { createUserRepository } from './users';
@@ -41,6 +42,8 @@ export function createRepositories(store: Pick<Store, 'db' | 'rowLookup'>) {
     players: createPlayerRepository(db),
     /** Warm pools: settings, pooled machine sets, scheduled launches. */
     pools: createPoolRepository(db),
+    /** Console recordings' rows (their streams are files: server/console/recordings.ts). */
+    recordings: createRecordingRepository(db),
     stockTemplates: createStockTemplateRepository(db),
     templates: createTemplateRepository(db),
     users: createUserRepository(store),

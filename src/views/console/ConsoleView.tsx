@@ -17,6 +17,7 @@ import {
   selectIsBusy,
   selectIsFullbleed,
   selectIsLive,
+  selectIsRecorded,
   selectIsScreenShown,
   selectKeyboardLayout,
   selectNetworkActor,
@@ -275,6 +276,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const canReconnect = useSelector(session, selectCanReconnect);
   const network = useSelector(session, selectNetworkActor);
   const files = useSelector(session, selectFilesActor);
+  const recorded = useSelector(session, selectIsRecorded);
   useTitle(name);
   // noVNC draws into this element; the machine is told once it exists.
   const attachScreen = useCallback(
@@ -291,6 +293,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         <span className={`tp-console-state tp-console-state-${status}`} role="status">
           {label}
         </span>
+        {recorded ? <span className="tp-console-recorded">This console is recorded</span> : null}
         <ToolButton
           label="Reconnect"
           icon={piRefresh}
