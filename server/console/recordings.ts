@@ -1,5 +1,15 @@
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import {
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -35,6 +45,14 @@ export const RECORDING_FLUSH_MS = 1_000;
 /** ...or until this many bytes wait. */
 const FLUSH_BYTES = 256 * 1024;
 const MAX_OFFSET = 0xffff_ffff;
+/**
+ * Servers that share a data folder (replicas behind a balancer) each write their own sessions'
+ * files: the server writing one touches it this often, so that another server's recovery (at its
+ * start and with each janitor run) takes a file for stopped only once nobody has touched it for
+ * RECORDING_STALE_MS, and never closes or removes a session that is still being recorded.
+ */
+export const RECORDING_LEASE_MS = 30_000;
+export const RECORDING_STALE_MS = 4 * RECORDING_LEASE_MS;
 
 const gunzipAsync = promisify(gunzip);
 const gzipAsync = promisify(gzip);
@@ -135,8 +153,33 @@ export function createConsoleRecordings(deps: RecordingsDeps) {
   const { settings, log } = deps;
   const repos = deps.repositories;
   const clock = deps.clock ?? realClock;
-  /** Recordings this server is writing, by id: not closed by a recovery, finished on close. */
-  const active = new Set<string>();
+  /**
+   * Recordings this server is writing, by id, with their files: not closed by a recovery,
+   * finished on close, touched while they are written (RECORDING_LEASE_MS).
+   */
+  const active = new Map<string, string>();
+  let lease: NodeJS.Timeout | null = null;
+  const touchActive = () => {
+    const now = new Date();
+    for (const file of active.values()) void utimes(pathOf(file), now, now).catch(() => undefined);
+  };
+  const hold = (id: string, file: string) => {
+    active.set(id, file);
+    lease ??= setInterval(touchActive, RECORDING_LEASE_MS).unref();
+  };
+  const release = (id: string) => {
+    active.delete(id);
+    if (active.size === 0 && lease) {
+      clearInterval(lease);
+      lease = null;
+    }
+  };
+  /** Whether a file was written or touched within RECORDING_STALE_MS (or cannot be read). */
+  const fresh = async (path: string): Promise<boolean | null> => {
+    const info = await stat(path).catch(() => null);
+    if (!info) return null;
+    return Date.now() - info.mtimeMs < RECORDING_STALE_MS;
+  };
   /** Every recorder's end, kept or not, until it settles: close() waits for them. */
   const ending = new Set<Promise<void>>();
 
@@ -255,7 +298,7 @@ export function createConsoleRecordings(deps: RecordingsDeps) {
           }),
         );
         inserted.catch((err: unknown) => fail(err));
-        active.add(id);
+        hold(id, file);
         flush();
       },
       end() {
@@ -284,7 +327,7 @@ export function createConsoleRecordings(deps: RecordingsDeps) {
             log.warn({ err, recordingId: id }, 'console recording: finishing it failed'),
           )
           .finally(() => {
-            active.delete(id);
+            release(id);
             ending.delete(ended!);
           });
         ending.add(ended);
@@ -335,17 +378,15 @@ export function createConsoleRecordings(deps: RecordingsDeps) {
     isRecorded: async (tag: string): Promise<boolean> => (await recordedGamespace(tag)) !== null,
 
     /**
-     * At start: recordings left open by a server that stopped (their files in this server's
-     * folder) are closed as far as they were written; files without a row are removed.
+     * At start and with each janitor run: recordings left open by a server that stopped (files
+     * in this server's folder that nobody touched for RECORDING_STALE_MS) are closed as far as
+     * they were written; such files without a row are removed.
      */
     async recover(): Promise<void> {
       for (const row of await repos.recordings.open()) {
         if (active.has(row.id)) continue;
-        const exists = await stat(pathOf(row.file)).then(
-          () => true,
-          () => false,
-        );
-        if (!exists) continue;
+        // Missing: another server's folder. Fresh: another server is writing it.
+        if ((await fresh(pathOf(row.file))) !== false) continue;
         await close(row).catch((err: unknown) =>
           log.warn({ err, recordingId: row.id }, 'console recording: closing a stopped one failed'),
         );
@@ -357,6 +398,8 @@ export function createConsoleRecordings(deps: RecordingsDeps) {
         for (const name of files) {
           const file = `${folder}/${name}`;
           if (!known.has(file) && !known.has(file.replace(/\.tmp$/, ''))) {
+            // A file whose row is still being written by the server that opened it is fresh.
+            if ((await fresh(join(settings.dir, file))) !== false) continue;
             await rm(join(settings.dir, file), { force: true });
           }
         }

@@ -144,8 +144,11 @@ export interface JanitorDeps {
   /** What the runs wait on, and the time expiry and idleness are measured at. */
   clock?: Clock;
   random?: () => number;
-  /** Console recordings: those past their retention are removed with each run. */
-  recordings?: { expire(): Promise<number> };
+  /**
+   * Console recordings: those past their retention are removed with each run, and those a
+   * stopped server left open are closed.
+   */
+  recordings?: { expire(): Promise<number>; recover(): Promise<void> };
 }
 
 export function createJanitor(deps: JanitorDeps) {
@@ -346,6 +349,10 @@ export function createJanitor(deps: JanitorDeps) {
     await deps.recordings
       ?.expire()
       .catch((err: unknown) => log.warn({ err }, 'janitor: removing expired recordings failed'));
+    // Recordings a stopped replica left open, once nobody has touched their files for a while.
+    await deps.recordings
+      ?.recover()
+      .catch((err: unknown) => log.warn({ err }, 'janitor: closing stopped recordings failed'));
     for (const id of new Set([...ended, ...cleaned])) {
       await deps
         .changed?.(id)

@@ -1,10 +1,10 @@
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { parseRecords } from '../../server/console/recordings';
+import { parseRecords, RECORDING_STALE_MS } from '../../server/console/recordings';
 import { emptyReader, finishRecords, readRecords } from '../../src/domain/recordingStream';
 import type { Json } from './api';
 import { testEngines } from './databases';
@@ -309,6 +309,18 @@ describe('console recording cap, stop and gamespace deletion', () => {
       .updateTable('consoleRecordings')
       .set({ endedAt: 0, bytes: 0, durationMs: 0 })
       .execute();
+    // Untouched since: the server writing it stopped. A fresh file is another server's, still
+    // being written (replicas may share the folder), and a restart leaves it open.
+    await lab.server.restart();
+    expect(
+      (await db().selectFrom('consoleRecordings').selectAll().executeTakeFirstOrThrow()).endedAt,
+    ).toBe(0);
+    expect(existsSync(file)).toBe(true);
+    // Time passes: every file in the folder, this one and those the test's first line left
+    // without a row, is untouched for longer than a writer's lease allows.
+    const stale = new Date(Date.now() - RECORDING_STALE_MS - 1_000);
+    const folder = join(lab.server.dataDir, 'recordings', row.gamespaceId);
+    for (const name of readdirSync(folder)) utimesSync(join(folder, name), stale, stale);
     await lab.server.restart();
 
     const [recovered] = await finishedRecordings(lab);
