@@ -18,6 +18,7 @@ import { createDriver, selectIn } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { relayRfb } from '../rfb';
 import { createAgentless } from './agentless';
+import { createQemuClipboard } from './clipboard';
 import { createCapacity } from './capacity';
 import { qemuAvailability } from './availability';
 import { createQemuConfiguration } from './configuration';
@@ -259,6 +260,18 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     return found.length;
   }
 
+  const clipboard = createQemuClipboard({
+    async runningAgent(id) {
+      const record = required(id);
+      if ((await pidOf(record)) === null) {
+        throw new DriverError('invalid-state', 'the machine is not running');
+      }
+      return { socket: machineFiles(layout, record.id).agent, base: record.disks[0]?.base };
+    },
+    agentless,
+    closing: closing.signal,
+  });
+
   const lifecycle = createDriver({
     capabilities,
     list: (selection) => Promise.all(selectIn(records.values(), selection).map(toMachine)),
@@ -347,6 +360,9 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       );
       return relay;
     },
+
+    guestClipboard: clipboard.guestClipboard,
+    readGuestClipboard: clipboard.readGuestClipboard,
 
     async isoOptions(tag) {
       return isoFilesOf(layout.isos, tag);
