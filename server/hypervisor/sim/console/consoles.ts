@@ -127,6 +127,14 @@ export function createSimConsoles(source: SimConsoleSource) {
       };
     },
 
+    /**
+     * What the machine's shell last copied (HypervisorDriver.readGuestClipboard): its screen lives
+     * while its consoles are open, and so does what was copied on it.
+     */
+    copied(id: string): string {
+      return watched.get(id)?.display.copied() ?? '';
+    },
+
     /** Stops following every machine (the driver closes). */
     close(): void {
       for (const entry of watched.values()) entry.stop();
