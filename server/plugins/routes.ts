@@ -16,6 +16,8 @@ import { templateRoutes } from '../http/template/routes';
 import { accountRoutes } from '../http/user/accountRoutes';
 import { userRoutes } from '../http/user/routes';
 import { vmRoutes } from '../http/vm/routes';
+import { vmClipboardRoutes } from '../http/vm/clipboardRoutes';
+import { createVmClipboard } from '../core/vmClipboard';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
 import { workspaceRoutes } from '../http/workspace/routes';
 import { hubRoutes } from '../hub/routes';
@@ -72,6 +74,15 @@ export const routesPlugin = fp<{ version: string }>(
     await diskImages.removeStale();
     await fastify.register(adminDiskImageRoutes, { diskImages });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
+    // Clipboard use is not recorded yet: the gamespaces' event log is not part of the server.
+    await fastify.register(vmClipboardRoutes, {
+      clipboard: createVmClipboard({
+        driver,
+        mayOpenConsole: (actor, id) => services.vms.mayOpenConsole(actor, id),
+        isGamespace: async (tag) => (await fastify.repositories.gamespaces.find(tag)) !== undefined,
+        log: fastify.log,
+      }),
+    });
     await fastify.register(consoleRoutes, {
       driver,
       tickets: fastify.consoleTickets,
