@@ -12,6 +12,8 @@ import {
   type NetChange,
 } from '../api/console';
 import type { HttpClient } from '../api/http';
+import { copyFromVm, getVmClipboard, recordVmPaste } from '../api/clipboard';
+import { consoleClipboardMachine } from '../machines/consoleClipboardMachine';
 import { rememberKeyboardLayout, type LocalSettingsStore } from './localSettings';
 import { loadVm } from '../api/vm';
 import { nicNetworks } from '../domain/vmNics';
@@ -159,7 +161,7 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
 
 /** What the console page reaches in the browser besides the server. */
 export interface ConsoleBrowser {
-  clipboard: Pick<Clipboard, 'readText'>;
+  clipboard: Pick<Clipboard, 'readText' | 'writeText'>;
   rememberKeyboardLayout: (layout: KeyboardLayout) => void;
 }
 
@@ -210,6 +212,22 @@ export function consoleImplementations(http: HttpClient, browser: ConsoleBrowser
           ),
           changeNet: fromTaskEither((change: NetChange, signal) =>
             pipe(changeVmNet(http)(change, signal), TE.map(nicNetworks)),
+          ),
+        },
+      }),
+      clipboard: consoleClipboardMachine.provide({
+        actors: {
+          loadClipboard: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+            getVmClipboard(http)(vmId, signal),
+          ),
+          copyOut: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+            copyFromVm(http)(vmId, signal),
+          ),
+          writeClipboard: fromPromise(({ input }: { input: { text: string } }) =>
+            browser.clipboard.writeText(input.text),
+          ),
+          recordPaste: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+            pipe(recordVmPaste(http)(vmId, signal), TE.asUnit),
           ),
         },
       }),

@@ -9,6 +9,7 @@ import type { ConsoleActorRef } from '../../machines/consoleMachine';
 import {
   selectCanPasteClipboard,
   selectCanReconnect,
+  selectClipboardActor,
   selectCanRetry,
   selectConsoleError,
   selectConsoleName,
@@ -32,6 +33,7 @@ import {
   selectNicNets,
   netLabel,
 } from '../../machines/consoleNetworkMachine.selectors';
+import { ClipboardStrip, CopyButton } from './ClipboardControls';
 import { Spinner } from '../common/Spinner';
 import { useTitle } from '../common/useTitle';
 import {
@@ -272,6 +274,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const screenShown = useSelector(session, selectIsScreenShown);
   const canReconnect = useSelector(session, selectCanReconnect);
   const network = useSelector(session, selectNetworkActor);
+  const clipboard = useSelector(session, selectClipboardActor);
   useTitle(name);
   // noVNC draws into this element; the machine is told once it exists.
   const attachScreen = useCallback(
@@ -301,6 +304,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
         />
         <PasteForm session={session} enabled={live} />
+        {clipboard ? <CopyButton clipboard={clipboard} enabled={live} /> : null}
         <KeyboardLayoutSelect session={session} />
         <ToolButton
           label="Full screen"
@@ -310,6 +314,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         />
         {network ? <NetworkSwitcher network={network} /> : null}
       </header>
+      {clipboard ? <ClipboardStrip clipboard={clipboard} /> : null}
       <main className="tp-console-main">
         <div
           ref={attachScreen}
