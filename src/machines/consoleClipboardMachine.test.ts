@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
-import { BOTH_WAYS, PASTE_ONLY, copiedNotice } from '../domain/clipboard';
+import { BOTH_WAYS, PASTE_ONLY, copiedNotice, type ClipboardDirections } from '../domain/clipboard';
 import { consoleClipboardMachine } from './consoleClipboardMachine';
 import {
   selectCanCopy,
@@ -14,7 +14,10 @@ function start(options: { copy: boolean; write?: (text: string) => Promise<void>
   const actor = createActor(
     consoleClipboardMachine.provide({
       actors: {
-        loadClipboard: fromPromise(async () => ({ copy: options.copy, paste: true })),
+        loadClipboard: fromPromise(async (): Promise<ClipboardDirections> => ({
+          copy: options.copy,
+          paste: true,
+        })),
         copyOut: fromPromise(async () => 'from the machine ✓'),
         writeClipboard: fromPromise(async ({ input }: { input: { text: string } }) => {
           await (options.write ?? (async () => {}))(input.text);
