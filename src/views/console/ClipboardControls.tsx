@@ -11,7 +11,7 @@ import {
 import { Icon, piClipboard, piTimes } from '../common/icons';
 
 /** Copy: what was last copied inside the machine goes onto the browser's clipboard. */
-export function CopyButton({
+function CopyButton({
   clipboard,
   enabled,
 }: {
@@ -35,15 +35,25 @@ export function CopyButton({
   );
 }
 
-/** Under the toolbar: which directions work for this machine, and what the last copy did. */
-export function ClipboardStrip({ clipboard }: { clipboard: ConsoleClipboardActorRef }) {
+/**
+ * Under the toolbar (whose one row has no room left on a laptop's screen): which directions work
+ * for this machine, Copy, and what the last copy did.
+ */
+export function ClipboardStrip({
+  clipboard,
+  live,
+}: {
+  clipboard: ConsoleClipboardActorRef;
+  live: boolean;
+}) {
   const sentence = useSelector(clipboard, selectClipboardSentence);
   const notice = useSelector(clipboard, selectCopyNotice);
   const error = useSelector(clipboard, selectCopyError);
   const unwritten = useSelector(clipboard, selectUnwrittenText);
   if (sentence === null && !notice && !error) return null;
   return (
-    <div className="tp-console-clipboard" aria-label="Clipboard">
+    <div className="tp-console-clipboard" role="group" aria-label="Clipboard">
+      <CopyButton clipboard={clipboard} enabled={live} />
       {sentence ? <span className="tp-console-clipboard-sentence">{sentence}</span> : null}
       {notice || error ? (
         <span

@@ -33,7 +33,7 @@ import {
   selectNicNets,
   netLabel,
 } from '../../machines/consoleNetworkMachine.selectors';
-import { ClipboardStrip, CopyButton } from './ClipboardControls';
+import { ClipboardStrip } from './ClipboardControls';
 import { Spinner } from '../common/Spinner';
 import { useTitle } from '../common/useTitle';
 import {
@@ -304,7 +304,6 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
         />
         <PasteForm session={session} enabled={live} />
-        {clipboard ? <CopyButton clipboard={clipboard} enabled={live} /> : null}
         <KeyboardLayoutSelect session={session} />
         <ToolButton
           label="Full screen"
@@ -314,7 +313,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         />
         {network ? <NetworkSwitcher network={network} /> : null}
       </header>
-      {clipboard ? <ClipboardStrip clipboard={clipboard} /> : null}
+      {clipboard ? <ClipboardStrip clipboard={clipboard} live={live} /> : null}
       <main className="tp-console-main">
         <div
           ref={attachScreen}
