@@ -14,6 +14,7 @@ import type { HypervisorDriver } from './hypervisor';
 import { loggerOptions, requestId } from './logging';
 import { authPlugin } from './plugins/auth';
 import { cachePlugin } from './plugins/cache';
+import { gameEventsPlugin } from './plugins/gameEvents';
 import { healthPlugin } from './plugins/health';
 import { httpPlugin } from './plugins/http';
 import { hubPlugin } from './plugins/hub';
@@ -125,6 +126,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     await app.register(settingsPlugin, { config, clock: options.clock ?? realClock });
     await app.register(storePlugin);
     await app.register(repositoriesPlugin);
+    await app.register(gameEventsPlugin);
     await app.register(cachePlugin);
     await app.register(httpPlugin);
     await app.register(hypervisorPlugin);

@@ -93,6 +93,17 @@ export interface Config {
   hubPresenceLimit: number;
   /** Caps on open console sockets, and the handshake's deadline (server/console/limits.ts). */
   console: ConsoleLimits;
+  /** Console recordings (server/console/recordings.ts). */
+  recording: {
+    /** RECORD_CONSOLES: recording is on for workspaces that have not chosen. */
+    defaultOn: boolean;
+    /** RECORDING_MAX_BYTES: a session's record stream stops there (uncompressed), truncated. */
+    maxBytes: number;
+    /** RECORDING_RETENTION_DAYS: the janitor removes recordings begun longer ago than this. */
+    retentionMs: number;
+    /** `{data}/recordings`: one folder per gamespace, one gzip file per recording. */
+    dir: string;
+  };
   /**
    * On SIGTERM or SIGINT, how long requests under way get to finish once the server has stopped
    * accepting; whatever is still open then is cut (an upload cut short is discarded).
@@ -409,6 +420,9 @@ export const VARIABLES = {
     maximum: TIMER_MAX_MS,
     default: 10000,
   },
+  RECORD_CONSOLES: { type: 'string', form: 'boolean', default: 'false' },
+  RECORDING_MAX_BYTES: { type: 'string', form: 'bytes', default: '64MiB' },
+  RECORDING_RETENTION_DAYS: { type: 'integer', minimum: 1, maximum: 36500, default: 30 },
   // Kubernetes sends SIGKILL 30 s after SIGTERM, `docker stop` 10 s after (compose's
   // stop_grace_period): a longer grace needs those raised too.
   SHUTDOWN_GRACE_MS: { type: 'integer', minimum: 0, maximum: TIMER_MAX_MS, default: 10000 },
@@ -621,6 +635,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       perAddress: v.CONSOLE_MAX_PER_ADDRESS,
       perServer: v.CONSOLE_MAX_PER_SERVER,
       handshakeTimeoutMs: v.CONSOLE_HANDSHAKE_TIMEOUT_MS,
+    },
+    recording: {
+      defaultOn: v.RECORD_CONSOLES,
+      maxBytes: v.RECORDING_MAX_BYTES,
+      retentionMs: v.RECORDING_RETENTION_DAYS * 86_400_000,
+      dir: resolve(dataDir, 'recordings'),
     },
     shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
     stateCacheMs: v.STATE_CACHE_MS,

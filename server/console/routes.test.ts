@@ -272,6 +272,8 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
   let allowed: Set<string>;
   let slots: ConsoleSlots;
   const viewers: Viewer[] = [];
+  /** What `sessions` was told, in order. */
+  let sessionLog: string[];
 
   async function start(limits: ConsoleLimits = DEFAULT_CONSOLE_LIMITS) {
     if (app) await app.close();
@@ -284,6 +286,10 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
       viewers: fakeViewers(allowed, machines),
       limits,
       slots,
+      sessions: {
+        opened: (s) => sessionLog.push(`opened ${s.subject.id} ${s.machineId} ${s.machineName}`),
+        closed: (s) => sessionLog.push(`closed ${s.subject.id} ${s.machineId} ${s.machineName}`),
+      },
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
@@ -298,6 +304,7 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
     cache = createMemoryCache();
     tickets = createConsoleTickets(cache);
     allowed = new Set([PLAYER.id, 'player-2', 'player-3']);
+    sessionLog = [];
     await start();
   });
 
@@ -339,6 +346,43 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
     // A ticket nobody was handed opens nothing.
     const unbound = await tickets.issue(VM_ID);
     expect(await tickets.take(unbound.ticket, VM_ID)).toBeNull();
+  });
+
+  it('tells of a console once it opens for its viewer and when that socket closes', async () => {
+    const viewer = await open((await ticketFor()).url);
+    expect(await viewer.greet()).toBeNull();
+    expect([...(await viewer.read(1))]).toEqual([1]);
+    // Greeted but not yet bridged to the machine: nothing opened.
+    expect(sessionLog).toEqual([]);
+    viewer.send([1]);
+    expect((await viewer.read(4)).readUInt32BE(0)).toBe(0);
+    viewer.send([1]);
+    await viewer.read(24);
+    expect(sessionLog).toEqual([`opened ${PLAYER.id} ${VM_ID} kali#5f0c1d`]);
+    viewer.socket.close();
+    await viewer.closed;
+    await vi.waitFor(() =>
+      expect(sessionLog).toEqual([
+        `opened ${PLAYER.id} ${VM_ID} kali#5f0c1d`,
+        `closed ${PLAYER.id} ${VM_ID} kali#5f0c1d`,
+      ]),
+    );
+  });
+
+  it('tells nothing of a viewer refused or gone before its console opened', async () => {
+    const refused = await open(`/api/console/vnc/${VM_ID}?ticket=${'0'.repeat(32)}`);
+    await refused.closed;
+    const early = await open((await ticketFor()).url);
+    await early.greet();
+    early.socket.close();
+    await early.closed;
+    // A viewer after them opens and closes: by then the others' closes have been handled.
+    const after = await open((await ticketFor()).url);
+    await after.handshake();
+    after.socket.close();
+    await after.closed;
+    await vi.waitFor(() => expect(sessionLog).toHaveLength(2));
+    expect(sessionLog.map((line) => line.split(' ')[0])).toEqual(['opened', 'closed']);
   });
 
   it('accepts the binary subprotocol and completes the RFB 3.8 handshake with the name', async () => {

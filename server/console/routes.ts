@@ -1,7 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/websocket';
 import type { WebSocket } from 'ws';
-import { isDriverError, type ConsoleSession, type HypervisorDriver } from '../hypervisor';
+import {
+  isDriverError,
+  tagOf,
+  untagged,
+  type ConsoleSession,
+  type HypervisorDriver,
+} from '../hypervisor';
 import {
   CLOSE_PROTOCOL_ERROR,
   createByteReader,
@@ -18,6 +24,7 @@ import {
   type ConsoleSlots,
 } from './limits';
 import { anonymousErrorResponses } from '../http/schemas';
+import type { ConsoleRecorder, ConsoleRecordings, RecordedSession } from './recordings';
 
 // GET /api/console/vnc/:id?ticket=…: the VNC-over-WebSocket console of a machine whose console
 // this server serves (capabilities.serverConsoles). The one-time ticket from GET
@@ -45,7 +52,22 @@ export const INVALID_TICKET = 'Invalid ticket';
 export const MAX_EARLY_BYTES = 4_096;
 export const TOO_MUCH_EARLY = 'The viewer sent too much before the console opened.';
 
-type Admission = { machineId: string; subject: ConsoleSubject } | { refused: string };
+type Admission =
+  | {
+      machineId: string;
+      machineName: string;
+      subject: ConsoleSubject;
+      recorded: RecordedSession | null;
+    }
+  | { refused: string };
+
+/** A viewer's console, as told to `sessions`. */
+export interface ConsoleSessionInfo {
+  subject: ConsoleSubject;
+  machineId: string;
+  /** `{template}#{tag}`, as the driver names it. */
+  machineName: string;
+}
 
 const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
   Array.isArray(data)
@@ -73,6 +95,19 @@ export interface ConsoleRouteOptions {
   onRefusedTicket?(request: FastifyRequest): Promise<void>;
   /** The open sockets, for metrics and tests. */
   slots?: ConsoleSlots;
+  /**
+   * Told when a viewer's console opens (the machine's console is bridged) and when that socket
+   * closes: the gamespace's event log. Must return at once.
+   */
+  sessions?: {
+    opened(session: ConsoleSessionInfo): void;
+    closed(session: ConsoleSessionInfo): void;
+  };
+  /**
+   * Console recordings (./recordings.ts): a session of a machine whose workspace records
+   * consoles is recorded from the greeting on, every byte the viewer is sent.
+   */
+  recordings?: Pick<ConsoleRecordings, 'recordedGamespace' | 'recorder'>;
 }
 
 export async function consoleRoutes(
@@ -104,7 +139,17 @@ export async function consoleRoutes(
     const machine = await driver.load(machineId);
     const running = machine?.status === 'deployed' && machine.state === 'running';
     if (!running || machine.id !== machineId) return { refused: MACHINE_NOT_RUNNING };
-    return { machineId, subject };
+    const gamespaceId = await options.recordings?.recordedGamespace(tagOf(machine.name));
+    const recorded = gamespaceId
+      ? {
+          gamespaceId,
+          machineId,
+          machineName: untagged(machine.name),
+          userId: subject.id,
+          userName: subject.name,
+        }
+      : null;
+    return { machineId, machineName: machine.name, subject, recorded };
   };
 
   /**
@@ -113,10 +158,12 @@ export async function consoleRoutes(
    */
   function serve(
     socket: WebSocket,
-    machineId: string,
+    viewer: ConsoleSessionInfo,
     refusal: string | undefined,
     release: () => void,
+    recorder: ConsoleRecorder | null = null,
   ): void {
+    const { machineId } = viewer;
     const handshake = createByteReader();
     let session: ConsoleSession | null = null;
     let gone = false;
@@ -140,12 +187,19 @@ export async function consoleRoutes(
       gone = true;
       clearTimeout(deadline);
       handshake.fail(new Error('the viewer went away'));
+      if (session) options.sessions?.closed(viewer);
       session?.end();
+      void recorder?.end();
       release();
     });
 
     const open = async () => {
-      const send = (bytes: Uint8Array) => socket.send(bytes);
+      const send = recorder
+        ? (bytes: Uint8Array) => {
+            recorder.record(bytes);
+            socket.send(bytes);
+          }
+        : (bytes: Uint8Array) => socket.send(bytes);
       if (!(await greetViewer((n) => handshake.read(n), send, refusal))) {
         close(CLOSE_POLICY_VIOLATION, refusal ?? INVALID_TICKET);
         return;
@@ -167,6 +221,8 @@ export async function consoleRoutes(
           return;
         }
         session = opened;
+        options.sessions?.opened(viewer);
+        recorder?.keep();
         // The ClientInit, and whatever the viewer sent while the console was opening.
         opened.receive(Buffer.concat([clientInit, handshake.drain()]));
       } catch (error) {
@@ -214,8 +270,13 @@ export async function consoleRoutes(
         machine: admission.machineId,
         address: request.ip,
       });
-      if ('refused' in slot) serve(socket, admission.machineId, slot.refused, () => {});
-      else serve(socket, admission.machineId, undefined, () => slot.release());
+      if ('refused' in slot) serve(socket, admission, slot.refused, () => {});
+      else {
+        const { recorded } = admission;
+        const recorder =
+          recorded && options.recordings ? options.recordings.recorder(recorded) : null;
+        serve(socket, admission, undefined, () => slot.release(), recorder);
+      }
     },
   );
 }

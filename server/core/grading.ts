@@ -13,6 +13,8 @@ import type { GamespaceTable } from '../store/schema';
 import { audienceReaches, isoDate } from './dto';
 import { DomainError, forbidden } from './errors';
 import { actorRef, unknownArgument, type Publisher } from './fields';
+import type { GameEventLog } from './gameEvents';
+import { NO_GAME_EVENTS } from './gameEventLog';
 import { sha256Hex } from './ids';
 import { challengeProgress, type ChallengeProgressView } from './gameViews';
 import { isActive } from './gamespaces';
@@ -221,6 +223,8 @@ export interface GradingDeps {
   ended(gamespaceId: string): void;
   /** The server's time: when a submission is made and a game ends. */
   clock?: Clock;
+  /** The gamespaces' event log: submissions with their score, and the ends they cause. */
+  gameEvents?: GameEventLog;
 }
 
 /** What grading needs to know of GameState: its challenge's questions, to copy answers into. */
@@ -252,6 +256,7 @@ export function createGradingService(deps: GradingDeps) {
   const clock = deps.clock ?? realClock;
   const now = () => clock.now();
   const repos = deps.repositories;
+  const gameEvents = deps.gameEvents ?? NO_GAME_EVENTS;
 
   /**
    * One writer per gamespace. In this process a promise chain per gamespace keeps submissions
@@ -329,6 +334,25 @@ export function createGradingService(deps: GradingDeps) {
     });
   }
 
+  /**
+   * A stored submission in the event log: the question set and how many of its questions are
+   * now correct; `score` the game's points after it, as the gamespace browser shows them.
+   */
+  function recordSubmission(id: string, actor: Actor, spec: ChallengeSpec, sectionIndex: number) {
+    const section = spec.challenge?.sections[sectionIndex];
+    const questions = section?.questions ?? [];
+    const correct = questions.filter((q) => q.isCorrect).length;
+    const points = Math.round(spec.score * spec.maxPoints);
+    void gameEvents.record({
+      gamespaceId: id,
+      kind: 'submission',
+      actorId: actor.id,
+      actorName: actor.name,
+      detail: `${section?.name || `Question set ${sectionIndex + 1}`}: ${correct} of ${questions.length} correct, ${points} of ${spec.maxPoints} points`,
+      score: points,
+    });
+  }
+
   return {
     /** GET api/gamespace/{id}/challenge/progress: grader key or gs.CanInteract. */
     async progress(actor: Actor, id: unknown): Promise<ChallengeProgressView> {
@@ -371,6 +395,14 @@ export function createGradingService(deps: GradingDeps) {
           result: outcome,
         };
       });
+      if (result.accepted) recordSubmission(row.id, actor, result.spec, input.sectionIndex);
+      if (result.completed) {
+        void gameEvents.record({
+          gamespaceId: row.id,
+          kind: 'complete',
+          detail: isFullScore(result.spec.score) ? 'Full score' : 'No attempts left',
+        });
+      }
       const state = await stateOf(row);
       announce(row, actor, state);
       if (result.completed) deps.ended(row.id);

@@ -4,6 +4,7 @@ import { EMPTY_TAG, tagOf, untagged, type HypervisorDriver } from '../hypervisor
 import type { Cache } from './cache';
 import { isoDate } from './dto';
 import { invalid } from './fields';
+import type { GameEventLog } from './gameEvents';
 import { newToken } from './ids';
 import type { PoolService } from './pools/service';
 import { PERMISSION } from './workspaces';
@@ -138,9 +139,13 @@ export interface JanitorDeps {
    * their sets' tags are no orphans.
    */
   pools?: Pick<PoolService, 'reclaim' | 'isPoolTag'>;
+  /** Games it ends (their time ran out) go into their gamespace's event log. */
+  gameEvents?: Pick<GameEventLog, 'record'>;
   /** What the runs wait on, and the time expiry and idleness are measured at. */
   clock?: Clock;
   random?: () => number;
+  /** Console recordings: those past their retention are removed with each run. */
+  recordings?: { expire(): Promise<number> };
 }
 
 export function createJanitor(deps: JanitorDeps) {
@@ -330,11 +335,17 @@ export function createJanitor(deps: JanitorDeps) {
 
   const gamespaces = async () => {
     const ended = await endExpired();
+    for (const id of ended) {
+      void deps.gameEvents?.record({ gamespaceId: id, kind: 'complete', detail: 'Time ran out' });
+    }
     const cleaned = await cleanupEnded();
     await removeOrphans();
     await deps.pools
       ?.reclaim()
       .catch((err: unknown) => log.warn({ err }, 'janitor: reclaiming pooled sets failed'));
+    await deps.recordings
+      ?.expire()
+      .catch((err: unknown) => log.warn({ err }, 'janitor: removing expired recordings failed'));
     for (const id of new Set([...ended, ...cleaned])) {
       await deps
         .changed?.(id)

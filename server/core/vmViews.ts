@@ -140,6 +140,8 @@ export interface VmConsole {
   /** The VNC password for noVNC; null when the console is not VNC. */
   ticket: string | null;
   isRunning: boolean;
+  /** Ours: this console's sessions are recorded (the player is told so). */
+  recorded: boolean;
 }
 
 /**

@@ -82,6 +82,8 @@ export interface VmServiceOptions {
   };
   /** The server's time: whether a gamespace is over, or its time still runs. */
   clock?: Clock;
+  /** Whether consoles of machines of this isolation tag are recorded (server/console/recordings). */
+  recorded?(tag: string): Promise<boolean>;
 }
 
 export function createVmService(
@@ -416,6 +418,7 @@ export function createVmService(
         url: display.url,
         ticket: display.ticket,
         isRunning: display.isRunning,
+        recorded: (await options.recorded?.(tagOf(machine.name))) ?? false,
       };
     },
 

@@ -38,6 +38,9 @@ export function workspaceDto(w: WorkspaceTable, workers: WorkerTable[], template
     templateScope: w.templateScope,
     templateLimit: w.templateLimit,
     durationMinutes: w.durationMinutes,
+    // Ours: whether its gamespaces' consoles are recorded; null: the server's default.
+    recordConsoles:
+      w.recordConsoles === null || w.recordConsoles === undefined ? null : w.recordConsoles === 1,
     challenge: w.challenge,
     workers: workers.map(workerDto),
     templates,

@@ -3,7 +3,7 @@ import { WORKSPACE_LIMITS } from '../../src/domain/workspaceSettings';
 import type { Repositories } from '../store/repositories';
 import type { WorkspaceTable } from '../store/schema';
 import { forbidden } from './errors';
-import { integer, optionalText, requiredText } from './fields';
+import { integer, invalid, optionalText, requiredText } from './fields';
 import { newId } from './ids';
 import type { Actor } from './actor';
 import { createFavorites } from './favorites';
@@ -61,6 +61,8 @@ export interface ChangedWorkspace {
   durationMinutes?: unknown;
   templateScope?: unknown;
   templateLimit?: unknown;
+  /** Ours: record its gamespaces' consoles; null: the server's default (RECORD_CONSOLES). */
+  recordConsoles?: unknown;
 }
 
 export function createWorkspaceService(
@@ -158,6 +160,11 @@ export function createWorkspaceService(
       }
       if (model.durationMinutes !== undefined) {
         changes.durationMinutes = integer(model.durationMinutes, 'durationMinutes', { min: 0 });
+      }
+      if (model.recordConsoles !== undefined) {
+        const record = model.recordConsoles;
+        if (record !== null && typeof record !== 'boolean') throw invalid('recordConsoles');
+        changes.recordConsoles = record === null ? null : record ? 1 : 0;
       }
       if (privileged && model.templateScope !== undefined) {
         changes.templateScope = optionalText(

@@ -150,6 +150,7 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/health/version': 'GetHealthVersion',
   'GET /api/document/:id/crdt': 'LoadDocumentLog',
   'GET /api/console/vnc/:id': 'OpenConsole',
+  'GET /api/gamespace/:id/events': 'ListGamespaceEvents',
   [`GET ${OPENAPI_PATH}`]: 'GetOpenApiDocument',
 };
 

@@ -254,6 +254,17 @@ export interface DriverCapabilities {
    * Absent or false: retag is refused (invalid-request).
    */
   retag?: boolean;
+  /**
+   * How files reach a running machine's guest (putFile): through a guest agent, or into the
+   * simulated machine's shell. Absent: files cannot be put into its machines.
+   */
+  files?: 'agent' | 'simulated';
+}
+
+/** A file a driver put into a guest: where it is and the SHA-256 of what arrived there. */
+export interface PutFile {
+  path: string;
+  sha256: string;
 }
 
 /** What the admin dashboard shows of the driver, and the capacity it enforces. */
@@ -397,6 +408,14 @@ export interface HypervisorDriver {
    * server's own ISO folder leave it out.
    */
   storeIso?(path: string, file: string): Promise<void>;
+  /**
+   * Puts a file into a running machine's guest, in the folder `uploads` of the home of its login
+   * user (docs/drivers.md), under `name` (checked by the caller: src/domain/guestFiles.ts),
+   * replacing a file of that name. Resolves once the whole file is there and its SHA-256 checked;
+   * rejects (invalid-state) when the machine is not running, (unavailable) when its guest cannot
+   * take files now, saying why. Drivers whose capabilities do not say `files` leave it out.
+   */
+  putFile?(id: string, name: string, bytes: Uint8Array): Promise<PutFile>;
   /** Removes an ISO storeIso copied; nothing when it is not there. */
   removeIso?(path: string): Promise<void>;
   /** ISO paths machines of a tag may mount: the tag's folder and the public folder. */

@@ -25,6 +25,8 @@ export const janitorPlugin = fp(
       ran: fastify.metrics?.janitorRan,
       clock: fastify.clock,
       pools: fastify.pools,
+      gameEvents: fastify.gameEvents,
+      recordings: fastify.services.recordings,
     });
     fastify.decorate('janitor', janitor);
     if (config.janitor.enabled) janitor.start();
@@ -35,6 +37,7 @@ export const janitorPlugin = fp(
       'settings',
       'store',
       'repositories',
+      'gameEvents',
       'cache',
       'hypervisor',
       'metrics',

@@ -1,7 +1,9 @@
 import fp from 'fastify-plugin';
 import { readCredentials } from '../auth/authenticate';
+import { recordingRoutes } from '../console/recordingRoutes';
 import { consoleRoutes } from '../console/routes';
 import { createDiskImageStore } from '../core/diskImages';
+import { consoleEventRecorder } from '../core/gameEventLog';
 import { adminDiskImageRoutes } from '../http/admin/diskImageRoutes';
 import { adminExportRoutes } from '../http/admin/exportRoutes';
 import { adminPoolRoutes } from '../http/admin/poolRoutes';
@@ -10,14 +12,17 @@ import { challengeRoutes } from '../http/challenge/routes';
 import { dispatchRoutes } from '../http/dispatch/routes';
 import { documentRoutes } from '../http/document/routes';
 import { fileRoutes } from '../http/file/routes';
+import { gameEventRoutes } from '../http/gamespace/eventRoutes';
 import { gradingRoutes } from '../http/gamespace/gradingRoutes';
 import { gamespaceRoutes } from '../http/gamespace/routes';
 import { templateRoutes } from '../http/template/routes';
 import { accountRoutes } from '../http/user/accountRoutes';
 import { userRoutes } from '../http/user/routes';
+import { guestFileRoutes } from '../http/vm/files';
 import { vmRoutes } from '../http/vm/routes';
 import { vmClipboardRoutes } from '../http/vm/clipboardRoutes';
 import { createVmClipboard } from '../core/vmClipboard';
+import { createGuestFileService } from '../core/guestFiles';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
 import { workspaceRoutes } from '../http/workspace/routes';
 import { hubRoutes } from '../hub/routes';
@@ -48,6 +53,7 @@ export const routesPlugin = fp<{ version: string }>(
     });
     await fastify.register(hubRoutes, { hub, authenticator, cache });
     await fastify.register(gradingRoutes, { grading: services.grading });
+    await fastify.register(gameEventRoutes, { events: services.gameEventReader });
     await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
     await fastify.register(adminRoutes, {
       hub,
@@ -74,19 +80,30 @@ export const routesPlugin = fp<{ version: string }>(
     await diskImages.removeStale();
     await fastify.register(adminDiskImageRoutes, { diskImages });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
-    // Clipboard use is not recorded yet: the gamespaces' event log is not part of the server.
+    // Clipboard use, each one a `clipboard.copy` or `clipboard.paste` event of its gamespace.
     await fastify.register(vmClipboardRoutes, {
       clipboard: createVmClipboard({
         driver,
         mayOpenConsole: (actor, id) => services.vms.mayOpenConsole(actor, id),
         isGamespace: async (tag) => (await fastify.repositories.gamespaces.find(tag)) !== undefined,
+        events: fastify.gameEvents,
         log: fastify.log,
+      }),
+    });
+    // Files into machines from their consoles, each one a `file.put` event of its gamespace.
+    await fastify.register(guestFileRoutes, {
+      files: createGuestFileService({
+        driver,
+        vms: services.vms,
+        gamespaces: fastify.repositories.gamespaces,
+        events: fastify.gameEvents,
       }),
     });
     await fastify.register(consoleRoutes, {
       driver,
       tickets: fastify.consoleTickets,
       limits: config.console,
+      recordings: services.recordings,
       onRefusedTicket: (request) => fastify.credentialRefused(request),
       viewers: {
         async viewerOf(request) {
@@ -98,7 +115,11 @@ export const routesPlugin = fp<{ version: string }>(
         actorOf: (subject) => authenticator.actorForSubject(subject),
         mayOpen: (viewer, machineId) => services.vms.mayOpenConsole(viewer, machineId),
       },
+      // Console opens and closes of a gamespace's machines go into its event log.
+      sessions: consoleEventRecorder(fastify.repositories, fastify.gameEvents, fastify.log),
     });
+    // Console recordings, for observers and administrators (server/console/recordings.ts).
+    await fastify.register(recordingRoutes, { recordings: services.recordings });
     await fastify.register(fileRoutes, { isos: services.isos });
     await fastify.register(workspaceIsoRoutes, { isos: services.isos });
     await fastify.register(documentRoutes, {

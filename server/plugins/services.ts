@@ -7,6 +7,7 @@ import { createChallengeService } from '../core/challenges';
 import { createDispatchService } from '../core/dispatches';
 import { createDocumentService, type DocumentAccess } from '../core/documents';
 import type { Publisher } from '../core/fields';
+import { createGameEventReader } from '../core/gameEventLog';
 import { createGamespaceService, gameState } from '../core/gamespaces';
 import { createGradingService } from '../core/grading';
 import { createImageService } from '../core/images';
@@ -20,6 +21,7 @@ import { createTemplateService } from '../core/templates';
 import type { UserDefaults } from '../core/actor';
 import { createUserService } from '../core/users';
 import { createVmService, type VmPublisher } from '../core/vms';
+import { createConsoleRecordings } from '../console/recordings';
 import { untagged } from '../hypervisor';
 import { accountDirectory } from '../identity/accounts';
 import { createWorkspaceService } from '../core/workspaces';
@@ -47,7 +49,7 @@ export const docsDirOf = (config: Config): string => join(config.dataDir, 'docs'
 function createServices(fastify: FastifyInstance) {
   // `clock` is the one buildApp was given: every service reads the time from it, so a test that
   // moves it on moves them all.
-  const { config, store, repositories, cache, driver, stateCache, clock } = fastify;
+  const { config, store, repositories, cache, driver, stateCache, clock, gameEvents } = fastify;
   const { db } = store;
   const docsDir = docsDirOf(config);
   const publisher: Publisher = {
@@ -68,11 +70,21 @@ function createServices(fastify: FastifyInstance) {
     { localAccountsOnly: usesEmbeddedIdentity(config), accounts },
     { clock },
   );
+  // Console recordings (server/console/recordings.ts): the console route records through it,
+  // the console ticket tells the player, the janitor expires them, a deleted gamespace takes its.
+  const recordings = createConsoleRecordings({
+    repositories,
+    settings: config.recording,
+    clock,
+    log: fastify.log,
+  });
+  fastify.addHook('onClose', () => recordings.settled());
   const vms = createVmService(repositories, {
     driver,
     publisher: vmPublisher,
     consoleTickets: fastify.consoleTickets,
     clock,
+    recorded: recordings.isRecorded,
   });
   // Documents and images are the workspace service's to authorize, and go with a workspace.
   const documentAccess: DocumentAccess = {
@@ -124,7 +136,7 @@ function createServices(fastify: FastifyInstance) {
   });
   // Playing (wire reference §4.2, §4.5): launches deploy through the driver; machines are
   // removed through the VM service, which tells the gamespace's group.
-  const play = createPlayService(repositories, {
+  const playService = createPlayService(repositories, {
     driver,
     cache,
     publisher,
@@ -137,7 +149,17 @@ function createServices(fastify: FastifyInstance) {
     clock,
     // Launches claim a warm pool's ready set when there is one (core/pools).
     pools: fastify.pools.claims,
+    // Deploys, extensions and ends go into the gamespace's event log.
+    gameEvents,
   });
+  const play: typeof playService = {
+    ...playService,
+    async remove(actor, id) {
+      await playService.remove(actor, id);
+      // Only a gamespace that was there is removed: `id` is its id.
+      await recordings.removeGamespace(String(id));
+    },
+  };
   // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
   const grading = createGradingService({
     repositories,
@@ -145,6 +167,8 @@ function createServices(fastify: FastifyInstance) {
     gameState: (row) => gameState(row, { repositories, driver, docsDir, now: clock.now() }),
     ended: removal.ended,
     clock,
+    // Submissions and their score go into the gamespace's event log.
+    gameEvents,
   });
   // The dispatcher (wire reference §4.12): commands to in-lab agents, told to the gamespace.
   const dispatches = createDispatchService(repositories, {
@@ -189,8 +213,11 @@ function createServices(fastify: FastifyInstance) {
     gamespaces: createGamespaceService(repositories, clock),
     play,
     grading,
+    /** Who reads a gamespace's event log (GET /api/gamespace/{id}/events). */
+    gameEventReader: createGameEventReader(repositories, gameEvents),
     dispatches,
     isos,
+    recordings,
   };
 }
 
@@ -198,10 +225,21 @@ export type Services = ReturnType<typeof createServices>;
 
 export const servicesPlugin = fp(
   async (fastify) => {
-    fastify.decorate('services', createServices(fastify));
+    const services = createServices(fastify);
+    fastify.decorate('services', services);
+    // Recordings a stopped server left open are closed as far as they were written.
+    await services.recordings.recover();
   },
   {
     name: 'services',
-    dependencies: ['settings', 'store', 'repositories', 'cache', 'hypervisor', 'pools'],
+    dependencies: [
+      'settings',
+      'store',
+      'repositories',
+      'gameEvents',
+      'cache',
+      'hypervisor',
+      'pools',
+    ],
   },
 );

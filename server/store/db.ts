@@ -30,6 +30,8 @@ import * as m004 from './migrations/004_play_indexes';
 import * as m005 from './migrations/005_registrar';
 import * as m006 from './migrations/006_account_disabled';
 import * as m007 from './migrations/007_warm_pools';
+import * as m008 from './migrations/008_game_events';
+import * as m009 from './migrations/009_console_recordings';
 import { onPostgres, preparedRead, registerPostgres, registerSqlite } from './prepared';
 import { WriteWatchPlugin, type WriteListener } from './writeWatch';
 
@@ -44,6 +46,8 @@ const migrations: Record<string, Migration> = {
   '005_registrar': m005,
   '006_account_disabled': m006,
   '007_warm_pools': m007,
+  '008_game_events': m008,
+  '009_console_recordings': m009,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -49,6 +49,8 @@ export interface WorkspaceTable {
   lastActivity: number;
   challenge: string;
   whenCreated: number;
+  /** Record its gamespaces' consoles (migration 009); null or absent: the server's default. */
+  recordConsoles?: Flag | null;
 }
 
 export interface TemplateTable {
@@ -226,6 +228,40 @@ export interface PoolScheduleTable {
   created: number;
 }
 
+/** One event of a gamespace's log (migration 008, server/core/gameEvents.ts); '' is absent. */
+export interface GameEventTable {
+  id: string;
+  gamespaceId: string;
+  kind: string;
+  at: number;
+  actorId: string;
+  actorName: string;
+  machineId: string;
+  machineName: string;
+  detail: string;
+  /** A submission's score; null on every other event. */
+  score: number | null;
+}
+
+/** One recorded console session (migration 009, server/console/recordings.ts). */
+export interface ConsoleRecordingTable {
+  id: string;
+  gamespaceId: string;
+  machineId: string;
+  machineName: string;
+  userId: string;
+  userName: string;
+  startedAt: number;
+  /** 0 while the session is open. */
+  endedAt: number;
+  durationMs: number;
+  /** Bytes of the record stream, uncompressed. */
+  bytes: number;
+  truncated: Flag;
+  /** The gzip file of the record stream, relative to the recordings folder. */
+  file: string;
+}
+
 export interface Database {
   users: UserTable;
   apiKeys: ApiKeyTable;
@@ -247,6 +283,8 @@ export interface Database {
   pools: PoolTable;
   poolSets: PooledSetTable;
   poolSchedules: PoolScheduleTable;
+  gameEvents: GameEventTable;
+  consoleRecordings: ConsoleRecordingTable;
   /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
   kyselyMigration: { name: string; timestamp: Generated<string> };
 }

@@ -18,6 +18,8 @@ export const VmConsole = t.intersection([
     url: nullable(t.string),
     /** The VNC password noVNC presents; null for consoles that are not VNC. */
     ticket: nullable(t.string),
+    /** Ours: the console's sessions are recorded (the page says so). */
+    recorded: t.boolean,
   }),
 ]);
 export type VmConsole = t.TypeOf<typeof VmConsole>;

@@ -14,6 +14,8 @@ import {
 import type { HttpClient } from '../api/http';
 import { copyFromVm, getVmClipboard, recordVmPaste } from '../api/clipboard';
 import { consoleClipboardMachine } from '../machines/consoleClipboardMachine';
+import type { GuestFilePutter } from '../api/guestFiles';
+import { guestFilesLogic } from './guestFileImplementations';
 import { rememberKeyboardLayout, type LocalSettingsStore } from './localSettings';
 import { loadVm } from '../api/vm';
 import { nicNetworks } from '../domain/vmNics';
@@ -175,9 +177,14 @@ export const consoleBrowser = (
 });
 
 /** The console page's effects over the SPA's HTTP client (the bearer token of the signed-in user). */
-export function consoleImplementations(http: HttpClient, browser: ConsoleBrowser): Implementations {
+export function consoleImplementations(
+  http: HttpClient,
+  browser: ConsoleBrowser,
+  putFile: GuestFilePutter,
+): Implementations {
   return {
     actors: {
+      files: guestFilesLogic(http, putFile),
       signIn: fromTaskEither((_: void, signal) => pipe(signInConsole(http)(signal), TE.asUnit)),
       loadConsole: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
         getVmConsole(http)(vmId, signal),

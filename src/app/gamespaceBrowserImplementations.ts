@@ -12,8 +12,10 @@ import {
   type Player,
 } from '../api/gamespaces';
 import { createDispatch, listDispatches } from '../api/dispatch';
+import { listGameEvents } from '../api/gameEvents';
 import type { ApiError } from '../api/http';
 import { deleteGamespace } from '../api/play';
+import { listRecordings } from '../api/recordings';
 import type { Vm } from '../api/vm';
 import { errorMessage } from '../domain/text';
 import {
@@ -23,6 +25,8 @@ import {
   type GamespaceRow,
 } from '../machines/gamespaceBrowserMachine';
 import { dispatcherConsoleMachine } from '../machines/dispatcherConsoleMachine';
+import { gameTimelineMachine } from '../machines/gameTimelineMachine';
+import { recordingListMachine } from '../machines/recordingListMachine';
 import { gamespaceDetailMachine, type GamespaceDetail } from '../machines/gamespaceDetailMachine';
 import type { PageQuery } from '../machines/pagedSearchMachine';
 import { splitVmName } from '../machines/vmControllerRules';
@@ -100,7 +104,17 @@ export function gamespaceBrowserLogic(deps: WorkspaceDependencies) {
         },
       }),
       gamespaceDetail: gamespaceDetailMachine.provide({
-        actors: { loadDetail: loadDetail(deps), vmController: gameVmLogic(deps) },
+        actors: {
+          loadDetail: loadDetail(deps),
+          vmController: gameVmLogic(deps),
+          gameTimeline: gameTimelineMachine.provide({
+            actors: {
+              loadEvents: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+                listGameEvents(deps.http)(gamespaceId, signal),
+              ),
+            },
+          }),
+        },
       }),
       clock: fromEventObservable(() => clockTicks$()),
       deleteGamespaces: deleteEach(deps),
@@ -131,6 +145,17 @@ export function dispatcherConsoleLogic(
       }),
       dispatchEvents: fromEventObservable(({ input }: { input: { gamespaceId: string } }) =>
         gamespaceDispatches$(hubEvents, input.gamespaceId),
+      ),
+    },
+  });
+}
+
+/** The Recordings tab's list (GET gamespace/{id}/recordings). */
+export function recordingListLogic(deps: WorkspaceDependencies) {
+  return recordingListMachine.provide({
+    actors: {
+      loadRecordings: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+        listRecordings(deps.http)(gamespaceId, signal),
       ),
     },
   });

@@ -12,6 +12,7 @@ import {
 } from 'xstate';
 import { fromTaskEither } from '../api/actor';
 import { apiBaseUrl, createHttpClient, type ApiError, type HttpClient } from '../api/http';
+import type { GuestFilePutter } from '../api/guestFiles';
 import { enlistPlayer, signInWithTicket, type Enlistment } from '../api/launch';
 import { changeGamespace, getGamespace, type LaunchSettings } from '../api/play';
 import { consoleMachine } from '../machines/consoleMachine';
@@ -136,5 +137,8 @@ export function launchSessionLogic(
 }
 
 /** The console page over the cookie: its sign-in renews the cookie (no bearer token to send). */
-export const launchConsoleLogic = (http: HttpClient, browser: ConsoleBrowser) =>
-  consoleMachine.provide(consoleImplementations(http, browser));
+export const launchConsoleLogic = (
+  http: HttpClient,
+  browser: ConsoleBrowser,
+  putFile: GuestFilePutter,
+) => consoleMachine.provide(consoleImplementations(http, browser, putFile));

@@ -43,6 +43,9 @@ export const selectReconnectInSeconds = (snapshot: ConsoleSnapshot): number =>
     : 0;
 
 export const selectConsoleName = (snapshot: ConsoleSnapshot): string => snapshot.context.name;
+/** The last console answer said its sessions are recorded: the toolbar tells the player. */
+export const selectIsRecorded = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.context.console?.recorded === true;
 export const selectIsFullbleed = (snapshot: ConsoleSnapshot): boolean => snapshot.context.fullbleed;
 export const selectConsoleError = (snapshot: ConsoleSnapshot): string | null =>
   snapshot.context.error;

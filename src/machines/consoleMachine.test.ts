@@ -19,6 +19,7 @@ import {
   selectCanPasteClipboard,
   selectCanReconnect,
   selectCanRetry,
+  selectIsRecorded,
   selectConsoleError,
   selectConsoleStatus,
   selectConsoleStatusLabel,
@@ -239,6 +240,13 @@ describe('console machine', () => {
     await flush();
     expect(t.status()).toBe('connecting');
     expect(t.rfb.starts[0]?.ticket).toBe('t2');
+  });
+
+  it('says the console is recorded when its ticket answer says so', async () => {
+    const plain = await connected();
+    expect(selectIsRecorded(plain.actor.getSnapshot())).toBe(false);
+    const recorded = await connected({ consoles: [{ ...running('t1'), recorded: true }] });
+    expect(selectIsRecorded(recorded.actor.getSnapshot())).toBe(true);
   });
 
   it('shows why signing in failed, and signs in again on Retry', async () => {

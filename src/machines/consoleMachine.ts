@@ -14,6 +14,7 @@ import { DEFAULT_KEYBOARD_LAYOUT, type KeyboardLayout } from '../domain/keyboard
 import { errorMessage } from '../domain/text';
 import { consoleClipboardMachine } from './consoleClipboardMachine';
 import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
+import { guestFilesMachine } from './guestFilesMachine';
 import { consoleNetworkMachine } from './consoleNetworkMachine';
 
 // The console page (/console/{id}/{name}, wire reference §7 Console page): sign in for the console
@@ -137,7 +138,12 @@ export const consoleMachine = setup({
     input: {} as ConsoleInput,
     context: {} as ConsoleContext,
     events: {} as ConsoleEvent,
-    children: {} as { network: 'network'; heartbeat: 'heartbeat'; clipboard: 'clipboard' },
+    children: {} as {
+      network: 'network';
+      heartbeat: 'heartbeat';
+      files: 'files';
+      clipboard: 'clipboard';
+    },
     // 'busy': working towards a connection; 'live': noVNC shows the machine.
     tags: {} as 'busy' | 'live',
   },
@@ -160,6 +166,8 @@ export const consoleMachine = setup({
     }),
     /** The network switcher; provide its loadNets and changeNet. */
     network: consoleNetworkMachine,
+    /** Files into the machine; provide its loadAccess and sendFile. */
+    files: guestFilesMachine,
     /** The cookie's heartbeat; provide its ping. */
     heartbeat: consoleHeartbeatMachine,
     /** Copy out of the machine and the record of pastes; provide its effects. */
@@ -263,6 +271,7 @@ export const consoleMachine = setup({
         { id: 'network', src: 'network', input: ({ context }) => ({ vmId: context.vmId }) },
         { id: 'heartbeat', src: 'heartbeat' },
         { id: 'clipboard', src: 'clipboard', input: ({ context }) => ({ vmId: context.vmId }) },
+        { id: 'files', src: 'files', input: ({ context }) => ({ vmId: context.vmId }) },
       ],
       initial: 'loading',
       states: {

@@ -96,6 +96,10 @@ export const selectDetailControllers = (
   snapshot: GamespaceDetailSnapshot,
 ): Readonly<Record<string, VmControllerActorRef>> => snapshot.context.controllers;
 
+/** The Events tab's log (its own machine, gameTimelineMachine.selectors.ts). */
+export const selectDetailTimeline = (snapshot: GamespaceDetailSnapshot) =>
+  snapshot.context.timeline;
+
 export interface SetScore {
   name: string;
   points: number;

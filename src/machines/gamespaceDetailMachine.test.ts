@@ -6,6 +6,7 @@ import {
   selectDetailControllers,
   selectDetailError,
   selectDetailTab,
+  selectDetailTimeline,
   selectIsDetailLoading,
 } from './gamespaceBrowserMachine.selectors';
 import {
@@ -76,11 +77,21 @@ describe('gamespaceDetailMachine', () => {
     expect(d.snapshot().value).toBe('loading');
   });
 
-  it('switches between the Detail, Json and Dispatcher tabs', () => {
+  it('switches between the Detail, Events, Json and Dispatcher tabs', () => {
     const d = startDetail(false);
     expect(selectDetailTab(d.snapshot())).toBe('detail');
     d.actor.send({ type: 'detail.tabSelected', tab: 'json' });
     expect(selectDetailTab(d.snapshot())).toBe('json');
+  });
+
+  it('shows the Events tab’s log only while that tab is selected', () => {
+    const d = startDetail(false);
+    const timeline = () => selectDetailTimeline(d.snapshot()).getSnapshot().value;
+    expect(timeline()).toBe('hidden');
+    d.actor.send({ type: 'detail.tabSelected', tab: 'events' });
+    expect(timeline()).toMatchObject({ shown: expect.any(String) });
+    d.actor.send({ type: 'detail.tabSelected', tab: 'json' });
+    expect(timeline()).toBe('hidden');
   });
 
   it('sums up the variant (1-based) and the points per question set', () => {

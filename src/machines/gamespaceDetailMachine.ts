@@ -2,6 +2,7 @@ import {
   assertEvent,
   assign,
   fromPromise,
+  sendTo,
   setup,
   type ActorRefFrom,
   type SnapshotFrom,
@@ -9,6 +10,7 @@ import {
 import type { GamespaceChallenge, Player } from '../api/gamespaces';
 import type { GameVm } from '../api/play';
 import { errorMessage } from '../domain/text';
+import { gameTimelineMachine, type GameTimelineActorRef } from './gameTimelineMachine';
 import {
   vmControllerMachine,
   type VmControllerActorRef,
@@ -25,7 +27,7 @@ export interface GamespaceDetail {
   players: Player[] | null;
 }
 
-export const DETAIL_TABS = ['detail', 'json', 'dispatcher'] as const;
+export const DETAIL_TABS = ['detail', 'events', 'json', 'dispatcher', 'recordings'] as const;
 export type DetailTab = (typeof DETAIL_TABS)[number];
 
 export type GamespaceDetailEvent =
@@ -43,6 +45,8 @@ export interface GamespaceDetailContext extends GamespaceDetailInput {
   tab: DetailTab;
   /** One controller per machine, by the machine's id; spawned once the detail arrives. */
   controllers: Record<string, VmControllerActorRef>;
+  /** The Events tab's log; it loads only while that tab is shown. */
+  timeline: GameTimelineActorRef;
 }
 
 /**
@@ -76,27 +80,42 @@ export const gamespaceDetailMachine = setup({
     }),
     /** Provide it with the controller's effects. */
     vmController: vmControllerMachine,
+    /** Provide it with its loadEvents. */
+    gameTimeline: gameTimelineMachine,
   },
 }).createMachine({
   id: 'gamespaceDetail',
   description:
-    'An expanded row of the gamespace browser: it loads the gamespace detail (challenge, machines, players), then runs a controller for each machine; the tab shown is Detail, Json or Dispatcher.',
-  context: ({ input }) => ({
+    'An expanded row of the gamespace browser: it loads the gamespace detail (challenge, machines, players), then runs a controller for each machine; the tab shown is Detail, Events, Json, Dispatcher or Recordings, and the Events tab loads its log while shown.',
+  context: ({ input, spawn }) => ({
     ...input,
     detail: null,
     error: null,
     tab: 'detail',
     controllers: {},
+    timeline: spawn('gameTimeline', {
+      id: 'timeline',
+      input: { gamespaceId: input.gamespaceId },
+    }),
   }),
   initial: 'loading',
   on: {
     'detail.tabSelected': {
-      actions: assign({
-        tab: ({ event }) => {
-          assertEvent(event, 'detail.tabSelected');
-          return event.tab;
-        },
-      }),
+      actions: [
+        assign({
+          tab: ({ event }) => {
+            assertEvent(event, 'detail.tabSelected');
+            return event.tab;
+          },
+        }),
+        // The log loads (and keeps loading) only while its tab is shown.
+        sendTo(
+          ({ context }) => context.timeline,
+          ({ context }) => ({
+            type: context.tab === 'events' ? 'timeline.shown' : 'timeline.hidden',
+          }),
+        ),
+      ],
     },
   },
   states: {

@@ -21,11 +21,14 @@ import { documentOutboxMachine } from './documentOutboxMachine';
 import { gamespaceBrowserMachine } from './gamespaceBrowserMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { gamespaceDetailMachine } from './gamespaceDetailMachine';
+import { recordingListMachine } from './recordingListMachine';
+import { replayPlayerMachine } from './replayPlayerMachine';
 import { gamespaceActionMachine } from './gamespaceActionMachine';
 import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
 import { gamespacePlayMachine } from './gamespacePlayMachine';
 import { gamespaceSessionMachine } from './gamespaceSessionMachine';
 import { gameStatePollMachine } from './gameStatePollMachine';
+import { gameTimelineMachine } from './gameTimelineMachine';
 import { gameVmsMachine } from './gameVmsMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
@@ -132,11 +135,14 @@ export const machines = {
   gameVms: gameVmsMachine,
   gamespaceBrowser: gamespaceBrowserMachine,
   gamespaceDetail: gamespaceDetailMachine,
+  recordingList: recordingListMachine,
+  replayPlayer: replayPlayerMachine,
   dispatcherConsole: dispatcherConsoleMachine,
   questionSet: questionSetMachine,
   gamespaceLaunch: gamespaceLaunchMachine,
   launchSignIn: launchSignInMachine,
   gameStatePoll: gameStatePollMachine,
+  gameTimeline: gameTimelineMachine,
   announcements: announcementsMachine,
   adminDashboard: adminDashboardMachine,
   adminVms: adminVmsMachine,

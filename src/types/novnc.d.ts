@@ -24,8 +24,28 @@ declare module '@novnc/novnc' {
     bell: CustomEvent<Record<string, never>>;
   }
 
+  /**
+   * What noVNC reads a connection through besides a WebSocket (core/websock.js `attach`): an
+   * RTCDataChannel, or the replay's channel fed from a recording.
+   */
+  export interface RfbChannel {
+    binaryType: string;
+    protocol: string;
+    readyState: string;
+    onopen: ((event: unknown) => void) | null;
+    onmessage: ((event: { data: ArrayBuffer }) => void) | null;
+    onclose: ((event: { code: number; reason: string; wasClean: boolean }) => void) | null;
+    onerror: ((event: unknown) => void) | null;
+    send(data: Uint8Array): void;
+    close(): void;
+  }
+
   export default class RFB extends EventTarget {
-    constructor(target: HTMLElement, urlOrChannel: string | WebSocket, options?: RfbOptions);
+    constructor(
+      target: HTMLElement,
+      urlOrChannel: string | WebSocket | RfbChannel,
+      options?: RfbOptions,
+    );
     background: string;
     clipViewport: boolean;
     focusOnClick: boolean;

@@ -21,6 +21,8 @@ const POLL_MS = 100;
 export interface BenchServer {
   url: string;
   stateDir: string;
+  /** The server process (`tsx server/main.ts`). */
+  pid: number;
   /** Stops the server, kills every process under its state folder, removes its folders. */
   stop(): Promise<void>;
 }
@@ -83,7 +85,8 @@ export async function startServer(
     }
   }
   const stateDir = join(root, 's');
-  const port = await freePort();
+  // BENCH_PORT: a port of one's own on a shared host; a free one otherwise.
+  const port = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   // BENCH_LOG_LEVEL=info shows the server's log (where a restore's or a claim's time goes).
   const logLevel = process.env.BENCH_LOG_LEVEL || 'warn';
@@ -124,7 +127,7 @@ export async function startServer(
     }
     rmSync(root, { recursive: true, force: true });
   };
-  const server: BenchServer = { url, stateDir, stop };
+  const server: BenchServer = { url, stateDir, pid: child.pid ?? 0, stop };
   running.add(server);
   try {
     await until(

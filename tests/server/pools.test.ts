@@ -253,6 +253,16 @@ describe.each(testEngines())('warm pools on %s', (engine) => {
     expect(web.guestSettings).toContain('guestinfo.flag=##flag##');
   });
 
+  it("records a claimed set's machines in the gamespace's event log as one deploy", async () => {
+    const claimed = (await sets()).filter((s) => s.state === 'claimed');
+    const events = (await ok(
+      call('admin', 'GET', `/gamespace/${claimed[0]!.claimedBy}/events`),
+    )) as Json[];
+    expect(events.filter((e) => e.kind === 'deploy')).toMatchObject([
+      { detail: expect.stringMatching(/^\d+ machines? from the warm pool$/) },
+    ]);
+  });
+
   it('refills the pool after claims once its keeper may act', async () => {
     await holdKeepers(false);
     await ok(call('admin', 'PUT', `/admin/pools/${workspaceId}`, { size: 10 }));

@@ -663,6 +663,7 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
         url: '',
         ticket: null,
         isRunning: false,
+        recorded: false,
       });
       expect(res.text).toContain('"ticket":null');
     });

@@ -31,6 +31,8 @@ const WORKSPACE_KEYS = [
   'templateScope',
   'templateLimit',
   'durationMinutes',
+  // Ours: whether its gamespaces' consoles are recorded (null: the server's default).
+  'recordConsoles',
   'challenge',
   'workers',
   'templates',

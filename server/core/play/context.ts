@@ -9,6 +9,8 @@ import type { Cache } from '../cache';
 import { hasAnyToken } from '../dto';
 import { forbidden } from '../errors';
 import { actorRef, unknownArgument, type EventPayload } from '../fields';
+import type { GameEventLog } from '../gameEvents';
+import { NO_GAME_EVENTS } from '../gameEventLog';
 import { gameState } from '../gamespaces';
 import { NO_REVOKER, type ListenerRevoker } from '../membership';
 import type { Actor } from '../actor';
@@ -70,6 +72,8 @@ export interface PlayServiceOptions {
   listeners?: ListenerRevoker;
   /** Warm pools a launch claims its machines from; none: every launch deploys. */
   pools?: PoolClaims;
+  /** The gamespaces' event log: deploys, extensions and ends are recorded there. */
+  gameEvents?: GameEventLog;
 }
 
 type Someone = { id: string; name: string };
@@ -146,6 +150,7 @@ export function createPlayContext(repositories: PlayRepositories, options: PlayS
     now,
     random: options.random ?? cryptoRandom,
     listeners: options.listeners ?? NO_REVOKER,
+    gameEvents: options.gameEvents ?? NO_GAME_EVENTS,
     state,
     findGamespace,
     findWorkspace,

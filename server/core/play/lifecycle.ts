@@ -1,13 +1,14 @@
 import { parseChallengeText } from '../../../src/domain/challenge';
 import { latestExpiration } from '../../../src/domain/gameLength';
 import type { GamespaceTable, WorkspaceTable } from '../../store/schema';
-import { parseDate } from '../dto';
+import { isoDate, parseDate } from '../dto';
 import { DomainError, forbidden } from '../errors';
 import { actorRef } from '../fields';
 import type { GameState } from '../gamespaces';
 import { EMPTY_GUID } from '../ids';
 import { toMachineSpec } from '../machineSpecs';
 import type { Actor } from '../actor';
+import { untagged } from '../../hypervisor';
 import { vmDto } from '../vmViews';
 import type { PlayContext } from './context';
 import { deployAndWait, DEPLOY_POLL, gamespaceTemplates } from './deploy';
@@ -21,7 +22,9 @@ import { maxDuration } from './registration';
 const JANITOR_ACTOR = { id: EMPTY_GUID, name: 'Janitor' };
 
 export function createLifecycle(context: PlayContext) {
-  const { options, repos, now, state, publishGame, announce } = context;
+  const { options, repos, now, state, publishGame, announce, gameEvents } = context;
+  /** Who did it, as the event log names them. */
+  const by = (actor: Actor) => ({ actorId: actor.id, actorName: actor.name });
 
   /**
    * Deploys the machines of the gamespace's variant; once all of them exist the gamespace starts
@@ -46,7 +49,15 @@ export function createLifecycle(context: PlayContext) {
     // A ready set of the workspace's warm pool instead of a deploy, when there is one: its
     // machines are then all there and the deploy below has nothing to add. Builders' launches
     // deploy: their machines may keep reserved nets, which pooled sets (unprivileged) do not.
-    if (!actor.isBuilder) await options.pools?.claim(g, ws, rows, specs);
+    const pooled = !actor.isBuilder && !!(await options.pools?.claim(g, ws, rows, specs));
+    if (pooled) {
+      void gameEvents.record({
+        gamespaceId: g.id,
+        kind: 'deploy',
+        ...by(actor),
+        detail: `${specs.length} machine${specs.length === 1 ? '' : 's'} from the warm pool`,
+      });
+    }
     const { complete, deployed } = await deployAndWait(
       options.driver,
       { gamespaceId: g.id, hostAffinity: !!ws.hostAffinity, privileged: actor.isBuilder },
@@ -62,6 +73,16 @@ export function createLifecycle(context: PlayContext) {
     // Announced after the start is stored: a page that reads on the announcement sees it started
     // (and kept states of the gamespace are dropped only once it is).
     for (const vm of deployed) {
+      // The driver answers every machine of the gamespace; a claimed set's are recorded above.
+      if (!pooled) {
+        void gameEvents.record({
+          gamespaceId: g.id,
+          kind: 'deploy',
+          ...by(actor),
+          machineId: vm.id,
+          machineName: untagged(vm.name),
+        });
+      }
       options.vmPublisher.publish(g.id, 'VmEvent', {
         action: 'VM.DEPLOY',
         actor: actorRef(actor),
@@ -93,6 +114,12 @@ export function createLifecycle(context: PlayContext) {
         });
       }
       await repos.gamespaces.setExpiration(g.id, expirationTime);
+      void gameEvents.record({
+        gamespaceId: g.id,
+        kind: 'extension',
+        ...by(actor),
+        detail: `Ends ${isoDate(expirationTime)}`,
+      });
       await announce(actor, g.id);
     },
 
@@ -139,7 +166,10 @@ export function createLifecycle(context: PlayContext) {
      */
     async complete(actor: Actor, id: unknown): Promise<GameState> {
       const g = await context.assertManage(actor, id);
-      if (g.endTime <= 0) await repos.gamespaces.setEndTime(g.id, now());
+      if (g.endTime <= 0) {
+        await repos.gamespaces.setEndTime(g.id, now());
+        void gameEvents.record({ gamespaceId: g.id, kind: 'complete', ...by(actor) });
+      }
       const result = await state((await context.findGamespace(g.id)) ?? g);
       publishGame(actor, 'GAME.UPDATE', g.id, result);
       options.machinesEnded(g.id);

@@ -151,6 +151,8 @@ export const vmConsoleSchema = {
     url: nullableString,
     ticket: nullableString,
     isRunning: { type: 'boolean' },
+    // Ours: the console's sessions are recorded (server/console/recordings.ts).
+    recorded: { type: 'boolean' },
   },
 } as const;
 

@@ -68,6 +68,8 @@ export const changedWorkspaceBody = {
     durationMinutes: { type: ['integer', 'null'] },
     templateScope: text,
     templateLimit: { type: ['integer', 'null'] },
+    // Ours: record its gamespaces' consoles; null: the server's default.
+    recordConsoles: { type: ['boolean', 'null'] },
   },
 } as const;
 
@@ -96,6 +98,7 @@ export const workspaceSchema = {
     templateScope: limited(WORKSPACE_LIMITS.templateScope),
     templateLimit: { type: 'integer' },
     durationMinutes: { type: 'integer' },
+    recordConsoles: { type: ['boolean', 'null'] },
     challenge: { type: 'string' },
     workers: { type: 'array', items: workerSchema },
     templates: { type: 'array', items: templateSchema },

@@ -21,6 +21,7 @@ import { createImportedImages, startsFromImages } from './importedImages';
 import { createInventory, isRetired, type OwnVm } from './inventory';
 import { createIsoStorage } from './isoStorage';
 import { createMachines, pve, vmPath } from './machines';
+import { putThroughPveAgent } from './filePut';
 import { netOfAlias } from './names';
 import type { ProxmoxDriverOptions } from './options';
 import { ownEmptyBase, startsEmpty } from './emptyDisks';
@@ -162,6 +163,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     guestChange: true,
     // A pooled set's machines run on under the gamespace's tag, their vnets relabelled for it.
     retag: true,
+    files: 'agent',
     serverConsoles: !!options.console,
     simulated: false,
     acceleration: 'Proxmox VE cluster',
@@ -387,6 +389,13 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
         }),
       );
       return bridgePveConsole(socket, proxy.ticket, viewer);
+    },
+    async putFile(id, name, bytes) {
+      const vm = await ownVm(id);
+      if (vm.resource.status !== 'running') {
+        throw new DriverError('invalid-state', 'the machine is not running');
+      }
+      return pve(() => putThroughPveAgent({ api, vm: vmPath(vm), name, bytes, clock }));
     },
     isoOptions: (tag) => pve(() => isos.isoOptions(tag)),
     storeIso: (path, file) => pve(() => isos.storeIso(path, file)),

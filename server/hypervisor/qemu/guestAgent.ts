@@ -22,6 +22,12 @@ import { DriverError } from '../types';
 //   `clipboard`             -> `TOPOPLAY clipboard BASE64`: what was last copied in the guest
 //                              (../guestClipboard.ts), at most COPY_MAX_BYTES; nothing after
 //                              the verb when nothing was.
+//   `put-part NAME OFFSET LINES` -> `TOPOPLAY put-part NAME SIZE`: the next LINES lines on the
+//                              port are base64 the agent appends to the file NAME being put
+//                              (from scratch when OFFSET is 0); SIZE is its length so far.
+//   `put-end NAME`          -> `TOPOPLAY put-end SHA256 PATH`: the file is in place, PATH is
+//                              where (see uploads_dir below).
+//   `put-abort NAME`        -> `TOPOPLAY put-abort NAME`: what was received of it is removed.
 // A restored machine is the warm image's machine until it has answered `personalized`; the
 // driver never hands one out before.
 
@@ -41,6 +47,10 @@ export const PERSONALIZE_HOOK = '/etc/topoplay/personalize';
 export const AGENT_PATH = '/usr/sbin/topoplay-agent';
 /** The image-specific part of taking new guest settings, run last when the image has it. */
 export const SETTINGS_HOOK = '/etc/topoplay/settings';
+/** The folder, in the home of the machine's login user, that files put into it land in. */
+export const UPLOADS_FOLDER = 'uploads';
+/** Base64 characters in one line of a file being put: a line of the port holds at most 4095. */
+export const PUT_LINE_CHARS = 3072;
 /** Where the agent keeps the fw_cfg files it shows in place of QEMU's (see settings below). */
 const SHADOW_FW_CFG = '/run/topoplay/fw_cfg';
 
@@ -143,6 +153,38 @@ EOF_SETTINGS
   [ -x ${SETTINGS_HOOK} ] && TOPOPLAY_CHANGED="$changed" ${SETTINGS_HOOK} </dev/null >/dev/null 2>&1
 }
 
+# Files put into the machine: in the folder uploads of its login user's home, that user being the
+# first of the guest setting cloud.user, debian and root that has a home; owned by that user.
+# Prints the user, then the folder.
+uploads_dir() {
+  for u in "$(setting opt/guestinfo.cloud.user)" debian root; do
+    [ -n "$u" ] || continue
+    home=$(awk -F: -v u="$u" '$1 == u { print $6 }' /etc/passwd)
+    if [ -n "$home" ] && [ -d "$home" ]; then echo "$u $home/${UPLOADS_FOLDER}"; return; fi
+  done
+  echo "root /root/${UPLOADS_FOLDER}"
+}
+
+# NAME is one the host checked (letters, digits and ._+-, not starting with a dot). The lines come
+# as base64, at most ${PUT_LINE_CHARS} characters each: a line of the port, in its canonical mode,
+# holds at most 4095. head reads them straight from the port, a line per read, so that the shell's
+# own read (a byte per call) never sees them.
+put_part() {
+  set -- "$1" "$2" "$3" $(uploads_dir)
+  mkdir -p "$5" && chown "$4" "$5" 2>/dev/null
+  part="$5/.$1.part"
+  [ "$2" = 0 ] && : > "$part"
+  head -n "$3" | base64 -d >> "$part"
+  echo "TOPOPLAY put-part $1 $(wc -c < "$part")"
+}
+
+put_end() {
+  set -- "$1" $(uploads_dir)
+  mv -f "$3/.$1.part" "$3/$1" && chown "$2" "$3/$1" 2>/dev/null
+  sum=$(sha256sum "$3/$1" | cut -d' ' -f1)
+  echo "TOPOPLAY put-end $sum $3/$1"
+}
+
 personalize() {
   # A copy shown in place of QEMU's fw_cfg files is the saved machine's: the restored QEMU's own
   # are read below.
@@ -170,7 +212,8 @@ personalize() {
   [ -x ${PERSONALIZE_HOOK} ] && ${PERSONALIZE_HOOK} </dev/null >/dev/null 2>&1
 }
 
-while read -r verb a b; do
+while read -r verb a b c; do
+  case "$a" in */* | .* ) case "$verb" in put-*) continue ;; esac ;; esac
   case "$verb" in
     ping) booted && echo "TOPOPLAY pong ${AGENT_FEATURES.join(' ')}" ;;
     prepare) prepare; echo "TOPOPLAY prepared" ;;
@@ -180,6 +223,9 @@ while read -r verb a b; do
       printf 'TOPOPLAY clipboard '
       [ -r ${COPY_FILE} ] && head -c ${COPY_MAX_BYTES} ${COPY_FILE} | base64 | tr -d '\\n'
       echo ;;
+    put-part) put_part "$a" "$b" "$c" ;;
+    put-end) put_end "$a" ;;
+    put-abort) set -- "$a" $(uploads_dir); rm -f "$3/.$1.part"; echo "TOPOPLAY put-abort $1" ;;
   esac
 done
 `;

@@ -40,6 +40,7 @@ import { ensureSwitch, type SwitchClient } from './switch';
 import { TINY_KERNEL } from './tinyImage';
 import { createWarmImages, WARM_BOOT_MS, type WarmImages } from './warm';
 import { callAgent, settingsLine } from './guestAgent';
+import { putThroughAgent } from './filePut';
 
 // The qemu driver: real machines on this one Linux host, one QEMU process each (processes.ts),
 // linked-clone disks (disks.ts), isolated layer-2 networks through the switch process (switch.ts),
@@ -135,6 +136,7 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     guestChange: true,
     // A pooled set's machines run on under the gamespace's tag, moved to its switch segments.
     retag: true,
+    files: 'agent',
     serverConsoles: true,
     simulated: false,
     acceleration: accelerationLabel(acceleration),
@@ -363,6 +365,16 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
 
     guestClipboard: clipboard.guestClipboard,
     readGuestClipboard: clipboard.readGuestClipboard,
+    // Through the machine's agent (filePut.ts). A machine without one is refused: a file on a
+    // hot-attached ISO would take the place of the ISO a lab gave it.
+    async putFile(id, name, bytes) {
+      const record = required(id);
+      if ((await pidOf(record)) === null) {
+        throw new DriverError('invalid-state', 'the machine is not running');
+      }
+      const socket = machineFiles(layout, record.id).agent;
+      return putThroughAgent({ socket, name, bytes, signal: closing.signal });
+    },
 
     async isoOptions(tag) {
       return isoFilesOf(layout.isos, tag);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { realClock, type Clock } from '../../clock';
 import {
   DriverError,
@@ -38,7 +39,11 @@ export const SIM_CAPABILITIES: DriverCapabilities = {
   simulated: true,
   acceleration: 'simulated',
   retag: true,
+  files: 'simulated',
 };
+
+/** Where the sim puts files: the folder the qemu driver's agent uses for root (tiny image). */
+export const SIM_UPLOADS = '/root/uploads';
 
 export interface SimDriverOptions {
   /** Where the machines and disk copies are kept (server/store/simMachineStore.ts). */
@@ -381,6 +386,18 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       if (row.state !== 'running')
         throw new DriverError('invalid-state', 'the machine is not running');
       return consoles.copied(row.id);
+    },
+    // The simulated machine keeps the file as text its shell shows (cat, ls), until the server
+    // stops; the SHA-256 is that of the bytes received.
+    async putFile(id, name, bytes) {
+      const row = await required(id);
+      const machine = toMachine(row, clock.now());
+      if (machine.state !== 'running' || machine.id !== id) {
+        throw new DriverError('invalid-state', 'the machine is not running');
+      }
+      const path = `${SIM_UPLOADS}/${name}`;
+      consoles.putFile(id, path, Buffer.from(bytes).toString('utf8'));
+      return { path, sha256: createHash('sha256').update(bytes).digest('hex') };
     },
 
     isoOptions: (tag) => isoOptions(options.dataDir, tag),

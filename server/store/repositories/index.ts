@@ -6,10 +6,12 @@ import { createChallengeRepository } from './challenges';
 import { createDispatchRepository } from './dispatches';
 import { createDocumentRepository } from './documents';
 import { createFavoriteRepository } from './favorites';
+import { createGameEventRepository } from './gameEvents';
 import { createGamespaceRepository } from './gamespaces';
 import { createMembershipRepository } from './membership';
 import { createPlayerRepository } from './players';
 import { createPoolRepository } from './pools';
+import { createRecordingRepository } from './recordings';
 import { createStockTemplateRepository } from './stockTemplates';
 import { createTemplateRepository } from './templates';
 import { createUserRepository } from './users';
@@ -33,11 +35,15 @@ export function createRepositories(store: Pick<Store, 'db' | 'rowLookup'>) {
     documents: createDocumentRepository(db),
     /** Grader keys (authentication), and whether an agent's gamespace still exists (the hub). */
     gamespaces: createGamespaceRepository(db),
+    /** Gamespaces' event logs (deploys, consoles, submissions, ...). */
+    gameEvents: createGameEventRepository(db),
     gamespaceFavorites: createFavoriteRepository(db, 'gamespaceFavorites'),
     membership: createMembershipRepository(db),
     players: createPlayerRepository(db),
     /** Warm pools: settings, pooled machine sets, scheduled launches. */
     pools: createPoolRepository(db),
+    /** Console recordings' rows (their streams are files: server/console/recordings.ts). */
+    recordings: createRecordingRepository(db),
     stockTemplates: createStockTemplateRepository(db),
     templates: createTemplateRepository(db),
     users: createUserRepository(store),

@@ -1,6 +1,8 @@
 import { useActorRef } from '@xstate/react';
 import { useMemo, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
+import { createGuestFilePutter } from '../../api/guestFileUpload';
+import { apiBaseUrl } from '../../api/http';
 import { consoleMachine } from '../../machines/consoleMachine';
 import ConsoleView from '../../views/console/ConsoleView';
 import { selectProfile } from '../../machines/authTokenMachine.selectors';
@@ -22,8 +24,14 @@ function MachineConsole({
   const [userId] = useState(() => selectProfile(auth.getSnapshot())?.id ?? null);
   const machine = useMemo(
     () =>
-      consoleMachine.provide(consoleImplementations(workspace.http, consoleBrowser(local, userId))),
-    [workspace.http, local, userId],
+      consoleMachine.provide(
+        consoleImplementations(
+          workspace.http,
+          consoleBrowser(local, userId),
+          createGuestFilePutter({ baseUrl: apiBaseUrl(workspace.apphost) }),
+        ),
+      ),
+    [workspace.http, workspace.apphost, local, userId],
   );
   // Drawn once per page: pages dropped together spread their reconnections.
   const [jitter] = useState(Math.random);

@@ -4,7 +4,12 @@ import { useMemo, useState } from 'react';
 import ObserveView from '../../views/observe/ObserveView';
 import { GamespaceBrowser } from '../../views/observe/GamespaceBrowser';
 import { DispatcherConsole } from '../../views/observe/DispatcherConsole';
-import { dispatcherConsoleLogic, gamespaceBrowserLogic } from '../gamespaceBrowserImplementations';
+import { RecordingList } from '../../views/observe/RecordingList';
+import {
+  dispatcherConsoleLogic,
+  gamespaceBrowserLogic,
+  recordingListLogic,
+} from '../gamespaceBrowserImplementations';
 import { useAppServices } from '../services';
 
 /**
@@ -25,6 +30,14 @@ function DispatcherConsoleSection({
   return <DispatcherConsole dispatcher={dispatcher} />;
 }
 
+/** A gamespace's console recordings, loaded while its Recordings tab is shown. */
+function RecordingListSection({ gamespaceId }: { gamespaceId: string }) {
+  const { workspace, inspect } = useAppServices();
+  const logic = useMemo(() => recordingListLogic(workspace), [workspace]);
+  const list = useActorRef(logic, { input: { gamespaceId }, inspect });
+  return <RecordingList list={list} />;
+}
+
 /** The gamespace browser's actor lives while it is in view; `fullAdminView` is the admin route's. */
 export function GamespaceBrowserSection({ fullAdminView }: { fullAdminView: boolean }) {
   const { workspace, inspect, auth } = useAppServices();
@@ -38,6 +51,9 @@ export function GamespaceBrowserSection({ fullAdminView }: { fullAdminView: bool
       browser={browser}
       dispatcher={(gamespaceId) => (
         <DispatcherConsoleSection key={gamespaceId} gamespaceId={gamespaceId} listen={isAdmin} />
+      )}
+      recordings={(gamespaceId) => (
+        <RecordingListSection key={gamespaceId} gamespaceId={gamespaceId} />
       )}
     />
   );

@@ -4,6 +4,8 @@ import { useNavigate } from 'react-router';
 import { selectLaunchSignInStatus } from '../../machines/launchSignInMachine.selectors';
 import ConsoleView from '../../views/console/ConsoleView';
 import { LaunchSignInView } from '../../views/launch/LaunchSignInView';
+import { createGuestFilePutter } from '../../api/guestFileUpload';
+import { apiBaseUrl } from '../../api/http';
 import { cookieHttpClient, launchConsoleLogic, launchSignInLogic } from '../launchImplementations';
 import { consoleBrowser } from '../consoleImplementations';
 import { keyboardLayoutOf } from '../localSettings';
@@ -47,7 +49,12 @@ function Console({ link }: { link: ConsoleLink }) {
   const { settings, inspect, local } = useAppServices();
   // A launch link's console does not know who signed in: the layout chosen last in this browser.
   const logic = useMemo(
-    () => launchConsoleLogic(cookieHttpClient(settings.apphost), consoleBrowser(local, null)),
+    () =>
+      launchConsoleLogic(
+        cookieHttpClient(settings.apphost),
+        consoleBrowser(local, null),
+        createGuestFilePutter({ baseUrl: apiBaseUrl(settings.apphost) }),
+      ),
     [settings.apphost, local],
   );
   // Drawn once per page: pages dropped together spread their reconnections.

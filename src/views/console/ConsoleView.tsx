@@ -18,6 +18,7 @@ import {
   selectIsBusy,
   selectIsFullbleed,
   selectIsLive,
+  selectIsRecorded,
   selectIsScreenShown,
   selectKeyboardLayout,
   selectNetworkActor,
@@ -34,6 +35,8 @@ import {
   netLabel,
 } from '../../machines/consoleNetworkMachine.selectors';
 import { ClipboardStrip } from './ClipboardControls';
+import { selectFilesActor } from '../../machines/guestFilesMachine.selectors';
+import { ConsoleFileList, fileDropHandlers, UploadFileButton } from './ConsoleFiles';
 import { Spinner } from '../common/Spinner';
 import { useTitle } from '../common/useTitle';
 import {
@@ -275,6 +278,8 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const canReconnect = useSelector(session, selectCanReconnect);
   const network = useSelector(session, selectNetworkActor);
   const clipboard = useSelector(session, selectClipboardActor);
+  const files = useSelector(session, selectFilesActor);
+  const recorded = useSelector(session, selectIsRecorded);
   useTitle(name);
   // noVNC draws into this element; the machine is told once it exists.
   const attachScreen = useCallback(
@@ -291,6 +296,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         <span className={`tp-console-state tp-console-state-${status}`} role="status">
           {label}
         </span>
+        {recorded ? <span className="tp-console-recorded">This console is recorded</span> : null}
         <ToolButton
           label="Reconnect"
           icon={piRefresh}
@@ -305,6 +311,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         />
         <PasteForm session={session} enabled={live} />
         <KeyboardLayoutSelect session={session} />
+        {files ? <UploadFileButton files={files} /> : null}
         <ToolButton
           label="Full screen"
           icon={piWindowMaximize}
@@ -314,7 +321,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         {network ? <NetworkSwitcher network={network} /> : null}
       </header>
       {clipboard ? <ClipboardStrip clipboard={clipboard} live={live} /> : null}
-      <main className="tp-console-main">
+      <main className="tp-console-main" {...(files ? fileDropHandlers(files) : {})}>
         <div
           ref={attachScreen}
           className="tp-console-screen"
@@ -322,6 +329,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           data-shown={screenShown}
         />
         <Notice session={session} />
+        {files ? <ConsoleFileList files={files} /> : null}
       </main>
     </div>
   );

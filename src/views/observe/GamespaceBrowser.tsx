@@ -132,10 +132,12 @@ function Row({
   browser,
   row,
   dispatcher,
+  recordings,
 }: {
   browser: GamespaceBrowserActorRef;
   row: GamespaceRow;
   dispatcher?: (gamespaceId: string) => ReactNode;
+  recordings?: (gamespaceId: string) => ReactNode;
 }) {
   const now = useSelector(browser, selectNow);
   const full = useSelector(browser, selectIsFullAdminView);
@@ -201,7 +203,13 @@ function Row({
           ))}
       </div>
       {expanded && viewed && (
-        <GamespaceDetailView detailRef={viewed} row={row} now={now} dispatcher={dispatcher} />
+        <GamespaceDetailView
+          detailRef={viewed}
+          row={row}
+          now={now}
+          dispatcher={dispatcher}
+          recordings={recordings}
+        />
       )}
     </li>
   );
@@ -214,10 +222,13 @@ function Row({
 export function GamespaceBrowser({
   browser,
   dispatcher,
+  recordings,
 }: {
   browser: GamespaceBrowserActorRef;
   /** The Dispatcher tab's console for a gamespace, where the page has one. */
   dispatcher?: (gamespaceId: string) => ReactNode;
+  /** The Recordings tab's list of a gamespace's console recordings, where the page has one. */
+  recordings?: (gamespaceId: string) => ReactNode;
 }) {
   const search = useSelector(browser, selectGamespaceSearch);
   const rows = useSelector(search, selectItems<GamespaceRow>);
@@ -254,7 +265,13 @@ export function GamespaceBrowser({
       <Pager search={search} label="Pager above" />
       <ul className="tp-gs-list" aria-label="Gamespace list" aria-busy={loading}>
         {rows.map((row) => (
-          <Row key={row.id} browser={browser} row={row} dispatcher={dispatcher} />
+          <Row
+            key={row.id}
+            browser={browser}
+            row={row}
+            dispatcher={dispatcher}
+            recordings={recordings}
+          />
         ))}
         {rows.length === 0 && !loading && <li className="tp-muted">No gamespaces.</li>}
       </ul>

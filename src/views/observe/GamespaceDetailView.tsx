@@ -8,6 +8,7 @@ import {
   selectDetailControllers,
   selectDetailError,
   selectDetailTab,
+  selectDetailTimeline,
   selectIsDetailLoading,
 } from '../../machines/gamespaceBrowserMachine.selectors';
 import {
@@ -17,12 +18,15 @@ import {
   type GamespaceDetailActorRef,
 } from '../../machines/gamespaceDetailMachine';
 import { VmController } from '../topo/templates/VmController';
+import { GameTimeline } from './GameTimeline';
 import './observe.css';
 
 const TAB_LABELS: Record<DetailTab, string> = {
   detail: 'Detail',
+  events: 'Events',
   json: 'Json',
   dispatcher: 'Dispatcher',
+  recordings: 'Recordings',
 };
 
 /**
@@ -128,25 +132,29 @@ function Summary({
 }
 
 /**
- * An expanded row (spec §2): the machines with their controllers, then the Detail, Json and
- * Dispatcher tabs. The dispatcher console is given by the page; without one the tab says so.
+ * An expanded row (spec §2): the machines with their controllers, then the Detail, Events, Json,
+ * Dispatcher and Recordings tabs. The dispatcher console is given by the page; without one the
+ * tab says so.
  */
 export function GamespaceDetailView({
   detailRef,
   row,
   now,
   dispatcher,
+  recordings,
 }: {
   detailRef: GamespaceDetailActorRef;
   row: GamespaceRow;
   now: number;
   dispatcher?: (gamespaceId: string) => ReactNode;
+  recordings?: (gamespaceId: string) => ReactNode;
 }) {
   const tab = useSelector(detailRef, selectDetailTab);
   const detail = useSelector(detailRef, selectDetail);
   const error = useSelector(detailRef, selectDetailError);
   const loading = useSelector(detailRef, selectIsDetailLoading);
   const controllers = useSelector(detailRef, selectDetailControllers);
+  const timeline = useSelector(detailRef, selectDetailTimeline);
   const panelId = `gs-detail-${row.id}`;
 
   if (loading) return <p className="tp-muted">Loading…</p>;
@@ -200,6 +208,7 @@ export function GamespaceDetailView({
       </div>
       <div role="tabpanel" id={panelId} aria-labelledby={`${panelId}-${tab}`}>
         {tab === 'detail' && <Summary row={row} detail={detail} now={now} />}
+        {tab === 'events' && <GameTimeline timeline={timeline} />}
         {tab === 'json' && (
           <pre className="tp-gs-json">{JSON.stringify(detail.challenge, null, 2)}</pre>
         )}
@@ -208,6 +217,12 @@ export function GamespaceDetailView({
             dispatcher(row.id)
           ) : (
             <p className="tp-muted">The dispatcher console arrives with the dispatcher.</p>
+          ))}
+        {tab === 'recordings' &&
+          (recordings ? (
+            recordings(row.id)
+          ) : (
+            <p className="tp-muted">Console recordings are not shown here.</p>
           ))}
       </div>
     </div>

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { strToU8, zipSync } from 'fflate';
+import { gzipSync, strToU8, zipSync } from 'fflate';
 import { newId } from '../../../server/core/ids';
 import { createAccount } from '../../../server/identity';
 import { SEED_PASSWORD } from '../harness';
@@ -126,6 +126,40 @@ const ADMIN: readonly ActorKind[] = ['admin'];
 const NOBODY: readonly ActorKind[] = [];
 
 const g = (w: World): Target => ({ game: w.G, id: w.G.id });
+
+/** A console recording of G (server/console/recordings.ts): its row and its file. */
+const recordings = new WeakMap<World, Promise<string>>();
+function recordingOfG(w: World): Promise<string> {
+  let made = recordings.get(w);
+  if (!made) {
+    made = (async () => {
+      const id = newId();
+      const folder = join(w.server.dataDir, 'recordings', w.G.id);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, `${id}.rec.gz`), gzipSync(strToU8('\0\0\0\0\0\0\0\0\0')));
+      await w.server.app.store.db
+        .insertInto('consoleRecordings')
+        .values({
+          id,
+          gamespaceId: w.G.id,
+          machineId: w.gVm,
+          machineName: 'vm',
+          userId: w.ids.player,
+          userName: 'player',
+          startedAt: Date.now(),
+          endedAt: Date.now(),
+          durationMs: 0,
+          bytes: 9,
+          truncated: 0,
+          file: `${w.G.id}/${id}.rec.gz`,
+        })
+        .execute();
+      return id;
+    })();
+    recordings.set(w, made);
+  }
+  return made;
+}
 /** A workspace archive with no workspace in it. */
 const EMPTY_ARCHIVE = Buffer.from(zipSync({ '_data.json': strToU8('[]') }));
 
@@ -1333,6 +1367,41 @@ export const POLICY: PolicyRow[] = [
       },
     ],
   },
+  // Console recordings: observers of the audience and admins replay; the players do not.
+  {
+    method: 'GET',
+    url: '/api/gamespace/:id/recordings',
+    cases: [
+      {
+        allow: ['observerIn', 'admin'],
+        request: async (w) => {
+          await recordingOfG(w);
+          return { url: `/api/gamespace/${w.G.id}/recordings` };
+        },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/recording/:id/stream',
+    cases: [
+      {
+        allow: ['observerIn', 'admin'],
+        request: async (w) => ({ url: `/api/recording/${await recordingOfG(w)}/stream` }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/gamespace/:id/events',
+    cases: [
+      {
+        // The gamespace browser's rule: observers of the audience and admins; not its players.
+        allow: ['observerIn', 'admin'],
+        request: (w) => ({ url: `/api/gamespace/${w.G.id}/events` }),
+      },
+    ],
+  },
   {
     method: 'POST',
     url: '/api/gamespace/grade',
@@ -1712,6 +1781,45 @@ export const POLICY: PolicyRow[] = [
         name: "P2's machine",
         allow: VM_P2_ANY,
         request: (w) => ({ method: 'POST', url: `/api/vm/${w.p2Vm}/clipboard/paste` }),
+      },
+    ],
+  },
+  // Files into a machine: whoever may open its console (server/core/guestFiles.ts).
+  {
+    method: 'GET',
+    url: '/api/vm/:id/files',
+    cases: [
+      { name: "G's machine", allow: VM_G_ANY, request: (w) => ({ url: `/api/vm/${w.gVm}/files` }) },
+      {
+        name: "P2's machine",
+        allow: VM_P2_ANY,
+        request: (w) => ({ url: `/api/vm/${w.p2Vm}/files` }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/vm/:id/files',
+    cases: [
+      {
+        name: "G's machine",
+        allow: VM_G_ANY,
+        request: (w) => ({
+          method: 'POST',
+          url: `/api/vm/${w.gVm}/files`,
+          ...multipart([{ name: 'file', filename: 'notes.txt', data: Buffer.from('notes\n') }]),
+        }),
+      },
+      {
+        // Not a name anyone may put, admins included.
+        name: 'a name out of the uploads folder',
+        allow: NOBODY,
+        deny: [400, 401, 403],
+        request: (w) => ({
+          method: 'POST',
+          url: `/api/vm/${w.gVm}/files`,
+          ...multipart([{ name: 'file', filename: '../../etc/passwd', data: Buffer.from('x') }]),
+        }),
       },
     ],
   },

@@ -11,8 +11,11 @@ import { apiKey } from '../hubClients';
  * creator and a player with API keys; a workspace of one machine open to everyone; and the
  * player's started gamespace of it.
  */
-export async function labServer(env: Record<string, string>) {
-  const server = await startTestServer({ env: { SIM_SPEED: '0', ...env } });
+export async function labServer(
+  env: Record<string, string>,
+  options: { engine?: 'sqlite' | 'postgres' } = {},
+) {
+  const server = await startTestServer({ ...options, env: { SIM_SPEED: '0', ...env } });
   const db = server.app.store.db;
   const keys: Record<string, Record<string, string>> = {};
   for (const [name, role] of [

@@ -32,6 +32,8 @@ export interface SimConsoleSource {
 
 interface Watched {
   display: MachineDisplay;
+  /** The files its shell shows: files put into the machine are added to them. */
+  files: Map<string, string>;
   viewers: number;
   stop(): void;
 }
@@ -51,10 +53,13 @@ const asBuffer = (bytes: Uint8Array): Buffer =>
 
 export function createSimConsoles(source: SimConsoleSource) {
   const watched = new Map<string, Watched>();
+  /** Files put into machines (putFile), by machine, then by path: kept while the driver runs. */
+  const putFiles = new Map<string, Map<string, string>>();
 
   const watch = (machine: Machine, settings: readonly GuestSetting[]): Watched => {
     const name = untagged(machine.name);
-    const display = createMachineDisplay(name, machineFiles(name, settings));
+    const files = new Map([...machineFiles(name, settings), ...(putFiles.get(machine.id) ?? [])]);
+    const display = createMachineDisplay(name, files);
     const check = (current: Machine | null) => {
       const end = endOf(current);
       if (end) display.powerOff(end.state, end.message);
@@ -72,6 +77,7 @@ export function createSimConsoles(source: SimConsoleSource) {
     });
     return {
       display,
+      files,
       viewers: 0,
       stop() {
         unsubscribe();
@@ -133,6 +139,17 @@ export function createSimConsoles(source: SimConsoleSource) {
      */
     copied(id: string): string {
       return watched.get(id)?.display.copied() ?? '';
+    },
+
+    /**
+     * A file put into the machine, as text its shell can `cat` and `ls`, in open consoles at
+     * once (HypervisorDriver.putFile: the driver has checked that the machine runs).
+     */
+    putFile(id: string, path: string, text: string): void {
+      const files = putFiles.get(id) ?? new Map<string, string>();
+      files.set(path, text);
+      putFiles.set(id, files);
+      watched.get(id)?.files.set(path, text);
     },
 
     /** Stops following every machine (the driver closes). */

@@ -1,0 +1,73 @@
+/**
+ * A gamespace's event log as people read it (the gamespace browser's Events tab, the replay
+ * timeline): when, who, what happened to which machine, and the detail or score.
+ */
+
+/** What the log records (server/core/gameEvents.ts). */
+export type GameEventKindName =
+  | 'deploy'
+  | 'console.open'
+  | 'console.close'
+  | 'file.put'
+  | 'clipboard.paste'
+  | 'clipboard.copy'
+  | 'submission'
+  | 'extension'
+  | 'complete';
+
+export const GAME_EVENT_LABELS: Readonly<Record<GameEventKindName, string>> = {
+  deploy: 'Machine deployed',
+  'console.open': 'Console opened',
+  'console.close': 'Console closed',
+  'file.put': 'File put in',
+  'clipboard.paste': 'Pasted into',
+  'clipboard.copy': 'Copied from',
+  submission: 'Answers submitted',
+  extension: 'Game extended',
+  complete: 'Game ended',
+};
+
+/** An event as it comes over the wire (src/api/gameEvents.ts). */
+export interface GameEventFacts {
+  readonly id: string;
+  readonly kind: GameEventKindName;
+  /** ISO 8601. */
+  readonly at: string;
+  readonly actorName?: string;
+  readonly machineName?: string;
+  readonly detail?: string;
+  readonly score?: number;
+}
+
+export interface GameEventLine {
+  readonly id: string;
+  /** Local `YYYY-MM-DD HH:MM:SS`. */
+  readonly time: string;
+  /** The actor's name; `System` when no one did it (the janitor, a warm pool). */
+  readonly who: string;
+  /** The kind in words, with the machine's name when it concerns one. */
+  readonly what: string;
+  /** The detail; a submission's score in points when it has none (the server writes both). */
+  readonly detail: string;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** `at` as local `YYYY-MM-DD HH:MM:SS`; the text as it came when it is no date. */
+export function localTimeOf(at: string): string {
+  const d = new Date(at);
+  if (Number.isNaN(d.getTime())) return at;
+  const date = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  return `${date} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+export function gameEventLine(event: GameEventFacts): GameEventLine {
+  const label = GAME_EVENT_LABELS[event.kind] ?? event.kind;
+  return {
+    id: event.id,
+    time: localTimeOf(event.at),
+    who: event.actorName || 'System',
+    what: event.machineName ? `${label}: ${event.machineName}` : label,
+    detail: event.detail || (event.score === undefined ? '' : `Score ${event.score}`),
+  };
+}
