@@ -70,6 +70,9 @@ export function grantRoutes(lookups: GrantLookups): ReadonlyMap<string, Gamespac
     ['GET /api/vm/:id/isos', vmParam],
     ['GET /api/vm/:id/nets', vmParam],
     ['GET /api/vm-console/:id', vmParam],
+    ['GET /api/vm/:id/clipboard', vmParam],
+    ['POST /api/vm/:id/clipboard/copy', vmParam],
+    ['POST /api/vm/:id/clipboard/paste', vmParam],
     ['GET /api/vm/:id/files', vmParam],
     ['POST /api/vm/:id/files', vmParam],
     // The dispatcher: its in-lab agent reads, answers and sends its gamespace's commands.

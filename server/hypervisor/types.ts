@@ -298,6 +298,12 @@ export interface ConsoleTickets {
   issue(machineId: string): Promise<{ ticket: string; url: string }>;
 }
 
+/** What a running machine's clipboard offers its console (HypervisorDriver.guestClipboard). */
+export interface GuestClipboard {
+  /** Text copied inside the machine can be read out. */
+  copy: boolean;
+}
+
 /** Where a console's bytes go: the viewer's WebSocket, as server/console bridges it. */
 export interface ConsoleViewer {
   send(bytes: Uint8Array): void;
@@ -384,6 +390,18 @@ export interface HypervisorDriver {
    * (invalid-state) when the machine is not running.
    */
   openConsole?(id: string, viewer: ConsoleViewer): Promise<ConsoleSession>;
+  /**
+   * What the console can do with the running machine's clipboard: `copy` when text copied inside
+   * it (its `topoplay-copy` command, ./guestClipboard.ts) can be read out, which takes an agent in
+   * the guest that knows it. Never rejects for a machine without: it answers no copy. Drivers
+   * that cannot read any guest's copied text leave it out.
+   */
+  guestClipboard?(id: string): Promise<GuestClipboard>;
+  /**
+   * The text last copied inside the running machine ('' when none): at most COPY_MAX_BYTES.
+   * Rejects invalid-state when the machine is off, unavailable when its agent does not answer.
+   */
+  readGuestClipboard?(id: string): Promise<string>;
   /**
    * Copies an ISO file this server received (`path` is `{tag}/x.iso`, `file` where it is on this
    * server's disk) to where the hypervisor's machines mount ISOs from. Drivers that read the

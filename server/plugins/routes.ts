@@ -20,6 +20,8 @@ import { accountRoutes } from '../http/user/accountRoutes';
 import { userRoutes } from '../http/user/routes';
 import { guestFileRoutes } from '../http/vm/files';
 import { vmRoutes } from '../http/vm/routes';
+import { vmClipboardRoutes } from '../http/vm/clipboardRoutes';
+import { createVmClipboard } from '../core/vmClipboard';
 import { createGuestFileService } from '../core/guestFiles';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
 import { workspaceRoutes } from '../http/workspace/routes';
@@ -78,6 +80,16 @@ export const routesPlugin = fp<{ version: string }>(
     await diskImages.removeStale();
     await fastify.register(adminDiskImageRoutes, { diskImages });
     await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
+    // Clipboard use, each one a `clipboard.copy` or `clipboard.paste` event of its gamespace.
+    await fastify.register(vmClipboardRoutes, {
+      clipboard: createVmClipboard({
+        driver,
+        mayOpenConsole: (actor, id) => services.vms.mayOpenConsole(actor, id),
+        isGamespace: async (tag) => (await fastify.repositories.gamespaces.find(tag)) !== undefined,
+        events: fastify.gameEvents,
+        log: fastify.log,
+      }),
+    });
     // Files into machines from their consoles, each one a `file.put` event of its gamespace.
     await fastify.register(guestFileRoutes, {
       files: createGuestFileService({

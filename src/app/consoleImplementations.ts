@@ -12,6 +12,8 @@ import {
   type NetChange,
 } from '../api/console';
 import type { HttpClient } from '../api/http';
+import { copyFromVm, getVmClipboard, recordVmPaste } from '../api/clipboard';
+import { consoleClipboardMachine } from '../machines/consoleClipboardMachine';
 import type { GuestFilePutter } from '../api/guestFiles';
 import { guestFilesLogic } from './guestFileImplementations';
 import { rememberKeyboardLayout, type LocalSettingsStore } from './localSettings';
@@ -161,7 +163,7 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
 
 /** What the console page reaches in the browser besides the server. */
 export interface ConsoleBrowser {
-  clipboard: Pick<Clipboard, 'readText'>;
+  clipboard: Pick<Clipboard, 'readText' | 'writeText'>;
   rememberKeyboardLayout: (layout: KeyboardLayout) => void;
 }
 
@@ -217,6 +219,22 @@ export function consoleImplementations(
           ),
           changeNet: fromTaskEither((change: NetChange, signal) =>
             pipe(changeVmNet(http)(change, signal), TE.map(nicNetworks)),
+          ),
+        },
+      }),
+      clipboard: consoleClipboardMachine.provide({
+        actors: {
+          loadClipboard: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+            getVmClipboard(http)(vmId, signal),
+          ),
+          copyOut: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+            copyFromVm(http)(vmId, signal),
+          ),
+          writeClipboard: fromPromise(({ input }: { input: { text: string } }) =>
+            browser.clipboard.writeText(input.text),
+          ),
+          recordPaste: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
+            pipe(recordVmPaste(http)(vmId, signal), TE.asUnit),
           ),
         },
       }),

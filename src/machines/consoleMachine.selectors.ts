@@ -1,4 +1,5 @@
 import type { ConsoleSnapshot } from './consoleMachine';
+import type { ConsoleClipboardActorRef } from './consoleClipboardMachine';
 import type { ConsoleNetworkActorRef } from './consoleNetworkMachine';
 
 export type ConsoleStatus =
@@ -65,6 +66,10 @@ export const selectCanRetry = (snapshot: ConsoleSnapshot): boolean =>
 /** The network switcher: running once signed in, undefined before. */
 export const selectNetworkActor = (snapshot: ConsoleSnapshot): ConsoleNetworkActorRef | undefined =>
   snapshot.children.network;
+
+export const selectClipboardActor = (
+  snapshot: ConsoleSnapshot,
+): ConsoleClipboardActorRef | undefined => snapshot.children.clipboard;
 
 /** The layout the machine's keyboard is set to, as the user chose it. */
 export const selectKeyboardLayout = (snapshot: ConsoleSnapshot) => snapshot.context.keyboardLayout;

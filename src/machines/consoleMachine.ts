@@ -12,6 +12,7 @@ import type { Vm } from '../api/vm';
 import { isServerAway, isSignedOut } from '../domain/errors';
 import { DEFAULT_KEYBOARD_LAYOUT, type KeyboardLayout } from '../domain/keyboardLayouts';
 import { errorMessage } from '../domain/text';
+import { consoleClipboardMachine } from './consoleClipboardMachine';
 import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
 import { guestFilesMachine } from './guestFilesMachine';
 import { consoleNetworkMachine } from './consoleNetworkMachine';
@@ -137,7 +138,12 @@ export const consoleMachine = setup({
     input: {} as ConsoleInput,
     context: {} as ConsoleContext,
     events: {} as ConsoleEvent,
-    children: {} as { network: 'network'; heartbeat: 'heartbeat'; files: 'files' },
+    children: {} as {
+      network: 'network';
+      heartbeat: 'heartbeat';
+      files: 'files';
+      clipboard: 'clipboard';
+    },
     // 'busy': working towards a connection; 'live': noVNC shows the machine.
     tags: {} as 'busy' | 'live',
   },
@@ -164,6 +170,8 @@ export const consoleMachine = setup({
     files: guestFilesMachine,
     /** The cookie's heartbeat; provide its ping. */
     heartbeat: consoleHeartbeatMachine,
+    /** Copy out of the machine and the record of pastes; provide its effects. */
+    clipboard: consoleClipboardMachine,
     /** navigator.clipboard.readText(): the text on the browser's clipboard. */
     readClipboard: fromPromise<string, void>(() => {
       throw notProvided('readClipboard');
@@ -262,6 +270,7 @@ export const consoleMachine = setup({
       invoke: [
         { id: 'network', src: 'network', input: ({ context }) => ({ vmId: context.vmId }) },
         { id: 'heartbeat', src: 'heartbeat' },
+        { id: 'clipboard', src: 'clipboard', input: ({ context }) => ({ vmId: context.vmId }) },
         { id: 'files', src: 'files', input: ({ context }) => ({ vmId: context.vmId }) },
       ],
       initial: 'loading',
@@ -367,14 +376,20 @@ export const consoleMachine = setup({
             connected: {
               tags: ['live'],
               // A connection that worked: the next loss starts the back-off from the start.
-              entry: assign({ reconnectAttempt: 0, signedInAgain: false }),
+              entry: [
+                assign({ reconnectAttempt: 0, signedInAgain: false }),
+                sendTo('clipboard', { type: 'console.connected' }),
+              ],
               on: {
                 'console.ctrlAltDelRequested': {
                   actions: sendTo('rfb', { type: 'rfb.sendCtrlAltDel' }),
                 },
                 'console.pasteRequested': {
                   guard: { type: 'hasText', params: ({ event }) => ({ text: event.text }) },
-                  actions: sendTo('rfb', ({ event }) => ({ type: 'rfb.paste', text: event.text })),
+                  actions: [
+                    sendTo('rfb', ({ event }) => ({ type: 'rfb.paste', text: event.text })),
+                    sendTo('clipboard', { type: 'console.pasted' }),
+                  ],
                 },
                 'console.fullscreenRequested': {
                   guard: 'hasScreen',
@@ -401,10 +416,13 @@ export const consoleMachine = setup({
                     src: 'readClipboard',
                     onDone: {
                       target: 'ready',
-                      actions: sendTo('rfb', ({ event }) => ({
-                        type: 'rfb.paste' as const,
-                        text: event.output,
-                      })),
+                      actions: [
+                        sendTo('rfb', ({ event }) => ({
+                          type: 'rfb.paste' as const,
+                          text: event.output,
+                        })),
+                        sendTo('clipboard', { type: 'console.pasted' }),
+                      ],
                     },
                     onError: {
                       target: 'ready',

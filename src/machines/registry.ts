@@ -8,6 +8,7 @@ import { authTokenMachine } from './authTokenMachine';
 import { autosaveFormMachine } from './autosaveFormMachine';
 import { challengeFormMachine } from './challengeFormMachine';
 import { collaboratorsMachine } from './collaboratorsMachine';
+import { consoleClipboardMachine } from './consoleClipboardMachine';
 import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
 import { consoleMachine } from './consoleMachine';
 import { consoleNetworkMachine } from './consoleNetworkMachine';
@@ -113,6 +114,7 @@ export const machines = {
   console: consoleMachine,
   consoleNetwork: consoleNetworkMachine,
   consoleHeartbeat: consoleHeartbeatMachine,
+  consoleClipboard: consoleClipboardMachine,
   vmController: vmControllerMachine,
   vmLoad: vmLoadMachine,
   vmActions: vmActionsMachine,

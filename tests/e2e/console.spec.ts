@@ -348,3 +348,36 @@ test('a machine stopped from the game page shows as not running, and no ticket i
   await consolePage.close();
   await endGame(player);
 });
+
+test('copy out: what the machine’s topoplay-copy was given reaches the browser’s clipboard', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const { machine, workspaceId } = await runningMachine(page);
+  const name = machine.name.split('#')[0] ?? '';
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.goto(`/console/${machine.id}/${name}?f=0&s=${workspaceId}&v=${name}`);
+  const toolbar = page.getByRole('banner', { name: 'Console toolbar' });
+  await expect(toolbar.getByRole('status')).toHaveText('connected', { timeout: 20_000 });
+  // The console says which directions work: the sim's machine copies out, as one with the agent.
+  await expect(page.getByLabel('Clipboard')).toContainText(
+    'Copy and paste both ways: Paste types your clipboard into the machine; to copy out, give ' +
+      'the text to topoplay-copy in the machine (some-command | topoplay-copy), then press Copy.',
+  );
+
+  await page.evaluate(() => navigator.clipboard.writeText('before'));
+  const copy = page.getByRole('group', { name: 'Clipboard' }).getByRole('button', { name: 'Copy' });
+  await copy.click();
+  await expect(page.getByLabel('Clipboard')).toContainText(
+    'Nothing was copied in the machine yet: give it text with topoplay-copy first.',
+  );
+
+  await page.locator('.tp-console-screen canvas').click();
+  await page.keyboard.type('topoplay-copy "Flag: 42 & done"');
+  await page.keyboard.press('Enter');
+  await copy.click();
+  await expect(page.getByLabel('Clipboard')).toContainText(
+    'Copied 15 characters to your clipboard.',
+  );
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe('Flag: 42 & done');
+});

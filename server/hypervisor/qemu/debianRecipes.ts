@@ -1,5 +1,6 @@
 import { GUEST_SETTINGS_DIR } from '../cloudInit';
 import { GUEST_SETTINGS_FILE } from '../guestFiles';
+import { COPY_COMMAND, COPY_SCRIPT } from '../guestClipboard';
 import {
   AGENT_PATH,
   AGENT_PORT,
@@ -257,6 +258,7 @@ const baseFiles = (hostname: string): RecipeFile[] => [
   { path: '/etc/systemd/system/ssh.service.d/host-keys.conf', content: SSH_HOST_KEYS },
   { path: '/etc/systemd/system/topoplay-hostname.service', content: FW_CFG_HOSTNAME },
   { path: AGENT_PATH, content: AGENT_SCRIPT, mode: 0o755 },
+  { path: COPY_COMMAND, content: COPY_SCRIPT, mode: 0o755 },
   { path: PERSONALIZE_HOOK, content: PERSONALIZE, mode: 0o755 },
   { path: SETTINGS_HOOK, content: SETTINGS, mode: 0o755 },
   { path: '/etc/systemd/system/topoplay-agent.service', content: AGENT_UNIT },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
+import { COPY_FILE, COPY_MAX_BYTES } from '../guestClipboard';
 import { FW_CFG_BY_NAME, GUEST_SETTINGS_FILE, guestSettingsText } from '../guestFiles';
 import type { GuestSetting } from '../types';
 import { DriverError } from '../types';
@@ -9,7 +10,8 @@ import { DriverError } from '../types';
 // reads:
 //   `ping`                  -> `TOPOPLAY pong` once the machine has booted as far as its image
 //                              goes (the tiny image: init ran; Debian: cloud-init finished);
-//                              nothing before.
+//                              nothing before. The words after it are what else the agent
+//                              knows: `clipboard` (agents of older images answer without it).
 //   `prepare`               -> `TOPOPLAY prepared`: the page cache dropped and free memory
 //                              zeroed, so that the saved state holds what the machine uses.
 //   `personalize TIME SEED` -> `TOPOPLAY personalized HOSTNAME`: after a restore from a warm image,
@@ -17,6 +19,9 @@ import { DriverError } from '../types';
 //   `settings BASE64`       -> `TOPOPLAY settings COUNT`: the machine's guest settings while it
 //                              runs (a pooled machine claimed by a gamespace, a change through the
 //                              API), base64 of `key=value` lines (see settings below).
+//   `clipboard`             -> `TOPOPLAY clipboard BASE64`: what was last copied in the guest
+//                              (../guestClipboard.ts), at most COPY_MAX_BYTES; nothing after
+//                              the verb when nothing was.
 //   `put-part NAME OFFSET LINES` -> `TOPOPLAY put-part NAME SIZE`: the next LINES lines on the
 //                              port are base64 the agent appends to the file NAME being put
 //                              (from scratch when OFFSET is 0); SIZE is its length so far.
@@ -25,6 +30,13 @@ import { DriverError } from '../types';
 //   `put-abort NAME`        -> `TOPOPLAY put-abort NAME`: what was received of it is removed.
 // A restored machine is the warm image's machine until it has answered `personalized`; the
 // driver never hands one out before.
+
+/** What the agent says it knows after `TOPOPLAY pong`. */
+export const AGENT_FEATURES = ['clipboard'] as const;
+export type AgentFeature = (typeof AGENT_FEATURES)[number];
+
+/** The features a `ping`'s answer names. */
+export const featuresOf = (pong: string): string[] => pong.split(/\s+/).slice(2).filter(Boolean);
 
 /** The serial port the agent listens on inside the guest. */
 export const AGENT_PORT = '/dev/ttyS1';
@@ -203,16 +215,29 @@ personalize() {
 while read -r verb a b c; do
   case "$a" in */* | .* ) case "$verb" in put-*) continue ;; esac ;; esac
   case "$verb" in
-    ping) booted && echo "TOPOPLAY pong" ;;
+    ping) booted && echo "TOPOPLAY pong ${AGENT_FEATURES.join(' ')}" ;;
     prepare) prepare; echo "TOPOPLAY prepared" ;;
     personalize) personalize "$a" "$b"; echo "TOPOPLAY personalized $(hostname)" ;;
     settings) count=0; settings "$a"; echo "TOPOPLAY settings $count" ;;
+    clipboard)
+      printf 'TOPOPLAY clipboard '
+      [ -r ${COPY_FILE} ] && head -c ${COPY_MAX_BYTES} ${COPY_FILE} | base64 | tr -d '\\n'
+      echo ;;
     put-part) put_part "$a" "$b" "$c" ;;
     put-end) put_end "$a" ;;
     put-abort) set -- "$a" $(uploads_dir); rm -f "$3/.$1.part"; echo "TOPOPLAY put-abort $1" ;;
   esac
 done
 `;
+
+/** What `clipboard` answers with, base64 of at most COPY_MAX_BYTES. */
+export const CLIPBOARD_ANSWER = 'TOPOPLAY clipboard';
+export const CLIPBOARD_ANSWER_CHARS =
+  CLIPBOARD_ANSWER.length + 8 + Math.ceil(COPY_MAX_BYTES / 3) * 4;
+
+/** The text of `clipboard`'s answer line. */
+export const clipboardOf = (answer: string): Buffer =>
+  Buffer.from(answer.slice(CLIPBOARD_ANSWER.length).trim(), 'base64');
 
 /** The agent's answers arrive as lines; a stray carriage return or NUL is noise on the port. */
 const linesOf = (text: string) => text.replace(/[\r\0]/g, '').split('\n');
@@ -243,7 +268,11 @@ export interface AgentCall {
   repeatMs?: number;
   /** Ends the wait at once, as a failure. */
   signal?: AbortSignal;
+  /** The longest answer line awaited, in characters (default 8 KiB: what else comes is noise). */
+  maxAnswerChars?: number;
 }
+
+const DEFAULT_MAX_ANSWER_CHARS = 8_192;
 
 /** Per agent socket, the end of the calls on it so far: the next call starts after it. */
 const turns = new Map<string, Promise<void>>();
@@ -313,8 +342,12 @@ function exchange(socketPath: string, call: AgentCall, turn: Promise<void>): Pro
         if (call.repeatMs) repeat = setInterval(() => s.write(`${call.line}\n`), call.repeatMs);
       });
       s.on('data', (chunk: string) => {
-        received = (received + chunk).slice(-8192);
-        // Whole lines only: the last piece may be a line still arriving.
+        received += chunk;
+        const most = call.maxAnswerChars ?? DEFAULT_MAX_ANSWER_CHARS;
+        if (received.length > most) received = received.slice(-most);
+        // Whole lines only: the last piece may be a line still arriving (a long answer comes in
+        // many pieces: only a piece that ends a line can complete it).
+        if (!chunk.includes('\n')) return;
         const line = linesOf(received)
           .slice(0, -1)
           .find((l) => l.startsWith(call.answer));

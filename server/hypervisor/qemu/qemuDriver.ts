@@ -18,6 +18,7 @@ import { createDriver, selectIn } from '../lifecycle';
 import { createListeners } from '../listeners';
 import { relayRfb } from '../rfb';
 import { createAgentless } from './agentless';
+import { createQemuClipboard } from './clipboard';
 import { createCapacity } from './capacity';
 import { qemuAvailability } from './availability';
 import { createQemuConfiguration } from './configuration';
@@ -261,6 +262,18 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
     return found.length;
   }
 
+  const clipboard = createQemuClipboard({
+    async runningAgent(id) {
+      const record = required(id);
+      if ((await pidOf(record)) === null) {
+        throw new DriverError('invalid-state', 'the machine is not running');
+      }
+      return { socket: machineFiles(layout, record.id).agent, base: record.disks[0]?.base };
+    },
+    agentless,
+    closing: closing.signal,
+  });
+
   const lifecycle = createDriver({
     capabilities,
     list: (selection) => Promise.all(selectIn(records.values(), selection).map(toMachine)),
@@ -350,6 +363,8 @@ export async function createQemuDriver(options: QemuDriverOptions): Promise<Qemu
       return relay;
     },
 
+    guestClipboard: clipboard.guestClipboard,
+    readGuestClipboard: clipboard.readGuestClipboard,
     // Through the machine's agent (filePut.ts). A machine without one is refused: a file on a
     // hot-attached ISO would take the place of the ISO a lab gave it.
     async putFile(id, name, bytes) {

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { COPY_COMMAND, COPY_SCRIPT } from '../guestClipboard';
 import { AGENT_PATH, AGENT_SCRIPT, PERSONALIZE_HOOK, SETTINGS_HOOK } from './guestAgent';
 import {
   TINY_IDENTITY,
@@ -119,6 +120,7 @@ const USERLAND: Record<string, string> = {
   // New settings show in the banner, which the shells started again print.
   [SETTINGS_HOOK.slice(1)]: TINY_PERSONALIZE_HOOK,
   [AGENT_PATH.slice(1)]: AGENT_SCRIPT,
+  [COPY_COMMAND.slice(1)]: COPY_SCRIPT,
 };
 
 /** The digest of what the image is built from (the packages' versions aside). */
@@ -218,7 +220,7 @@ async function buildInto(
       { name: 'dev/console', mode: S_IFCHR | 0o600, rdev: [5, 1] },
       file('bin/busybox', await readFile(join(root, 'bin', 'busybox')), 0o755),
       { name: 'bin/sh', mode: S_IFLNK | 0o777, data: Buffer.from('busybox') },
-      ...['etc/topoplay', 'usr', 'usr/sbin'].map((name) => dir(name)),
+      ...['etc/topoplay', 'usr', 'usr/bin', 'usr/sbin'].map((name) => dir(name)),
       ...Object.entries(USERLAND).map(([name, text]) =>
         file(name, text, text.startsWith('#!') ? 0o755 : 0o644),
       ),

@@ -375,6 +375,18 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
       return { machineId: row.id, url, ticket, isRunning };
     },
     openConsole: (id, viewer) => consoles.open(id, viewer),
+    // The simulated shell has topoplay-copy too (console/terminal.ts): every running machine
+    // copies out, as one with the guest agent does.
+    async guestClipboard(id) {
+      const row = await required(id).catch(() => null);
+      return { copy: row?.state === 'running' };
+    },
+    async readGuestClipboard(id) {
+      const row = await required(id);
+      if (row.state !== 'running')
+        throw new DriverError('invalid-state', 'the machine is not running');
+      return consoles.copied(row.id);
+    },
     // The simulated machine keeps the file as text its shell shows (cat, ls), until the server
     // stops; the SHA-256 is that of the bytes received.
     async putFile(id, name, bytes) {

@@ -9,6 +9,7 @@ import type { ConsoleActorRef } from '../../machines/consoleMachine';
 import {
   selectCanPasteClipboard,
   selectCanReconnect,
+  selectClipboardActor,
   selectCanRetry,
   selectConsoleError,
   selectConsoleName,
@@ -33,6 +34,7 @@ import {
   selectNicNets,
   netLabel,
 } from '../../machines/consoleNetworkMachine.selectors';
+import { ClipboardStrip } from './ClipboardControls';
 import { selectFilesActor } from '../../machines/guestFilesMachine.selectors';
 import { ConsoleFileList, fileDropHandlers, UploadFileButton } from './ConsoleFiles';
 import { Spinner } from '../common/Spinner';
@@ -275,6 +277,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const screenShown = useSelector(session, selectIsScreenShown);
   const canReconnect = useSelector(session, selectCanReconnect);
   const network = useSelector(session, selectNetworkActor);
+  const clipboard = useSelector(session, selectClipboardActor);
   const files = useSelector(session, selectFilesActor);
   const recorded = useSelector(session, selectIsRecorded);
   useTitle(name);
@@ -317,6 +320,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         />
         {network ? <NetworkSwitcher network={network} /> : null}
       </header>
+      {clipboard ? <ClipboardStrip clipboard={clipboard} live={live} /> : null}
       <main className="tp-console-main" {...(files ? fileDropHandlers(files) : {})}>
         <div
           ref={attachScreen}

@@ -1740,6 +1740,50 @@ export const POLICY: PolicyRow[] = [
       },
     ],
   },
+  // The console's clipboard: whoever may open the machine's console.
+  {
+    method: 'GET',
+    url: '/api/vm/:id/clipboard',
+    cases: [
+      {
+        name: "G's machine",
+        allow: VM_G_ANY,
+        request: (w) => ({ url: `/api/vm/${w.gVm}/clipboard` }),
+      },
+      {
+        name: "P2's machine",
+        allow: VM_P2_ANY,
+        request: (w) => ({ url: `/api/vm/${w.p2Vm}/clipboard` }),
+      },
+    ],
+  },
+  {
+    // G's machine runs (the fixture starts it): what its shell copied last.
+    method: 'POST',
+    url: '/api/vm/:id/clipboard/copy',
+    cases: [
+      {
+        allow: VM_G_ANY,
+        request: (w) => ({ method: 'POST', url: `/api/vm/${w.gVm}/clipboard/copy` }),
+      },
+    ],
+  },
+  {
+    method: 'POST',
+    url: '/api/vm/:id/clipboard/paste',
+    cases: [
+      {
+        name: "G's machine",
+        allow: VM_G_ANY,
+        request: (w) => ({ method: 'POST', url: `/api/vm/${w.gVm}/clipboard/paste` }),
+      },
+      {
+        name: "P2's machine",
+        allow: VM_P2_ANY,
+        request: (w) => ({ method: 'POST', url: `/api/vm/${w.p2Vm}/clipboard/paste` }),
+      },
+    ],
+  },
   // Files into a machine: whoever may open its console (server/core/guestFiles.ts).
   {
     method: 'GET',

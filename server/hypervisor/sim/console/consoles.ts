@@ -134,6 +134,14 @@ export function createSimConsoles(source: SimConsoleSource) {
     },
 
     /**
+     * What the machine's shell last copied (HypervisorDriver.readGuestClipboard): its screen lives
+     * while its consoles are open, and so does what was copied on it.
+     */
+    copied(id: string): string {
+      return watched.get(id)?.display.copied() ?? '';
+    },
+
+    /**
      * A file put into the machine, as text its shell can `cat` and `ls`, in open consoles at
      * once (HypervisorDriver.putFile: the driver has checked that the machine runs).
      */

@@ -13,6 +13,8 @@ export interface MachineDisplay {
   /** The current screen; a new object after every change, never modified afterwards. */
   screen(): Framebuffer;
   isRunning(): boolean;
+  /** What the machine's `topoplay-copy` was last given ('' before). */
+  copied(): string;
   input(inputs: ConsoleInput[]): void;
   /** The machine went off: draws the state and message; viewers then close. */
   powerOff(state: string, message: string): void;
@@ -36,6 +38,7 @@ export function createMachineDisplay(name: string, files?: MachineFiles): Machin
     name,
     screen: () => current,
     isRunning: () => running,
+    copied: () => terminal.copied,
     input(inputs) {
       if (!running || inputs.length === 0) return;
       terminal = applyInputs(terminal, inputs);

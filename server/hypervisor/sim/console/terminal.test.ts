@@ -33,6 +33,17 @@ describe('simulated shell', () => {
     expect(t.input).toBe('ls');
   });
 
+  it('keeps what topoplay-copy is given, words or a file, for the console to copy out', () => {
+    const files = machineFiles('kali', [{ key: 'guestinfo.flag', value: 'FLAG-1' }]);
+    let t = type(newTerminal('kali', files), 'topoplay-copy "two  words" more\n');
+    expect(t.copied).toBe('two  words more');
+    expect(texts(t).at(-1)).toBe('topoplay-copy: 15 bytes ready. Press Copy in the console.');
+    t = type(t, 'topoplay-copy /sys/firmware/qemu_fw_cfg/by_name/opt/guestinfo.flag/raw\n');
+    expect(t.copied).toBe('FLAG-1');
+    t = type(t, 'echo other\n');
+    expect(t.copied).toBe('FLAG-1');
+  });
+
   it('keeps the typed line and answers it on Enter', () => {
     const t = type(newTerminal('kali'), 'ps -ef\n');
     expect(t.input).toBe('');

@@ -1,3 +1,4 @@
+import { copiedMessage } from '../../guestClipboard';
 import { fwCfgPath, GUEST_SETTINGS_FILE } from '../../guestFiles';
 import type { ConsoleInput } from './keys';
 
@@ -21,6 +22,8 @@ export interface Terminal {
   lines: readonly Line[];
   input: string;
   files: MachineFiles;
+  /** What `topoplay-copy` was last given ('' before): the console's Copy reads it out. */
+  copied: string;
 }
 
 /** Older lines are dropped; the screen shows far fewer. */
@@ -41,6 +44,7 @@ export function newTerminal(hostname: string, files: MachineFiles = NO_FILES): T
     ],
     input: '',
     files,
+    copied: '',
   };
 }
 
@@ -107,6 +111,17 @@ function infoGet(files: MachineFiles, request: string | undefined): string[] {
   return value === undefined ? ['No value found'] : linesOf(value);
 }
 
+/**
+ * What `topoplay-copy` copies: a file's text when its one argument names a file, else its words
+ * (the simulated shell has no pipes to read from); null for any other command.
+ */
+export function copiedBy(command: string, files: MachineFiles = NO_FILES): string | null {
+  const [word, ...args] = words(command);
+  if (word !== 'topoplay-copy') return null;
+  const file = args.length === 1 ? files.get(withoutTrailingSlash(args[0]!)) : undefined;
+  return file ?? args.join(' ');
+}
+
 /** What the simulated shell answers to a command line. */
 export function answer(
   command: string,
@@ -120,6 +135,7 @@ export function answer(
     case 'help':
       return [
         'commands: help, echo TEXT, hostname, whoami, uname, clear, cat FILE, ls DIR,',
+        '  topoplay-copy TEXT or FILE (then Copy in the console),',
         '  vmtoolsd --cmd "info-get guestinfo.KEY", vmware-rpctool "info-get guestinfo.KEY"',
         `guest settings: ${fwCfgPath('guestinfo.KEY')}, ${GUEST_SETTINGS_FILE}`,
       ];
@@ -135,6 +151,8 @@ export function answer(
       return cat(files, args);
     case 'ls':
       return ls(files, args);
+    case 'topoplay-copy':
+      return [copiedMessage(Buffer.byteLength(copiedBy(command, files) ?? ''))];
     case 'vmtoolsd':
       return args[0] === '--cmd' ? infoGet(files, args[1]) : ['vmtoolsd: simulated machine'];
     case 'vmware-rpctool':
@@ -156,9 +174,11 @@ function apply(t: Terminal, input: ConsoleInput, append: Append): Terminal {
     case 'enter': {
       const typed: Line = { prompt: t.prompt, text: t.input };
       if (t.input.trim() === 'clear') return { ...t, lines: [], input: '' };
+      const copied = copiedBy(t.input, t.files);
       return {
         ...append(t, [typed, ...answer(t.input, t.hostname, t.files).map(output)]),
         input: '',
+        ...(copied === null ? {} : { copied }),
       };
     }
     case 'interrupt':
