@@ -38,6 +38,8 @@ export const Workspace = t.intersection([
     templateScope: nullable(t.string),
     templateLimit: nullable(t.number),
     durationMinutes: nullable(t.number),
+    /** Record its gamespaces' consoles; null: the server's default (RECORD_CONSOLES). */
+    recordConsoles: nullable(t.boolean),
     challenge: nullable(t.string),
     workers: nullable(t.array(Worker)),
     templates: nullable(t.array(WorkspaceTemplate)),
@@ -72,6 +74,8 @@ export interface ChangedWorkspace {
   author: string;
   audience: string;
   durationMinutes: number;
+  /** Ours, not the reference's: true, false, or null for the server's default; omitted, unchanged. */
+  recordConsoles?: boolean | null;
 }
 
 /** PUT workspace (200 with no body; the hub announces TOPO.UPDATED). */

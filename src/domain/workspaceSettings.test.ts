@@ -17,6 +17,19 @@ describe('workspace settings', () => {
       audience: '',
       tags: '',
       durationMinutes: '60',
+      recordConsoles: 'default',
+    });
+  });
+
+  it("reads and writes the recording choice: null is the server's default", () => {
+    expect(workspaceSettingsOf({ recordConsoles: true }).recordConsoles).toBe('on');
+    expect(workspaceSettingsOf({ recordConsoles: false }).recordConsoles).toBe('off');
+    expect(workspaceSettingsOf({ recordConsoles: null }).recordConsoles).toBe('default');
+    const body = (recordConsoles: string) =>
+      changedWorkspace('ws-1', { ...VALUES, recordConsoles }).recordConsoles;
+    expect([body('on'), body('off'), body('default')]).toEqual([true, false, null]);
+    expect(validateWorkspaceSettings({ ...VALUES, recordConsoles: 'always' })).toEqual({
+      recordConsoles: "Choose the server's default, on or off.",
     });
   });
 
@@ -48,6 +61,7 @@ describe('workspace settings', () => {
       author: '',
       audience: '',
       durationMinutes: 0,
+      recordConsoles: null,
     });
   });
 

@@ -12,6 +12,7 @@ export const WORKSPACE_SETTINGS_FIELDS = [
   'audience',
   'tags',
   'durationMinutes',
+  'recordConsoles',
 ] as const;
 export type WorkspaceSettingsField = (typeof WORKSPACE_SETTINGS_FIELDS)[number];
 export type WorkspaceSettingsValues = Record<WorkspaceSettingsField, string>;
@@ -34,6 +35,28 @@ export const WORKSPACE_SETTINGS_LIMITS = {
   audience: WORKSPACE_LIMITS.audience,
   tags: WORKSPACE_LIMITS.tags,
 } as const;
+
+/**
+ * Whether the workspace's consoles are recorded (its `recordConsoles`): a choice of three, kept as
+ * text like the other fields; 'default' is null on the wire, the administrator's RECORD_CONSOLES.
+ */
+export const RECORD_CONSOLES_CHOICES = [
+  { value: 'default', label: "The server's default" },
+  { value: 'on', label: 'On' },
+  { value: 'off', label: 'Off' },
+] as const;
+export type RecordConsolesChoice = (typeof RECORD_CONSOLES_CHOICES)[number]['value'];
+
+const isRecordConsolesChoice = (text: string): text is RecordConsolesChoice =>
+  RECORD_CONSOLES_CHOICES.some((choice) => choice.value === text);
+
+/** The form's choice for the workspace's `recordConsoles`. */
+export const recordConsolesChoiceOf = (record: boolean | null | undefined): RecordConsolesChoice =>
+  record === true ? 'on' : record === false ? 'off' : 'default';
+
+/** The workspace's `recordConsoles` for the form's choice (an unknown one is the default). */
+export const recordConsolesOf = (choice: string): boolean | null =>
+  choice === 'on' ? true : choice === 'off' ? false : null;
 
 /** The audience value that makes a workspace playable by everyone (spec §5 Audience). */
 export const GLOBAL_AUDIENCE = 'everyone';
@@ -60,6 +83,9 @@ export function validateWorkspaceSettings(
   if (!isMinutes(values.durationMinutes)) {
     messages.durationMinutes = 'Enter a whole number of minutes (0 or more).';
   }
+  if (!isRecordConsolesChoice(values.recordConsoles)) {
+    messages.recordConsoles = "Choose the server's default, on or off.";
+  }
   return messages;
 }
 
@@ -71,9 +97,10 @@ export interface WorkspaceSettingsSource {
   audience?: string | null;
   tags?: string | null;
   durationMinutes?: number | null;
+  recordConsoles?: boolean | null;
 }
 
-/** The form's view of a workspace: every field as text. */
+/** The form's view of a workspace: every field as text, the recording choice as its name. */
 export function workspaceSettingsOf(workspace: WorkspaceSettingsSource): WorkspaceSettingsValues {
   return {
     name: workspace.name ?? '',
@@ -82,6 +109,7 @@ export function workspaceSettingsOf(workspace: WorkspaceSettingsSource): Workspa
     audience: workspace.audience ?? '',
     tags: workspace.tags ?? '',
     durationMinutes: String(workspace.durationMinutes ?? 0),
+    recordConsoles: recordConsolesChoiceOf(workspace.recordConsoles),
   };
 }
 
@@ -96,6 +124,7 @@ export function changedWorkspace(id: string, values: WorkspaceSettingsValues) {
     author: values.author,
     audience: values.audience,
     durationMinutes: minutes === '' ? 0 : Number(minutes),
+    recordConsoles: recordConsolesOf(values.recordConsoles),
   };
 }
 

@@ -97,6 +97,7 @@ describe('workspaceSettingsMachine', () => {
         author: 'Ada',
         audience: 'everyone',
         durationMinutes: 90,
+        recordConsoles: null,
       },
     ]);
     await s.settle('ok');
@@ -104,6 +105,29 @@ describe('workspaceSettingsMachine', () => {
     expect(s.reports).toEqual([{ type: 'workspace.settingsSaved', name: 'Intro Lab' }]);
     s.blur();
     expect(s.saves).toHaveLength(1);
+  });
+
+  it('saves a recording choice as soon as it is made, and not again when it is the same', async () => {
+    const s = startSettings({ ...WORKSPACE, recordConsoles: false });
+    expect(s.value('recordConsoles')).toBe('off');
+    const choose = (value: string) =>
+      s.actor.send({ type: 'settings.fieldChosen', field: 'recordConsoles', value });
+    choose('on');
+    expect(s.status()).toBe('saving');
+    expect(s.saves.map((save) => save.body.recordConsoles)).toEqual([true]);
+    await s.settle('ok');
+    choose('on');
+    expect(s.saves).toHaveLength(1);
+    choose('default');
+    await s.settle('ok');
+    expect(s.saves.map((save) => save.body.recordConsoles)).toEqual([true, null]);
+    expect(s.status()).toBe('saved');
+    // Not a choice the form offers: shown, never sent.
+    choose('always');
+    expect(selectSettingsMessages(s.form())).toEqual({
+      recordConsoles: "Choose the server's default, on or off.",
+    });
+    expect(s.saves).toHaveLength(2);
   });
 
   it('shows validation messages and does not save invalid values on blur', () => {

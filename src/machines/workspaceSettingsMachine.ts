@@ -28,6 +28,8 @@ export type WorkspaceSettingsEvent =
   | { type: 'settings.fieldEdited'; field: WorkspaceSettingsField; value: string }
   /** A field lost focus: the moment a valid change is saved (spec §4). */
   | { type: 'settings.fieldBlurred' }
+  /** The user picked a choice (the recording setting): a whole edit, saved at once when valid. */
+  | { type: 'settings.fieldChosen'; field: WorkspaceSettingsField; value: string }
   /** TOPO.UPDATED: the server's copy changed (another user's save, or the echo of ours). */
   | { type: 'workspace.updatedRemotely'; workspace: Workspace }
   | AutosaveFormReport;
@@ -91,6 +93,15 @@ export const workspaceSettingsMachine = setup({
       return { type: 'form.edited' as const, edit: { field: event.field, value: event.value } };
     }),
     forwardBlur: sendTo('form', { type: 'form.blurred' }),
+    /** A choice is complete when made: the form hears the edit and, at once, the blur. */
+    forwardChoice: enqueueActions(({ event, enqueue }) => {
+      assertEvent(event, 'settings.fieldChosen');
+      enqueue.sendTo('form', {
+        type: 'form.edited' as const,
+        edit: { field: event.field, value: event.value },
+      });
+      enqueue.sendTo('form', { type: 'form.blurred' as const });
+    }),
     forwardRemote: enqueueActions(({ event, enqueue }) => {
       assertEvent(event, 'workspace.updatedRemotely');
       // A traversal's event carries no workspace.
@@ -114,7 +125,7 @@ export const workspaceSettingsMachine = setup({
 }).createMachine({
   id: 'workspaceSettings',
   description:
-    "The workspace settings form: an autosaving form of the workspace's fields, saved on blur when changed and valid; saved names go to the editor header; remote updates go to the form.",
+    "The workspace settings form: an autosaving form of the workspace's fields, saved on blur (a choice when made) when changed and valid; saved names go to the editor header; remote updates go to the form.",
   context: ({ input }) => ({
     id: input.workspace.id,
     loaded: settingsOf(input.workspace),
@@ -132,6 +143,7 @@ export const workspaceSettingsMachine = setup({
   on: {
     'settings.fieldEdited': { actions: 'forwardEdit' },
     'settings.fieldBlurred': { actions: 'forwardBlur' },
+    'settings.fieldChosen': { actions: 'forwardChoice' },
     'workspace.updatedRemotely': { actions: 'forwardRemote' },
     'form.saved': { actions: 'reportName' },
   },

@@ -9,6 +9,9 @@ import { apiOf, signIn } from './support';
 // recordings and the stream are answered from it, in place of the server's recorder; the game's
 // events come from the server (none yet is none). The replay must draw, at a time, exactly the
 // frame the live console showed at that time, going forward and back.
+// The server's recorder and its routes exist now (consoleRecording.spec.ts replays a session they
+// recorded); this spec keeps answering them itself, for it needs a recording whose every frame and
+// time it knows, and an hour-long one it could not wait for.
 
 const CHALLENGE = {
   text: 'Find the flag.',

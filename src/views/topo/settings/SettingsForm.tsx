@@ -1,6 +1,9 @@
 import { useSelector } from '@xstate/react';
 import { useId } from 'react';
-import type { WorkspaceSettingsField } from '../../../domain/workspaceSettings';
+import {
+  RECORD_CONSOLES_CHOICES,
+  type WorkspaceSettingsField,
+} from '../../../domain/workspaceSettings';
 import type { AutosaveFormActorRef } from '../../../machines/autosaveFormMachine';
 import type { WorkspaceSettingsActorRef } from '../../../machines/workspaceSettingsMachine';
 import {
@@ -15,7 +18,7 @@ import {
 import { FormField, SaveStatus } from '../FormField';
 
 const FIELDS: Array<{
-  field: WorkspaceSettingsField;
+  field: Exclude<WorkspaceSettingsField, 'recordConsoles'>;
   label: string;
   multiline?: boolean;
   type?: 'number';
@@ -34,6 +37,57 @@ const FIELDS: Array<{
 ];
 
 const GLOBAL_HINT = "Global: with 'everyone' in its audience, anyone may play this workspace.";
+
+const RECORD_CONSOLES_HINT =
+  'Players are told their console is recorded; observers of the audience and administrators may replay it.';
+
+/** The recording choice: picking one is the whole edit, saved at once (no blur to wait for). */
+function RecordConsolesField({
+  settings,
+  form,
+}: {
+  settings: WorkspaceSettingsActorRef;
+  form: AutosaveFormActorRef;
+}) {
+  const value = useSelector(form, selectSettingsValue('recordConsoles'));
+  const message = useSelector(form, selectSettingsMessages).recordConsoles;
+  const id = useId();
+  const hintId = `${id}-hint`;
+  const messageId = `${id}-message`;
+  return (
+    <div className="tp-field">
+      <label htmlFor={id}>Record consoles</label>
+      <select
+        id={id}
+        className="p-inputtext p-component"
+        value={value}
+        aria-invalid={message ? true : undefined}
+        aria-describedby={[message ? messageId : null, hintId].filter(Boolean).join(' ')}
+        onChange={(e) =>
+          settings.send({
+            type: 'settings.fieldChosen',
+            field: 'recordConsoles',
+            value: e.target.value,
+          })
+        }
+      >
+        {RECORD_CONSOLES_CHOICES.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      {message && (
+        <small id={messageId} className="tp-field-message">
+          {message}
+        </small>
+      )}
+      <small id={hintId} className="tp-muted tp-field-hint">
+        {RECORD_CONSOLES_HINT}
+      </small>
+    </div>
+  );
+}
 
 /** A field shows the form's value and message; the settings take the edits. */
 function SettingsField({
@@ -77,6 +131,7 @@ function Fields({
       {FIELDS.map((props) => (
         <SettingsField key={props.field} settings={settings} form={form} {...props} />
       ))}
+      <RecordConsolesField settings={settings} form={form} />
       <SaveStatus status={status} error={error} />
     </form>
   );

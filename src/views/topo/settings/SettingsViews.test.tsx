@@ -87,6 +87,45 @@ describe('SettingsForm', () => {
     expect(saves).toEqual([expect.objectContaining({ id: 'ws-1', name: 'Intro Lab' })]);
     expect(view.el.querySelector('[role="status"]')?.textContent).toBe('Saved');
   });
+
+  it('offers the recording choice with its help, and saves a pick at once', async () => {
+    const saves: unknown[] = [];
+    const settings = createActor(
+      workspaceSettingsMachine.provide({
+        actors: {
+          form: autosaveFormMachine.provide({
+            actors: {
+              save: fromPromise<void, unknown>(async ({ input }) => {
+                saves.push(input);
+              }),
+            },
+          }),
+        },
+      }),
+      { input: { workspace: { id: 'ws-1', name: 'Lab', recordConsoles: null } } },
+    ).start();
+    const view = await render(<SettingsForm settings={settings} />);
+    const record = view.control('Record consoles') as unknown as HTMLSelectElement;
+    expect(record.tagName).toBe('SELECT');
+    expect(record.value).toBe('default');
+    expect([...record.options].map((o) => o.textContent)).toEqual([
+      "The server's default",
+      'On',
+      'Off',
+    ]);
+    const hint = view.el.querySelector(`[id="${record.getAttribute('aria-describedby')}"]`);
+    expect(hint?.textContent).toBe(
+      'Players are told their console is recorded; observers of the audience and administrators may replay it.',
+    );
+    await act(async () => {
+      record.value = 'on';
+      record.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await act(flush);
+    expect(saves).toEqual([expect.objectContaining({ id: 'ws-1', recordConsoles: true })]);
+    expect(record.value).toBe('on');
+    expect(view.el.querySelector('[role="status"]')?.textContent).toBe('Saved');
+  });
 });
 
 describe('Invitation', () => {
