@@ -7,6 +7,7 @@ import { loadConfig, VARIABLES } from '../../server/config';
 import { CHALLENGE_BODY_LIMIT } from '../../server/core/challenges';
 import { MAX_IMAGE_BYTES } from '../../server/core/images';
 import { MAX_ARCHIVE_BYTES } from '../../server/core/workspaceArchive';
+import { MAX_GUEST_FILE_BYTES } from '../../src/domain/guestFiles';
 import { ANONYMOUS_BODY_LIMIT, DEFAULT_BODY_LIMIT } from '../../server/http/body';
 import { DOCUMENT_BODY_LIMIT } from '../../server/http/document/routes';
 import { FORM_HEAD_BYTES } from '../../server/http/form';
@@ -91,9 +92,12 @@ const directive = (block: NginxBlock, name: string) =>
   block.directives.find((d) => d.name === name)?.params;
 
 /** The location nginx picks for a path: an exact match, else the longest prefix (no regexes). */
+/** The location nginx picks: exact, else the first regex that matches, else the longest prefix. */
 function locationFor(path: string): NginxBlock {
   const exact = locations.find((l) => l.params[0] === '=' && l.params[1] === path);
   if (exact) return exact;
+  const regex = locations.find((l) => l.params[0] === '~' && new RegExp(l.params[1]!).test(path));
+  if (regex) return regex;
   const prefixes = locations.filter((l) => l.params.length === 1 && path.startsWith(l.params[0]!));
   const longest = prefixes.sort((a, b) => b.params[0]!.length - a.params[0]!.length)[0];
   if (!longest) throw new Error(`no location for ${path}`);
@@ -483,6 +487,7 @@ describe('the nginx proxy', () => {
       '/api/file/upload': loadConfig(composeSettings()).uploadMaxBytes,
       '/api/image/:id': MAX_IMAGE_BYTES,
       '/api/admin/upload': MAX_ARCHIVE_BYTES,
+      '/api/vm/:id/files': MAX_GUEST_FILE_BYTES,
     };
     const formRoom = 20 * (FORM_HEAD_BYTES + 8 * 1024) + FORM_HEAD_BYTES;
     expect(uploadRoutes().sort()).toEqual(Object.keys(accepted).sort());
