@@ -50,6 +50,19 @@ describe('callAgent', () => {
     expect(answer).toBe('TOPOPLAY personalized alpha-client');
   });
 
+  it('reads an answer that the guest tty put XOFF and XON in front of', async () => {
+    // What a tiny guest sent on a loaded host while a file's window filled its input.
+    const path = port((line, socket) => {
+      if (line.startsWith('put-part')) socket.write('\x13\x11TOPOPLAY put-part tool.bin 9216\n');
+    });
+    const answer = await callAgent(path, {
+      line: 'put-part tool.bin 0 0',
+      answer: 'TOPOPLAY put-part tool.bin ',
+      timeoutMs: 5_000,
+    });
+    expect(answer).toBe('TOPOPLAY put-part tool.bin 9216');
+  });
+
   it('repeats its line until the agent answers, and sends the time and 32 random bytes', async () => {
     const seen: string[] = [];
     const path = port((line, socket) => {

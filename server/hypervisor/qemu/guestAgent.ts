@@ -65,7 +65,7 @@ PATH=/usr/sbin:/usr/bin:/sbin:/bin
 fw=${FW_CFG_BY_NAME}
 port=\${1:-${AGENT_PORT}}
 exec <"$port" >"$port" 2>/dev/null
-stty -echo -icrnl -onlcr 2>/dev/null
+stty -echo -icrnl -onlcr -ixoff 2>/dev/null
 # The agent must always answer: never the one the kernel ends when memory runs out.
 echo -1000 > /proc/self/oom_score_adj 2>/dev/null
 
@@ -239,8 +239,17 @@ export const CLIPBOARD_ANSWER_CHARS =
 export const clipboardOf = (answer: string): Buffer =>
   Buffer.from(answer.slice(CLIPBOARD_ANSWER.length).trim(), 'base64');
 
-/** The agent's answers arrive as lines; a stray carriage return or NUL is noise on the port. */
-const linesOf = (text: string) => text.replace(/[\r\0]/g, '').split('\n');
+/**
+ * The agent's answers arrive as lines; a stray carriage return or NUL is noise on the port, and
+ * so are XOFF and XON (0x13, 0x11), which a guest's tty sends when its input fills faster than the
+ * agent reads (a file put's window on a loaded host), in front of the next answer.
+ */
+const NOISE = new Set(['\r', '\0', '\x11', '\x13']);
+const linesOf = (text: string) =>
+  [...text]
+    .filter((c) => !NOISE.has(c))
+    .join('')
+    .split('\n');
 
 /**
  * What `personalize` sends: the host's real time (UTC, to the second: the guest's clock is the
