@@ -423,7 +423,33 @@ test('the authoring and play screens have their titles and no serious accessibil
   const toolbar = page.getByRole('banner', { name: 'Console toolbar' });
   await expect(toolbar.getByRole('status')).toHaveText('connected', { timeout: 30_000 });
   await checkScreen(page, 'console', `${vmName} — ${APP}`);
+  // From a wide screen down to a small laptop's, no control of the toolbar or the line under it
+  // lies over another: the buttons lose their names, or the row wraps, first.
+  for (const width of [1440, 1280, 1150, 1000, 900]) {
+    await page.setViewportSize({ width, height: 800 });
+    expect.soft(await coveredControls(page), `console at ${width} px`).toEqual([]);
+  }
 });
+
+/** The console's visible controls whose middle is under something else. */
+function coveredControls(page: Page) {
+  return page.evaluate(() =>
+    [
+      ...document.querySelectorAll(
+        '.tp-console-toolbar :is(button, input:not([type=file]), select), .tp-console-strip :is(button, select)',
+      ),
+    ]
+      .filter((el) => (el as HTMLElement).offsetParent !== null)
+      .flatMap((el) => {
+        const box = el.getBoundingClientRect();
+        const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+        if (hit && (hit === el || el.contains(hit) || hit.contains(el))) return [];
+        return [
+          `${el.getAttribute('aria-label') ?? el.textContent?.trim()} under ${hit?.className}`,
+        ];
+      }),
+  );
+}
 
 test('the admin, observer and launch-link screens have their titles and no serious accessibility violations', async ({
   page,

@@ -173,7 +173,7 @@ test('an author opens a running machine’s console, types into it, and sees it 
   await expect.poll(async () => (await canvasPixels(page)).digest).not.toBe(boxPasted.digest);
 
   // The layout of the machine's keyboard is the user's choice, kept for the next console page.
-  const layout = toolbar.getByRole('combobox', { name: 'Keyboard layout of the machine' });
+  const layout = page.getByRole('combobox', { name: 'Keyboard layout of the machine' });
   await expect(layout).toHaveValue('us');
   await layout.selectOption('de');
 

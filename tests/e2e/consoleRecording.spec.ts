@@ -76,7 +76,7 @@ test('an author turns recording on, the player is told, and an observer replays 
   ]);
   const toolbar = consolePage.getByRole('banner', { name: 'Console toolbar' });
   await expect(toolbar.getByRole('status')).toHaveText('connected', { timeout: 20_000 });
-  await expect(toolbar.getByText('This console is recorded')).toBeVisible();
+  await expect(consolePage.getByText('This console is recorded')).toBeInViewport();
   await expect.poll(async () => (await canvasPixels(consolePage)).lit).toBeGreaterThan(2_000);
   const before = await canvasPixels(consolePage);
   await consolePage.locator('.tp-console-screen canvas').click();

@@ -137,6 +137,7 @@ function KeyboardLayoutSelect({ session }: { session: ConsoleActorRef }) {
   const layout = useSelector(session, selectKeyboardLayout);
   return (
     <label className="tp-console-layout">
+      <span aria-hidden="true">Keyboard</span>
       <select
         aria-label="Keyboard layout of the machine"
         value={layout}
@@ -296,7 +297,6 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         <span className={`tp-console-state tp-console-state-${status}`} role="status">
           {label}
         </span>
-        {recorded ? <span className="tp-console-recorded">This console is recorded</span> : null}
         <ToolButton
           label="Reconnect"
           icon={piRefresh}
@@ -310,7 +310,6 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
         />
         <PasteForm session={session} enabled={live} />
-        <KeyboardLayoutSelect session={session} />
         {files ? <UploadFileButton files={files} /> : null}
         <ToolButton
           label="Full screen"
@@ -320,7 +319,11 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         />
         {network ? <NetworkSwitcher network={network} /> : null}
       </header>
-      {clipboard ? <ClipboardStrip clipboard={clipboard} live={live} /> : null}
+      <div className="tp-console-strip">
+        {recorded ? <span className="tp-console-recorded">This console is recorded</span> : null}
+        <KeyboardLayoutSelect session={session} />
+        {clipboard ? <ClipboardStrip clipboard={clipboard} live={live} /> : null}
+      </div>
       <main className="tp-console-main" {...(files ? fileDropHandlers(files) : {})}>
         <div
           ref={attachScreen}
