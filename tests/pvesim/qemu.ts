@@ -490,9 +490,15 @@ export function qemuRoutes(ctx: SimContext): Routes {
           `Agent error: failed to open file '${file}' (mode: 'r'): No such file or directory`,
         );
       }
+      // At most `count` bytes from `offset`; truncated when the read stopped before the end.
+      const bytes = Buffer.from(content);
+      const offset = intParam(call.params, 'offset') ?? 0;
+      const end = Math.min(bytes.length, offset + (intParam(call.params, 'count') ?? bytes.length));
+      const read = bytes.subarray(Math.min(offset, end), end);
+      const truncated = end < bytes.length ? { truncated: true } : {};
       // decode=0: the caller wants base64, as the agent sends it.
       const raw = flagParam(call.params, 'decode') === false;
-      return { content: raw ? Buffer.from(content).toString('base64') : content };
+      return { content: raw ? read.toString('base64') : read.toString('utf8'), ...truncated };
     },
 
     // The simulated guest runs any command, for the task time, and it exits with 0; what it ran

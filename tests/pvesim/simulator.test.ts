@@ -335,6 +335,20 @@ describe('PVE API simulator: clones and tasks', () => {
     expect(await data(sim, 'GET', `${agent}/file-read`, { file: '/etc/motd' })).toEqual({
       content: 'hello',
     });
+    // At most `count` bytes from `offset`, base64 with decode=0; truncated before the end.
+    expect(
+      await data(sim, 'GET', `${agent}/file-read`, {
+        file: '/etc/motd',
+        offset: 1,
+        count: 3,
+        decode: 0,
+      }),
+    ).toEqual({ content: Buffer.from('ell').toString('base64'), truncated: true });
+    // What the guest wrote itself reads the same.
+    sim.writeGuestFile(100, '/tmp/note', 'né');
+    expect(
+      await data(sim, 'GET', `${agent}/file-read`, { file: '/tmp/note', count: 9, decode: 0 }),
+    ).toEqual({ content: Buffer.from('né').toString('base64') });
     const { pid } = await data<{ pid: number }>(sim, 'POST', `${agent}/exec`, {
       command: ['/bin/sh', '-c', 'true'],
     });

@@ -94,6 +94,11 @@ export interface PveSimulator {
   vms(): SimVm[];
   vnets(): VnetView[];
   agentFiles(vmid: number): Record<string, string>;
+  /**
+   * A file the guest writes itself (a command run inside it, an image's own file), which its agent
+   * then reads as any other; the VM must exist.
+   */
+  writeGuestFile(vmid: number, file: string, content: string): void;
   /** The commands the VM's guest agent ran, oldest first. */
   agentExecs(vmid: number): AgentExec[];
   /** Every handled request, in order: its API path (below /api2/json) and the status it got. */
@@ -389,6 +394,11 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     vms: () => [...cluster.vms.values()].sort((a, b) => a.vmid - b.vmid).map(cluster.inspect),
     vnets: () => sdn.inspect(),
     agentFiles: (vmid) => ({ ...(cluster.vms.get(vmid)?.agentFiles ?? {}) }),
+    writeGuestFile(vmid, file, content) {
+      const vm = cluster.vms.get(vmid);
+      if (!vm) throw new Error(`PVE simulator: no VM ${vmid}`);
+      vm.agentFiles[file] = content;
+    },
     agentExecs: (vmid) => (cluster.vms.get(vmid)?.agentExecs ?? []).map((e) => ({ ...e })),
     requests: () => [...handled],
     addIso: (volid) => cluster.isos.seed(volid),

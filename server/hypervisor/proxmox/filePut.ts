@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../clock';
 import { DriverError, type PutFile } from '../types';
 import { PveError, type PveClient } from './client';
+import { readGuestFile } from './guestAgent';
 
 // Files put into a running machine through PVE's QEMU guest agent: agent/file-write takes at
 // most 61440 characters of content, and writes a whole file each call (PVE opens it with "w"), so
@@ -93,11 +94,9 @@ export async function putThroughPveAgent(put: PveFilePut): Promise<PutFile> {
     }
     throw error;
   }
-  const read = await api.get<{ content: string }>(`${agent}/file-read`, {
-    file: path,
-    decode: 0,
-  });
-  const sha256 = createHash('sha256').update(Buffer.from(read.content, 'base64')).digest('hex');
+  const read = await readGuestFile(api, put.vm, path);
+  if (!read) throw new DriverError('unavailable', `${name} did not arrive in the machine`);
+  const sha256 = createHash('sha256').update(read).digest('hex');
   if (sha256 !== createHash('sha256').update(buffer).digest('hex')) {
     throw new DriverError('unavailable', `${name} arrived damaged in the machine`);
   }

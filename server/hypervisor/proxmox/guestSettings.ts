@@ -2,6 +2,7 @@ import type { Clock } from '../../clock';
 import { fwCfgName } from '../guestFiles';
 import type { MachineSpec } from '../types';
 import { PveError, type PveClient } from './client';
+import { readGuestFile } from './guestAgent';
 
 // Guest settings (a template's guestinfo, a challenge's ##key## values) on a Proxmox cluster,
 // without root: the QEMU guest agent writes them into the guest as a file once it answers. With
@@ -119,16 +120,8 @@ export async function addThroughAgent(addition: AgentAddition): Promise<void> {
   const { api, clock } = addition;
   const agent = `${addition.vm}/agent`;
   await api.post(`${agent}/ping`);
-  // A guest that never had settings has no file yet (the agent cannot open it: not-found).
-  const before = await api
-    .get<{ content: string }>(`${agent}/file-read`, { file: addition.file })
-    .then(
-      (read) => read.content,
-      (error: unknown) => {
-        if (error instanceof PveError && error.kind === 'not-found') return '';
-        throw error;
-      },
-    );
+  // A guest that never had settings has no file yet.
+  const before = (await readGuestFile(api, addition.vm, addition.file))?.toString('utf8') ?? '';
   const lead = before && !before.endsWith('\n') ? `${before}\n` : before;
   await api.post(`${agent}/file-write`, { file: addition.file, content: lead + addition.text });
   const { pid } = await api.post<{ pid: number }>(`${agent}/exec`, {

@@ -13,6 +13,7 @@ import {
   type TemplateAvailability,
 } from '../types';
 import { isLockError, PveError } from './client';
+import { createPveClipboard } from './clipboard';
 import { createCloneQueue } from './cloneQueue';
 import { createConfiguration } from './configuration';
 import { createDeploys } from './deploys';
@@ -148,6 +149,7 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
     isClosed: () => closed,
     clock,
   });
+  const clipboard = createPveClipboard({ api, ownVm: (id) => machines.ownVm(id), clock });
   const { pending, resolveId, deploy, pickNode } = deploys;
   const { abandoned, allMachines, ownVm, announce } = machines;
   const { start, stop, save, revert, remove, destroy } = power;
@@ -390,6 +392,8 @@ export function createProxmoxDriver(options: ProxmoxDriverOptions): HypervisorDr
       );
       return bridgePveConsole(socket, proxy.ticket, viewer);
     },
+    guestClipboard: clipboard.guestClipboard,
+    readGuestClipboard: clipboard.readGuestClipboard,
     async putFile(id, name, bytes) {
       const vm = await ownVm(id);
       if (vm.resource.status !== 'running') {
