@@ -175,6 +175,23 @@ describe('createEventLog', () => {
     expect(() => JSON.parse(log.toJSON()) as unknown).not.toThrow();
   });
 
+  it('names bytes by their size instead of copying them', () => {
+    const log = createEventLog();
+    const root = createActor(doorMachine, { inspect: log.inspect }).start();
+    const bytes = new Uint8Array(4 * 1024 * 1024);
+    root.send({
+      type: 'door.knocked',
+      records: [{ offsetMs: 5, bytes: bytes.subarray(0, 3) }],
+      buffer: bytes.buffer,
+    } as { type: 'door.knocked' });
+
+    expect(log.entries()[1]?.event).toEqual({
+      type: 'door.knocked',
+      records: [{ offsetMs: 5, bytes: '[Uint8Array: 3 bytes]' }],
+      buffer: '[ArrayBuffer: 4194304 bytes]',
+    });
+  });
+
   it('keeps the newest entries up to its capacity and keeps counting', () => {
     const { log, actor } = recordDoor({ capacity: 3 });
     actor.send(UNLOCK);

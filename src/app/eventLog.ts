@@ -72,7 +72,8 @@ const isActorRef = (value: object): value is InspectedRef =>
 
 /**
  * A JSON-safe copy of `value` with secrets redacted. Errors keep their name and message, dates
- * become ISO strings, actor refs become their id, functions are dropped and cycles are cut.
+ * become ISO strings, actor refs become their id, bytes their size, functions are dropped and
+ * cycles are cut.
  */
 function sanitize(value: unknown, ancestors: object[] = []): unknown {
   if (typeof value === 'bigint' || typeof value === 'symbol') return value.toString();
@@ -82,6 +83,11 @@ function sanitize(value: unknown, ancestors: object[] = []): unknown {
   if (ancestors.length >= MAX_DEPTH) return '[too deep]';
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
   if (isActorRef(value)) return { actorId: actorIdOf(value) };
+  // Bytes are named by their size: a recording's records hold megabytes, copied key by key they
+  // took seconds of a replay's opening (docs/performance.md).
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
+    return `[${value.constructor.name}: ${value.byteLength} bytes]`;
+  }
 
   const path = [...ancestors, value];
   if (Array.isArray(value)) return value.map((item: unknown) => sanitize(item, path) ?? null);

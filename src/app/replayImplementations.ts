@@ -20,6 +20,7 @@ import {
   type ScreenCommand,
   type ScreenInput,
 } from '../machines/replayPlayerMachine';
+import { drawAsOne } from './replayDrawing';
 import { saveBlob } from './saveBlob';
 
 /** How much of the stream is read at a time: the page stays responsive through a long one. */
@@ -147,10 +148,14 @@ const screenActor = fromCallback<ScreenCommand, ScreenInput>(({ input, sendBack,
   // Each record goes in as the message it was: noVNC's handshake reads a step per message (after
   // its ProtocolVersion it waits for the next one), so bytes run together would stall it. An
   // empty message after them lets it read on anything a recorder ran together.
+  // The records of one feed are drawn onto the visible canvas at once (replayDrawing.ts).
   const feed = (to: number) => {
-    if (to <= fed || !channel) return;
-    for (let i = fed; i < to; i++) channel.deliver(records[i]?.bytes ?? new Uint8Array(0));
-    channel.nudge();
+    const into = channel;
+    if (to <= fed || !into || !rfb) return;
+    drawAsOne(rfb, () => {
+      for (let i = fed; i < to; i++) into.deliver(records[i]?.bytes ?? new Uint8Array(0));
+      into.nudge();
+    });
     fed = to;
   };
 

@@ -13,6 +13,7 @@ import type { RouteRole } from '../machines/routeGuard.selectors';
 import { RouteErrorBoundary } from '../views/common/RouteErrorBoundary';
 import { Spinner } from '../views/common/Spinner';
 import { RouteGuard } from '../views/guard/RouteGuard';
+import { ReplayDenied } from '../views/replay/ReplayDenied';
 import type { LocalSettingsStore } from './localSettings';
 import { HomeRoute } from './routes/HomeRoute';
 import { LoginRoute } from './routes/LoginRoute';
@@ -77,10 +78,18 @@ function RouteFrame({ children }: { children: ReactNode }) {
   );
 }
 
-function Guarded({ role, children }: { role?: RouteRole; children: ReactNode }) {
+function Guarded({
+  role,
+  denied,
+  children,
+}: {
+  role?: RouteRole;
+  denied?: ReactNode;
+  children: ReactNode;
+}) {
   const { auth } = useAppServices();
   return (
-    <RouteGuard auth={auth} role={role}>
+    <RouteGuard auth={auth} role={role} denied={denied}>
       {children}
     </RouteGuard>
   );
@@ -101,10 +110,10 @@ const framed = (View: ComponentType) => (
   </RouteFrame>
 );
 
-const guarded = (view: LazyView, role?: RouteRole) => (
+const guarded = (view: LazyView, role?: RouteRole, denied?: ReactNode) => (
   <RouteFrame>
     <Preload view={view} />
-    <Guarded role={role}>
+    <Guarded role={role} denied={denied}>
       <view.View />
     </Guarded>
   </RouteFrame>
@@ -188,7 +197,8 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
         { path: 'observe', element: guarded(ObserveRoute, 'observer') },
         {
           path: 'observe/replay/:gamespaceId/:recordingId',
-          element: guarded(ReplayRoute, 'observer'),
+          // A replay's address is handed around: who may not watch it is told so, not sent home.
+          element: guarded(ReplayRoute, 'observer', <ReplayDenied />),
         },
         { path: 'admin', element: guarded(AdminRoute, 'admin') },
         { path: 'admin/:section', element: guarded(AdminRoute, 'admin') },

@@ -139,11 +139,13 @@ test('an author turns recording on, the player is told, and an observer replays 
   expect(at).toBe(of);
   await observer.screenshot({ path: test.info().outputPath('recording-replayed.png') });
 
-  // A player is outside the audience of replays: the page's address leads them home (the
-  // observer's pages are not theirs), and the server refuses them the list and the stream.
+  // A player is outside the audience of replays, their own session's too: the page's address
+  // tells them so, and the server refuses them the list and the stream.
   await player.goto(replayUrl);
-  await player.waitForURL((url) => url.pathname === '/');
-  await expect(player.getByRole('heading', { name: 'Topoplay', level: 1 })).toBeVisible();
+  await expect(
+    player.getByRole('heading', { name: 'You may not watch this recording', level: 1 }),
+  ).toBeVisible();
+  expect(new URL(player.url()).pathname).toBe(replayUrl);
   await expect(player.locator('.tp-replay-screen')).toHaveCount(0);
   const recordingId = replayUrl.split('/').at(-1) ?? '';
   const headers = { Authorization: `Bearer ${await accessToken(player)}` };

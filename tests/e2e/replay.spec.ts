@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { encodeRecord, SCREEN_CHANNEL } from '../../src/domain/recordingStream';
-import { apiOf, signIn } from './support';
+import { accessToken, apiOf, signedInPage, signIn } from './support';
 
 // A console recording replayed in the gamespace browser. The recording is genuine: the bytes the
 // live console's noVNC received from a running sim machine over the real console route, with the
@@ -356,6 +356,58 @@ test('an admin replays a recorded console session frame for frame, seeking to th
   );
   await page.reload();
   await expect(page.getByRole('alert')).toHaveText(/You are not allowed to do this\./);
+
+  await admin('DELETE', `gamespace/${game.id}`);
+});
+
+test('a player who opens a replay address is told they may not watch it, and nothing is loaded', async ({
+  page,
+  browser,
+  baseURL,
+}) => {
+  // A gamespace of the admin's, not the player's; its replay address as an observer would share it.
+  await signIn(page, 'admin');
+  const admin = await apiOf(page);
+  const workspace = await admin<{ id: string }>('POST', 'workspace', {
+    name: `Not theirs ${Date.now()}`,
+  });
+  const loaded = await admin<Record<string, unknown>>('GET', `workspace/${workspace.id}`);
+  await admin('PUT', 'workspace', { ...loaded, audience: 'everyone', durationMinutes: 60 });
+  const game = await admin<{ id: string }>('POST', 'gamespace', {
+    resourceId: workspace.id,
+    players: [{ subjectId: `someone-${Date.now()}`, subjectName: 'Someone' }],
+    startGamespace: false,
+    maxAttempts: 3,
+    maxMinutes: 60,
+    points: 100,
+  });
+  const address = `/observe/replay/${game.id}/e2e-recording`;
+
+  const player = await signedInPage(browser, baseURL ?? '', 'player');
+  const asked: string[] = [];
+  player.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    if (/\/api\/(gamespace\/[^/]+\/(recordings|events)|recording\/)/.test(path)) asked.push(path);
+  });
+  await player.goto(address);
+  await expect(
+    player.getByRole('heading', { name: 'You may not watch this recording', level: 1 }),
+  ).toBeVisible();
+  await expect(
+    player.getByText('Replays of console sessions are for observers and administrators.'),
+  ).toBeVisible();
+  await expect(player).toHaveTitle(/^Replay not allowed/);
+  await expect(
+    player.getByRole('main', { name: 'Content' }).getByRole('link', { name: 'Home' }),
+  ).toHaveAttribute('href', '/');
+  // The address stays: it was not a wrong link. Nothing of the recording was asked for or shown,
+  // and the server would not have answered it.
+  expect(new URL(player.url()).pathname).toBe(address);
+  await expect(player.locator('.tp-replay-screen')).toHaveCount(0);
+  expect(asked).toEqual([]);
+  const headers = { Authorization: `Bearer ${await accessToken(player)}` };
+  const refused = await player.request.get(`/api/gamespace/${game.id}/recordings`, { headers });
+  expect(refused.status()).toBe(403);
 
   await admin('DELETE', `gamespace/${game.id}`);
 });

@@ -22,14 +22,20 @@ const selectors = {
   observer: selectObserverGuard,
 } as const;
 
-/** Shows its route only to signed-in users (with `role`, only to those who have it). */
+/**
+ * Shows its route only to signed-in users (with `role`, only to those who have it). Those without
+ * the role go home, or see `denied` where the route's address is one they were given (a link to a
+ * recording): it says so without loading anything of the route.
+ */
 export function RouteGuard({
   auth,
   role,
+  denied,
   children,
 }: {
   auth: AuthTokenActorRef;
   role?: RouteRole;
+  denied?: ReactNode;
   children: ReactNode;
 }) {
   const outcome = useSelector(auth, selectors[role ?? 'signedIn']);
@@ -45,7 +51,7 @@ export function RouteGuard({
       return <Navigate to="/login" replace state={state} />;
     }
     case 'home':
-      return <Navigate to="/" replace />;
+      return denied ?? <Navigate to="/" replace />;
     case 'allowed':
       return children;
   }

@@ -1,5 +1,4 @@
 import { useSelector } from '@xstate/react';
-import { Link } from 'react-router';
 import type { GamespaceSessionActorRef } from '../../machines/gamespaceSessionMachine';
 import {
   selectCanEnd,
@@ -28,6 +27,7 @@ import { selectHasNoQuestions } from '../../machines/questionSetMachine.selector
 import { selectVmControllers } from '../../machines/gameVmsMachine.selectors';
 import { DismissibleAlerts } from '../common/DismissibleAlerts';
 import { Spinner } from '../common/Spinner';
+import { StoppedPage } from '../common/StoppedPage';
 import { useTitle } from '../common/useTitle';
 import { MarkdownPreview } from '../topo/document/MarkdownPreview';
 import { VmController } from '../topo/templates/VmController';
@@ -48,15 +48,10 @@ import {
 /** The route's id names no gamespace nor workspace (deleted, or a wrong link). */
 function NotFound() {
   return (
-    <div className="tp-page tp-center">
-      <h1 className="tp-error-title">Gamespace not found</h1>
-      <p className="tp-muted">
-        No gamespace or workspace has this address: it may have been deleted, or the link is wrong.
-      </p>
-      <Link to="/" className="p-button p-component">
-        Home
-      </Link>
-    </div>
+    <StoppedPage
+      title="Gamespace not found"
+      detail="No gamespace or workspace has this address: it may have been deleted, or the link is wrong."
+    />
   );
 }
 
