@@ -5,7 +5,7 @@ import { bareKey } from '../cloudInit';
 import { DriverError, type GuestSetting } from '../types';
 import type { Agentless } from './agentless';
 import type { Capacity, Reservation } from './capacity';
-import { bootFilesOf, fileStamp, freshDisk, messageOf } from './disks';
+import { bootFilesOf, devicesOf, fileStamp, freshDisk, messageOf } from './disks';
 import { callAgent } from './guestAgent';
 import { filesIn, type QemuLayout } from './layout';
 import { launchPlanOf } from './plans';
@@ -76,7 +76,11 @@ export async function warmKeyOf(
   try {
     const first = record.disks[0]?.base ?? null;
     const boot = first ? await bootFilesOf(first) : null;
+    // Images whose machines get devices of their own save another machine (the key of every
+    // other image is as before).
+    const devices = first ? await devicesOf(first) : [];
     const input = {
+      ...(devices.length ? { devices } : {}),
       format: WARM_FORMAT,
       qemu: context.qemu,
       acceleration: context.acceleration,
