@@ -1,8 +1,8 @@
 /**
  * npm run images: builds the stock images of the qemu driver into `${TOPOPLAY_DATA}/images`
  * (`data/images` by default), the folder the driver reads base images from: the tiny busybox
- * image, then the Debian images `debian-12.qcow2` and `router.qcow2` (with a manifest beside
- * each). Images already there are kept, so running it again is quick; `-- --rebuild` builds the
+ * image, then the Debian images `debian-12.qcow2`, `router.qcow2` and `debian-desktop.qcow2`
+ * (with a manifest beside each). Images already there are kept, so running it again is quick; `-- --rebuild` builds the
  * Debian images again even so. `-- --tiny` builds only the tiny image.
  */
 import { stat } from 'node:fs/promises';

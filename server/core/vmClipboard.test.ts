@@ -12,7 +12,14 @@ const player = { id: 'p1', name: 'Player One' } as Actor;
 const machineOf = (id: string, tag: string, state: Machine['state'] = 'running') =>
   ({ id, name: `box#${tag}`, status: 'deployed', state }) as Machine;
 
-function setup(options: { copy?: boolean; allowed?: boolean; readable?: boolean } = {}) {
+function setup(
+  options: {
+    copy?: boolean;
+    via?: 'agent' | 'vdagent';
+    allowed?: boolean;
+    readable?: boolean;
+  } = {},
+) {
   const machines = new Map([
     ['g1', machineOf('g1', GAME)],
     ['w1', machineOf('w1', WORKSPACE)],
@@ -26,7 +33,10 @@ function setup(options: { copy?: boolean; allowed?: boolean; readable?: boolean 
   };
   const driver = {
     load: async (id: string) => machines.get(id) ?? null,
-    guestClipboard: async () => ({ copy: options.copy ?? true }),
+    guestClipboard: async () => ({
+      copy: options.copy ?? true,
+      ...(options.via ? { via: options.via } : {}),
+    }),
     ...(options.readable === false ? {} : { readGuestClipboard: async () => 'secret text' }),
   } as unknown as HypervisorDriver;
   const clipboard = createVmClipboard({
@@ -49,6 +59,21 @@ describe('the console clipboard service', () => {
       copy: false,
       paste: false,
     });
+  });
+
+  it("says how when the driver does: a desktop's vdagent, or the agent", async () => {
+    const vdagent = setup({ via: 'vdagent' }).clipboard;
+    expect(await vdagent.capabilities(player, 'g1')).toEqual({
+      copy: true,
+      paste: true,
+      via: 'vdagent',
+    });
+    expect(await setup({ via: 'agent' }).clipboard.capabilities(player, 'g1')).toEqual({
+      copy: true,
+      paste: true,
+      via: 'agent',
+    });
+    expect(await vdagent.capabilities(player, 'off')).toEqual({ copy: false, paste: false });
   });
 
   it('copies out and records that it happened on the gamespace, without the text', async () => {

@@ -1,11 +1,13 @@
-import { tagOf, untagged, type HypervisorDriver } from '../hypervisor';
+import { tagOf, untagged, type ClipboardVia, type HypervisorDriver } from '../hypervisor';
 import type { Actor } from './actor';
 import { DomainError, forbidden } from './errors';
 import type { GameEventLog } from './gameEvents';
 
 // The console's clipboard (the console page's Copy and Paste): paste into a machine is typed as
 // keystrokes in the browser, which any machine with a keyboard takes; copy out reads what was
-// copied inside the machine, which takes a guest agent that knows it (the driver says). Both are
+// copied inside the machine, which takes a guest agent that knows it (the driver says). A machine
+// whose desktop runs spice-vdagent (`via: 'vdagent'`) shares its clipboard with the console
+// itself, both ways; the console still records its copies and pastes here. Both are
 // recorded on the machine's gamespace as game events: that they happened, never what was copied.
 
 /** What the console can do with a machine's clipboard (GET /api/vm/{id}/clipboard). */
@@ -14,6 +16,12 @@ export interface VmClipboard {
   copy: boolean;
   /** Text from the browser's clipboard is typed into the machine. */
   paste: boolean;
+  /**
+   * How, when copy works: `agent`, copy reads what topoplay-copy was given and paste is typed;
+   * `vdagent`, the machine's desktop shares its clipboard with the console both ways (the VNC
+   * extended clipboard). Left out when nothing copies out, as answers before it.
+   */
+  via?: ClipboardVia;
 }
 
 export type ClipboardDirection = 'copy' | 'paste';
@@ -71,7 +79,8 @@ export function createVmClipboard(options: VmClipboardOptions) {
       const machine = await machineFor(actor, id);
       const running = machine.status === 'deployed' && machine.state === 'running';
       const guest = running ? await driver.guestClipboard?.(machine.id) : undefined;
-      return { copy: guest?.copy ?? false, paste: running };
+      const copy = guest?.copy ?? false;
+      return { copy, paste: running, ...(copy && guest?.via ? { via: guest.via } : {}) };
     },
 
     /** POST /api/vm/{id}/clipboard/copy: the text last copied inside the machine. */

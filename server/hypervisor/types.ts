@@ -302,7 +302,16 @@ export interface ConsoleTickets {
 export interface GuestClipboard {
   /** Text copied inside the machine can be read out. */
   copy: boolean;
+  /**
+   * How, when it can: `agent`, Topoplay's guest agent reads what `topoplay-copy` was given
+   * (readGuestClipboard); `vdagent`, the guest's spice-vdagent shares its desktop's clipboard with
+   * the console through QEMU's qemu-vdagent, both ways, as the VNC extended clipboard (the console
+   * reads and writes it; the server is not asked).
+   */
+  via?: ClipboardVia;
 }
+
+export type ClipboardVia = 'agent' | 'vdagent';
 
 /** Where a console's bytes go: the viewer's WebSocket, as server/console bridges it. */
 export interface ConsoleViewer {

@@ -8,8 +8,14 @@ import type { ApiError, HttpClient } from './http';
 // copied inside the machine, and the record that the page pasted into it. Called with the
 // console cookie, as the console's other calls.
 
-/** What copy and paste can do for the machine (GET vm/{id}/clipboard). */
-export const VmClipboard = t.type({ copy: t.boolean, paste: t.boolean });
+/**
+ * What copy and paste can do for the machine (GET vm/{id}/clipboard), and how when copy works
+ * (`via`: absent from older answers).
+ */
+export const VmClipboard = t.intersection([
+  t.type({ copy: t.boolean, paste: t.boolean }),
+  t.partial({ via: t.keyof({ agent: null, vdagent: null }) }),
+]);
 export type VmClipboard = t.TypeOf<typeof VmClipboard>;
 
 /** The text last copied inside the machine (POST vm/{id}/clipboard/copy). */

@@ -130,6 +130,10 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
         rfb.addEventListener('securityfailure', (e) =>
           report({ type: 'rfb.securityFailed', reason: e.detail.reason ?? '' }),
         );
+        // What the machine's desktop copied (QEMU's vdagent, over the VNC extended clipboard).
+        rfb.addEventListener('clipboard', (e) =>
+          report({ type: 'rfb.clipboard', text: e.detail.text }),
+        );
       },
       () =>
         report({ type: 'rfb.securityFailed', reason: 'The console client could not be loaded.' }),
@@ -148,6 +152,11 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
         case 'rfb.paste':
           // Typed, not put on the clipboard: a real machine's VNC server ignores clipboard text.
           keys?.type(keystrokesOf(command.text, layout));
+          rfb.focus();
+          break;
+        case 'rfb.clipboardPaste':
+          // A desktop that shares its clipboard takes it: the user pastes there with Ctrl+V.
+          rfb.clipboardPasteFrom(command.text);
           rfb.focus();
           break;
       }

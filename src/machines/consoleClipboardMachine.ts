@@ -1,19 +1,26 @@
 import {
+  and,
   assign,
+  enqueueActions,
   fromPromise,
   setup,
   spawnChild,
+  type ActorRef,
   type ActorRefFrom,
+  type Snapshot,
   type SnapshotFrom,
 } from 'xstate';
 import type { ClipboardDirections } from '../domain/clipboard';
-import { copiedNotice } from '../domain/clipboard';
+import { copiedNotice, sharesClipboard } from '../domain/clipboard';
 import { errorMessage } from '../domain/text';
 
 // The console page's clipboard, beside the noVNC session: what the machine's clipboard can do
 // (asked again each time the console connects: a machine that was booting may have its agent
 // now), copying out of the machine onto the browser's clipboard, and the record of each paste.
-// Pasting itself is typed by the console's rfb actor.
+// Pasting itself is done by the console's rfb actor: typed, or, on a machine whose desktop shares
+// its clipboard (`via: 'vdagent'`), handed to the machine's clipboard, which is why the console
+// is told what the clipboard can do. On such a machine what its desktop copies arrives from noVNC
+// and goes onto the browser's clipboard as it comes, without Copy.
 
 export type ConsoleClipboardEvent =
   /** The console connected: what the machine can do is asked (again). */
@@ -21,14 +28,25 @@ export type ConsoleClipboardEvent =
   /** The page typed a paste into the machine: recorded on the server. */
   | { type: 'console.pasted' }
   | { type: 'console.copyRequested' }
-  | { type: 'console.copyNoticeDismissed' };
+  | { type: 'console.copyNoticeDismissed' }
+  /** The machine's desktop copied this text (noVNC's `clipboard` event). */
+  | { type: 'console.guestCopied'; text: string };
+
+/** What the clipboard tells the console each time it learns what the machine's can do. */
+export interface ConsoleClipboardReport {
+  type: 'clipboard.directionsKnown';
+  directions: ClipboardDirections | null;
+}
 
 export interface ConsoleClipboardInput {
   vmId: string;
+  /** The console, told what the machine's clipboard can do. */
+  parentRef?: ActorRef<Snapshot<unknown>, ConsoleClipboardReport>;
 }
 
 export interface ConsoleClipboardContext {
   vmId: string;
+  parentRef: ConsoleClipboardInput['parentRef'];
   /** What the machine's clipboard can do; null until known, or when it could not be asked. */
   directions: ClipboardDirections | null;
   /** What the last copy did, for the page to say. */
@@ -71,15 +89,31 @@ export const consoleClipboardMachine = setup({
       throw notProvided('recordPaste');
     }),
   },
+  actions: {
+    reportDirections: enqueueActions(({ context, enqueue }) => {
+      if (!context.parentRef) return;
+      enqueue.sendTo(context.parentRef, {
+        type: 'clipboard.directionsKnown',
+        directions: context.directions,
+      });
+    }),
+    clearNotice: assign({ notice: null, error: null, unwritten: null }),
+  },
   guards: {
-    canCopy: ({ context }) => context.directions?.copy === true,
+    /** Copy reads what topoplay-copy was given; a desktop that shares its clipboard needs none. */
+    canCopy: ({ context }) =>
+      context.directions?.copy === true && !sharesClipboard(context.directions),
+    sharesClipboard: ({ context }) => sharesClipboard(context.directions),
+    /** An empty copy would only replace the browser's clipboard with nothing. */
+    hasCopiedText: ({ event }) => event.type === 'console.guestCopied' && event.text !== '',
   },
 }).createMachine({
   id: 'consoleClipboard',
   description:
-    "The console's clipboard: asks what the machine's clipboard can do whenever the console connects, copies what was copied inside the machine onto the browser's clipboard (or shows it when the browser refuses), and records each paste.",
+    "The console's clipboard: asks what the machine's clipboard can do whenever the console connects and tells the console, copies what was copied inside the machine onto the browser's clipboard (on Copy, or as a desktop that shares its clipboard copies it; shown when the browser refuses), and records each paste.",
   context: ({ input }) => ({
     vmId: input.vmId,
+    parentRef: input.parentRef,
     directions: null,
     notice: null,
     error: null,
@@ -103,23 +137,29 @@ export const consoleClipboardMachine = setup({
     idle: {},
     loading: {
       invoke: {
+        id: 'loadClipboard',
         src: 'loadClipboard',
         input: ({ context }) => ({ vmId: context.vmId }),
-        onDone: { target: 'ready', actions: assign({ directions: ({ event }) => event.output }) },
-        onError: { target: 'ready', actions: assign({ directions: null }) },
+        onDone: {
+          target: 'ready',
+          actions: [assign({ directions: ({ event }) => event.output }), 'reportDirections'],
+        },
+        onError: { target: 'ready', actions: [assign({ directions: null }), 'reportDirections'] },
       },
     },
     ready: {
       on: {
-        'console.copyRequested': {
-          guard: 'canCopy',
-          target: 'copying',
-          actions: assign({ notice: null, error: null, unwritten: null }),
+        'console.copyRequested': { guard: 'canCopy', target: 'copying', actions: 'clearNotice' },
+        'console.guestCopied': {
+          guard: and(['sharesClipboard', 'hasCopiedText']),
+          target: 'writing',
+          actions: ['clearNotice', assign({ copied: ({ event }) => event.text })],
         },
       },
     },
     copying: {
       invoke: {
+        id: 'copyOut',
         src: 'copyOut',
         input: ({ context }) => ({ vmId: context.vmId }),
         onDone: { target: 'writing', actions: assign({ copied: ({ event }) => event.output }) },
@@ -133,7 +173,17 @@ export const consoleClipboardMachine = setup({
     },
     /** The browser may ask the user first whether the page may write the clipboard. */
     writing: {
+      on: {
+        // The desktop copied again before the last was written: the newer text is written.
+        'console.guestCopied': {
+          guard: and(['sharesClipboard', 'hasCopiedText']),
+          target: 'writing',
+          reenter: true,
+          actions: assign({ copied: ({ event }) => event.text }),
+        },
+      },
       invoke: {
+        id: 'writeClipboard',
         src: 'writeClipboard',
         input: ({ context }) => ({ text: context.copied ?? '' }),
         onDone: {

@@ -2,7 +2,9 @@ import { describe, expect, it, vi } from 'vitest';
 import { createActor, createMachine, fromCallback, fromPromise, SimulatedClock } from 'xstate';
 import type { NetChange, VmConsole } from '../api/console';
 import type { Vm } from '../api/vm';
+import type { ClipboardDirections } from '../domain/clipboard';
 import type { KeyboardLayout } from '../domain/keyboardLayouts';
+import { consoleClipboardMachine } from './consoleClipboardMachine';
 import { consoleHeartbeatMachine, PING_INTERVAL_MS } from './consoleHeartbeatMachine';
 import {
   consoleMachine,
@@ -81,6 +83,8 @@ interface Options {
   jitter?: number;
   keyboardLayout?: KeyboardLayout;
   clipboard?: () => Promise<string>;
+  /** What the machine's clipboard can do (GET vm/{id}/clipboard); unanswered by default. */
+  directions?: ClipboardDirections;
   signIn?: () => Promise<void>;
   consoles?: Array<VmConsole | Error>;
   vm?: Vm | null | Error;
@@ -99,6 +103,8 @@ function start(options: Options = {}) {
   };
   const requestFullscreen = vi.fn();
   const rememberKeyboardLayout = vi.fn();
+  /** What the page put on the browser's clipboard. */
+  const written: string[] = [];
   const clock = new SimulatedClock();
   const machine = consoleMachine.provide({
     actors: {
@@ -143,6 +149,19 @@ function start(options: Options = {}) {
         },
       }),
       readClipboard: fromPromise(() => (options.clipboard ?? (async () => ''))()),
+      clipboard: consoleClipboardMachine.provide({
+        actors: {
+          loadClipboard: fromPromise(async () => {
+            if (!options.directions) throw new Error('not asked in this test');
+            return options.directions;
+          }),
+          copyOut: fromPromise(async () => ''),
+          writeClipboard: fromPromise(async ({ input }: { input: { text: string } }) => {
+            written.push(input.text);
+          }),
+          recordPaste: fromPromise(async () => {}),
+        },
+      }),
       rfb: fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput>(
         ({ input, receive }) => {
           rfb.starts.push(input);
@@ -188,6 +207,7 @@ function start(options: Options = {}) {
     clock,
     requestFullscreen,
     rememberKeyboardLayout,
+    written,
     sendNetwork,
     networkSnapshot,
   };
@@ -562,6 +582,39 @@ describe('console machine', () => {
     expect(selectCanPasteClipboard(t.actor.getSnapshot())).toBe(true);
   });
 
+  it('pastes onto the clipboard of a desktop that shares it, and takes what it copies', async () => {
+    const t = await connected({
+      directions: { copy: true, paste: true, via: 'vdagent' },
+      clipboard: async () => 'from the browser',
+    });
+    await flush();
+    t.send({ type: 'console.clipboardPasteRequested' });
+    await flush();
+    t.send({ type: 'console.pasteRequested', text: 'typed box' });
+    t.send({ type: 'console.pasteRequested', text: '' });
+    expect(t.rfb.commands).toEqual([
+      { type: 'rfb.clipboardPaste', text: 'from the browser' },
+      { type: 'rfb.clipboardPaste', text: 'typed box' },
+    ]);
+    t.send({ type: 'rfb.clipboard', text: 'copied on the desktop' });
+    await flush();
+    expect(t.written).toEqual(['copied on the desktop']);
+  });
+
+  it('types pastes and ignores clipboard text on a machine that copies through its agent', async () => {
+    const t = await connected({
+      directions: { copy: true, paste: true, via: 'agent' },
+      clipboard: async () => 'from the browser',
+    });
+    await flush();
+    t.send({ type: 'console.clipboardPasteRequested' });
+    await flush();
+    expect(t.rfb.commands).toEqual([{ type: 'rfb.paste', text: 'from the browser' }]);
+    t.send({ type: 'rfb.clipboard', text: 'sent by the VNC server' });
+    await flush();
+    expect(t.written).toEqual([]);
+  });
+
   it('says why the clipboard could not be read, until dismissed', async () => {
     const t = await connected({
       clipboard: async () => {
@@ -798,6 +851,9 @@ describe('consoleMachine against the page model', () => {
           'console.keyboardLayoutChosen',
           'console.clipboardPasteRequested',
           'console.pasteErrorDismissed',
+          // The clipboard of a desktop that shares it (tests above, and consoleClipboardMachine's).
+          'rfb.clipboard',
+          'clipboard.directionsKnown',
         ],
       }),
     ).toEqual([]);

@@ -1,4 +1,5 @@
 import {
+  and,
   assign,
   fromCallback,
   fromPromise,
@@ -9,10 +10,11 @@ import {
 } from 'xstate';
 import type { VmConsole } from '../api/console';
 import type { Vm } from '../api/vm';
+import { sharesClipboard, type ClipboardDirections } from '../domain/clipboard';
 import { isServerAway, isSignedOut } from '../domain/errors';
 import { DEFAULT_KEYBOARD_LAYOUT, type KeyboardLayout } from '../domain/keyboardLayouts';
 import { errorMessage } from '../domain/text';
-import { consoleClipboardMachine } from './consoleClipboardMachine';
+import { consoleClipboardMachine, type ConsoleClipboardReport } from './consoleClipboardMachine';
 import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
 import { guestFilesMachine } from './guestFilesMachine';
 import { consoleNetworkMachine } from './consoleNetworkMachine';
@@ -51,6 +53,8 @@ export type ConsoleScreen = object;
 export type RfbCommand =
   | { type: 'rfb.sendCtrlAltDel' }
   | { type: 'rfb.paste'; text: string }
+  /** Put on the machine's clipboard (the VNC extended clipboard), for Ctrl+V there. */
+  | { type: 'rfb.clipboardPaste'; text: string }
   /** Typed and pasted text is typed on this layout from now on. */
   | { type: 'rfb.keyboardLayoutChanged'; layout: KeyboardLayout };
 
@@ -70,7 +74,10 @@ export type ConsoleEvent =
   | { type: 'rfb.connected' }
   | { type: 'rfb.disconnected'; clean: boolean }
   | { type: 'rfb.credentialsRequired' }
-  | { type: 'rfb.securityFailed'; reason: string };
+  | { type: 'rfb.securityFailed'; reason: string }
+  /** The machine's clipboard has this text (noVNC's `clipboard` event). */
+  | { type: 'rfb.clipboard'; text: string }
+  | ConsoleClipboardReport;
 
 export interface ConsoleInput {
   vmId: string;
@@ -121,6 +128,11 @@ export interface ConsoleContext {
   keyboardLayout: KeyboardLayout;
   /** Why the clipboard could not be pasted (the browser refused to let the page read it). */
   pasteError: string | null;
+  /**
+   * What the machine's clipboard can do, as the clipboard child last learned it: a desktop that
+   * shares its clipboard is pasted onto that clipboard instead of typed.
+   */
+  clipboardDirections: ClipboardDirections | null;
 }
 
 const notProvided = (name: string): Error =>
@@ -218,6 +230,9 @@ export const consoleMachine = setup({
     isServerAway: (_, { error }: { error: unknown }) => isServerAway(error),
     /** An empty paste would only move the focus. */
     hasText: (_, { text }: { text: string }) => text !== '',
+    isPasteWithText: ({ event }) => event.type === 'console.pasteRequested' && event.text !== '',
+    /** The machine's desktop shares its clipboard: pastes go onto it, not typed. */
+    sharesClipboard: ({ context }) => sharesClipboard(context.clipboardDirections),
   },
 }).createMachine({
   id: 'console',
@@ -237,8 +252,12 @@ export const consoleMachine = setup({
     signedInAgain: false,
     keyboardLayout: input.keyboardLayout ?? DEFAULT_KEYBOARD_LAYOUT,
     pasteError: null,
+    clipboardDirections: null,
   }),
   on: {
+    'clipboard.directionsKnown': {
+      actions: assign({ clipboardDirections: ({ event }) => event.directions }),
+    },
     'console.screenAttached': { actions: assign({ screen: ({ event }) => event.screen }) },
     'console.keyboardLayoutChosen': {
       actions: [
@@ -270,7 +289,11 @@ export const consoleMachine = setup({
       invoke: [
         { id: 'network', src: 'network', input: ({ context }) => ({ vmId: context.vmId }) },
         { id: 'heartbeat', src: 'heartbeat' },
-        { id: 'clipboard', src: 'clipboard', input: ({ context }) => ({ vmId: context.vmId }) },
+        {
+          id: 'clipboard',
+          src: 'clipboard',
+          input: ({ context, self }) => ({ vmId: context.vmId, parentRef: self }),
+        },
         { id: 'files', src: 'files', input: ({ context }) => ({ vmId: context.vmId }) },
       ],
       initial: 'loading',
@@ -384,12 +407,30 @@ export const consoleMachine = setup({
                 'console.ctrlAltDelRequested': {
                   actions: sendTo('rfb', { type: 'rfb.sendCtrlAltDel' }),
                 },
-                'console.pasteRequested': {
-                  guard: { type: 'hasText', params: ({ event }) => ({ text: event.text }) },
-                  actions: [
-                    sendTo('rfb', ({ event }) => ({ type: 'rfb.paste', text: event.text })),
-                    sendTo('clipboard', { type: 'console.pasted' }),
-                  ],
+                'console.pasteRequested': [
+                  {
+                    guard: and(['isPasteWithText', 'sharesClipboard']),
+                    actions: [
+                      sendTo('rfb', ({ event }) => ({
+                        type: 'rfb.clipboardPaste' as const,
+                        text: event.text,
+                      })),
+                      sendTo('clipboard', { type: 'console.pasted' }),
+                    ],
+                  },
+                  {
+                    guard: { type: 'hasText', params: ({ event }) => ({ text: event.text }) },
+                    actions: [
+                      sendTo('rfb', ({ event }) => ({ type: 'rfb.paste', text: event.text })),
+                      sendTo('clipboard', { type: 'console.pasted' }),
+                    ],
+                  },
+                ],
+                'rfb.clipboard': {
+                  actions: sendTo('clipboard', ({ event }) => ({
+                    type: 'console.guestCopied' as const,
+                    text: event.text,
+                  })),
                 },
                 'console.fullscreenRequested': {
                   guard: 'hasScreen',
@@ -414,16 +455,29 @@ export const consoleMachine = setup({
                   invoke: {
                     id: 'readClipboard',
                     src: 'readClipboard',
-                    onDone: {
-                      target: 'ready',
-                      actions: [
-                        sendTo('rfb', ({ event }) => ({
-                          type: 'rfb.paste' as const,
-                          text: event.output,
-                        })),
-                        sendTo('clipboard', { type: 'console.pasted' }),
-                      ],
-                    },
+                    onDone: [
+                      {
+                        guard: 'sharesClipboard',
+                        target: 'ready',
+                        actions: [
+                          sendTo('rfb', ({ event }) => ({
+                            type: 'rfb.clipboardPaste' as const,
+                            text: event.output,
+                          })),
+                          sendTo('clipboard', { type: 'console.pasted' }),
+                        ],
+                      },
+                      {
+                        target: 'ready',
+                        actions: [
+                          sendTo('rfb', ({ event }) => ({
+                            type: 'rfb.paste' as const,
+                            text: event.output,
+                          })),
+                          sendTo('clipboard', { type: 'console.pasted' }),
+                        ],
+                      },
+                    ],
                     onError: {
                       target: 'ready',
                       actions: assign({

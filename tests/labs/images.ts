@@ -12,7 +12,7 @@ export const LABS_DATA = resolve(
 export const LABS_IMAGES = join(LABS_DATA, 'images');
 
 /** The images a lab check needs, with the boot files beside them. */
-export const LAB_IMAGES = ['debian-12', 'router'].flatMap((name) =>
+export const LAB_IMAGES = ['debian-12', 'router', 'debian-desktop'].flatMap((name) =>
   ['qcow2', 'vmlinuz', 'initrd', 'cmdline'].map((ext) => `${name}.${ext}`),
 );
 

@@ -19,6 +19,13 @@ const clipboardSchema = {
       description: 'Text copied inside the machine (topoplay-copy) can be copied out',
     },
     paste: { type: 'boolean', description: 'Text can be pasted into the machine (typed)' },
+    via: {
+      type: 'string',
+      enum: ['agent', 'vdagent'],
+      description:
+        "How, when copy works: agent (topoplay-copy, paste typed) or vdagent (the desktop's " +
+        'clipboard both ways, through the VNC extended clipboard)',
+    },
   },
 } as const;
 

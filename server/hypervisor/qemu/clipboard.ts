@@ -1,6 +1,7 @@
 import { copiedText } from '../guestClipboard';
 import { DriverError, type GuestClipboard } from '../types';
 import type { Agentless } from './agentless';
+import { devicesOf } from './disks';
 import {
   CLIPBOARD_ANSWER,
   CLIPBOARD_ANSWER_CHARS,
@@ -12,6 +13,8 @@ import {
 // Copy out of a qemu machine (../guestClipboard.ts): Topoplay's guest agent reads the file the
 // guest's `topoplay-copy` wrote. Whether it can is what it says after `TOPOPLAY pong`: an older
 // image's agent answers the ping without `clipboard`, an image without the agent never answers.
+// A machine whose image has spice-vdagent (its `vdagent` device, processes.ts) shares its
+// desktop's clipboard with the console itself, both ways: it says so without asking the agent.
 
 /** How long the console waits for the agent to say whether it has the clipboard. */
 export const CLIPBOARD_ASK_MS = 5_000;
@@ -37,7 +40,11 @@ export function createQemuClipboard(options: QemuClipboardOptions) {
         socket: null,
         base: null,
       }));
-      if (!socket || (await agentless.has(base))) return { copy: false };
+      if (!socket) return { copy: false };
+      // The image's spice-vdagent and QEMU's vdagent share the clipboard: no agent to ask.
+      if (base && (await devicesOf(base)).includes('vdagent'))
+        return { copy: true, via: 'vdagent' };
+      if (await agentless.has(base)) return { copy: false };
       const pong = await callAgent(socket, {
         line: 'ping',
         answer: 'TOPOPLAY pong',
@@ -45,7 +52,9 @@ export function createQemuClipboard(options: QemuClipboardOptions) {
         repeatMs: 1_000,
         signal: closing,
       }).catch(() => '');
-      return { copy: featuresOf(pong).includes('clipboard') };
+      return featuresOf(pong).includes('clipboard')
+        ? { copy: true, via: 'agent' }
+        : { copy: false };
     },
 
     async readGuestClipboard(id: string): Promise<string> {

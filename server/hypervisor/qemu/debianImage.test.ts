@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DESKTOP_RECIPE, STOCK_DEBIAN_RECIPES } from './debianDesktop';
 import { buildDebianImages, lockEmptyPasswords } from './debianImage';
 import {
   DEBIAN_RECIPE,
@@ -12,7 +13,7 @@ import {
   ROUTER_WAN,
   type ImageRecipe,
 } from './debianRecipes';
-import { sidecarOf } from './disks';
+import { devicesOf, sidecarOf } from './disks';
 import {
   decide,
   inputsOf,
@@ -29,10 +30,12 @@ const fileOf = (recipe: ImageRecipe, path: string) =>
 
 describe('Debian recipes', () => {
   it('builds exactly the images the stock templates name, with boot files beside the disk', () => {
-    expect(DEBIAN_RECIPES.map((recipe) => recipe.image)).toEqual([
+    expect(STOCK_DEBIAN_RECIPES.map((recipe) => recipe.image)).toEqual([
       'debian-12.qcow2',
       'router.qcow2',
+      'debian-desktop.qcow2',
     ]);
+    expect(STOCK_DEBIAN_RECIPES.slice(0, 2)).toEqual(DEBIAN_RECIPES);
     expect(sidecarOf('/i/debian-12.qcow2', 'vmlinuz')).toBe('/i/debian-12.vmlinuz');
   });
 
@@ -63,6 +66,24 @@ describe('Debian recipes', () => {
     expect(fileOf(DEBIAN_RECIPE, '/etc/cloud/cloud.cfg.d/90_topoplay.cfg')).toMatch(
       /datasource_list: \[ NoCloud, None \]/,
     );
+  });
+
+  it('makes the desktop the server with X, logged in on tty1, and the vdagent for the clipboard', () => {
+    expect(DESKTOP_RECIPE.packages).toEqual(expect.arrayContaining([...DEBIAN_RECIPE.packages]));
+    for (const name of ['xserver-xorg-core', 'icewm', 'xterm', 'mousepad', 'spice-vdagent']) {
+      expect(DESKTOP_RECIPE.packages).toContain(name);
+    }
+    // A framebuffer for X: the kernel's driver takes the VGA card.
+    expect(DESKTOP_RECIPE.cmdline.split(' ')).not.toContain('nomodeset');
+    expect(DESKTOP_RECIPE.cmdline).toMatch(/root=LABEL=root rw/);
+    expect(
+      fileOf(DESKTOP_RECIPE, '/etc/systemd/system/getty@tty1.service.d/autologin.conf'),
+    ).toMatch(/--autologin debian /);
+    expect(fileOf(DESKTOP_RECIPE, '/etc/profile.d/topoplay-desktop.sh')).toMatch(/startx/);
+    expect(fileOf(DESKTOP_RECIPE, '/etc/X11/xinit/xinitrc')).toMatch(/^spice-vdagent$/m);
+    expect(DESKTOP_RECIPE.devices).toEqual(['vdagent']);
+    // The server images' inputs are as before: a desktop field left out changes no hash.
+    expect(DEBIAN_RECIPE.devices).toBeUndefined();
   });
 
   it('routes lan to wan: an address and DHCP on lan, forwarding, masquerade out of wan', () => {
@@ -188,5 +209,27 @@ describe('buildDebianImages', () => {
     });
     expect(results.map((result) => result.decision)).toEqual(['keep']);
     expect(lines.join('\n')).toMatch(/debian-12\.qcow2: up to date/);
+  });
+
+  it('keeps a desktop image only with its devices file, which says what its machines get', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tq-debian-'));
+    const disk = join(dir, DESKTOP_RECIPE.image);
+    const files: ImageManifest['files'] = {};
+    for (const path of [
+      disk,
+      ...(['vmlinuz', 'initrd', 'cmdline', 'devices'] as const).map((k) => sidecarOf(disk, k)),
+    ]) {
+      writeFileSync(path, path.endsWith('.devices') ? 'vdagent\n' : 'x');
+      files[path.slice(dir.length + 1)] = { bytes: path.endsWith('.devices') ? 8 : 1, sha256: '' };
+    }
+    const manifest = { image: DESKTOP_RECIPE.image, inputs: inputsOf(DESKTOP_RECIPE), files };
+    writeFileSync(manifestPathOf(disk), JSON.stringify(manifest));
+    const keep = await buildDebianImages(dir, { recipes: [DESKTOP_RECIPE] });
+    expect(keep.map((result) => result.decision)).toEqual(['keep']);
+    expect(await devicesOf(disk)).toEqual(['vdagent']);
+    rmSync(sidecarOf(disk, 'devices'));
+    expect(await devicesOf(disk)).toEqual([]);
+    const stale = await buildDebianImages(dir, { recipes: [DESKTOP_RECIPE] });
+    expect(stale.map((result) => result.decision)).toEqual(['stale']);
   });
 });

@@ -15,8 +15,8 @@ import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { realClock, type Clock } from '../../clock';
+import { STOCK_DEBIAN_RECIPES } from './debianDesktop';
 import {
-  DEBIAN_RECIPES,
   DEBIAN_SOURCES,
   DEBIAN_SUITE,
   mmdebstrapArgs,
@@ -24,6 +24,7 @@ import {
   type ImageRecipe,
 } from './debianRecipes';
 import { BOOT_SIDECARS, sidecarOf } from './disks';
+
 import {
   decide,
   describeFile,
@@ -36,7 +37,8 @@ import {
   type ImageManifest,
 } from './imageManifest';
 
-// Builds the Debian stock images (`debian-12.qcow2`, `router.qcow2`, see debianRecipes.ts) for
+// Builds the Debian stock images (`debian-12.qcow2`, `router.qcow2`, see debianRecipes.ts, and
+// `debian-desktop.qcow2`, debianDesktop.ts) for
 // `npm run images`: mmdebstrap installs a recipe's packages from Debian's mirror into a directory,
 // the recipe's files and units are applied, the directory becomes an ext4 filesystem
 // (`mkfs.ext4 -d`, no partition table) compressed into a qcow2, and the kernel and initrd are
@@ -144,6 +146,13 @@ async function bootFiles(root: string) {
   return { version, vmlinuz: at(kernel), initrd: at(`initrd.img-${version}`) };
 }
 
+/** The disk, its boot files and, when its machines get devices of their own, their file. */
+const outputsOf = (recipe: ImageRecipe, disk: string): string[] => [
+  disk,
+  ...BOOT_SIDECARS.map((kind) => sidecarOf(disk, kind)),
+  ...(recipe.devices?.length ? [sidecarOf(disk, 'devices')] : []),
+];
+
 async function buildImage(
   recipe: ImageRecipe,
   imagesDir: string,
@@ -157,7 +166,7 @@ async function buildImage(
   await mkdir(aptCache, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), 'topoplay-debian-'));
   const suffix = `.tmp-${process.pid}`;
-  const outputs = [disk, ...BOOT_SIDECARS.map((kind) => sidecarOf(disk, kind))];
+  const outputs = outputsOf(recipe, disk);
   try {
     const root = join(work, 'root');
     log(`${recipe.image}: installing ${recipe.packages.length} packages with mmdebstrap`);
@@ -167,6 +176,9 @@ async function buildImage(
     await copyFile(boot.vmlinuz, sidecarOf(disk, 'vmlinuz') + suffix);
     await copyFile(boot.initrd, sidecarOf(disk, 'initrd') + suffix);
     await writeFile(sidecarOf(disk, 'cmdline') + suffix, `${recipe.cmdline}\n`);
+    if (recipe.devices?.length) {
+      await writeFile(sidecarOf(disk, 'devices') + suffix, `${recipe.devices.join('\n')}\n`);
+    }
     const packages = parsePackages(
       await tool('dpkg-query', [
         `--admindir=${join(root, 'var', 'lib', 'dpkg')}`,
@@ -188,6 +200,7 @@ async function buildImage(
       suite: DEBIAN_SUITE,
       sources: DEBIAN_SOURCES,
       kernel: boot.version,
+      ...(recipe.devices?.length ? { devices: recipe.devices } : {}),
       builtAt: new Date(clock.now()).toISOString(),
       buildSeconds: Math.round((clock.now() - started) / 100) / 10,
       files: Object.fromEntries(await Promise.all(outputs.map(describeFile))),
@@ -219,11 +232,11 @@ export async function buildDebianImages(
   const clock = options.clock ?? realClock;
   await mkdir(imagesDir, { recursive: true });
   const results: DebianImageResult[] = [];
-  for (const recipe of options.recipes ?? DEBIAN_RECIPES) {
+  for (const recipe of options.recipes ?? STOCK_DEBIAN_RECIPES) {
     const disk = join(imagesDir, recipe.image);
     const inputs = inputsOf(recipe);
     const manifest = await readManifest(manifestPathOf(disk));
-    const names = [disk, ...BOOT_SIDECARS.map((kind) => sidecarOf(disk, kind))];
+    const names = outputsOf(recipe, disk);
     const sizes = Object.fromEntries(
       await Promise.all(names.map(async (path) => [basename(path), await sizeOf(path)] as const)),
     );

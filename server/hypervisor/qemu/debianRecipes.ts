@@ -46,7 +46,17 @@ export interface ImageRecipe {
   cmdline: string;
   /** The disk's virtual size (qemu-img/mkfs notation); the ext4 filesystem fills it. */
   diskSize: string;
+  /**
+   * Devices the image's machines get besides the usual ones (written to `{image}.devices`, which
+   * goes wherever the disk goes): `vdagent`, QEMU's clipboard channel to the guest's
+   * spice-vdagent. Left out for images without.
+   */
+  devices?: readonly ImageDevice[];
 }
+
+/** A device a machine gets because its image has what uses it (processes.ts). */
+export const IMAGE_DEVICES = ['vdagent'] as const;
+export type ImageDevice = (typeof IMAGE_DEVICES)[number];
 
 /** The label of the root filesystem, which the kernel command line mounts. */
 export const ROOT_LABEL = 'root';
@@ -244,7 +254,7 @@ systemctl --no-block restart getty@tty1.service serial-getty@ttyS0.service
 ) </dev/null >/dev/null 2>&1 &
 `;
 
-const baseFiles = (hostname: string): RecipeFile[] => [
+export const baseFiles = (hostname: string): RecipeFile[] => [
   { path: '/etc/hostname', content: `${hostname}\n` },
   {
     path: '/etc/hosts',
@@ -318,7 +328,7 @@ const routerFiles = (): RecipeFile[] => [
   { path: '/etc/cloud/cloud.cfg.d/91_router.cfg', content: ROUTER_CLOUD_INIT_CFG },
 ];
 
-const BASE_ENABLE = [
+export const BASE_ENABLE = [
   'topoplay-hostname.service',
   'topoplay-agent.service',
   'systemd-networkd.service',
@@ -329,7 +339,7 @@ const BASE_ENABLE = [
 ];
 
 // Lab networks have no DHCP unless a router serves it: nothing waits for the network to be up.
-const BASE_MASK = ['systemd-networkd-wait-online.service'];
+export const BASE_MASK = ['systemd-networkd-wait-online.service'];
 
 export const DEBIAN_RECIPE: ImageRecipe = {
   image: 'debian-12.qcow2',

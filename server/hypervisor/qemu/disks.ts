@@ -3,11 +3,13 @@ import { copyFile, mkdir, readFile, realpath, rename, rm, stat } from 'node:fs/p
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
 import { DriverError } from '../types';
+import { IMAGE_DEVICES, type ImageDevice } from './debianRecipes';
 
 // Disks through qemu-img: a deployed machine's disk is a copy-on-write overlay on the template's
 // disk (the linked clone); saving commits the overlay into that disk; unlinking a template copies
 // its parent's disk with progress. Kernel boot files (`{disk}.vmlinuz`, `{disk}.initrd`,
-// `{disk}.cmdline` beside a disk, as the tiny stock image has them) go wherever their disk goes.
+// `{disk}.cmdline` beside a disk, as the tiny stock image has them) go wherever their disk goes, and
+// so does `{disk}.devices`, the devices its machines get.
 
 const run = promisify(execFile);
 
@@ -15,8 +17,11 @@ export type DiskFormat = 'qcow2' | 'raw';
 
 export const BOOT_SIDECARS = ['vmlinuz', 'initrd', 'cmdline'] as const;
 
+/** Every file that goes with its disk: the boot files, and the devices its machines get. */
+export const DISK_SIDECARS = [...BOOT_SIDECARS, 'devices'] as const;
+
 /** `{disk without extension}.{kind}` */
-export const sidecarOf = (disk: string, kind: (typeof BOOT_SIDECARS)[number]): string =>
+export const sidecarOf = (disk: string, kind: (typeof DISK_SIDECARS)[number]): string =>
   `${disk.replace(/\.(qcow2|raw|img)$/i, '')}.${kind}`;
 
 export async function exists(path: string): Promise<boolean> {
@@ -116,6 +121,18 @@ export async function bootFilesOf(
   return { kernel, initrd: (await exists(initrd)) ? initrd : null, cmdline };
 }
 
+/**
+ * The devices a machine of this disk gets besides the usual ones, from `{disk}.devices` (one a
+ * line, as debianImage.ts writes it for images that have what uses them); none without it.
+ */
+export async function devicesOf(disk: string): Promise<ImageDevice[]> {
+  const text = await readFile(sidecarOf(disk, 'devices'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line): line is ImageDevice => (IMAGE_DEVICES as readonly string[]).includes(line));
+}
+
 export interface DiskCopy {
   /** 0..99 while copying. */
   progress: number;
@@ -157,7 +174,7 @@ export function copyDisk(source: string, target: string, now: number): DiskCopy 
             ),
       );
     });
-    for (const kind of BOOT_SIDECARS) {
+    for (const kind of DISK_SIDECARS) {
       const from = sidecarOf(source, kind);
       if (await exists(from)) await copyFile(from, sidecarOf(target, kind));
     }
@@ -171,7 +188,7 @@ export function copyDisk(source: string, target: string, now: number): DiskCopy 
 export async function removeDisk(path: string): Promise<void> {
   await rm(path, { force: true });
   await rm(`${path}.partial`, { force: true });
-  for (const kind of BOOT_SIDECARS) await rm(sidecarOf(path, kind), { force: true });
+  for (const kind of DISK_SIDECARS) await rm(sidecarOf(path, kind), { force: true });
 }
 
 export function messageOf(error: unknown): string {

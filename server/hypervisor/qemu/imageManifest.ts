@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { DEBIAN_SOURCES, DEBIAN_SUITE, type ImageRecipe } from './debianRecipes';
+import { DEBIAN_SOURCES, DEBIAN_SUITE, type ImageDevice, type ImageRecipe } from './debianRecipes';
 
 // The manifest written beside each built Debian image (`{image without .qcow2}.manifest.json`):
 // what went in (a hash of the recipe, the suite and apt sources, every package's version), what came
@@ -24,6 +24,8 @@ export interface ImageManifest {
   suite: string;
   sources: readonly string[];
   kernel: string;
+  /** The devices the image's machines get besides the usual ones (`{image}.devices`). */
+  devices?: readonly ImageDevice[];
   builtAt: string;
   buildSeconds: number;
   /** File name (in the images folder) to its size and digest. */

@@ -7,7 +7,7 @@ import { cloudHostname, cloudSettingsOf, networkConfig, userData } from '../clou
 import { fwCfgName } from '../guestFiles';
 import { specName } from '../lifecycle';
 import { EMPTY_TAG, isolatedNet, tagOf, type MachineSpec } from '../types';
-import { bootFilesOf } from './disks';
+import { bootFilesOf, devicesOf } from './disks';
 import { uefiFilesOf } from './firmware';
 import { inside, machineFiles, type QemuLayout } from './layout';
 import { FW_CFG_NAME_MAX, type Acceleration, type LaunchPlan } from './processes';
@@ -195,6 +195,7 @@ export async function launchPlanOf(
     })),
     iso: record.iso ? inside(layout.isos, record.iso, 'ISO') : null,
     boot: base ? await bootFilesOf(base) : null,
+    devices: base ? await devicesOf(base) : [],
     uefi: record.spec.firmware === 'uefi' ? await uefiFilesOf(files.dir) : null,
     guestSettings,
     seed: await seedOf(record, hostname, files, context),

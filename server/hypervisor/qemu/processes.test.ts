@@ -130,6 +130,33 @@ describe('qemu hardware from the template', () => {
     expect(kernelCommandLine('', 'tcg')).toBe('no_timer_check');
   });
 
+  it("shares the clipboard through QEMU's vdagent only for images that have the agent", async () => {
+    const plain = qemuArgs(planWith([null], [null], null));
+    expect(plain.join(' ')).not.toMatch(/vdagent|virtio-serial|usb-tablet/);
+    const plan = { ...planWith([null], [null], null), devices: ['vdagent'] as const };
+    const args = qemuArgs(plan);
+    expect(after(args, '-chardev')).toEqual(['qemu-vdagent,id=vdagent,name=vdagent,clipboard=on']);
+    expect(after(args, '-device')).toEqual(
+      expect.arrayContaining([
+        'virtio-serial-pci',
+        'virtserialport,chardev=vdagent,name=com.redhat.spice.0',
+        'usb-tablet,bus=usb.0',
+      ]),
+    );
+    // QEMU takes them: the vdagent chardev and the port the guest's spice-vdagentd opens.
+    const pid = await launch(plan);
+    try {
+      const chardevs = await qmp<Array<{ label: string; filename: string }>>(
+        plan.files.qmp,
+        'query-chardev',
+      );
+      expect(chardevs.map((c) => c.label)).toContain('vdagent');
+    } finally {
+      await qmp(plan.files.qmp, 'quit').catch(() => undefined);
+      await ended(pid, ID);
+    }
+  });
+
   it('leaves the seed out when a third IDE disk takes its unit', () => {
     const args = qemuArgs(planWith(['ide', 'ide', 'ide'], [], '/s.iso'));
     expect(args.join(' ')).not.toContain('id=seed0');

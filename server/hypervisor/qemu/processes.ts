@@ -7,6 +7,7 @@ import { probeKey, readProbe, writeProbe } from './accelerationCache';
 import { messageOf } from './disks';
 import { MACS_FW_CFG } from './guestAgent';
 import { openQmp } from './qmp';
+import type { ImageDevice } from './debianRecipes';
 import type { machineFiles } from './layout';
 
 // One QEMU process per machine. It is started daemonized (it outlives the server, which re-attaches
@@ -163,6 +164,8 @@ export interface LaunchPlan {
   guestSettings: Array<{ name: string; file: string }>;
   /** The cloud-init seed ISO (CIDATA) in a second CD-ROM drive, or null for none. */
   seed: string | null;
+  /** Devices the machine's image has what uses (its `{disk}.devices`, disks.ts devicesOf). */
+  devices?: readonly ImageDevice[];
   /**
    * A saved machine's memory and device state to resume from (`-incoming`) instead of booting:
    * the file a warm image saved (warm.ts). Its machine must be launched exactly as the saved one.
@@ -197,6 +200,24 @@ export function nicModelOf(adapter: string | null | undefined): string {
   const model = (adapter ?? '').toLowerCase();
   return ['e1000', 'e1000e', 'rtl8139'].includes(model) ? model : 'virtio-net-pci';
 }
+
+/**
+ * The clipboard of an image with spice-vdagent: QEMU's own vdagent (no SPICE server) on the port
+ * the guest's agent looks for, which shares the clipboard with the VNC display's viewers (VNC's
+ * extended clipboard); and a USB tablet, so that the desktop's pointer is where the viewer's is.
+ */
+export const VDAGENT_ARGS: readonly string[] = [
+  '-device',
+  'virtio-serial-pci',
+  '-chardev',
+  'qemu-vdagent,id=vdagent,name=vdagent,clipboard=on',
+  '-device',
+  'virtserialport,chardev=vdagent,name=com.redhat.spice.0',
+  '-device',
+  'qemu-xhci,id=usb',
+  '-device',
+  'usb-tablet,bus=usb.0',
+];
 
 /** An AHCI controller has six ports. */
 const SATA_PORTS = 6;
@@ -299,6 +320,7 @@ export function qemuArgs(plan: LaunchPlan): string[] {
     // installer still in the drive.
     args.push('-boot', plan.iso ? 'order=cd' : 'order=c');
   }
+  if (plan.devices?.includes('vdagent')) args.push(...VDAGENT_ARGS);
   // A new VM generation ID at every launch: a guest restored from a warm image learns that it
   // is a copy and reseeds its random number generator (Linux's vmgenid driver, Windows).
   args.push('-device', 'vmgenid,guid=auto');

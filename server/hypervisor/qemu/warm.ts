@@ -5,7 +5,7 @@ import { bareKey } from '../cloudInit';
 import { DriverError, type GuestSetting } from '../types';
 import type { Agentless } from './agentless';
 import type { Capacity, Reservation } from './capacity';
-import { bootFilesOf, fileStamp, freshDisk, messageOf } from './disks';
+import { bootFilesOf, devicesOf, fileStamp, freshDisk, messageOf } from './disks';
 import { callAgent } from './guestAgent';
 import { filesIn, type QemuLayout } from './layout';
 import { launchPlanOf } from './plans';
@@ -63,7 +63,7 @@ const bootSettings = (settings: readonly GuestSetting[]) =>
 /**
  * The name of the warm image a machine can be restored from, or null when it cannot be: a builder
  * machine (its disk is saved into its template's), an empty disk or an installer, UEFI (its
- * variables live in a file of its own).
+ * variables live in a file of its own), an image with the vdagent (QEMU cannot save it).
  */
 export async function warmKeyOf(
   record: MachineRecord,
@@ -75,6 +75,9 @@ export async function warmKeyOf(
   if (record.disks.some((d) => d.base === null)) return null;
   try {
     const first = record.disks[0]?.base ?? null;
+    // QEMU 7.2 cannot save a machine with the vdagent ("The vdagent chardev doesn't yet support
+    // migration"): a desktop that shares its clipboard always boots.
+    if (first && (await devicesOf(first)).includes('vdagent')) return null;
     const boot = first ? await bootFilesOf(first) : null;
     const input = {
       format: WARM_FORMAT,

@@ -379,7 +379,7 @@ export function createSimDriver(options: SimDriverOptions): HypervisorDriver {
     // copies out, as one with the guest agent does.
     async guestClipboard(id) {
       const row = await required(id).catch(() => null);
-      return { copy: row?.state === 'running' };
+      return row?.state === 'running' ? { copy: true, via: 'agent' } : { copy: false };
     },
     async readGuestClipboard(id) {
       const row = await required(id);

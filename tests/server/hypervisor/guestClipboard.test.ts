@@ -49,11 +49,14 @@ afterAll(async () => {
 }, 120_000);
 
 describe('copy out of a real tiny machine', () => {
-  it('says the machine can copy out once its agent answers', async () => {
-    await vi.waitFor(async () => expect(await driver.guestClipboard!(id)).toEqual({ copy: true }), {
-      timeout: BOOT_MS,
-      interval: 500,
-    });
+  it('says the machine copies out through its agent once it answers', async () => {
+    await vi.waitFor(
+      async () => expect(await driver.guestClipboard!(id)).toEqual({ copy: true, via: 'agent' }),
+      {
+        timeout: BOOT_MS,
+        interval: 500,
+      },
+    );
   }, 120_000);
 
   it('reads nothing before anything was copied', async () => {
