@@ -94,11 +94,17 @@ export async function openViewer(url: string): Promise<Viewer> {
     buffered = Buffer.concat([buffered, data]);
     pump();
   });
-  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  let why = '';
+  const closed = new Promise<void>((r) =>
+    socket.once('close', (code: number, reason: Buffer) => {
+      why = `${code} ${reason.toString()}`;
+      r();
+    }),
+  );
   const read = (n: number) =>
     new Promise<Buffer>((resolve, reject) => {
       wanted = { n, resolve };
-      void closed.then(() => reject(new Error('the console closed during the handshake')));
+      void closed.then(() => reject(new Error(`the console closed during the handshake: ${why}`)));
       pump();
     });
   await new Promise((resolve, reject) => {
