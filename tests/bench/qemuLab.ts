@@ -64,7 +64,7 @@ async function processesUnder(folder: string): Promise<number[]> {
 }
 
 /**
- * `tsx server/main.ts` with the qemu driver, SQLite and in-memory hub in a fresh data folder, the
+ * `tsx server/main.ts` with the qemu driver (unless `env` names another), SQLite and in-memory hub in a fresh data folder, the
  * tiny image (built once into the cache) linked into its own images folder, and the images of
  * `moreImages` (a folder) beside it; resolves once it is ready.
  */
@@ -72,12 +72,14 @@ export async function startServer(
   env: Record<string, string> = {},
   moreImages?: string,
 ): Promise<BenchServer> {
-  await buildTinyImage(CACHE);
+  // Another driver (env.HYPERVISOR) has no use for the image.
+  if ((env.HYPERVISOR ?? 'qemu') === 'qemu') await buildTinyImage(CACHE);
   // Short: the machines' unix sockets live under the state folder.
   const root = mkdtempSync(join(tmpdir(), 'tqb-'));
   const imagesDir = join(root, 'images');
   mkdirSync(imagesDir);
   for (const folder of moreImages ? [CACHE, moreImages] : [CACHE]) {
+    if (!existsSync(folder)) continue;
     for (const file of readdirSync(folder)) {
       const link = join(imagesDir, file);
       if (file.endsWith('.tmp') || file.startsWith('.') || existsSync(link)) continue;

@@ -1,7 +1,7 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { connect } from 'node:net';
-import WebSocket from 'ws';
+import { cpuSeconds, openViewer } from './consoleBench';
 import { apiAs, machineDir, promptShown, startServer, until, type GameVm } from './qemuLab';
 
 // The cost of console recording per console-minute (issue 33's benchmark, the recording part):
@@ -16,100 +16,16 @@ import { apiAs, machineDir, promptShown, startServer, until, type GameVm } from 
 //   npm run bench:recording      (BENCH_SECONDS=30 for shorter windows, BENCH_PORT for a port)
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 60);
-const TICKS = 100; // USER_HZ on Linux
-
-/** CPU seconds of `pid` and its descendants, QEMU processes excluded. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stats = new Map<number, { ppid: number; comm: string; ticks: number }>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const text = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    const close = text.lastIndexOf(')');
-    if (close < 0) continue;
-    const comm = text.slice(text.indexOf('(') + 1, close);
-    const fields = text.slice(close + 2).split(' ');
-    stats.set(Number(entry), {
-      ppid: Number(fields[1]),
-      comm,
-      ticks: Number(fields[11]) + Number(fields[12]),
-    });
-  }
-  let total = 0;
-  const walk = (id: number) => {
-    const s = stats.get(id);
-    if (!s || s.comm.startsWith('qemu')) return;
-    total += s.ticks;
-    for (const [child, c] of stats) if (c.ppid === id) walk(child);
-  };
-  walk(pid);
-  return total / TICKS;
-}
-
 /** A viewer as noVNC connects, asking for incremental updates every 33 ms; counts bytes. */
 async function watch(url: string, seconds: number): Promise<number> {
-  const socket = new WebSocket(url, ['binary']);
-  let received = 0;
-  let buffered = Buffer.alloc(0);
-  let wanted: { n: number; resolve: (b: Buffer) => void } | null = null;
-  const pump = () => {
-    if (wanted && buffered.length >= wanted.n) {
-      const out = buffered.subarray(0, wanted.n);
-      buffered = buffered.subarray(wanted.n);
-      const w = wanted;
-      wanted = null;
-      w.resolve(out);
-    }
-  };
-  let handshaking = true;
-  socket.on('message', (data: Buffer) => {
-    received += data.length;
-    if (!handshaking) return;
-    buffered = Buffer.concat([buffered, data]);
-    pump();
-  });
-  const read = (n: number) =>
-    new Promise<Buffer>((resolve) => {
-      wanted = { n, resolve };
-      pump();
-    });
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  await read(12);
-  socket.send(Buffer.from('RFB 003.008\n', 'latin1'));
-  const count = (await read(1))[0]!;
-  await read(count);
-  socket.send(Buffer.of(1));
-  await read(4);
-  socket.send(Buffer.of(1));
-  const init = await read(24);
-  const width = init.readUInt16BE(0);
-  const height = init.readUInt16BE(2);
-  await read(init.readUInt32BE(20));
-  handshaking = false;
-  // noVNC's encodings, its default quality 6 and compression 2.
-  const encodings = [7, 16, 5, 1, 0, -223, -26, -254];
-  const set = Buffer.alloc(4 + 4 * encodings.length);
-  set.writeUInt8(2, 0);
-  set.writeUInt16BE(encodings.length, 2);
-  encodings.forEach((e, i) => set.writeInt32BE(e, 4 + 4 * i));
-  socket.send(set);
-  const request = (incremental: number) => {
-    const r = Buffer.alloc(10);
-    r.writeUInt8(3, 0);
-    r.writeUInt8(incremental, 1);
-    r.writeUInt16BE(width, 6);
-    r.writeUInt16BE(height, 8);
-    socket.send(r);
-  };
-  request(0);
-  const timer = setInterval(() => request(1), 33);
+  const viewer = await openViewer(url);
+  viewer.onData(() => undefined);
+  viewer.request(false);
+  const timer = setInterval(() => viewer.request(true), 33);
   await new Promise((r) => setTimeout(r, seconds * 1000));
   clearInterval(timer);
-  socket.close();
-  await new Promise((r) => socket.once('close', r));
-  return received;
+  await viewer.close();
+  return viewer.received;
 }
 
 async function main() {

@@ -519,6 +519,43 @@ describe('PVE API simulator: consoles', () => {
     expect((await waitTask(sim, proxy.upid)).exitstatus).toBe('OK');
   });
 
+  it('hands an authenticated viewer to the screen given as vncScreen, and ends it when the VM stops', async () => {
+    const received: Buffer[] = [];
+    const ended = vi.fn();
+    const sim = await start({
+      vncScreen: (transport, vm) => ({
+        receive(bytes) {
+          received.push(bytes);
+          transport.send(Buffer.from(`${vm.vmid} ${vm.name}`, 'latin1'));
+        },
+        end: ended,
+      }),
+    });
+    await runningVm(sim, 100, 'web');
+    const proxy = await data<{ port: string; ticket: string }>(
+      sim,
+      'POST',
+      '/nodes/pve1/qemu/100/vncproxy',
+      { websocket: 1 },
+    );
+    const { ws, read } = await openConsole(sim, proxy.port, proxy.ticket);
+    await read(12);
+    ws.send(Buffer.from('RFB 003.008\n', 'latin1'));
+    await read(2);
+    ws.send(Buffer.from([2]));
+    const challenge = await read(16);
+    ws.send(Buffer.from(vncAuthResponse(challenge, proxy.ticket)));
+    expect((await read(4)).readUInt32BE(0)).toBe(0);
+    ws.send(Buffer.from([1]));
+    expect((await read(7)).toString('latin1')).toBe('100 web');
+    expect(Buffer.concat(received)).toEqual(Buffer.from([1]));
+
+    const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+    await data(sim, 'POST', '/nodes/pve1/qemu/100/status/stop');
+    expect(await closed).toBe(1000);
+    await vi.waitFor(() => expect(ended).toHaveBeenCalledOnce());
+  });
+
   it('refuses a viewer whose VNC response is wrong, with a reason', async () => {
     const sim = await start();
     await runningVm(sim, 100);

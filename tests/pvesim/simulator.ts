@@ -22,7 +22,7 @@ import { createTimers } from './timers';
 import { makeSelfSigned } from './tls';
 import type { Call, Override, Routes, SimContext, SimSettings } from './types';
 import { isUploadCall, readUpload } from './uploads';
-import { createVncProxies, type VncProxies } from './vnc';
+import { createVncProxies, type VncProxies, type VncScreen } from './vnc';
 
 // A SIMULATOR of the Proxmox VE REST API, for tests and local runs of HYPERVISOR=proxmox: not
 // Proxmox VE, and nothing in it talks to one. It serves the endpoints Topoplay's PVE driver calls
@@ -80,6 +80,8 @@ export interface PveSimulatorOptions {
    * inject faults in a driver's tests or to test the simulator's reply checking.
    */
   overrides?: Record<string, Override>;
+  /** What VMs' consoles show after VNC authentication; default their drawn simulated screens. */
+  vncScreen?: VncScreen;
 }
 
 export interface PveSimulator {
@@ -255,7 +257,7 @@ export async function startPveSimulator(options: PveSimulatorOptions = {}): Prom
     vmStopped: (vmid, destroyed) => vnc?.vmStopped(vmid, destroyed),
     log,
   };
-  const consoles = createVncProxies(ctx, tls?.cert ?? '');
+  const consoles = createVncProxies(ctx, tls?.cert ?? '', options.vncScreen);
   vnc = consoles;
   const auth = createAuth({ tokenId, tokenSecret, rootPassword: options.rootPassword ?? null });
   const routes: Routes = {

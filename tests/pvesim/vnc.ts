@@ -14,6 +14,7 @@ import {
   MACHINE_OFF_REASON,
   startRfbSession,
   type RfbSession,
+  type RfbTransport,
 } from '../../server/hypervisor/sim/console/rfb';
 import { failure, flagParam, intParam, PveHttpError, textParam } from './errors';
 import type { TaskHandle } from './tasks';
@@ -25,6 +26,12 @@ import { nodeOf, vmidOf, type Call, type Routes, type SimContext } from './types
 // then speaks RFB 3.8 with VNC authentication only (security type 2), the password being the
 // ticket (or the generated password). Once authenticated, the viewer is handed to the drawn
 // console of a simulated machine (server/hypervisor/sim/console), as if QEMU's screen.
+
+/**
+ * What an authenticated viewer of a VM is handed to, from its ClientInit on: by default the
+ * drawn console of a simulated machine; a benchmark may serve a screen it scripts instead.
+ */
+export type VncScreen = (transport: RfbTransport, vm: { vmid: number; name: string }) => RfbSession;
 
 /** How long a vncproxy ticket waits for its connection (PVE's proxy listens 10 s). */
 export const VNC_TICKET_MS = 10_000;
@@ -82,7 +89,7 @@ function printablePassword(): string {
   return [...randomBytes(8)].map((b) => String.fromCharCode(33 + (b % 94))).join('');
 }
 
-export function createVncProxies(ctx: SimContext, cert: string): VncProxies {
+export function createVncProxies(ctx: SimContext, cert: string, screen?: VncScreen): VncProxies {
   const tickets = new Map<string, Ticket>();
   const portsInUse = new Set<number>();
   const displays = new Map<number, MachineDisplay>();
@@ -122,10 +129,10 @@ export function createVncProxies(ctx: SimContext, cert: string): VncProxies {
     const handOver = () => {
       phase = 'done';
       send(u32(0));
-      session = startRfbSession(
-        { send, close: (code, reason) => ws.close(code, reason) },
-        displayFor(vmid, name),
-      );
+      const transport = { send, close: (code: number, reason: string) => ws.close(code, reason) };
+      session = screen
+        ? screen(transport, { vmid, name })
+        : startRfbSession(transport, displayFor(vmid, name));
       if (pending.length > 0) session.receive(pending.take(pending.length));
     };
 
