@@ -107,6 +107,12 @@ test('an author turns recording on, the player is told, and an observer replays 
   const table = row.getByRole('table', { name: 'Console recordings' });
   await expect(table.getByRole('row')).toHaveCount(2);
   await expect(table.getByRole('row').nth(1)).toContainText('rec');
+  // Its Replay link sits inside its row, started at a local time as the Events tab shows them.
+  const rowBox = (await table.getByRole('row').nth(1).boundingBox())!;
+  const linkBox = (await table.getByRole('link', { name: /^Replay rec, / }).boundingBox())!;
+  expect(linkBox.y).toBeGreaterThanOrEqual(rowBox.y);
+  expect(linkBox.y + linkBox.height).toBeLessThanOrEqual(rowBox.y + rowBox.height);
+  await expect(table.getByRole('row').nth(1)).toContainText(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/);
   await table.getByRole('link', { name: /^Replay rec, / }).click();
   await expect(observer).toHaveURL(new RegExp(`/observe/replay/${gamespaceId}/[^/]+$`));
   const replayUrl = new URL(observer.url()).pathname;

@@ -6,6 +6,7 @@ import {
   selectRecordings,
   selectRecordingsError,
 } from '../../machines/recordingListMachine.selectors';
+import { localTimeOf } from '../../domain/gameEvents';
 import { clockText } from '../../domain/time';
 
 /** Where a recording's replay opens (src/app/router.tsx). */
@@ -35,7 +36,7 @@ export function RecordingList({ list }: { list: RecordingListActorRef }) {
   }
   if (recordings.length === 0) return <p className="tp-muted">No console recordings.</p>;
   return (
-    <table className="tp-gs-recordings" aria-label="Console recordings">
+    <table className="tp-gs-sets tp-gs-recordings" aria-label="Console recordings">
       <thead>
         <tr>
           <th scope="col">Machine</th>
@@ -53,7 +54,7 @@ export function RecordingList({ list }: { list: RecordingListActorRef }) {
           <tr key={r.id}>
             <th scope="row">{r.machineName}</th>
             <td>{r.userName || r.userId}</td>
-            <td>{new Date(r.startedAt).toLocaleString()}</td>
+            <td>{localTimeOf(r.startedAt)}</td>
             <td>
               {r.endedAt === null ? `${clockText(r.durationMs)} (open)` : clockText(r.durationMs)}
             </td>
@@ -61,8 +62,7 @@ export function RecordingList({ list }: { list: RecordingListActorRef }) {
             <td>
               <Link
                 to={replayPath(r.gamespaceId, r.id)}
-                className="p-button p-component p-button-sm"
-                aria-label={`Replay ${r.machineName}, ${r.userName || r.userId}, ${new Date(r.startedAt).toLocaleString()}`}
+                aria-label={`Replay ${r.machineName}, ${r.userName || r.userId}, ${localTimeOf(r.startedAt)}`}
               >
                 Replay
               </Link>

@@ -1,6 +1,7 @@
 import { useSelector } from '@xstate/react';
 import { useCallback } from 'react';
 import { Link } from 'react-router';
+import { localTimeOf } from '../../domain/gameEvents';
 import { clockText } from '../../domain/time';
 import { timelinePercent } from '../../domain/replayTimeline';
 import {
@@ -108,7 +109,7 @@ export function ReplayView({ player }: { player: ReplayPlayerActorRef }) {
       </h1>
       {recording && (
         <p className="tp-muted">
-          Started {new Date(recording.startedAt).toLocaleString()}
+          Started {localTimeOf(recording.startedAt)}
           {recording.truncated && '. The recording stops where it reached its size cap.'}
         </p>
       )}
