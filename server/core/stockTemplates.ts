@@ -46,6 +46,33 @@ export const TINY_TEMPLATE: StockTemplate = {
 /** Marks a database that got the tiny template (seeded apart: databases seeded before it). */
 export const TINY_SEEDED_KEY = 'templates.stockSeeded.tiny';
 
+/**
+ * The Debian desktop (X with IceWM, xterm and Mousepad), whose clipboard the browser's console
+ * shares: with the qemu driver, the image `debian-desktop.qcow2` that `npm run images` builds;
+ * with the proxmox driver, a linked clone of the cluster's VM template `topoplay-debian-desktop`.
+ */
+export const DESKTOP_TEMPLATE: StockTemplate = {
+  name: 'linux-desktop',
+  description:
+    'A Debian 12 desktop: IceWM, a terminal and a text editor; copy and paste with your own ' +
+    'computer: 2 CPUs, 2 GB of memory, a 4 GB disk, one network card.',
+  networks: 'lan',
+  detail: {
+    Cpu: '1x2',
+    Ram: 2,
+    Guest: 'debian12_64Guest',
+    Adapters: 1,
+    Eth: [{ Net: 'lan', Type: 'virtio' }],
+    // The image's own name: the qemu driver finds it in its images folder.
+    Disks: [{ Path: 'debian-desktop.qcow2', Source: '', Controller: 'virtio', Size: 4 }],
+    // The Proxmox VM template the proxmox driver clones (docs/deploy.md says how to make it).
+    Template: 'topoplay-debian-desktop',
+  },
+};
+
+/** Marks a database that got the desktop template (seeded apart: databases seeded before it). */
+export const DESKTOP_SEEDED_KEY = 'templates.stockSeeded.desktop';
+
 /** The Debian machine of the qemu images folder (`npm run images`) and its Proxmox VM template. */
 const debianDisk = (size: number) => ({
   // The image's own name: the qemu driver finds it in its images folder.
@@ -214,6 +241,7 @@ export async function seedStockTemplates(
   for (const [key, templates] of [
     [STOCK_SEEDED_KEY, STOCK_TEMPLATES],
     [TINY_SEEDED_KEY, [TINY_TEMPLATE]],
+    [DESKTOP_SEEDED_KEY, [DESKTOP_TEMPLATE]],
   ] as const) {
     if (await stock.isMarked(key)) continue;
     const seeded = await stock.seed(

@@ -8,12 +8,14 @@ import { apiOf, extraServer, signedInPage } from './support';
 
 // Stock templates the host cannot run (issue 31), on a server of the test's own with the qemu
 // driver and an images folder holding only the tiny image: the admin Template Manager and the
-// workspace's Add templates list mark linux-server, workstation and router Unavailable with why,
-// and not tiny-linux; an author may still add one, and the player who launches it is told which
+// workspace's Add templates list mark linux-server, workstation, router and linux-desktop
+// Unavailable with why, and not tiny-linux; an author may still add one, and the player who launches it is told which
 // template cannot run and which image is missing.
 
 const NO_DEBIAN = 'The image debian-12.qcow2 is not in the images folder: run npm run images.';
 const NO_ROUTER = 'The image router.qcow2 is not in the images folder: run npm run images.';
+const NO_DESKTOP =
+  'The image debian-desktop.qcow2 is not in the images folder: run npm run images.';
 
 test('stock templates whose images are missing are marked, and their launch says why', async ({
   browser,
@@ -47,6 +49,7 @@ test('stock templates whose images are missing are marked, and their launch says
     );
     await expect(row('workstation').getByText(NO_DEBIAN)).toBeVisible();
     await expect(row('router').getByText(NO_ROUTER)).toBeVisible();
+    await expect(row('linux-desktop').getByText(NO_DESKTOP)).toBeVisible();
     await expect(row('tiny-linux')).toBeVisible();
     await expect(row('tiny-linux').getByText('Unavailable')).toHaveCount(0);
     // The reason describes the template's button, for those who do not see the tag.
@@ -66,6 +69,7 @@ test('stock templates whose images are missing are marked, and their launch says
     const result = (name: string) => toAdd.getByRole('listitem').filter({ hasText: name });
     await expect(result('linux-server').getByText(NO_DEBIAN)).toBeVisible();
     await expect(result('linux-server').getByText('Unavailable', { exact: true })).toBeVisible();
+    await expect(result('linux-desktop').getByText(NO_DESKTOP)).toBeVisible();
     await expect(result('tiny-linux')).toBeVisible();
     await expect(result('tiny-linux').getByText('Unavailable')).toHaveCount(0);
     const add = result('linux-server').getByRole('button', { name: 'Add' });

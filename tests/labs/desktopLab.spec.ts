@@ -9,25 +9,16 @@ import {
 } from '../e2e/support';
 import { BOOT_MS, controllerOf, labServer, launch, openConsole } from './labConsole';
 
-// Copy and paste both ways on the Debian desktop (debian-desktop.qcow2), played in Chromium on a
-// real QEMU machine: what the desktop copies (xclip in its xterm) lands on the browser's
-// clipboard without pressing anything, and what the browser's clipboard holds, handed over by
-// Paste, is the desktop's clipboard (read back in the xterm and handed to topoplay-copy, which
-// the server reads through the guest agent). The desktop is graphical: its screen cannot be read
-// as text, so the test types into the xterm that the session opens at the top left.
+// Copy and paste both ways on the Debian desktop (debian-desktop.qcow2, which the stock
+// linux-desktop template runs), played in Chromium on a real QEMU machine: what the desktop
+// copies (xclip in its xterm) lands on the browser's clipboard without pressing anything, and
+// what the browser's clipboard holds, handed over by Paste, is the desktop's clipboard (read back
+// in the xterm and handed to topoplay-copy, which the server reads through the guest agent). The
+// desktop is graphical: its screen cannot be read as text, so the test types into the xterm that
+// the session opens at the top left.
 
 const COPIED = 'copiedinthedesktop42';
 const PASTED = 'pastedfromthebrowser7';
-/** A desktop machine, as an administrator makes a stock template of the image. */
-const DESKTOP_DETAIL = {
-  Cpu: '1x2',
-  Ram: 2,
-  Guest: 'debian12_64Guest',
-  Adapters: 1,
-  Eth: [{ Net: 'lan', Type: 'virtio' }],
-  Disks: [{ Path: 'debian-desktop.qcow2', Source: '', Controller: 'virtio', Size: 4 }],
-};
-
 /** Clicks into the xterm (90x26 at +24+24 on the 1280x800 desktop) and types `command`. */
 async function typeInXterm(console: Page, command: string) {
   const canvas = console.locator('.tp-console-screen canvas');
@@ -54,17 +45,6 @@ test('copy and paste both ways on the Debian desktop, through QEMU’s vdagent',
   const { stateDir } = server;
 
   try {
-    const admin = await signedInPage(browser, server.baseURL, 'admin');
-    await (
-      await apiOf(admin)
-    )('POST', 'template-detail', {
-      name: 'linux-desktop',
-      description: 'A Debian 12 desktop.',
-      networks: 'lan',
-      isPublished: true,
-      detail: JSON.stringify(DESKTOP_DETAIL),
-    });
-
     const author = await signedInPage(browser, server.baseURL, 'creator');
     const api = await apiOf(author);
     const lab = await api<{ id: string }>('POST', 'workspace', { name: 'Desktop Lab' });

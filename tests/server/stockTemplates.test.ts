@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../../server/core/ids';
 import {
+  DESKTOP_SEEDED_KEY,
+  DESKTOP_TEMPLATE,
   PLACEHOLDER_STOCK_TEMPLATES,
   seedStockTemplates,
   STOCK_IMAGES_KEY,
@@ -21,7 +23,8 @@ import { createTestDatabase, testEngines, type TestDatabase } from './databases'
 
 // The stock templates name real images (issue 31). A database seeded before, with placeholder
 // disks, gets the new detail once, for the stock rows no one changed; an administrator's edit
-// and a workspace's copy are left as they are.
+// and a workspace's copy are left as they are. The desktop template, seeded apart, comes once
+// to databases seeded before it.
 
 const byName = (name: string) => STOCK_TEMPLATES.find((t) => t.name === name)!;
 const placeholder = (name: string) => PLACEHOLDER_STOCK_TEMPLATES.find((t) => t.name === name)!;
@@ -64,7 +67,10 @@ describe.each(testEngines())('stock templates seeding on %s', (engine) => {
   }
 
   it('seeds a new database with templates that name the images', async () => {
-    expect(await seedStockTemplates(stock)).toBe(STOCK_TEMPLATES.length + 1);
+    expect(await seedStockTemplates(stock)).toBe(STOCK_TEMPLATES.length + 2);
+    expect((await rows()).map((r) => r.name)).toEqual(
+      [...STOCK_TEMPLATES, TINY_TEMPLATE, DESKTOP_TEMPLATE].map((t) => t.name).sort(),
+    );
     const server = detail(await stockRow('linux-server'));
     expect(server.Disks.map((d: { Path: string }) => d.Path)).toEqual(['debian-12.qcow2']);
     expect(server.Template).toBe('topoplay-debian-12');
@@ -73,6 +79,10 @@ describe.each(testEngines())('stock templates seeding on %s', (engine) => {
     expect(router.Template).toBe('topoplay-router');
     expect(router.Eth.map((e: { Net: string }) => e.Net)).toEqual(['lan', 'wan']);
     expect((await stockRow('router')).networks).toBe('lan wan');
+    const desktop = detail(await stockRow('linux-desktop'));
+    expect(desktop).toMatchObject({ Cpu: '1x2', Ram: 2, Template: 'topoplay-debian-desktop' });
+    expect(desktop.Disks).toMatchObject([{ Path: 'debian-desktop.qcow2', Size: 4 }]);
+    expect(desktop.Eth.map((e: { Net: string }) => e.Net)).toEqual(['lan']);
     // Nothing is left to rewrite, now or later.
     expect(await updateStockTemplates(stock)).toBe(0);
     expect(await stock.isMarked(STOCK_IMAGES_KEY)).toBe(true);
@@ -80,7 +90,8 @@ describe.each(testEngines())('stock templates seeding on %s', (engine) => {
 
   it('rewrites the untouched stock templates of a database seeded before, once', async () => {
     await seededBefore();
-    expect(await seedStockTemplates(stock)).toBe(0);
+    // The desktop template is the one added.
+    expect(await seedStockTemplates(stock)).toBe(1);
     for (const name of ['linux-server', 'workstation', 'router']) {
       const row = await stockRow(name);
       expect(detail(row)).toMatchObject({
@@ -129,6 +140,34 @@ describe.each(testEngines())('stock templates seeding on %s', (engine) => {
     expect(routerNow.description).toBe('Our own router.');
     const copyNow = (await rows()).find((r) => r.id === copy.id)!;
     expect(copyNow.detail).toBe(copy.detail);
+  });
+
+  it('seeds the desktop template once into a database seeded before it', async () => {
+    await seededBefore();
+    expect(await stock.isMarked(DESKTOP_SEEDED_KEY)).toBe(false);
+    const names = (await rows()).map((r) => r.name);
+    expect(names).not.toContain('linux-desktop');
+    expect(await seedStockTemplates(stock)).toBe(1);
+    expect(await stock.isMarked(DESKTOP_SEEDED_KEY)).toBe(true);
+    expect((await rows()).map((r) => r.name)).toEqual([...names, 'linux-desktop'].sort());
+    const row = await stockRow('linux-desktop');
+    expect(row).toMatchObject({
+      description: DESKTOP_TEMPLATE.description,
+      networks: 'lan',
+      isPublished: 1,
+      workspaceId: null,
+    });
+    // An administrator deletes it: the next start does not bring it back.
+    await store.db.deleteFrom('templates').where('id', '=', row.id).execute();
+    expect(await seedStockTemplates(stock)).toBe(0);
+    expect((await rows()).map((r) => r.name)).toEqual(names);
+  });
+
+  it('seeds the desktop template once when two servers start together', async () => {
+    await seededBefore();
+    const counts = await Promise.all([seedStockTemplates(stock), seedStockTemplates(stock)]);
+    expect(counts.sort()).toEqual([0, 1]);
+    expect((await rows()).filter((r) => r.name === 'linux-desktop')).toHaveLength(1);
   });
 
   it('rewrites once when two servers start together', async () => {

@@ -4,6 +4,7 @@ import { MAX_TAKE } from '../../server/core/fields';
 import { OPENAPI_PATH } from '../../server/http/openapi';
 import { EMPTY_GUID, newId } from '../../server/core/ids';
 import {
+  DESKTOP_TEMPLATE,
   seedStockTemplates,
   STOCK_TEMPLATES,
   TINY_TEMPLATE,
@@ -173,7 +174,7 @@ describe.each(testEngines())('template routes on %s', (engine) => {
 
   describe('stock templates', () => {
     it('are seeded on first start: published, in no workspace, ordered by name', async () => {
-      const names = [...STOCK_TEMPLATES, TINY_TEMPLATE].map((s) => s.name).sort();
+      const names = [...STOCK_TEMPLATES, TINY_TEMPLATE, DESKTOP_TEMPLATE].map((s) => s.name).sort();
       expect(Object.keys(stock).sort()).toEqual(names);
       const list = (await call('player', 'GET', '/templates')).body as Json[];
       expect(list.map((t) => t.name)).toEqual(names);
@@ -200,6 +201,17 @@ describe.each(testEngines())('template routes on %s', (engine) => {
       expect(vm.Eth.map((e: Json) => e.Net)).toEqual(['lan', 'wan']);
       expect(vm.Disks[0].Path).toBe('router.qcow2');
       expect(vm.Template).toBe('topoplay-router');
+      const desktop = await ok(
+        call('admin', 'GET', `/template-detail/${stock['linux-desktop'].id}`),
+      );
+      expect(desktop.description).toBe(DESKTOP_TEMPLATE.description);
+      expect(JSON.parse(desktop.detail)).toMatchObject({
+        Name: 'linux-desktop',
+        Cpu: '1x2',
+        Ram: 2,
+        Disks: [{ Path: 'debian-desktop.qcow2', Size: 4 }],
+        Template: 'topoplay-debian-desktop',
+      });
     });
 
     it('are seeded once per database', async () => {
@@ -258,7 +270,7 @@ describe.each(testEngines())('template routes on %s', (engine) => {
 
     it('pages with skip and take, refusing a take above the maximum', async () => {
       const page = await ok(call('player', 'GET', '/templates?skip=1&take=1'));
-      expect(page.map((t: Json) => t.name)).toEqual(['router']);
+      expect(page.map((t: Json) => t.name)).toEqual(['linux-server']);
       const res = await call('player', 'GET', `/templates?take=${MAX_TAKE + 1}`);
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual({ take: ['MaximumTakeExceeded'] });

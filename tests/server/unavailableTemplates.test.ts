@@ -13,6 +13,8 @@ import { qemuFolders, removeQemuState, type QemuFolders } from './hypervisor/qem
 type Json = any;
 
 const NO_DEBIAN = 'The image debian-12.qcow2 is not in the images folder: run npm run images.';
+const NO_DESKTOP =
+  'The image debian-desktop.qcow2 is not in the images folder: run npm run images.';
 
 describe('stock templates the qemu host cannot run', () => {
   let server: TestServer;
@@ -50,6 +52,7 @@ describe('stock templates the qemu host cannot run', () => {
 
   it('are marked in the template lists with why; the tiny one is not', async () => {
     expect(existsSync(join(folders.imagesDir, 'debian-12.qcow2'))).toBe(false);
+    expect(existsSync(join(folders.imagesDir, 'debian-desktop.qcow2'))).toBe(false);
     for (const [who, path] of [
       ['creator', '/templates?filter=published'],
       ['admin', '/templates'],
@@ -60,6 +63,7 @@ describe('stock templates the qemu host cannot run', () => {
       expect(stock.router.unavailable).toBe(
         'The image router.qcow2 is not in the images folder: run npm run images.',
       );
+      expect(stock['linux-desktop'].unavailable).toBe(NO_DESKTOP);
       expect(stock['tiny-linux']).not.toHaveProperty('unavailable');
     }
   });
