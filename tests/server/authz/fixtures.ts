@@ -321,7 +321,7 @@ export async function buildWorld(server: TestServer): Promise<World> {
     .select(['id'])
     .where('workspaceId', 'is', null)
     .where('isPublished', '=', 1)
-    .orderBy('name')
+    .where('name', '=', 'linux-server')
     .execute();
   const stock = stockRows[0]!.id;
   const spec = {
