@@ -7,6 +7,7 @@ import {
   publishWorkspace,
   signedInPage,
 } from '../e2e/support';
+import { DESKTOP_DETAIL } from './images';
 import { BOOT_MS, controllerOf, labServer, launch, openConsole } from './labConsole';
 
 // Copy and paste both ways on the Debian desktop (debian-desktop.qcow2), played in Chromium on a
@@ -18,16 +19,6 @@ import { BOOT_MS, controllerOf, labServer, launch, openConsole } from './labCons
 
 const COPIED = 'copiedinthedesktop42';
 const PASTED = 'pastedfromthebrowser7';
-/** A desktop machine, as an administrator makes a stock template of the image. */
-const DESKTOP_DETAIL = {
-  Cpu: '1x2',
-  Ram: 2,
-  Guest: 'debian12_64Guest',
-  Adapters: 1,
-  Eth: [{ Net: 'lan', Type: 'virtio' }],
-  Disks: [{ Path: 'debian-desktop.qcow2', Source: '', Controller: 'virtio', Size: 4 }],
-};
-
 /** Clicks into the xterm (90x26 at +24+24 on the 1280x800 desktop) and types `command`. */
 async function typeInXterm(console: Page, command: string) {
   const canvas = console.locator('.tp-console-screen canvas');
