@@ -63,10 +63,19 @@ export interface Viewer {
   readonly received: number;
   /** A FramebufferUpdateRequest for the whole screen. */
   request(incremental: boolean): void;
+  /** A PointerEvent: the pointer at (x, y), `buttons` held (1: the left one). */
+  point(x: number, y: number, buttons: number): void;
+  /** KeyEvents that type `text` on a US keyboard: Shift held where a key needs it. */
+  type(text: string): void;
   /** Takes the bytes after the handshake, in order; until it is called they are kept. */
   onData(listener: (data: Buffer) => void): void;
   close(): Promise<void>;
 }
+
+const SHIFT = 0xffe1;
+const RETURN = 0xff0d;
+/** Characters typed with Shift on a US keyboard. */
+const SHIFTED = /[A-Z~!@#$%^&*()_+{}|:"<>?]/;
 
 /**
  * A viewer through the console route, as noVNC connects: RFB 3.8, security None, a shared
@@ -143,6 +152,32 @@ export async function openViewer(url: string): Promise<Viewer> {
       r.writeUInt16BE(width, 6);
       r.writeUInt16BE(height, 8);
       if (socket.readyState === WebSocket.OPEN) socket.send(r);
+    },
+    point(x, y, buttons) {
+      const p = Buffer.alloc(6);
+      p.writeUInt8(5, 0);
+      p.writeUInt8(buttons, 1);
+      p.writeUInt16BE(x, 2);
+      p.writeUInt16BE(y, 4);
+      if (socket.readyState === WebSocket.OPEN) socket.send(p);
+    },
+    type(text) {
+      const key = (keysym: number, down: boolean) => {
+        const k = Buffer.alloc(8);
+        k.writeUInt8(4, 0);
+        k.writeUInt8(down ? 1 : 0, 1);
+        k.writeUInt32BE(keysym, 4);
+        if (socket.readyState === WebSocket.OPEN) socket.send(k);
+      };
+      for (const char of text) {
+        // QEMU turns a keysym into its key's scancode: the shifted character needs Shift held.
+        const shifted = SHIFTED.test(char);
+        const keysym = char === '\n' ? RETURN : char.charCodeAt(0);
+        if (shifted) key(SHIFT, true);
+        key(keysym, true);
+        key(keysym, false);
+        if (shifted) key(SHIFT, false);
+      }
     },
     onData(next) {
       listener = next;

@@ -9,6 +9,7 @@ import { buildTinyImage } from '../../server/hypervisor/qemu/tinyImage';
 import { signIn } from '../server/oidc';
 import { freePort } from './processes';
 import { cloudHostname } from '../../server/hypervisor/cloudInit';
+import { LABS_DATA, LABS_IMAGES } from '../labs/images';
 
 // What the qemu benchmark needs around its measurements: a real server process with the qemu
 // driver on folders of its own, signed-in API clients, the machines' screens and memory, and a
@@ -17,6 +18,11 @@ import { cloudHostname } from '../../server/hypervisor/cloudInit';
 export const SEED_PASSWORD = 'bench-seed-password';
 const CACHE = resolve('node_modules/.cache/topoplay-images');
 const POLL_MS = 100;
+/** The Debian desktop image's files (the disk and its boot files), as `npm run images` builds them. */
+const DESKTOP_FILES = /^debian-desktop\./;
+/** The built Debian desktop image, linked when present; BUILD_DESKTOP builds it. */
+export const DESKTOP_IMAGE = join(LABS_IMAGES, 'debian-desktop.qcow2');
+export const BUILD_DESKTOP = `TOPOPLAY_DATA=${LABS_DATA} npx tsx scripts/images.ts`;
 
 export interface BenchServer {
   url: string;
@@ -65,8 +71,9 @@ async function processesUnder(folder: string): Promise<number[]> {
 
 /**
  * `tsx server/main.ts` with the qemu driver (unless `env` names another), SQLite and in-memory hub in a fresh data folder, the
- * tiny image (built once into the cache) linked into its own images folder, and the images of
- * `moreImages` (a folder) beside it; resolves once it is ready.
+ * tiny image (built once into the cache) linked into its own images folder, the images of
+ * `moreImages` (a folder) beside it, and the Debian desktop image when it was built
+ * (DESKTOP_IMAGE); resolves once it is ready.
  */
 export async function startServer(
   env: Record<string, string> = {},
@@ -78,11 +85,14 @@ export async function startServer(
   const root = mkdtempSync(join(tmpdir(), 'tqb-'));
   const imagesDir = join(root, 'images');
   mkdirSync(imagesDir);
-  for (const folder of moreImages ? [CACHE, moreImages] : [CACHE]) {
+  const folders: Array<[string, RegExp?]> = [[CACHE], [LABS_IMAGES, DESKTOP_FILES]];
+  if (moreImages) folders.push([moreImages]);
+  for (const [folder, only] of folders) {
     if (!existsSync(folder)) continue;
     for (const file of readdirSync(folder)) {
       const link = join(imagesDir, file);
       if (file.endsWith('.tmp') || file.startsWith('.') || existsSync(link)) continue;
+      if (only && !only.test(file)) continue;
       symlinkSync(join(folder, file), link);
     }
   }

@@ -17,3 +17,13 @@ export const LAB_IMAGES = ['debian-12', 'router', 'debian-desktop'].flatMap((nam
 );
 
 export const missingImages = () => LAB_IMAGES.filter((f) => !existsSync(join(LABS_IMAGES, f)));
+
+/** A desktop machine of debian-desktop.qcow2, as an administrator makes a stock template of it. */
+export const DESKTOP_DETAIL = {
+  Cpu: '1x2',
+  Ram: 2,
+  Guest: 'debian12_64Guest',
+  Adapters: 1,
+  Eth: [{ Net: 'lan', Type: 'virtio' }],
+  Disks: [{ Path: 'debian-desktop.qcow2', Source: '', Controller: 'virtio', Size: 4 }],
+};
