@@ -7,7 +7,6 @@ import {
   publishWorkspace,
   signedInPage,
 } from '../e2e/support';
-import { DESKTOP_DETAIL } from './images';
 import { BOOT_MS, controllerOf, labServer, launch, openConsole } from './labConsole';
 
 // Copy and paste both ways on the Debian desktop (debian-desktop.qcow2, which the stock

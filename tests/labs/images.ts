@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { DESKTOP_TEMPLATE } from '../../server/core/stockTemplates';
 
 // The stock images the lab checks boot: built once per machine by `npm run images` into
 // `$TOPOPLAY_LABS_CACHE/images` (~/.cache/topoplay/images by default) and kept there.
@@ -18,12 +19,5 @@ export const LAB_IMAGES = ['debian-12', 'router', 'debian-desktop'].flatMap((nam
 
 export const missingImages = () => LAB_IMAGES.filter((f) => !existsSync(join(LABS_IMAGES, f)));
 
-/** A desktop machine of debian-desktop.qcow2, as an administrator makes a stock template of it. */
-export const DESKTOP_DETAIL = {
-  Cpu: '1x2',
-  Ram: 2,
-  Guest: 'debian12_64Guest',
-  Adapters: 1,
-  Eth: [{ Net: 'lan', Type: 'virtio' }],
-  Disks: [{ Path: 'debian-desktop.qcow2', Source: '', Controller: 'virtio', Size: 4 }],
-};
+/** A desktop machine of debian-desktop.qcow2: the stock linux-desktop template's. */
+export const DESKTOP_DETAIL = DESKTOP_TEMPLATE.detail;
