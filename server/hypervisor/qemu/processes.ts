@@ -164,7 +164,7 @@ export interface LaunchPlan {
   guestSettings: Array<{ name: string; file: string }>;
   /** The cloud-init seed ISO (CIDATA) in a second CD-ROM drive, or null for none. */
   seed: string | null;
-  /** Devices the machine's image has what uses (its `{disk}.devices`, disks.ts devicesOf). */
+  /** Devices the machine's image needs (its `{disk}.devices`, disks.ts devicesOf). */
   devices?: readonly ImageDevice[];
   /**
    * A saved machine's memory and device state to resume from (`-incoming`) instead of booting:
