@@ -1,23 +1,14 @@
-import {
-  and,
-  assign,
-  fromCallback,
-  fromPromise,
-  sendTo,
-  setup,
-  type ActorRefFrom,
-  type SnapshotFrom,
-} from 'xstate';
-import type { VmConsole } from '../api/console';
-import type { Vm } from '../api/vm';
-import { sharesClipboard, type ClipboardDirections } from '../domain/clipboard';
-import { isServerAway, isSignedOut } from '../domain/errors';
+import { and, assign, sendTo, setup, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import { DEFAULT_KEYBOARD_LAYOUT, type KeyboardLayout } from '../domain/keyboardLayouts';
 import { errorMessage } from '../domain/text';
-import { consoleClipboardMachine, type ConsoleClipboardReport } from './consoleClipboardMachine';
-import { consoleHeartbeatMachine } from './consoleHeartbeatMachine';
-import { guestFilesMachine } from './guestFilesMachine';
-import { consoleNetworkMachine } from './consoleNetworkMachine';
+import { consoleActors, notProvided } from './consoleMachine.actors';
+import { consoleGuards, RECONNECT_TICK_MS, reconnectDelayMs } from './consoleMachine.guards';
+import type {
+  ConsoleContext,
+  ConsoleEvent,
+  ConsoleInput,
+  ConsoleScreen,
+} from './consoleMachine.types';
 
 // The console page (/console/{id}/{name}, wire reference §7 Console page): sign in for the console
 // cookie, ask for a one-time ticket, and show the machine through noVNC. The noVNC RFB object
@@ -28,118 +19,15 @@ import { consoleNetworkMachine } from './consoleNetworkMachine';
 // work once): whether noVNC dropped, the server restarted, or the balancer moved the page to
 // another server. A machine that stopped is not: the page says so and waits for Retry.
 
-/** The back-off: the first reconnection waits this long, each further one twice as long... */
-export const RECONNECT_FIRST_DELAY_MS = 500;
-/** ...up to this: 0.5, 1, 2, 4, 8, 15, 15... s. */
-export const RECONNECT_MAX_DELAY_MS = 15_000;
-/** A page's back-off is stretched by up to this fraction (its `jitter`). */
-export const RECONNECT_JITTER = 0.5;
-/** The wait before reconnection `attempt` (1 after a connection was lost) of a page. */
-export const reconnectDelayMs = (attempt: number, jitter = 0): number =>
-  Math.round(
-    Math.min(RECONNECT_FIRST_DELAY_MS * 2 ** (attempt - 1), RECONNECT_MAX_DELAY_MS) *
-      (1 + RECONNECT_JITTER * jitter),
-  );
-/** The wait before a reconnection counts down in steps of this, so the page can show it. */
-export const RECONNECT_TICK_MS = 1_000;
-
-/**
- * The view's screen element, which noVNC draws into. The machine only hands it to its effects (it
- * is not typed as a DOM element because machines are also compiled without the DOM library).
- */
-export type ConsoleScreen = object;
-
-/** What the view asks noVNC for, through the machine. */
-export type RfbCommand =
-  | { type: 'rfb.sendCtrlAltDel' }
-  | { type: 'rfb.paste'; text: string }
-  /** Put on the machine's clipboard (the VNC extended clipboard), for Ctrl+V there. */
-  | { type: 'rfb.clipboardPaste'; text: string }
-  /** Typed and pasted text is typed on this layout from now on. */
-  | { type: 'rfb.keyboardLayoutChanged'; layout: KeyboardLayout };
-
-export type ConsoleEvent =
-  /** The view's screen element exists; noVNC draws into it. */
-  | { type: 'console.screenAttached'; screen: ConsoleScreen }
-  | { type: 'console.reconnectRequested' }
-  | { type: 'console.retryRequested' }
-  | { type: 'console.ctrlAltDelRequested' }
-  | { type: 'console.pasteRequested'; text: string }
-  /** Paste what the browser's clipboard holds (sent in the click, which lets the page read it). */
-  | { type: 'console.clipboardPasteRequested' }
-  | { type: 'console.pasteErrorDismissed' }
-  | { type: 'console.keyboardLayoutChosen'; layout: KeyboardLayout }
-  | { type: 'console.fullscreenRequested' }
-  // From the rfb actor (noVNC's events).
-  | { type: 'rfb.connected' }
-  | { type: 'rfb.disconnected'; clean: boolean }
-  | { type: 'rfb.credentialsRequired' }
-  | { type: 'rfb.securityFailed'; reason: string }
-  /** The machine's clipboard has this text (noVNC's `clipboard` event). */
-  | { type: 'rfb.clipboard'; text: string }
-  | ConsoleClipboardReport;
-
-export interface ConsoleInput {
-  vmId: string;
-  /** The machine name from the route (without its tag). */
-  name: string;
-  /** f=1: the page fills the window without the toolbar's margins. */
-  fullbleed: boolean;
-  /**
-   * A number in [0, 1) drawn once for the page, which stretches its back-off, so that the pages
-   * a server restart dropped together do not all come back at the same moment. Default 0.
-   */
-  jitter?: number;
-  /** The keyboard layout of the machine, as the user chose it last (keyboardLayouts.ts). */
-  keyboardLayout?: KeyboardLayout;
-}
-
-export interface RfbInput {
-  url: string;
-  /** noVNC's password credential, the console ticket. */
-  ticket: string;
-  screen: ConsoleScreen;
-  keyboardLayout: KeyboardLayout;
-}
-
-export interface ConsoleContext {
-  vmId: string;
-  name: string;
-  fullbleed: boolean;
-  screen: ConsoleScreen | null;
-  /** The last console answer: the ticket and address in use. */
-  console: VmConsole | null;
-  /** Why the console failed, shown with Retry. */
-  error: string | null;
-  /** Times noVNC asked for credentials on this connection: a second ask means a bad ticket. */
-  credentialAsks: number;
-  /** Reconnections started since the last connection: sets the back-off. */
-  reconnectAttempt: number;
-  /** The page's stretch of the back-off (ConsoleInput.jitter). */
-  jitter: number;
-  /** While reconnecting: how long until the next attempt. */
-  reconnectInMs: number;
-  /**
-   * Whether the console was refused its cookie (401) and signed in again since the last
-   * connection: a second refusal means signing in does not help, and the page says so.
-   */
-  signedInAgain: boolean;
-  /** The layout the machine's keyboard is set to: keys are typed as it places them. */
-  keyboardLayout: KeyboardLayout;
-  /** Why the clipboard could not be pasted (the browser refused to let the page read it). */
-  pasteError: string | null;
-  /**
-   * What the machine's clipboard can do, as the clipboard child last learned it: a desktop that
-   * shares its clipboard is pasted onto that clipboard instead of typed.
-   */
-  clipboardDirections: ClipboardDirections | null;
-}
-
-const notProvided = (name: string): Error =>
-  new Error(`consoleMachine: '${name}' is provided by the app (src/app)`);
-
-/** A console answer with an address to connect to; anything else is a machine that is off. */
-export const canConnect = (c: VmConsole): boolean => c.isRunning && (c.url ?? '') !== '';
+export {
+  canConnect,
+  RECONNECT_FIRST_DELAY_MS,
+  RECONNECT_JITTER,
+  RECONNECT_MAX_DELAY_MS,
+  RECONNECT_TICK_MS,
+  reconnectDelayMs,
+} from './consoleMachine.guards';
+export type * from './consoleMachine.types';
 
 /**
  * The console page of one machine. Signing in comes first; once signed in, the noVNC session runs
@@ -159,36 +47,7 @@ export const consoleMachine = setup({
     // 'busy': working towards a connection; 'live': noVNC shows the machine.
     tags: {} as 'busy' | 'live',
   },
-  actors: {
-    /** POST user/login: the console cookie. */
-    signIn: fromPromise<void, void>(() => {
-      throw notProvided('signIn');
-    }),
-    /** GET vm-console/{id}: a new ticket each time. */
-    loadConsole: fromPromise<VmConsole, { vmId: string }>(() => {
-      throw notProvided('loadConsole');
-    }),
-    /** GET vm/{id}: whether a lost connection means the machine stopped. */
-    loadVm: fromPromise<Vm | null, { vmId: string }>(() => {
-      throw notProvided('loadVm');
-    }),
-    /** noVNC's RFB: reports `rfb.*` events, takes `RfbCommand`s, disconnects when stopped. */
-    rfb: fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput>(() => {
-      throw notProvided('rfb');
-    }),
-    /** The network switcher; provide its loadNets and changeNet. */
-    network: consoleNetworkMachine,
-    /** Files into the machine; provide its loadAccess and sendFile. */
-    files: guestFilesMachine,
-    /** The cookie's heartbeat; provide its ping. */
-    heartbeat: consoleHeartbeatMachine,
-    /** Copy out of the machine and the record of pastes; provide its effects. */
-    clipboard: consoleClipboardMachine,
-    /** navigator.clipboard.readText(): the text on the browser's clipboard. */
-    readClipboard: fromPromise<string, void>(() => {
-      throw notProvided('readClipboard');
-    }),
-  },
+  actors: consoleActors,
   actions: {
     /** Element.requestFullscreen on the screen (a user gesture, so it runs in the event). */
     requestFullscreen: (_, _params: { screen: ConsoleScreen }) => {
@@ -217,23 +76,7 @@ export const consoleMachine = setup({
     /** The next step of the countdown: a whole tick, or what is left of the wait. */
     reconnectTick: ({ context }) => Math.min(context.reconnectInMs, RECONNECT_TICK_MS),
   },
-  guards: {
-    hasScreen: ({ context }) => context.screen !== null,
-    canConnect: (_, { console }: { console: VmConsole }) => canConnect(console),
-    isRunning: (_, { vm }: { vm: Vm | null }) => vm?.state === 'running',
-    wasAskedBefore: ({ context }) => context.credentialAsks > 0,
-    /** This step of the countdown ends the wait. */
-    isReconnectDue: ({ context }) => context.reconnectInMs <= RECONNECT_TICK_MS,
-    /** Refused the cookie, and not already signed in again for it. */
-    canSignInAgain: ({ context }, { error }: { error: unknown }) =>
-      isSignedOut(error) && !context.signedInAgain,
-    isServerAway: (_, { error }: { error: unknown }) => isServerAway(error),
-    /** An empty paste would only move the focus. */
-    hasText: (_, { text }: { text: string }) => text !== '',
-    isPasteWithText: ({ event }) => event.type === 'console.pasteRequested' && event.text !== '',
-    /** The machine's desktop shares its clipboard: pastes go onto it, not typed. */
-    sharesClipboard: ({ context }) => sharesClipboard(context.clipboardDirections),
-  },
+  guards: consoleGuards,
 }).createMachine({
   id: 'console',
   description:
