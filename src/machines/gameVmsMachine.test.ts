@@ -36,8 +36,12 @@ describe('gameVmsMachine', () => {
       hideDelete: true,
       fullbleed: true,
       sessionId: 'gs1',
+      // Listed running: shown running before its own load answers.
+      known: { id: 'vm-1', name: 'web', status: 'deployed', state: 'running' },
     });
     expect(g.inputOf(g.controllers()['vm-2'])?.template.name).toBe('db');
+    // Not running: nothing is assumed, the load says.
+    expect(g.inputOf(g.controllers()['vm-2'])?.known).toBeUndefined();
   });
 
   it('keeps the controllers of machines still listed, stops the others and starts new ones', () => {

@@ -36,6 +36,11 @@ export const gameVmControllerInput = (gamespaceId: string, vm: GameVm): VmContro
   hideDelete: true,
   fullbleed: true,
   sessionId: gamespaceId,
+  // A machine the gamespace lists as running is shown running at once (a launch from a warm
+  // pool answers with its machines running), not only once its own load answers.
+  ...(vm.isRunning
+    ? { known: { id: vm.id, name: vm.name, status: 'deployed', state: 'running' } }
+    : {}),
 });
 
 const sameIds = (controllers: Record<string, unknown>, vms: GameVm[]): boolean => {

@@ -34,6 +34,7 @@ import {
   selectCanStop,
   selectIsVmBusy,
   selectIsVmLoading,
+  selectIsVmRunning,
   selectVmActions,
   selectVmConfirmation,
   selectVmErrors,
@@ -193,6 +194,20 @@ describe('vmControllerMachine', () => {
     ]);
     expect(selectIsVmLoading(c.snapshot())).toBe(true);
     expect(selectVmName(c.snapshot())).toBe('web-01');
+  });
+
+  it('shows a machine known to run as running before its own load, which still happens', async () => {
+    const c = startController({
+      known: { id: 'vm-1', name: 'web-01', status: 'deployed', state: 'running' },
+    });
+    expect(selectVmStatus(c.snapshot())).toBe('deployed');
+    expect(selectIsVmRunning(c.snapshot())).toBe(true);
+    expect(selectCanOpenConsole(c.snapshot())).toBe(true);
+    // Loaded by its id, as a deployed machine is; the answer replaces what was known.
+    expect(c.calls.map((call) => [call.kind, call.input])).toEqual([['loadVm', { id: 'vm-1' }]]);
+    await c.answer('loadVm', deployed('off'));
+    expect(selectVmStatus(c.snapshot())).toBe('deployed');
+    expect(selectIsVmRunning(c.snapshot())).toBe(false);
   });
 
   it('offers Initialize for a created machine, Deploy for an initialized one', async () => {

@@ -172,7 +172,7 @@ export const vmControllerMachine = setup({
     hideDelete: input.hideDelete ?? false,
     fullbleed: input.fullbleed ?? false,
     sessionId: input.sessionId ?? null,
-    vm: null,
+    vm: input.known ?? null,
     reportTo: input.reportTo ?? null,
   }),
   invoke: [
@@ -229,7 +229,8 @@ export const vmControllerMachine = setup({
         'vm.received': statusTransitions,
       },
       states: {
-        unknown: {},
+        // A machine known from the start (input.known) is shown deployed before its load.
+        unknown: { always: { guard: 'canOpenConsole', target: 'deployed' } },
         created: {},
         initialized: {},
         deployed: {},

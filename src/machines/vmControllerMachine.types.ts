@@ -42,6 +42,11 @@ export interface VmControllerInput {
   fullbleed?: boolean;
   /** The console's s: the gamespace id on the play page; by default the machine's isolation tag. */
   sessionId?: string;
+  /**
+   * The machine as the caller already knows it (the play page: a running machine the gamespace's
+   * answer listed), shown until the first load answers; the load happens all the same.
+   */
+  known?: Vm;
   reportTo?: ActorRef<Snapshot<unknown>, VmControllerReport>;
 }
 

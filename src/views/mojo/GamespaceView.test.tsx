@@ -68,6 +68,13 @@ const runningVm = vmControllerMachine.provide({
           status: 'deployed',
           state: 'running',
         })),
+        // A machine the game lists as running is loaded by its id.
+        loadVm: fromPromise(async ({ input }) => ({
+          id: input.id,
+          name: 'web#gs1',
+          status: 'deployed',
+          state: 'running',
+        })),
       },
     }),
     vmEvents: fromCallback(() => undefined) as never,
