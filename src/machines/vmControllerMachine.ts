@@ -136,6 +136,8 @@ export const vmControllerMachine = setup({
   guards: {
     hasRunningTask: ({ context }) => hasRunningTask(context.vm),
     canOpenConsole: ({ context }) => hasDeployedVm(context.vm),
+    /** The machine shown is a deployed one (known from the start, before any load). */
+    isDeployedVmShown: ({ context }) => hasDeployedVm(context.vm),
     isDeployedAnswer: ({ event }) => answeredStatus(event) === 'deployed',
     isInitializedAnswer: ({ event }) => answeredStatus(event) === 'initialized',
     isCreatedAnswer: ({ event }) => answeredStatus(event) === 'created',
@@ -230,7 +232,7 @@ export const vmControllerMachine = setup({
       },
       states: {
         // A machine known from the start (input.known) is shown deployed before its load.
-        unknown: { always: { guard: 'canOpenConsole', target: 'deployed' } },
+        unknown: { always: { guard: 'isDeployedVmShown', target: 'deployed' } },
         created: {},
         initialized: {},
         deployed: {},
