@@ -7,11 +7,10 @@ import {
   COPY_MAX_BYTES,
   COPY_SCRIPT,
 } from '../../../server/hypervisor/guestClipboard';
-import { createPveClient } from '../../../server/hypervisor/proxmox/client';
-import { createProxmoxDriver } from '../../../server/hypervisor/proxmox/proxmoxDriver';
 import { PveHttpError } from '../../pvesim/errors';
 import { startPveSimulator, type PveSimulator } from '../../pvesim/simulator';
 import { clusterSpec, nic } from './contract';
+import { proxmoxDriverOn } from './proxmoxOnSim';
 
 // Copy out of a machine on a Proxmox cluster, against the PVE API simulator (each request checked
 // against PVE's schema): what the guest's `topoplay-copy` left in its file is what the driver
@@ -46,22 +45,7 @@ beforeAll(async () => {
       },
     },
   });
-  driver = createProxmoxDriver({
-    client: createPveClient({
-      url: sim.url,
-      tokenId: sim.tokenId,
-      tokenSecret: sim.tokenSecret,
-      ca: sim.ca ?? undefined,
-      taskIntervalMs: 20,
-    }),
-    storage: 'local-lvm',
-    isoStorage: 'local',
-    zone: 'topoplay',
-    vnetTags: [2000, 3999],
-    sdnDebounceMs: 40,
-    lockBackoffMs: 20,
-    agentPollMs: 50,
-  });
+  driver = proxmoxDriverOn(sim);
   const tag = newId();
   clip = (await driver.deploy(spec('clip', tag), false)).id;
   bare = (await driver.deploy(spec('bare', tag), false)).id;

@@ -2,11 +2,10 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../../server/core/ids';
 import type { HypervisorDriver, MachineSpec } from '../../../server/hypervisor';
-import { createPveClient } from '../../../server/hypervisor/proxmox/client';
 import { PVE_PIECE_BYTES } from '../../../server/hypervisor/proxmox/filePut';
-import { createProxmoxDriver } from '../../../server/hypervisor/proxmox/proxmoxDriver';
 import { startPveSimulator, type PveSimulator } from '../../pvesim/simulator';
 import { clusterSpec, nic } from './contract';
+import { proxmoxDriverOn } from './proxmoxOnSim';
 
 // Files put into a running machine on a Proxmox cluster, against the PVE API simulator (each
 // request checked against PVE's schema): through the guest agent's file-write, in pieces when the
@@ -29,25 +28,6 @@ const spec = (name: string, tag: string, fields: Partial<MachineSpec> = {}) =>
     ...fields,
   });
 
-function driverOn(sim: PveSimulator): HypervisorDriver {
-  return createProxmoxDriver({
-    client: createPveClient({
-      url: sim.url,
-      tokenId: sim.tokenId,
-      tokenSecret: sim.tokenSecret,
-      ca: sim.ca ?? undefined,
-      taskIntervalMs: 20,
-    }),
-    storage: 'local-lvm',
-    isoStorage: 'local',
-    zone: 'topoplay',
-    vnetTags: [2000, 3999],
-    sdnDebounceMs: 40,
-    lockBackoffMs: 20,
-    agentPollMs: 50,
-  });
-}
-
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 let sim: PveSimulator;
@@ -56,7 +36,7 @@ let vmId: string;
 
 beforeAll(async () => {
   sim = await startPveSimulator(SIM_TIMINGS);
-  driver = driverOn(sim);
+  driver = proxmoxDriverOn(sim);
   const tag = newId();
   vmId = (await driver.deploy(spec('web', tag), false)).id;
   await vi.waitFor(async () => expect((await driver.load(vmId))?.state).toBe('running'), {
