@@ -83,6 +83,7 @@ export const NO_GAME_EVENTS: GameEventLog = {
   record: async () => {},
   list: async () => [],
   removeFor: async () => {},
+  subscribe: () => () => {},
 };
 
 export function createGameEventLog(
@@ -93,6 +94,7 @@ export function createGameEventLog(
   // Ids start with the time and this process's count, so that one process's events of the same
   // millisecond read back in the order they were recorded (the log reads by time, then id).
   let count = 0;
+  const listeners = new Set<(event: GameEvent) => void>();
   const idOf = (at: number) =>
     `${at.toString(16).padStart(12, '0')}${(count++ % 0x10000).toString(16).padStart(4, '0')}${newId().slice(0, 16)}`;
 
@@ -114,6 +116,9 @@ export function createGameEventLog(
             typeof event.score === 'number' && Number.isFinite(event.score) ? event.score : null,
         };
         await store.append(row);
+        if (listeners.size === 0) return;
+        const stored = fromRow(row);
+        for (const listener of listeners) listener(stored);
       } catch (err) {
         options.log.warn(
           { err, gamespaceId: event.gamespaceId, kind: event.kind },
@@ -123,6 +128,10 @@ export function createGameEventLog(
     },
     list: async (gamespaceId) => (await store.list(gamespaceId)).map(fromRow),
     removeFor: (gamespaceId) => store.removeFor(gamespaceId),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
 }
 
@@ -185,6 +194,9 @@ export function createGameEventReader(
 
   return {
     mayRead,
+
+    /** Whether the actor may observe a workspace's gamespaces (its observe channel). */
+    mayObserve: (actor: Actor, workspaceId: string) => mayRead(actor, { workspaceId }),
 
     /** 400 ResourceNotFound for no such gamespace (as its other routes), 403 for no reach. */
     async list(actor: Actor, id: unknown): Promise<GameEventDto[]> {

@@ -45,4 +45,9 @@ export interface GameEventLog {
   list(gamespaceId: string): Promise<readonly GameEvent[]>;
   /** Removes the gamespace's events, when the gamespace is deleted. */
   removeFor(gamespaceId: string): Promise<void>;
+  /**
+   * Calls `listener` with each event once it is stored (the observers' live feed); returns how to
+   * stop. A listener must return at once and never throw.
+   */
+  subscribe(listener: (event: GameEvent) => void): () => void;
 }

@@ -30,6 +30,7 @@ function setup(
     record: async (event) => void recorded.push(event),
     list: async () => [],
     removeFor: async () => {},
+    subscribe: () => () => {},
   };
   const driver = {
     load: async (id: string) => machines.get(id) ?? null,

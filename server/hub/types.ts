@@ -15,7 +15,9 @@ export type HubEventName =
   | 'DocumentEvent'
   | 'VmEvent'
   | 'GameEvent'
-  | 'DispatchEvent';
+  | 'DispatchEvent'
+  // Ours: the observers' live feed (server/core/observeFeed.ts).
+  | 'ObserveEvent';
 
 export interface HubActor {
   id: string;

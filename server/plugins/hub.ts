@@ -1,6 +1,7 @@
 import fastifyWebsocket from '@fastify/websocket';
 import fp from 'fastify-plugin';
 import { subjectOf } from '../core/tickets';
+import { createObserveFeed, type ObserveFeed } from '../core/observeFeed';
 import { createChannelAccess } from '../hub/access';
 import { createHub, MAX_MESSAGE_BYTES } from '../hub/hub';
 
@@ -8,12 +9,23 @@ import { createHub, MAX_MESSAGE_BYTES } from '../hub/hub';
 // process through the backplane; the services publish through it, and the machines' tasks that
 // end on their own (a deploy finishing) reach the editors and players watching.
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The observers' live feed (server/core/observeFeed.ts). */
+    observeFeed: ObserveFeed;
+  }
+}
+
 export const hubPlugin = fp(
   async (fastify) => {
     const { config, services, repositories } = fastify;
     const hub = createHub({
       backplane: fastify.backplane,
-      canListen: createChannelAccess(repositories.membership, services.workspaces),
+      canListen: createChannelAccess(
+        repositories.membership,
+        services.workspaces,
+        services.gameEventReader.mayObserve,
+      ),
       log: fastify.log,
       keepAliveMs: config.hubKeepAliveMs,
       clientTimeoutMs: config.hubClientTimeoutMs,
@@ -31,6 +43,14 @@ export const hubPlugin = fp(
       },
     });
     fastify.decorate('hub', hub);
+    const observeFeed = createObserveFeed(
+      repositories,
+      { publish: (channel, payload) => hub.toGroup(channel).send('ObserveEvent', payload) },
+      fastify.log,
+    );
+    fastify.decorate('observeFeed', observeFeed);
+    const stopFeed = fastify.gameEvents.subscribe(observeFeed.recorded);
+    fastify.addHook('onClose', async () => stopFeed());
     const stopRelay = services.vms.relayDriverEvents();
     fastify.addHook('onClose', async () => stopRelay());
     // Added before the WebSocket plugin's own preClose, so clients are told they may reconnect
@@ -44,6 +64,14 @@ export const hubPlugin = fp(
   },
   {
     name: 'hub',
-    dependencies: ['settings', 'store', 'repositories', 'cache', 'metrics', 'services'],
+    dependencies: [
+      'settings',
+      'store',
+      'repositories',
+      'gameEvents',
+      'cache',
+      'metrics',
+      'services',
+    ],
   },
 );

@@ -7,6 +7,7 @@ import {
   gameEvents$,
   globalEvents$,
   hubDisconnections$,
+  observeEvents$,
   presenceEvents$,
   snapshots$,
   templateEvents$,
@@ -232,6 +233,17 @@ describe('hub event streams', () => {
       'dispatch.updated',
       'dispatch.deleted',
     ]);
+
+    const observe = collect(observeEvents$);
+    const recorded = { id: 'e-1', gamespaceId: 'gs-1', kind: 'deploy' };
+    observe.emit('ObserveEvent', { action: 'EVENT.RECORDED', actor: ADA, model: recorded });
+    observe.emit('ObserveEvent', { action: 'HELP.UPDATED', actor: ADA, model: { id: 'h-1' } });
+    observe.emit('ObserveEvent', { action: 'EVENT.RECORDED', actor: ADA, model: { kind: 'x' } });
+    expect(observe.received).toEqual([
+      { type: 'observe.recorded', actor: ADA, model: recorded },
+      { type: 'observe.help', actor: ADA, model: { id: 'h-1' } },
+    ]);
+    expect(observe.invalid).toHaveLength(1);
   });
 
   it('maps template events and relays other template messages as they came', () => {

@@ -35,6 +35,8 @@ export const HUB_EVENT_NAMES = [
   'VmEvent',
   'GameEvent',
   'DispatchEvent',
+  // Ours: the observers' live feed on a workspace's `observe:{workspaceId}` channel.
+  'ObserveEvent',
 ] as const;
 export type HubEventName = (typeof HUB_EVENT_NAMES)[number];
 
@@ -414,6 +416,28 @@ export const dispatchEvents$ = (
   options: HubStreamOptions = {},
 ): Observable<DispatchHubEvent> =>
   hubEvents$(source, 'DispatchEvent', identifiedEvents(DISPATCH_ACTIONS), options);
+
+// Ours: what observers of a workspace hear on its `observe:{workspaceId}` channel
+// (server/core/observeFeed.ts). The model is checked by who reads it: a game event
+// (src/api/gameEvents.ts) for `observe.recorded`, a help request for `observe.help`.
+const OBSERVE_ACTIONS = {
+  'EVENT.RECORDED': 'observe.recorded',
+  'HELP.UPDATED': 'observe.help',
+} as const;
+export type ObserveHubEvent = {
+  type: (typeof OBSERVE_ACTIONS)[keyof typeof OBSERVE_ACTIONS];
+  actor: HubActor;
+  model: IdentifiedModel;
+};
+
+export const observeEvents$ = (
+  source: HubEventSource,
+  options: HubStreamOptions = {},
+): Observable<ObserveHubEvent> =>
+  hubEvents$(source, 'ObserveEvent', identifiedEvents(OBSERVE_ACTIONS), options);
+
+/** The hub channel of a workspace's observers (server/core/observeFeed.ts). */
+export const observeChannel = (workspaceId: string) => `observe:${workspaceId}`;
 
 /** An administrator's announcement to every connection (GLOBAL.ANNOUNCE, model = the text). */
 export type GlobalHubEvent = { type: 'global.announced'; actor: HubActor; message: string };

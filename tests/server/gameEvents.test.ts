@@ -4,7 +4,7 @@ import { ROLE_NUMBERS } from '../../server/core/roles';
 import { apiRequest, type Json, type Reply } from './api';
 import { testEngines } from './databases';
 import { startTestServer, type TestServer } from './harness';
-import { apiKey } from './hubClients';
+import { apiKey, connect } from './hubClients';
 
 // A gamespace's event log over HTTP (GET /api/gamespace/{id}/events): administrators and
 // observers of the workspace's audience read it, anyone else gets 403; deploys, console opens
@@ -240,5 +240,44 @@ describe.each(testEngines())('the gamespace event log on %s', (engine) => {
       .where('gamespaceId', '=', doomed.id)
       .execute();
     expect(left).toEqual([]);
+  });
+
+  it('tells the observers of the audience live on the workspace observe channel', async () => {
+    const channel = `observe:${workspaceId}`;
+    const watcher = await connect(server.url, headers.observer!);
+    const admin = await connect(server.url, headers.admin!);
+    const outsider = await connect(server.url, headers.creator!);
+    const player = await connect(server.url, headers.player!);
+    try {
+      await watcher.connection.invoke('Listen', channel);
+      await admin.connection.invoke('Listen', channel);
+      // An observer the audience does not reach, and the player of a gamespace there.
+      await expect(outsider.connection.invoke('Listen', channel)).rejects.toThrow(
+        'ActionForbidden',
+      );
+      await expect(player.connection.invoke('Listen', channel)).rejects.toThrow('ActionForbidden');
+      // A gamespace of the workspace launched with its machine: its deploy is told.
+      const launched = await ok(
+        call('admin', 'POST', '/gamespace', { resourceId: workspaceId, startGamespace: true }),
+      );
+      const adminId = await server.userId('admin');
+      for (const client of [watcher, admin]) {
+        const told = await client.next(
+          (e) =>
+            e.name === 'ObserveEvent' &&
+            e.payload.action === 'EVENT.RECORDED' &&
+            e.payload.model.gamespaceId === launched.id,
+        );
+        expect(told.payload).toMatchObject({
+          actor: { id: adminId },
+          model: { kind: 'deploy', machineName: 'linux-server', actorId: adminId },
+        });
+        expect(Date.parse(told.payload.model.at)).toBeGreaterThan(0);
+      }
+      expect(outsider.events.filter((e) => e.name === 'ObserveEvent')).toEqual([]);
+      expect(player.events.filter((e) => e.name === 'ObserveEvent')).toEqual([]);
+    } finally {
+      await Promise.all([watcher, admin, outsider, player].map((c) => c.stop()));
+    }
   });
 });

@@ -140,6 +140,7 @@ describe('the guest file service', () => {
         record: async (event) => void recorded.push(event),
         list: async () => [],
         removeFor: async () => {},
+        subscribe: () => () => {},
       },
     });
     await files.put(actor, 'vm1', 'tool.bin', Readable.from([Buffer.alloc(3 * 1024)]));

@@ -20,6 +20,7 @@ export const EVENT_NAMES: HubEventName[] = [
   'VmEvent',
   'GameEvent',
   'DispatchEvent',
+  'ObserveEvent',
 ];
 
 export const RS = '\x1e';
