@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testEngines } from '../databases';
 import { startTestServer, type TestServer } from '../harness';
 import { ACTORS, buildWorld, type ActorKind, type Req, type World } from './fixtures';
+import { runChannelMatrix, type ChannelCheck } from './hubPolicy';
 import { POLICY, type Case, type PolicyRow, type Target } from './policy';
 
 // The authorization matrix (issue 12): every route the server registers (its route table, read
@@ -125,6 +126,7 @@ const keyOf = (method: string, url: string) => `${method} ${url}`;
 describe.each(testEngines())('authorization matrix on %s', (engine) => {
   let server: TestServer;
   let matrix: Matrix;
+  let channels: ChannelCheck[];
 
   beforeAll(async () => {
     // Simulated tasks complete at once: G's machines are there when its launch answers. The
@@ -141,6 +143,7 @@ describe.each(testEngines())('authorization matrix on %s', (engine) => {
     });
     const world = await buildWorld(server);
     matrix = await runMatrix(world);
+    channels = await runChannelMatrix(world);
     const { checks } = matrix;
     const count = (verdict: Verdict) => checks.filter((c) => c.verdict === verdict).length;
     const expected = (e: Check['expected']) => checks.filter((c) => c.expected === e).length;
@@ -200,6 +203,18 @@ describe.each(testEngines())('authorization matrix on %s', (engine) => {
       (c) => c.verdict === 'wrongDenial' || c.verdict === 'unexpectedStatus',
     );
     expect(other.length, `other statuses:\n${report(other)}`).toBe(0);
+  });
+
+  it('lets only the actors the channel policy names listen on each hub channel', () => {
+    const wrong = channels.filter((c) => c.allowed !== c.listened);
+    const line = (c: ChannelCheck) =>
+      `${c.channel} × ${c.actor}: ${c.listened ? 'listened' : `refused (${c.error})`}`;
+    expect(wrong.length, `hub channels:\n${wrong.map(line).join('\n')}`).toBe(0);
+    // A refusal is the hub's own, not a failure of the check.
+    const odd = channels.filter(
+      (c) => !c.listened && !/ActionForbidden|no hub ticket/.test(c.error),
+    );
+    expect(odd.map(line)).toEqual([]);
   });
 
   it('gives away nothing an actor may not see, and refusals change nothing', () => {
