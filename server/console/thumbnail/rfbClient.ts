@@ -1,13 +1,15 @@
 import { createByteQueue } from '../../hypervisor/sim/console/byteQueue';
 import { createScaler, type Scaler, type Thumbnail } from './scaler';
 
-// The client side of a console session (RFC 6143 §7.3-7.6) for thumbnails: the server-side
-// console route (../routes.ts) has already done the version and security handshake with the
-// driver's console, so a session starts at the ClientInit. The client asks for one pixel format
-// it reads without conversion and for Raw rectangles only (and the DesktopSize pseudo-encoding),
-// and shrinks each rectangle into the thumbnail as its bytes arrive: it never holds the screen,
-// nor a whole rectangle. Messages may be split or merged across chunks however the transport
-// frames them.
+// The client side of a console session (RFC 6143 §7.3-7.6) for thumbnails. A driver's console
+// session starts at the ClientInit (HypervisorDriver.openConsole: the version and security
+// handshake is the console route's with its viewers, and a relaying driver's own upstream), so
+// this client starts there too. It asks for one pixel format it reads without conversion and
+// for Raw rectangles only (and the DesktopSize pseudo-encoding), and shrinks each rectangle into
+// the thumbnail as its bytes arrive: it never holds the screen, nor a whole rectangle. Messages
+// may be split or merged across chunks however the transport frames them: the pending bytes are
+// kept as the chunks they came in (the byte queue the sim's RFB server reads with), and a piece
+// is copied out only when it straddles two chunks.
 
 export const ENCODING_RAW = 0;
 export const ENCODING_DESKTOP_SIZE = -223;
