@@ -21,6 +21,8 @@ import { userRoutes } from '../http/user/routes';
 import { guestFileRoutes } from '../http/vm/files';
 import { vmRoutes } from '../http/vm/routes';
 import { vmClipboardRoutes } from '../http/vm/clipboardRoutes';
+import { vmThumbnailRoutes } from '../http/vm/thumbnailRoutes';
+import { createThumbnails } from '../console/thumbnails';
 import { createVmClipboard } from '../core/vmClipboard';
 import { createGuestFileService } from '../core/guestFiles';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
@@ -117,6 +119,17 @@ export const routesPlugin = fp<{ version: string }>(
       },
       // Console opens and closes of a gamespace's machines go into its event log.
       sessions: consoleEventRecorder(fastify.repositories, fastify.gameEvents, fastify.log),
+    });
+    // The instructor's wall: thumbnails of running machines from the server's own console
+    // captures, one per machine however many watch, ended when nobody watches.
+    const thumbnails = createThumbnails({ driver, clock: fastify.clock, log: fastify.log });
+    fastify.addHook('onClose', async () => thumbnails.close());
+    await fastify.register(vmThumbnailRoutes, {
+      thumbnails,
+      driver,
+      clock: fastify.clock,
+      gamespaceOf: (tag) => fastify.repositories.gamespaces.find(tag),
+      mayWatch: (actor, game) => services.gameEventReader.mayRead(actor, game),
     });
     // Console recordings, for observers and administrators (server/console/recordings.ts).
     await fastify.register(recordingRoutes, { recordings: services.recordings });

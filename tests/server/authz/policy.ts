@@ -1740,6 +1740,19 @@ export const POLICY: PolicyRow[] = [
       },
     ],
   },
+  // The wall's console thumbnails: an observer's view, as the gamespace's event log (not its
+  // players: they have the console itself).
+  {
+    method: 'GET',
+    url: '/api/vm/:id/thumbnail',
+    cases: [
+      {
+        name: "G's machine",
+        allow: ['observerIn', 'admin'],
+        request: (w) => ({ url: `/api/vm/${w.gVm}/thumbnail` }),
+      },
+    ],
+  },
   // The console's clipboard: whoever may open the machine's console.
   {
     method: 'GET',
