@@ -1,12 +1,13 @@
 import { parseChallengeText, type ChallengeSpec } from '../../src/domain/challenge';
 import { points } from '../../src/domain/graders';
+import { resultsFileName } from '../../src/domain/results';
 import type { Clock } from '../clock';
 import type { Repositories } from '../store/repositories';
 import type { ResultRepository, ResultRow, ResultRows } from '../store/repositories/results';
 import type { PlayerTable } from '../store/schema';
 import type { Actor } from './actor';
 import { toCsv, type CsvCell } from './csv';
-import { audienceReaches, isoDate, slug } from './dto';
+import { audienceReaches, isoDate } from './dto';
 import { forbidden, notFound } from './errors';
 import { asId } from './ids';
 import { isActive } from './gamespaces';
@@ -195,13 +196,9 @@ export function resultsCsv(results: WorkspaceResults): string {
   return toCsv([header, ...rows]);
 }
 
-/** The CSV's file name: the workspace's name in ASCII letters and digits, then the date. */
-export function resultsFileName(results: WorkspaceResults): string {
-  const name = slug(results.workspaceName)
-    .replace(/[^a-z0-9-]+/g, '')
-    .replace(/^-+|-+$/g, '');
-  return `${name || 'workspace'}-results-${results.now.slice(0, 10)}.csv`;
-}
+/** The CSV's file name (the SPA saves it under the same). */
+export const fileNameOf = (results: WorkspaceResults): string =>
+  resultsFileName(results.workspaceName, results.now);
 
 export function createResultService(deps: {
   repositories: Pick<Repositories, 'workspaces'>;

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { resultsCsv, resultsFileName, type ResultService } from '../../core/results';
+import { fileNameOf, resultsCsv, type ResultService } from '../../core/results';
 import { actorOf } from '../auth';
 import { errorResponses, idParams } from '../schemas';
 import { typed } from '../typed';
@@ -42,7 +42,7 @@ export async function resultRoutes(fastify: FastifyInstance, options: { results:
       const found = await results.ofWorkspace(actorOf(request), request.params.id);
       return reply
         .type('text/csv; charset=utf-8')
-        .header('Content-Disposition', `attachment; filename="${resultsFileName(found)}"`)
+        .header('Content-Disposition', `attachment; filename="${fileNameOf(found)}"`)
         .send(resultsCsv(found));
     },
   );
