@@ -2,6 +2,8 @@ import { assign, fromPromise, setup, type ActorRefFrom, type SnapshotFrom } from
 import type { GameResult } from '../api/results';
 import { errorMessage } from '../domain/text';
 
+export type { GameResult };
+
 export type MyResultsEvent = { type: 'myResults.retryRequested' };
 
 export interface MyResultsContext {
