@@ -151,6 +151,9 @@ const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /api/document/:id/crdt': 'LoadDocumentLog',
   'GET /api/console/vnc/:id': 'OpenConsole',
   'GET /api/gamespace/:id/events': 'ListGamespaceEvents',
+  'GET /api/workspace/:id/results': 'ListWorkspaceResults',
+  'GET /api/workspace/:id/results.csv': 'ExportWorkspaceResults',
+  'GET /api/my/results': 'ListMyResults',
   [`GET ${OPENAPI_PATH}`]: 'GetOpenApiDocument',
 };
 

@@ -14,6 +14,9 @@ import { documentRoutes } from '../http/document/routes';
 import { fileRoutes } from '../http/file/routes';
 import { gameEventRoutes } from '../http/gamespace/eventRoutes';
 import { gradingRoutes } from '../http/gamespace/gradingRoutes';
+import { resultRoutes } from '../http/results/routes';
+import { createResultService } from '../core/results';
+import { createResultRepository } from '../store/repositories/results';
 import { gamespaceRoutes } from '../http/gamespace/routes';
 import { templateRoutes } from '../http/template/routes';
 import { accountRoutes } from '../http/user/accountRoutes';
@@ -57,6 +60,14 @@ export const routesPlugin = fp<{ version: string }>(
     await fastify.register(gradingRoutes, { grading: services.grading });
     await fastify.register(gameEventRoutes, { events: services.gameEventReader });
     await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
+    // The results table of a workspace and a player's own history (core/results.ts).
+    await fastify.register(resultRoutes, {
+      results: createResultService({
+        repositories: fastify.repositories,
+        results: createResultRepository(fastify.store.db),
+        clock: fastify.clock,
+      }),
+    });
     await fastify.register(adminRoutes, {
       hub,
       janitor: fastify.janitor,

@@ -38,6 +38,7 @@ import type { WorkspaceDependencies } from './workspaceImplementations';
 export const toGamespaceRow = (gamespace: Gamespace): GamespaceRow => ({
   id: gamespace.id,
   name: gamespace.name ?? '',
+  workspaceId: gamespace.workspaceId ?? null,
   managerName: gamespace.managerName ?? '',
   startTime: gamespace.startTime ?? null,
   endTime: gamespace.endTime ?? null,

@@ -50,6 +50,8 @@ const ProfileRoute = lazyView(() => import('./routes/ProfileRoute'));
 const ConsoleRoute = lazyView(() => import('./routes/ConsoleRoute'));
 // A console recording's replay carries noVNC too.
 const ReplayRoute = lazyView(() => import('./routes/ReplayRoute'));
+// A workspace's results table (observers).
+const ResultsRoute = lazyView(() => import('./routes/ResultsRoute'));
 // The pages of launch links (TopoMojo's launchpoint and console links), signed in by a ticket.
 const LaunchRoute = lazyView(() => import('./routes/LaunchRoute'));
 const LaunchConsoleRoute = lazyView(() => import('./routes/LaunchConsoleRoute'));
@@ -200,6 +202,7 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
           // A replay's address is handed around: who may not watch it is told so, not sent home.
           element: guarded(ReplayRoute, 'observer', <ReplayDenied />),
         },
+        { path: 'observe/results/:workspaceId', element: guarded(ResultsRoute, 'observer') },
         { path: 'admin', element: guarded(AdminRoute, 'admin') },
         { path: 'admin/:section', element: guarded(AdminRoute, 'admin') },
         { path: '*', element: framed(NotFoundView.View) },

@@ -17,6 +17,8 @@ import { createPagedSearchMachine } from './pagedSearchMachine';
 export interface GamespaceRow {
   id: string;
   name: string;
+  /** Its workspace, whose results table the row links to; absent once the workspace is gone. */
+  workspaceId?: string | null;
   managerName: string;
   startTime: string | null;
   endTime: string | null;

@@ -103,4 +103,27 @@ describe('HomeView', () => {
     expect(el.textContent).not.toContain('Login with');
     expect(el.textContent).not.toContain('Getting Started');
   });
+
+  it("shows the user's own games below Getting Started only while signed in", async () => {
+    const auth = await signedIn();
+    const el = document.createElement('div');
+    container = el;
+    document.body.append(el);
+    root = createRoot(el);
+    await act(async () =>
+      root?.render(
+        <HomeView
+          appname="Topoplay"
+          auth={auth}
+          sidebar={createActor(sidebarMachine).start()}
+          newWorkspace={createActor(newWorkspaceMachine).start()}
+          loginPrompt={<button type="button">Login with the identity provider</button>}
+          history={<section aria-label="Your games">games</section>}
+        />,
+      ),
+    );
+    expect(el.querySelector('[aria-label="Your games"]')).not.toBeNull();
+    await act(async () => auth.send({ type: 'logout.requested' }));
+    expect(el.querySelector('[aria-label="Your games"]')).toBeNull();
+  });
 });

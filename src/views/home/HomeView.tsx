@@ -82,6 +82,7 @@ export function HomeView({
   sidebar,
   newWorkspace,
   loginPrompt,
+  history,
 }: {
   appname: string;
   auth: AuthTokenActorRef;
@@ -89,6 +90,8 @@ export function HomeView({
   newWorkspace: NewWorkspaceActorRef;
   /** Shown to signed-out users; it owns its own login actor. */
   loginPrompt: ReactNode;
+  /** The signed-in user's own games, shown below Getting Started. */
+  history?: ReactNode;
 }) {
   const resolved = useSelector(auth, selectIsResolved);
   const signedIn = useSelector(auth, selectIsAuthenticated);
@@ -108,7 +111,10 @@ export function HomeView({
         // would offer a sign-in that the provider, its session not ended yet, grants at once.
         <Spinner label="Signing out" />
       ) : signedIn ? (
-        <GettingStarted auth={auth} sidebar={sidebar} newWorkspace={newWorkspace} />
+        <>
+          <GettingStarted auth={auth} sidebar={sidebar} newWorkspace={newWorkspace} />
+          {history}
+        </>
       ) : (
         loginPrompt
       )}

@@ -1,5 +1,6 @@
 import { useSelector } from '@xstate/react';
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import type {
   BrowserFilter,
   GamespaceBrowserActorRef,
@@ -35,6 +36,10 @@ import { GamespaceDetailView } from './GamespaceDetailView';
 import { Icon, piRefresh } from '../common/icons';
 
 type Search = PagedSearchActorRef<GamespaceRow>;
+
+/** Where a workspace's results table opens (src/app/router.tsx). */
+export const resultsPath = (workspaceId: string): string =>
+  `/observe/results/${encodeURIComponent(workspaceId)}`;
 
 const FILTERS: readonly BrowserFilter[] = ['active', 'inactive'];
 const buttonClass = 'p-button p-component p-button-sm';
@@ -184,6 +189,15 @@ function Row({
         >
           View
         </button>
+        {row.workspaceId && (
+          <Link
+            className={`${buttonClass} p-button-text`}
+            to={resultsPath(row.workspaceId)}
+            aria-label={`Results of ${row.name}`}
+          >
+            Results
+          </Link>
+        )}
         {full &&
           (confirmingThis ? (
             <ConfirmPrompt

@@ -1402,6 +1402,39 @@ export const POLICY: PolicyRow[] = [
       },
     ],
   },
+  // Results (ours): a workspace's table and its CSV for observers of its audience and admins,
+  // not its workers; each caller's own games to that caller only.
+  {
+    method: 'GET',
+    url: '/api/workspace/:id/results',
+    cases: [
+      {
+        allow: ['observerIn', 'admin'],
+        request: (w) => ({ url: `/api/workspace/${w.W}/results` }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/workspace/:id/results.csv',
+    cases: [
+      {
+        allow: ['observerIn', 'admin'],
+        request: (w) => ({ url: `/api/workspace/${w.W}/results.csv` }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/my/results',
+    cases: [
+      {
+        allow: SIGNED_IN,
+        request: () => ({ url: '/api/my/results' }),
+        secret: { what: 'gamespace G', value: (w) => w.G.id, seenBy: ['player', 'apiKey'] },
+      },
+    ],
+  },
   {
     method: 'POST',
     url: '/api/gamespace/grade',
