@@ -8,6 +8,7 @@ import {
   selectIsAlertsLive,
   selectIsAlertsLoading,
 } from '../../machines/alertsMachine.selectors';
+import { Icon, piRefresh } from '../common/icons';
 import './alerts.css';
 
 const KIND_LABELS = { shared: 'Shared answer', canary: 'Canary' } as const;
@@ -29,11 +30,11 @@ export function AlertList({ alerts }: { alerts: AlertsActorRef }) {
       <div className="tp-alerts-bar">
         <button
           type="button"
-          className="p-button p-component p-button-text p-button-sm"
+          className="p-button p-component p-button-sm p-button-outlined"
           onClick={() => alerts.send({ type: 'alerts.refreshRequested' })}
           disabled={loading}
         >
-          Refresh
+          <Icon shape={piRefresh} spin={loading} /> Refresh
         </button>
         <span className="tp-muted">
           {live
@@ -51,7 +52,9 @@ export function AlertList({ alerts }: { alerts: AlertsActorRef }) {
       ) : lines.length === 0 ? (
         <p className="tp-muted">No alerts.</p>
       ) : (
-        <ul className="tp-alert-list" aria-label="Alerts">
+        // Scrolls past a few alerts, so that the gamespaces below stay in reach; focusable, so
+        // that the keyboard scrolls it too.
+        <ul className="tp-alert-list" aria-label="Alerts" tabIndex={0}>
           {lines.map((line) => (
             <li key={line.id} className={`tp-alert tp-alert-${line.kind}`}>
               <time dateTime={line.time}>{line.time}</time>
