@@ -31,6 +31,7 @@ const KINDS: Record<GameEventKind, true> = {
   submission: true,
   extension: true,
   complete: true,
+  alert: true,
 };
 export const GAME_EVENT_KINDS = Object.keys(KINDS) as GameEventKind[];
 

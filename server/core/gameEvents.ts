@@ -12,7 +12,9 @@ export type GameEventKind =
   | 'clipboard.copy'
   | 'submission'
   | 'extension'
-  | 'complete';
+  | 'complete'
+  // Ours: a submission of another gamespace's generated answer, or of a canary (answerAlerts.ts).
+  | 'alert';
 
 /** One event as it is recorded. */
 export interface NewGameEvent {

@@ -19,6 +19,7 @@ import { sha256Hex } from './ids';
 import { challengeProgress, type ChallengeProgressView } from './gameViews';
 import { isActive } from './gamespaces';
 import type { Actor } from './actor';
+import type { AnswerAlerts } from './answerAlerts';
 
 // Grading (wire reference §4.4): a player's or an agent's answers to one question set, graded
 // under the gamespace's lock and stored before the answer goes back, so that an acknowledged
@@ -225,6 +226,11 @@ export interface GradingDeps {
   clock?: Clock;
   /** The gamespaces' event log: submissions with their score, and the ends they cause. */
   gameEvents?: GameEventLog;
+  /**
+   * Ours: told of each stored submission, to look for answer-sharing alerts (answerAlerts.ts).
+   * Not awaited: what the player is answered does not wait for it nor depend on it.
+   */
+  alerts?: Pick<AnswerAlerts, 'submitted' | 'forget'>;
 }
 
 /** What grading needs to know of GameState: its challenge's questions, to copy answers into. */
@@ -395,7 +401,16 @@ export function createGradingService(deps: GradingDeps) {
           result: outcome,
         };
       });
-      if (result.accepted) recordSubmission(row.id, actor, result.spec, input.sectionIndex);
+      if (result.accepted) {
+        recordSubmission(row.id, actor, result.spec, input.sectionIndex);
+        void deps.alerts?.submitted({
+          gamespace: row,
+          actor,
+          spec: result.spec,
+          sectionIndex: input.sectionIndex,
+          answers: input.questions,
+        });
+      }
       if (result.completed) {
         void gameEvents.record({
           gamespaceId: row.id,
@@ -428,6 +443,7 @@ export function createGradingService(deps: GradingDeps) {
           result: { ends },
         };
       });
+      deps.alerts?.forget(row.id);
       if (result.ends) deps.ended(row.id);
       return stateOf(row);
     },

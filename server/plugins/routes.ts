@@ -8,6 +8,7 @@ import { adminDiskImageRoutes } from '../http/admin/diskImageRoutes';
 import { adminExportRoutes } from '../http/admin/exportRoutes';
 import { adminPoolRoutes } from '../http/admin/poolRoutes';
 import { adminRoutes } from '../http/admin/routes';
+import { alertRoutes } from '../http/alert/routes';
 import { challengeRoutes } from '../http/challenge/routes';
 import { dispatchRoutes } from '../http/dispatch/routes';
 import { documentRoutes } from '../http/document/routes';
@@ -59,6 +60,7 @@ export const routesPlugin = fp<{ version: string }>(
     await fastify.register(hubRoutes, { hub, authenticator, cache });
     await fastify.register(gradingRoutes, { grading: services.grading });
     await fastify.register(gameEventRoutes, { events: services.gameEventReader });
+    await fastify.register(alertRoutes, { alerts: services.alerts });
     await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
     // The results table of a workspace and a player's own history (core/results.ts).
     await fastify.register(resultRoutes, {

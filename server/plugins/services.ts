@@ -9,6 +9,7 @@ import { createDocumentService, type DocumentAccess } from '../core/documents';
 import type { Publisher } from '../core/fields';
 import { createGameEventReader } from '../core/gameEventLog';
 import { createGamespaceService, gameState } from '../core/gamespaces';
+import { createAnswerAlerts } from '../core/answerAlerts';
 import { createGradingService } from '../core/grading';
 import { createImageService } from '../core/images';
 import { createIsoStore } from '../core/isos';
@@ -160,6 +161,15 @@ function createServices(fastify: FastifyInstance) {
       await recordings.removeGamespace(String(id));
     },
   };
+  const gameEventReader = createGameEventReader(repositories, gameEvents);
+  // Ours: submissions of another gamespace's generated answer, or of a canary, told to observers.
+  const alerts = createAnswerAlerts({
+    repositories,
+    gameEvents,
+    clock,
+    log: fastify.log,
+    mayRead: gameEventReader.mayRead,
+  });
   // Grading (wire reference §4.4) answers GameState and tells the gamespace's group.
   const grading = createGradingService({
     repositories,
@@ -169,6 +179,7 @@ function createServices(fastify: FastifyInstance) {
     clock,
     // Submissions and their score go into the gamespace's event log.
     gameEvents,
+    alerts,
   });
   // The dispatcher (wire reference §4.12): commands to in-lab agents, told to the gamespace.
   const dispatches = createDispatchService(repositories, {
@@ -214,7 +225,9 @@ function createServices(fastify: FastifyInstance) {
     play,
     grading,
     /** Who reads a gamespace's event log (GET /api/gamespace/{id}/events). */
-    gameEventReader: createGameEventReader(repositories, gameEvents),
+    gameEventReader,
+    /** Answer-sharing alerts (GET /api/alerts). */
+    alerts,
     dispatches,
     isos,
     recordings,

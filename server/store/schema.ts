@@ -262,6 +262,27 @@ export interface ConsoleRecordingTable {
   file: string;
 }
 
+/** One answer-sharing alert (migration 010, server/core/answerAlerts.ts). */
+export interface AlertTable {
+  id: string;
+  at: number;
+  workspaceId: string;
+  /** 'shared' | 'canary'. */
+  kind: string;
+  gamespaceId: string;
+  /** Whose generated answer was submitted; null for a canary. */
+  otherGamespaceId: string | null;
+  sectionIndex: number;
+  /** '' when the set has no name. */
+  sectionName: string;
+  questionIndex: number;
+  questionText: string;
+  submitterNames: string;
+  ownerNames: string;
+  /** The answer submitted: for observers, never for players. */
+  answer: string;
+}
+
 export interface Database {
   users: UserTable;
   apiKeys: ApiKeyTable;
@@ -285,6 +306,7 @@ export interface Database {
   poolSchedules: PoolScheduleTable;
   gameEvents: GameEventTable;
   consoleRecordings: ConsoleRecordingTable;
+  alerts: AlertTable;
   /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
   kyselyMigration: { name: string; timestamp: Generated<string> };
 }

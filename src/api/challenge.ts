@@ -20,6 +20,8 @@ const Question = t.partial({
   penalty: nullable(t.number),
   grader: nullable(t.union([t.string, t.number])),
   hidden: nullable(t.boolean),
+  // Ours: decoy answers no gamespace is given (src/domain/variantSpec.ts).
+  canaries: nullable(t.array(t.string)),
 });
 
 const Section = t.partial({

@@ -16,6 +16,7 @@ export const GAME_EVENT_KINDS = [
   'submission',
   'extension',
   'complete',
+  'alert',
 ] as const;
 
 export const GameEventKind = t.keyof(

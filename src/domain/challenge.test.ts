@@ -20,6 +20,31 @@ import {
 } from './challengeForm';
 
 describe('normalizeChallengeSpec', () => {
+  it('keeps canary answers trimmed, without blanks, and writes none for a question without', () => {
+    const spec = normalizeChallengeSpec({
+      variants: [
+        {
+          sections: [
+            {
+              questions: [
+                { text: 'Flag?', answer: '##flag##', canaries: [' flag{decoy} ', '', null] },
+                { text: 'Port?', answer: '22', canaries: [] },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    const [withCanaries, without] = spec.variants[0]!.sections[0]!.questions;
+    expect(withCanaries!.canaries).toEqual(['flag{decoy}']);
+    expect(without).not.toHaveProperty('canaries');
+    expect(() =>
+      normalizeChallengeSpec({ variants: [{ sections: [{ questions: [{ canaries: 'x' }] }] }] }),
+    ).toThrow(
+      "InvalidPropertyValue 'variants[0].sections[0].questions[0].canaries' must be an array",
+    );
+  });
+
   it('gives the empty spec for nothing, with unset dates and empty lists', () => {
     const empty = {
       text: '',

@@ -151,8 +151,17 @@ function grader(v: unknown, path: Path): Grader {
   return name;
 }
 
+/** Canary answers, trimmed, blanks dropped; undefined when none are left. */
+function canaries(v: unknown, path: Path): string[] | undefined {
+  const kept = list(v, path, text)
+    .map((c) => c.trim())
+    .filter(Boolean);
+  return kept.length > 0 ? kept : undefined;
+}
+
 function question(v: unknown, path: Path): QuestionSpec {
   const q = record(v, path);
+  const decoys = canaries(q.canaries, at(path, 'canaries'));
   return {
     text: text(q.text, at(path, 'text')),
     hint: text(q.hint, at(path, 'hint')),
@@ -164,6 +173,7 @@ function question(v: unknown, path: Path): QuestionSpec {
     hidden: flag(q.hidden, at(path, 'hidden')),
     isCorrect: flag(q.isCorrect, at(path, 'isCorrect')),
     isGraded: flag(q.isGraded, at(path, 'isGraded')),
+    ...(decoys ? { canaries: decoys } : {}),
   };
 }
 

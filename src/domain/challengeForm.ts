@@ -20,9 +20,11 @@ import {
 } from './challenge';
 import { transformValueMessage } from './transforms';
 
-export interface QuestionDraft extends Omit<QuestionSpec, 'weight' | 'penalty'> {
+export interface QuestionDraft extends Omit<QuestionSpec, 'weight' | 'penalty' | 'canaries'> {
   weight: string;
   penalty: string;
+  /** The canary answers as typed, one per line (an answer may hold a comma). */
+  canaries: string;
 }
 
 export interface SectionDraft extends Omit<
@@ -68,7 +70,15 @@ const questionDraft = (q: QuestionSpec): QuestionDraft => ({
   ...q,
   weight: numberText(q.weight),
   penalty: numberText(q.penalty),
+  canaries: (q.canaries ?? []).join('\n'),
 });
+
+/** Canary answers from their text: one per line, trimmed, blank lines dropped. */
+export const canaryList = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
 
 const sectionDraft = (s: SectionSpec): SectionDraft => ({
   ...s,
@@ -104,11 +114,16 @@ export function specOf(draft: ChallengeDraft): ChallengeSpec {
         // The first set is always open (the server forces it too).
         preReqTotal: i === 0 ? 0 : textNumber(s.preReqTotal),
         preReqPrevSection: i === 0 ? 0 : textNumber(s.preReqPrevSection),
-        questions: s.questions.map((q) => ({
-          ...q,
-          weight: textNumber(q.weight),
-          penalty: textNumber(q.penalty),
-        })),
+        questions: s.questions.map(({ canaries, ...q }) => {
+          const decoys = canaryList(canaries);
+          return {
+            ...q,
+            weight: textNumber(q.weight),
+            penalty: textNumber(q.penalty),
+            // Left out when there are none, as the server writes a question without them.
+            ...(decoys.length > 0 ? { canaries: decoys } : {}),
+          };
+        }),
       })),
     })),
   };

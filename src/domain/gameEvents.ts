@@ -13,7 +13,8 @@ export type GameEventKindName =
   | 'clipboard.copy'
   | 'submission'
   | 'extension'
-  | 'complete';
+  | 'complete'
+  | 'alert';
 
 export const GAME_EVENT_LABELS: Readonly<Record<GameEventKindName, string>> = {
   deploy: 'Machine deployed',
@@ -25,6 +26,7 @@ export const GAME_EVENT_LABELS: Readonly<Record<GameEventKindName, string>> = {
   submission: 'Answers submitted',
   extension: 'Game extended',
   complete: 'Game ended',
+  alert: 'Answer-sharing alert',
 };
 
 /** An event as it comes over the wire (src/api/gameEvents.ts). */

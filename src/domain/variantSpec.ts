@@ -17,6 +17,12 @@ export interface QuestionSpec {
   hidden: boolean;
   isCorrect: boolean;
   isGraded: boolean;
+  /**
+   * Ours: answers no real gamespace is given (decoys planted in the lab): a submission equal to
+   * one is told to observers as an alert (server/core/answerAlerts.ts); players never see them.
+   * Absent when the question has none, so a spec without them reads as the reference writes it.
+   */
+  canaries?: string[];
 }
 
 /** A question set. */

@@ -3,6 +3,7 @@ import { adminDashboardMachine } from './adminDashboardMachine';
 import { adminVmsMachine } from './adminVmsMachine';
 import { workspaceArchiveMachine } from './workspaceArchiveMachine';
 import { warmPoolsMachine } from './warmPoolsMachine';
+import { alertsMachine } from './alertsMachine';
 import { announcementsMachine } from './announcementsMachine';
 import { authTokenMachine } from './authTokenMachine';
 import { autosaveFormMachine } from './autosaveFormMachine';
@@ -147,6 +148,7 @@ export const machines = {
   launchSignIn: launchSignInMachine,
   gameStatePoll: gameStatePollMachine,
   gameTimeline: gameTimelineMachine,
+  alerts: alertsMachine,
   announcements: announcementsMachine,
   adminDashboard: adminDashboardMachine,
   adminVms: adminVmsMachine,

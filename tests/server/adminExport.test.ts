@@ -12,7 +12,13 @@ import { startTestServer, type TestServer } from './harness';
 // refused and nothing is written; nobody but an administrator reaches the routes.
 
 const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
-const CHALLENGE = JSON.stringify({ text: 'Find the flag', variants: [] });
+// With a question's canary answers (ours), which travel with the rest of the spec.
+const CHALLENGE = JSON.stringify({
+  text: 'Find the flag',
+  variants: [
+    { sections: [{ questions: [{ text: 'Flag?', answer: '##f##', canaries: ['flag{x}'] }] }] },
+  ],
+});
 const GUIDE = '# Guide\n\nConnect to **vm1**.\n';
 
 describe.each(testEngines())('workspace export and import on %s', (engine) => {

@@ -31,6 +31,8 @@ const question = {
     hidden: flag,
     isCorrect: flag,
     isGraded: flag,
+    // Ours: decoy answers no gamespace is given (src/domain/variantSpec.ts).
+    canaries: list(text),
   },
 } as const;
 
@@ -99,6 +101,7 @@ const questionOut = {
     hidden: bool,
     isCorrect: bool,
     isGraded: bool,
+    canaries: { type: 'array', items: str },
   },
 } as const;
 

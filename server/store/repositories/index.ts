@@ -1,5 +1,6 @@
 import type { Store } from '../db';
 import { createAccountRepository } from './accounts';
+import { createAlertRepository } from './alerts';
 import { createApiKeyRepository } from './apiKeys';
 import { createArchiveRepository } from './archives';
 import { createChallengeRepository } from './challenges';
@@ -25,6 +26,8 @@ export function createRepositories(store: Pick<Store, 'db' | 'rowLookup'>) {
   return {
     /** The embedded identity provider's local accounts. */
     accounts: createAccountRepository(db),
+    /** Answer-sharing alerts, and the other gamespaces' answers they are found among. */
+    alerts: createAlertRepository(db),
     /** API keys, and whose key a request carries (authentication). */
     apiKeys: createApiKeyRepository(db),
     /** Workspaces as export and import move them. */

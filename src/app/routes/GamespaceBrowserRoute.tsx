@@ -11,6 +11,7 @@ import {
   recordingListLogic,
 } from '../gamespaceBrowserImplementations';
 import { useAppServices } from '../services';
+import { AlertsSection } from './AlertsSection';
 
 /**
  * A gamespace's dispatcher console, alive while its tab is shown. Only admins listen on the
@@ -62,7 +63,7 @@ export function GamespaceBrowserSection({ fullAdminView }: { fullAdminView: bool
 /** /observe (observers; loaded on demand): the Observe Dashboard, its browser view-only. */
 export default function ObserveRoute() {
   return (
-    <ObserveView>
+    <ObserveView alerts={<AlertsSection />}>
       <GamespaceBrowserSection fullAdminView={false} />
     </ObserveView>
   );

@@ -1436,6 +1436,25 @@ export const POLICY: PolicyRow[] = [
     ],
   },
   {
+    method: 'GET',
+    url: '/api/alerts',
+    cases: [
+      {
+        name: 'of W',
+        // The event log's rule: observers of the audience and admins; not the players.
+        allow: ['observerIn', 'admin'],
+        request: (w) => ({ url: `/api/alerts?workspaceId=${w.W}` }),
+      },
+      {
+        name: 'of every workspace',
+        // Observers (creators are observers too) all read, each the alerts of workspaces their
+        // audience reaches (an empty list when none); everyone else is refused.
+        allow: ['observerIn', 'observerOut', 'creator', 'admin'],
+        request: () => ({ url: '/api/alerts' }),
+      },
+    ],
+  },
+  {
     method: 'POST',
     url: '/api/gamespace/grade',
     cases: [

@@ -174,6 +174,21 @@ describe('ChallengeForm', () => {
     expect(view.el.querySelector('[role="status"]')?.textContent).toBe('Saved');
   });
 
+  it('saves canary answers one per line, and shows them again as lines', async () => {
+    const view = await renderForm();
+    const question = view.group('Question 1', view.group('Question set 1'));
+    const canaries = view.control('Canary answers (one per line)', question);
+    expect(canaries.value).toBe('');
+    await view.type(canaries, 'flag{decoy}\n\n  flag{a,b}  ');
+    await act(async () => canaries.blur());
+    await act(flush);
+    expect(view.saves.map((s) => s.variants[0]!.sections[0]!.questions[0]!.canaries)).toEqual([
+      ['flag{decoy}', 'flag{a,b}'],
+    ]);
+    // A question without canaries is saved without the field, as the reference writes it.
+    expect(view.saves[0]!.variants[0]!.sections[1]!.questions[0]).not.toHaveProperty('canaries');
+  });
+
   it('changes the grader with its radio buttons', async () => {
     const view = await renderForm();
     const question = view.group('Question 1', view.group('Question set 2'));

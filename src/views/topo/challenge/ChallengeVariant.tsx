@@ -15,6 +15,9 @@ export const GRADER_HELP =
   'Match (exact), MatchAny (one of the pipe-delimited answers), MatchAll (all pipe-delimited answers in any order), MatchAlpha (exact after stripping symbols)';
 export const WEIGHT_HELP =
   'Weight is a percentage of the total, either 0 to 1 or 0 to 100. Zero weights are shared evenly.';
+/** What canary answers are for (src/domain/alerts.ts). */
+export const CANARY_HELP =
+  'Decoy answers no player is given, one per line (for example a fake flag planted in the lab). Submitting one alerts observers; it is graded wrong as any wrong answer.';
 /** Prerequisites above 1 are read like whole-number weights (normalizePrerequisites). */
 export const PREREQUISITE_HELP =
   'A fraction (0.3), or points in the units of the weights (30 of 100 is 0.3); saved as the fraction.';
@@ -55,6 +58,13 @@ function Question({ form, path, number }: FormProps & { path: string; number: nu
       <legend>Question {number}</legend>
       <TextField form={form} path={`${path}.text`} label="Question" multiline />
       <TextField form={form} path={`${path}.answer`} label="Answer" />
+      <TextField
+        form={form}
+        path={`${path}.canaries`}
+        label="Canary answers (one per line)"
+        hint={CANARY_HELP}
+        multiline
+      />
       <div className="tp-challenge-row">
         <TextField form={form} path={`${path}.example`} label="Example" />
         <TextField form={form} path={`${path}.hint`} label="Hint" />
