@@ -31,6 +31,10 @@ const KINDS: Record<GameEventKind, true> = {
   submission: true,
   extension: true,
   complete: true,
+  'help.raise': true,
+  'help.claim': true,
+  'help.answer': true,
+  'help.cancel': true,
 };
 export const GAME_EVENT_KINDS = Object.keys(KINDS) as GameEventKind[];
 

@@ -12,7 +12,12 @@ export type GameEventKind =
   | 'clipboard.copy'
   | 'submission'
   | 'extension'
-  | 'complete';
+  | 'complete'
+  // A player's help request raised, claimed, answered or cancelled (helpRequests.ts).
+  | 'help.raise'
+  | 'help.claim'
+  | 'help.answer'
+  | 'help.cancel';
 
 /** One event as it is recorded. */
 export interface NewGameEvent {

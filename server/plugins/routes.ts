@@ -14,6 +14,8 @@ import { documentRoutes } from '../http/document/routes';
 import { fileRoutes } from '../http/file/routes';
 import { gameEventRoutes } from '../http/gamespace/eventRoutes';
 import { gradingRoutes } from '../http/gamespace/gradingRoutes';
+import { helpRoutes } from '../http/help/routes';
+import { createHelpService } from '../core/helpRequests';
 import { gamespaceRoutes } from '../http/gamespace/routes';
 import { templateRoutes } from '../http/template/routes';
 import { accountRoutes } from '../http/user/accountRoutes';
@@ -54,6 +56,18 @@ export const routesPlugin = fp<{ version: string }>(
     await fastify.register(hubRoutes, { hub, authenticator, cache });
     await fastify.register(gradingRoutes, { grading: services.grading });
     await fastify.register(gameEventRoutes, { events: services.gameEventReader });
+    // Help requests: players raise a hand, observers of the audience claim and answer.
+    await fastify.register(helpRoutes, {
+      help: createHelpService({
+        repositories: fastify.repositories,
+        mayObserve: services.gameEventReader.mayRead,
+        events: fastify.gameEvents,
+        publisher: {
+          publish: (channel, payload) => hub.toGroup(channel).send('ObserveEvent', payload),
+        },
+        clock: fastify.clock,
+      }),
+    });
     await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
     await fastify.register(adminRoutes, {
       hub,

@@ -32,6 +32,7 @@ import * as m006 from './migrations/006_account_disabled';
 import * as m007 from './migrations/007_warm_pools';
 import * as m008 from './migrations/008_game_events';
 import * as m009 from './migrations/009_console_recordings';
+import * as m010 from './migrations/010_help_requests';
 import { onPostgres, preparedRead, registerPostgres, registerSqlite } from './prepared';
 import { WriteWatchPlugin, type WriteListener } from './writeWatch';
 
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   '007_warm_pools': m007,
   '008_game_events': m008,
   '009_console_recordings': m009,
+  '010_help_requests': m010,
 };
 
 class StaticMigrations implements MigrationProvider {

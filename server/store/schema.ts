@@ -262,6 +262,28 @@ export interface ConsoleRecordingTable {
   file: string;
 }
 
+/** One help request of a gamespace (migration 010, server/core/helpRequests.ts); '' and 0 are absent. */
+export interface HelpRequestTable {
+  id: string;
+  gamespaceId: string;
+  workspaceId: string;
+  gamespaceName: string;
+  /** Who raised it. */
+  playerId: string;
+  playerName: string;
+  message: string;
+  status: 'open' | 'answered' | 'cancelled';
+  raisedAt: number;
+  claimedById: string;
+  claimedByName: string;
+  claimedAt: number;
+  answer: string;
+  answeredById: string;
+  answeredByName: string;
+  /** When it was answered or cancelled. */
+  closedAt: number;
+}
+
 export interface Database {
   users: UserTable;
   apiKeys: ApiKeyTable;
@@ -285,6 +307,7 @@ export interface Database {
   poolSchedules: PoolScheduleTable;
   gameEvents: GameEventTable;
   consoleRecordings: ConsoleRecordingTable;
+  helpRequests: HelpRequestTable;
   /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
   kyselyMigration: { name: string; timestamp: Generated<string> };
 }

@@ -16,6 +16,10 @@ export const GAME_EVENT_KINDS = [
   'submission',
   'extension',
   'complete',
+  'help.raise',
+  'help.claim',
+  'help.answer',
+  'help.cancel',
 ] as const;
 
 export const GameEventKind = t.keyof(

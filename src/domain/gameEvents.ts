@@ -13,7 +13,11 @@ export type GameEventKindName =
   | 'clipboard.copy'
   | 'submission'
   | 'extension'
-  | 'complete';
+  | 'complete'
+  | 'help.raise'
+  | 'help.claim'
+  | 'help.answer'
+  | 'help.cancel';
 
 export const GAME_EVENT_LABELS: Readonly<Record<GameEventKindName, string>> = {
   deploy: 'Machine deployed',
@@ -25,6 +29,10 @@ export const GAME_EVENT_LABELS: Readonly<Record<GameEventKindName, string>> = {
   submission: 'Answers submitted',
   extension: 'Game extended',
   complete: 'Game ended',
+  'help.raise': 'Asked for help',
+  'help.claim': 'Help request claimed',
+  'help.answer': 'Help request answered',
+  'help.cancel': 'Help request cancelled',
 };
 
 /** An event as it comes over the wire (src/api/gameEvents.ts). */
