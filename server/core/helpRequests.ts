@@ -237,6 +237,20 @@ export function createHelpService(options: HelpServiceOptions) {
       return (await helpRequests.queue(key)).map(helpRequestDto);
     },
 
+    /**
+     * GET help/workspaces: the workspaces with a running gamespace that the actor observes, whose
+     * observe channels a queue of every workspace listens on. Only observers and administrators.
+     */
+    async watchedWorkspaces(actor: Actor): Promise<string[]> {
+      if (!actor.isAdmin && !actor.isObserver) throw forbidden();
+      const ids = await helpRequests.runningWorkspaces(now());
+      if (actor.isAdmin) return ids;
+      const reached = await Promise.all(
+        ids.map((workspaceId) => options.mayObserve(actor, { workspaceId })),
+      );
+      return ids.filter((_, i) => reached[i]);
+    },
+
     /** POST help/{id}/claim: the actor is on it (taking it over from whoever was). */
     async claim(actor: Actor, id: unknown): Promise<HelpRequestDto> {
       const row = await requestOf(id);

@@ -181,6 +181,14 @@ describe.each(testEngines())('help requests on %s', (engine) => {
     await ok(call('creator', 'POST', `/help/${b.id}/cancel`));
   });
 
+  it("tells observers the running gamespaces' workspaces they observe, for their channels", async () => {
+    expect(await ok(call('observer', 'GET', '/help/workspaces'))).toContain(workspaceId);
+    expect(await ok(call('admin', 'GET', '/help/workspaces'))).toContain(workspaceId);
+    // An observer the audience does not reach, and a player.
+    expect(await ok(call('creator', 'GET', '/help/workspaces'))).not.toContain(workspaceId);
+    expect((await call('player', 'GET', '/help/workspaces')).status).toBe(403);
+  });
+
   it('records each change in the event log, with no more than the start of the text', async () => {
     const long = `Where is the flag? ${'a'.repeat(200)}`;
     const r = await ok(raise('player', game.id, long));

@@ -94,6 +94,18 @@ export async function helpRoutes(fastify: FastifyInstance, options: { help: Help
     async (request) => help.queue(actorOf(request), request.query.workspaceId),
   );
 
+  app.get(
+    '/api/help/workspaces',
+    {
+      schema: {
+        description:
+          'The workspaces with a running gamespace that the caller observes (observers, administrators): a queue of every workspace listens on their observe channels.',
+        response: { 200: { type: 'array', items: str }, ...errorResponses },
+      },
+    },
+    async (request) => help.watchedWorkspaces(actorOf(request)),
+  );
+
   app.post(
     '/api/help/:id/claim',
     {

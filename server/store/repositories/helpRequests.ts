@@ -97,6 +97,21 @@ export function createHelpRequestRepository(db: Db) {
       return queueOrder([...o, ...c].map(withNumbers));
     },
 
+    /** The workspaces with a running gamespace (where a hand may be raised), in id order. */
+    runningWorkspaces: async (now: number): Promise<string[]> =>
+      (
+        await db
+          .selectFrom('gamespaces')
+          .select('workspaceId')
+          .distinct()
+          .where('startTime', '>', 0)
+          .where('endTime', '<=', 0)
+          .where('expirationTime', '>', now)
+          .where('workspaceId', 'is not', null)
+          .orderBy('workspaceId')
+          .execute()
+      ).flatMap((row) => (row.workspaceId ? [row.workspaceId] : [])),
+
     /** Applies `change` if the request is still open; whether it did. */
     async changeOpen(id: string, change: Change): Promise<boolean> {
       const result = await db

@@ -1517,6 +1517,18 @@ export const POLICY: PolicyRow[] = [
       },
     ],
   },
+  {
+    method: 'GET',
+    url: '/api/help/workspaces',
+    cases: [
+      {
+        // Any observer asks; only W's readers are told of W (G runs there).
+        allow: ['observerIn', 'observerOut', 'creator', 'admin'],
+        request: () => ({ url: '/api/help/workspaces' }),
+        secret: { what: 'W', value: (w) => w.W, seenBy: ['observerIn', 'admin'] },
+      },
+    ],
+  },
   ...(['claim', 'answer'] as const).map((action): PolicyRow => ({
     method: 'POST',
     url: `/api/help/:id/${action}`,
