@@ -30,6 +30,8 @@ import { gamespaceSessionMachine } from './gamespaceSessionMachine';
 import { gameStatePollMachine } from './gameStatePollMachine';
 import { gameTimelineMachine } from './gameTimelineMachine';
 import { gameVmsMachine } from './gameVmsMachine';
+import { helpQueueMachine } from './helpQueueMachine';
+import { helpRequestMachine } from './helpRequestMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
 import { hubConnectorMachine } from './hubConnectorMachine';
@@ -143,6 +145,8 @@ export const machines = {
   launchSignIn: launchSignInMachine,
   gameStatePoll: gameStatePollMachine,
   gameTimeline: gameTimelineMachine,
+  helpRequest: helpRequestMachine,
+  helpQueue: helpQueueMachine,
   announcements: announcementsMachine,
   adminDashboard: adminDashboardMachine,
   adminVms: adminVmsMachine,

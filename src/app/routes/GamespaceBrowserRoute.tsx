@@ -11,6 +11,7 @@ import {
   recordingListLogic,
 } from '../gamespaceBrowserImplementations';
 import { useAppServices } from '../services';
+import { HelpQueueSection } from './HelpQueueSection';
 
 /**
  * A gamespace's dispatcher console, alive while its tab is shown. Only admins listen on the
@@ -63,6 +64,7 @@ export function GamespaceBrowserSection({ fullAdminView }: { fullAdminView: bool
 export default function ObserveRoute() {
   return (
     <ObserveView>
+      <HelpQueueSection />
       <GamespaceBrowserSection fullAdminView={false} />
     </ObserveView>
   );
