@@ -1,9 +1,17 @@
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { apiOf, signIn } from './support';
 
 // Help requests: a player raises a hand from the play page; an observer of the audience sees it
 // on the Observe page as it comes, claims it (the player sees who is on it) and answers (the
 // player sees the answer), all without reloading; an observer outside the audience never sees it.
+
+/** No serious or critical axe-core finding within `selector` (the help panel, the queue). */
+async function expectAccessible(page: Page, selector: string) {
+  const { violations } = await new AxeBuilder({ page }).include(selector).analyze();
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+}
 
 async function openObserve(page: Page) {
   await page.goto('/observe');
@@ -62,6 +70,7 @@ test('a player raises a hand, an observer claims and answers it live', async ({
   await box.fill(message);
   await expect(help.getByText(`${message.length} / 500`)).toBeVisible();
   await player.screenshot({ path: test.info().outputPath('help-player-composing.png') });
+  await expectAccessible(player, '.tp-help');
   await help.getByRole('button', { name: 'Send' }).click();
   await expect(help.getByRole('status')).toHaveText('Waiting for someone');
   await expect(help.getByLabel('Your message')).toHaveText(message);
@@ -74,6 +83,7 @@ test('a player raises a hand, an observer claims and answers it live', async ({
   await expect(item).toContainText('Unclaimed');
   await expect(queue.getByText('1 open')).toBeVisible();
   await observer.screenshot({ path: test.info().outputPath('help-observer-open.png') });
+  await expectAccessible(observer, '.tp-hq');
 
   await item.getByRole('button', { name: 'Claim' }).click();
   await expect(item).toContainText('You are on it');
@@ -88,11 +98,13 @@ test('a player raises a hand, an observer claims and answers it live', async ({
   await done.getByText('Answered and cancelled (1)').click();
   await expect(done).toContainText('Answered by Observer');
   await observer.screenshot({ path: test.info().outputPath('help-observer-answered.png') });
+  await expectAccessible(observer, '.tp-hq');
 
   await expect(help.getByRole('status')).toHaveText('Answered by Observer');
   await expect(help.getByLabel('Answer')).toHaveText('Check the second network card.');
   await expect(help.getByRole('button', { name: 'Ask again' })).toBeVisible();
   await player.screenshot({ path: test.info().outputPath('help-player-answered.png') });
+  await expectAccessible(player, '.tp-help');
 
   // The observer outside the audience saw none of it, live or loaded.
   await expect(outsider.getByText(message)).toHaveCount(0);
