@@ -161,6 +161,15 @@ export function createHelpService(options: HelpServiceOptions) {
     return row;
   }
 
+  /** Those of the workspaces (each once, in order) that the actor observes. */
+  async function observed(actor: Actor, workspaceIds: readonly string[]): Promise<string[]> {
+    const ids = [...new Set(workspaceIds)].sort();
+    const reached = await Promise.all(
+      ids.map((workspaceId) => options.mayObserve(actor, { workspaceId })),
+    );
+    return ids.filter((_, i) => reached[i]);
+  }
+
   /** An observer of the request's workspace, or 403. */
   async function assertObserves(actor: Actor, row: HelpRequestTable) {
     if (!(await options.mayObserve(actor, row))) throw forbidden();
@@ -220,21 +229,20 @@ export function createHelpService(options: HelpServiceOptions) {
     async queue(actor: Actor, workspaceId: unknown): Promise<HelpRequestDto[]> {
       if (!actor.isAdmin && !actor.isObserver) throw forbidden();
       if (workspaceId === undefined || workspaceId === '') {
-        const rows = await helpRequests.queue(null);
-        if (actor.isAdmin) return rows.map(helpRequestDto);
-        const reach = new Map<string, Promise<boolean>>();
-        const reaches = (id: string) => {
-          let known = reach.get(id);
-          if (!known) reach.set(id, (known = options.mayObserve(actor, { workspaceId: id })));
-          return known;
-        };
-        const shown = await Promise.all(rows.map((row) => reaches(row.workspaceId)));
-        return rows.filter((_, i) => shown[i]).map(helpRequestDto);
+        if (actor.isAdmin) return (await helpRequests.queue(null)).map(helpRequestDto);
+        // Where something may be asked or is open, as far as the observer's audience reaches.
+        const [running, open] = await Promise.all([
+          helpRequests.runningWorkspaces(now()),
+          helpRequests.openWorkspaces(),
+        ]);
+        return (await helpRequests.queue(await observed(actor, [...running, ...open]))).map(
+          helpRequestDto,
+        );
       }
       const key = asId(workspaceId);
       if (!key) throw unknownArgument('workspaceId');
       if (!(await options.mayObserve(actor, { workspaceId: key }))) throw forbidden();
-      return (await helpRequests.queue(key)).map(helpRequestDto);
+      return (await helpRequests.queue([key])).map(helpRequestDto);
     },
 
     /**
@@ -244,11 +252,7 @@ export function createHelpService(options: HelpServiceOptions) {
     async watchedWorkspaces(actor: Actor): Promise<string[]> {
       if (!actor.isAdmin && !actor.isObserver) throw forbidden();
       const ids = await helpRequests.runningWorkspaces(now());
-      if (actor.isAdmin) return ids;
-      const reached = await Promise.all(
-        ids.map((workspaceId) => options.mayObserve(actor, { workspaceId })),
-      );
-      return ids.filter((_, i) => reached[i]);
+      return actor.isAdmin ? ids : observed(actor, ids);
     },
 
     /** POST help/{id}/claim: the actor is on it (taking it over from whoever was). */

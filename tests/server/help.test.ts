@@ -189,6 +189,37 @@ describe.each(testEngines())('help requests on %s', (engine) => {
     expect((await call('player', 'GET', '/help/workspaces')).status).toBe(403);
   });
 
+  it("shows an observer their workspaces' closed requests, however many others closed since", async () => {
+    const r = await ok(raise('player', game.id, 'Seen later?'));
+    await ok(call('observer', 'POST', `/help/${r.id}/answer`, { text: 'Yes.' }));
+    const now = Date.now();
+    const elsewhere = Array.from({ length: 60 }, (_, i) => ({
+      id: `elsewhere-${i}`,
+      gamespaceId: `gone-${i}`,
+      workspaceId: 'a-workspace-elsewhere',
+      gamespaceName: '',
+      playerId: 'someone',
+      playerName: 'Someone',
+      message: 'Elsewhere',
+      status: 'answered' as const,
+      raisedAt: now,
+      claimedById: '',
+      claimedByName: '',
+      claimedAt: 0,
+      answer: 'No.',
+      answeredById: '',
+      answeredByName: '',
+      closedAt: now + 60_000 + i,
+    }));
+    await server.app.store.db.insertInto('helpRequests').values(elsewhere).execute();
+    const mine = (await ok(call('observer', 'GET', '/help'))) as Json[];
+    expect(mine.map((x) => x.id)).toContain(r.id);
+    expect(mine.some((x) => x.workspaceId !== workspaceId)).toBe(false);
+    // Administrators see everyone's: every open one and the 50 closed last.
+    const all = (await ok(call('admin', 'GET', '/help'))) as Json[];
+    expect(all.filter((x) => x.workspaceId === 'a-workspace-elsewhere')).toHaveLength(50);
+  });
+
   it('records each change in the event log, with no more than the start of the text', async () => {
     const long = `Where is the flag? ${'a'.repeat(200)}`;
     const r = await ok(raise('player', game.id, long));

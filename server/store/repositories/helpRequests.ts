@@ -78,10 +78,11 @@ export function createHelpRequestRepository(db: Db) {
       ).map(withNumbers),
 
     /**
-     * A queue: every open request and the CLOSED_SHOWN last closed ones, of one workspace or (no
-     * id) of all; open first, oldest first.
+     * A queue: every open request and the CLOSED_SHOWN last closed ones, of the workspaces named
+     * (null: of all); open first, oldest first.
      */
-    async queue(workspaceId: string | null): Promise<HelpRequestTable[]> {
+    async queue(workspaceIds: readonly string[] | null): Promise<HelpRequestTable[]> {
+      if (workspaceIds !== null && workspaceIds.length === 0) return [];
       let open = db.selectFrom('helpRequests').selectAll().where('status', '=', 'open');
       let closed = db
         .selectFrom('helpRequests')
@@ -89,13 +90,24 @@ export function createHelpRequestRepository(db: Db) {
         .where('status', '!=', 'open')
         .orderBy('closedAt', 'desc')
         .limit(CLOSED_SHOWN);
-      if (workspaceId !== null) {
-        open = open.where('workspaceId', '=', workspaceId);
-        closed = closed.where('workspaceId', '=', workspaceId);
+      if (workspaceIds !== null) {
+        open = open.where('workspaceId', 'in', workspaceIds);
+        closed = closed.where('workspaceId', 'in', workspaceIds);
       }
       const [o, c] = await Promise.all([open.execute(), closed.execute()]);
       return queueOrder([...o, ...c].map(withNumbers));
     },
+
+    /** The workspaces with an open request. */
+    openWorkspaces: async (): Promise<string[]> =>
+      (
+        await db
+          .selectFrom('helpRequests')
+          .select('workspaceId')
+          .distinct()
+          .where('status', '=', 'open')
+          .execute()
+      ).map((row) => row.workspaceId),
 
     /** The workspaces with a running gamespace (where a hand may be raised), in id order. */
     runningWorkspaces: async (now: number): Promise<string[]> =>
