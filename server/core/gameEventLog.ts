@@ -32,6 +32,10 @@ const KINDS: Record<GameEventKind, true> = {
   extension: true,
   complete: true,
   alert: true,
+  'help.raise': true,
+  'help.claim': true,
+  'help.answer': true,
+  'help.cancel': true,
 };
 export const GAME_EVENT_KINDS = Object.keys(KINDS) as GameEventKind[];
 

@@ -14,7 +14,12 @@ export type GameEventKind =
   | 'extension'
   | 'complete'
   // Ours: a submission of another gamespace's generated answer, or of a canary (answerAlerts.ts).
-  | 'alert';
+  | 'alert'
+  // A player's help request raised, claimed, answered or cancelled (helpRequests.ts).
+  | 'help.raise'
+  | 'help.claim'
+  | 'help.answer'
+  | 'help.cancel';
 
 /** One event as it is recorded. */
 export interface NewGameEvent {

@@ -18,6 +18,8 @@ import { gradingRoutes } from '../http/gamespace/gradingRoutes';
 import { resultRoutes } from '../http/results/routes';
 import { createResultService } from '../core/results';
 import { createResultRepository } from '../store/repositories/results';
+import { helpRoutes } from '../http/help/routes';
+import { createHelpService } from '../core/helpRequests';
 import { gamespaceRoutes } from '../http/gamespace/routes';
 import { templateRoutes } from '../http/template/routes';
 import { accountRoutes } from '../http/user/accountRoutes';
@@ -61,6 +63,18 @@ export const routesPlugin = fp<{ version: string }>(
     await fastify.register(gradingRoutes, { grading: services.grading });
     await fastify.register(gameEventRoutes, { events: services.gameEventReader });
     await fastify.register(alertRoutes, { alerts: services.alerts });
+    // Help requests: players raise a hand, observers of the audience claim and answer.
+    await fastify.register(helpRoutes, {
+      help: createHelpService({
+        repositories: fastify.repositories,
+        mayObserve: services.gameEventReader.mayRead,
+        events: fastify.gameEvents,
+        publisher: {
+          publish: (channel, payload) => hub.toGroup(channel).send('ObserveEvent', payload),
+        },
+        clock: fastify.clock,
+      }),
+    });
     await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
     // The results table of a workspace and a player's own history (core/results.ts).
     await fastify.register(resultRoutes, {

@@ -33,6 +33,7 @@ import * as m007 from './migrations/007_warm_pools';
 import * as m008 from './migrations/008_game_events';
 import * as m009 from './migrations/009_console_recordings';
 import * as m010 from './migrations/010_alerts';
+import * as m011 from './migrations/011_help_requests';
 import { onPostgres, preparedRead, registerPostgres, registerSqlite } from './prepared';
 import { WriteWatchPlugin, type WriteListener } from './writeWatch';
 
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '008_game_events': m008,
   '009_console_recordings': m009,
   '010_alerts': m010,
+  '011_help_requests': m011,
 };
 
 class StaticMigrations implements MigrationProvider {

@@ -283,6 +283,28 @@ export interface AlertTable {
   answer: string;
 }
 
+/** One help request of a gamespace (migration 011, server/core/helpRequests.ts); '' and 0 are absent. */
+export interface HelpRequestTable {
+  id: string;
+  gamespaceId: string;
+  workspaceId: string;
+  gamespaceName: string;
+  /** Who raised it. */
+  playerId: string;
+  playerName: string;
+  message: string;
+  status: 'open' | 'answered' | 'cancelled';
+  raisedAt: number;
+  claimedById: string;
+  claimedByName: string;
+  claimedAt: number;
+  answer: string;
+  answeredById: string;
+  answeredByName: string;
+  /** When it was answered or cancelled. */
+  closedAt: number;
+}
+
 export interface Database {
   users: UserTable;
   apiKeys: ApiKeyTable;
@@ -307,6 +329,7 @@ export interface Database {
   gameEvents: GameEventTable;
   consoleRecordings: ConsoleRecordingTable;
   alerts: AlertTable;
+  helpRequests: HelpRequestTable;
   /** Kysely's own bookkeeping, listed so the type checker knows it exists. */
   kyselyMigration: { name: string; timestamp: Generated<string> };
 }

@@ -17,6 +17,10 @@ export const GAME_EVENT_KINDS = [
   'extension',
   'complete',
   'alert',
+  'help.raise',
+  'help.claim',
+  'help.answer',
+  'help.cancel',
 ] as const;
 
 export const GameEventKind = t.keyof(

@@ -14,7 +14,11 @@ export type GameEventKindName =
   | 'submission'
   | 'extension'
   | 'complete'
-  | 'alert';
+  | 'alert'
+  | 'help.raise'
+  | 'help.claim'
+  | 'help.answer'
+  | 'help.cancel';
 
 export const GAME_EVENT_LABELS: Readonly<Record<GameEventKindName, string>> = {
   deploy: 'Machine deployed',
@@ -27,6 +31,10 @@ export const GAME_EVENT_LABELS: Readonly<Record<GameEventKindName, string>> = {
   extension: 'Game extended',
   complete: 'Game ended',
   alert: 'Answer-sharing alert',
+  'help.raise': 'Asked for help',
+  'help.claim': 'Help request claimed',
+  'help.answer': 'Help request answered',
+  'help.cancel': 'Help request cancelled',
 };
 
 /** An event as it comes over the wire (src/api/gameEvents.ts). */

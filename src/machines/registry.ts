@@ -33,6 +33,8 @@ import { gamespaceSessionMachine } from './gamespaceSessionMachine';
 import { gameStatePollMachine } from './gameStatePollMachine';
 import { gameTimelineMachine } from './gameTimelineMachine';
 import { gameVmsMachine } from './gameVmsMachine';
+import { helpQueueMachine } from './helpQueueMachine';
+import { helpRequestMachine } from './helpRequestMachine';
 import { hubChannelMachine } from './hubChannelMachine';
 import { hubConnectionMachine } from './hubConnectionMachine';
 import { hubConnectorMachine } from './hubConnectorMachine';
@@ -149,6 +151,8 @@ export const machines = {
   gameStatePoll: gameStatePollMachine,
   gameTimeline: gameTimelineMachine,
   alerts: alertsMachine,
+  helpRequest: helpRequestMachine,
+  helpQueue: helpQueueMachine,
   announcements: announcementsMachine,
   adminDashboard: adminDashboardMachine,
   adminVms: adminVmsMachine,

@@ -408,11 +408,12 @@ export function createGamespaceRepository(db: Db) {
       await db.updateTable('gamespaces').set({ endTime }).where('id', '=', id).execute();
     },
 
-    /** The gamespace, its players and its event log, together. */
+    /** The gamespace, its players, its event log and its help requests, together. */
     async remove(id: string): Promise<void> {
       await db.transaction().execute(async (tx) => {
         await tx.deleteFrom('players').where('gamespaceId', '=', id).execute();
         await tx.deleteFrom('gameEvents').where('gamespaceId', '=', id).execute();
+        await tx.deleteFrom('helpRequests').where('gamespaceId', '=', id).execute();
         await tx.deleteFrom('gamespaces').where('id', '=', id).execute();
       });
     },

@@ -9,6 +9,7 @@ import { createDocumentRepository } from './documents';
 import { createFavoriteRepository } from './favorites';
 import { createGameEventRepository } from './gameEvents';
 import { createGamespaceRepository } from './gamespaces';
+import { createHelpRequestRepository } from './helpRequests';
 import { createMembershipRepository } from './membership';
 import { createPlayerRepository } from './players';
 import { createPoolRepository } from './pools';
@@ -41,6 +42,8 @@ export function createRepositories(store: Pick<Store, 'db' | 'rowLookup'>) {
     /** Gamespaces' event logs (deploys, consoles, submissions, ...). */
     gameEvents: createGameEventRepository(db),
     gamespaceFavorites: createFavoriteRepository(db, 'gamespaceFavorites'),
+    /** Players' help requests and the observers' queue. */
+    helpRequests: createHelpRequestRepository(db),
     membership: createMembershipRepository(db),
     players: createPlayerRepository(db),
     /** Warm pools: settings, pooled machine sets, scheduled launches. */

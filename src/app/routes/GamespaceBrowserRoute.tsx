@@ -12,6 +12,7 @@ import {
 } from '../gamespaceBrowserImplementations';
 import { useAppServices } from '../services';
 import { AlertsSection } from './AlertsSection';
+import { HelpQueueSection } from './HelpQueueSection';
 
 /**
  * A gamespace's dispatcher console, alive while its tab is shown. Only admins listen on the
@@ -64,6 +65,7 @@ export function GamespaceBrowserSection({ fullAdminView }: { fullAdminView: bool
 export default function ObserveRoute() {
   return (
     <ObserveView alerts={<AlertsSection />}>
+      <HelpQueueSection />
       <GamespaceBrowserSection fullAdminView={false} />
     </ObserveView>
   );

@@ -2,8 +2,18 @@ import { useActorRef, useSelector } from '@xstate/react';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { GamespaceView } from '../../views/mojo/GamespaceView';
+import { RaiseHand } from '../../views/mojo/RaiseHand';
+import { helpRequestLogic } from '../helpImplementations';
 import { gamespaceSessionLogic } from '../playImplementations';
 import { useAppServices } from '../services';
+
+/** Ask for help in the gamespace, alive while the game is in play. */
+function HelpRequestSection({ gamespaceId }: { gamespaceId: string }) {
+  const { workspace, inspect } = useAppServices();
+  const logic = useMemo(() => helpRequestLogic(workspace), [workspace]);
+  const help = useActorRef(logic, { input: { gamespaceId }, inspect });
+  return <RaiseHand help={help} />;
+}
 
 function Session({ id }: { id: string }) {
   const { workspace, inspect } = useAppServices();
@@ -22,7 +32,12 @@ function Session({ id }: { id: string }) {
     if (loadId && loadId !== id)
       void navigate(`/mojo/${encodeURIComponent(loadId)}`, { replace: true });
   }, [loadId, id, navigate]);
-  return <GamespaceView session={session} />;
+  return (
+    <GamespaceView
+      session={session}
+      help={(gamespaceId) => <HelpRequestSection key={gamespaceId} gamespaceId={gamespaceId} />}
+    />
+  );
 }
 
 /** /mojo/{id}/** (signed-in users; loaded on demand). */

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-import { act } from 'react';
+import { act, type ReactNode } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,7 +84,11 @@ const runningVm = vmControllerMachine.provide({
 async function renderPage(
   state: GameState | { reject: unknown },
   now: number,
-  options: { launch?: Promise<GameState>; progress?: ChallengeProgress } = {},
+  options: {
+    launch?: Promise<GameState>;
+    progress?: ChallengeProgress;
+    help?: (gamespaceId: string) => ReactNode;
+  } = {},
 ) {
   const session = createActor(
     gamespaceSessionMachine.provide({
@@ -122,7 +126,7 @@ async function renderPage(
   await act(async () =>
     root?.render(
       <MemoryRouter>
-        <GamespaceView session={session} />
+        <GamespaceView session={session} help={options.help} />
       </MemoryRouter>,
     ),
   );
@@ -175,6 +179,25 @@ describe('GamespaceView', () => {
     expect(container?.querySelector('[aria-label="Challenge"]')?.textContent).toContain(
       'Find the flag.',
     );
+  });
+
+  it('offers Ask for help for the gamespace during play only', async () => {
+    const help = (id: string) => <p data-testid="help">help for {id}</p>;
+    const helpShown = () => container?.querySelector('[data-testid="help"]')?.textContent;
+    await renderPage(game, T0 + 30 * MINUTE, { help });
+    expect(helpShown()).toBe('help for gs1');
+    await renderPage({ ...game, startTime: new Date(T0 + 10 * MINUTE).toISOString() }, T0, {
+      help,
+    });
+    expect(helpShown()).toBeUndefined();
+    await renderPage(
+      { ...game, endTime: new Date(T0 + 12 * MINUTE).toISOString() },
+      T0 + 20 * MINUTE,
+      {
+        help,
+      },
+    );
+    expect(helpShown()).toBeUndefined();
   });
 
   it('offers Start before play to a manager, not to an invited player', async () => {

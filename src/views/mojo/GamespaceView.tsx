@@ -1,4 +1,5 @@
 import { useSelector } from '@xstate/react';
+import type { ReactNode } from 'react';
 import type { GamespaceSessionActorRef } from '../../machines/gamespaceSessionMachine';
 import {
   selectCanEnd,
@@ -126,8 +127,17 @@ function Challenge({ quiz, text }: { quiz: QuestionSetActorRef; text: string | n
   );
 }
 
-/** /mojo/{id}/**: the gamespace play page (spec §2 Gamespace play page). */
-export function GamespaceView({ session }: { session: GamespaceSessionActorRef }) {
+/**
+ * /mojo/{id}/**: the gamespace play page (spec §2 Gamespace play page). `help` renders Ask for
+ * help for the gamespace while it is in play (the route gives it its own actor).
+ */
+export function GamespaceView({
+  session,
+  help,
+}: {
+  session: GamespaceSessionActorRef;
+  help?: (gamespaceId: string) => ReactNode;
+}) {
   const loading = useSelector(session, selectIsLoading);
   const notFound = useSelector(session, selectIsNotFound);
   const game = useSelector(session, selectGame);
@@ -201,6 +211,7 @@ export function GamespaceView({ session }: { session: GamespaceSessionActorRef }
           onDismiss={(index) => session.send({ type: 'session.errorDismissed', index })}
         />
       </header>
+      {help && inPlay && game?.id && help(game.id)}
       <Resources session={session} />
       <GameTopology session={session} />
       {game?.markdown && <MarkdownPreview markdown={game.markdown} />}

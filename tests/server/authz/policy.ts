@@ -160,6 +160,62 @@ function recordingOfG(w: World): Promise<string> {
   }
   return made;
 }
+/** What G's help request says (server/core/helpRequests.ts): only its readers may see it. */
+const HELP_MESSAGE = `HELP-${newId()}`;
+
+/** The open help request of `game`, raised by player: the one there, or a new one. */
+async function openHelpOf(w: World, game: GameRef): Promise<string> {
+  const db = w.server.app.store.db;
+  const open = await db
+    .selectFrom('helpRequests')
+    .select('id')
+    .where('gamespaceId', '=', game.id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  if (open) return open.id;
+  const id = newId();
+  await db
+    .insertInto('helpRequests')
+    .values({
+      id,
+      gamespaceId: game.id,
+      workspaceId: game.workspaceId,
+      gamespaceName: 'game',
+      playerId: w.ids.player,
+      playerName: 'player',
+      message: HELP_MESSAGE,
+      status: 'open',
+      raisedAt: Date.now(),
+      claimedById: '',
+      claimedByName: '',
+      claimedAt: 0,
+      answer: '',
+      answeredById: '',
+      answeredByName: '',
+      closedAt: 0,
+    })
+    .execute();
+  return id;
+}
+
+/** A throwaway gamespace of player's, in an `alpha` workspace, with an open help request. */
+async function freshHelp(w: World): Promise<Target> {
+  const game = await freshGame(w.server, { managerId: w.ids.player, audience: 'alpha' });
+  return { game: w.G, id: await openHelpOf(w, game) };
+}
+
+/** Why G's help request is no longer open and unclaimed, or null. */
+async function helpIntact(w: World): Promise<string | null> {
+  const row = await w.server.app.store.db
+    .selectFrom('helpRequests')
+    .select(['status', 'claimedById'])
+    .where('id', '=', await openHelpOf(w, w.G))
+    .executeTakeFirst();
+  if (!row) return "G's help request is gone";
+  if (row.status !== 'open') return `G's help request is ${row.status}`;
+  return row.claimedById ? "G's help request was claimed" : null;
+}
+
 /** A workspace archive with no workspace in it. */
 const EMPTY_ARCHIVE = Buffer.from(zipSync({ '_data.json': strToU8('[]') }));
 
@@ -1451,6 +1507,109 @@ export const POLICY: PolicyRow[] = [
         // audience reaches (an empty list when none); everyone else is refused.
         allow: ['observerIn', 'observerOut', 'creator', 'admin'],
         request: () => ({ url: '/api/alerts' }),
+      },
+    ],
+  },
+  // Help requests (ours, server/core/helpRequests.ts): G's players raise a hand and cancel it,
+  // observers of the audience and admins read the queue, claim and answer.
+  {
+    method: 'POST',
+    url: '/api/gamespace/:id/help',
+    cases: [
+      {
+        // Raising again while one is open answers that one: not destructive.
+        allow: G_PLAYER,
+        request: (w) => json('POST', `/api/gamespace/${w.G.id}/help`, { message: HELP_MESSAGE }),
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/gamespace/:id/help',
+    cases: [
+      {
+        allow: [...G_PLAYER, 'observerIn'],
+        request: async (w) => {
+          await openHelpOf(w, w.G);
+          return { url: `/api/gamespace/${w.G.id}/help` };
+        },
+        secret: {
+          what: "G's help message",
+          value: () => HELP_MESSAGE,
+          seenBy: [...G_PLAYER, 'observerIn'],
+        },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/help',
+    cases: [
+      {
+        name: 'W',
+        allow: ['observerIn', 'admin'],
+        request: async (w) => {
+          await openHelpOf(w, w.G);
+          return { url: `/api/help?workspaceId=${w.W}` };
+        },
+      },
+      {
+        // Every workspace the caller observes: any observer asks, only W's readers see G's.
+        name: 'every workspace',
+        allow: ['observerIn', 'observerOut', 'creator', 'admin'],
+        request: async (w) => {
+          await openHelpOf(w, w.G);
+          return { url: '/api/help' };
+        },
+        secret: {
+          what: "G's help message",
+          value: () => HELP_MESSAGE,
+          seenBy: ['observerIn', 'admin'],
+        },
+      },
+    ],
+  },
+  {
+    method: 'GET',
+    url: '/api/help/workspaces',
+    cases: [
+      {
+        // Any observer asks; only W's readers are told of W (G runs there).
+        allow: ['observerIn', 'observerOut', 'creator', 'admin'],
+        request: () => ({ url: '/api/help/workspaces' }),
+        secret: { what: 'W', value: (w) => w.W, seenBy: ['observerIn', 'admin'] },
+      },
+    ],
+  },
+  ...(['claim', 'answer'] as const).map((action): PolicyRow => ({
+    method: 'POST',
+    url: `/api/help/:id/${action}`,
+    cases: [
+      {
+        allow: ['observerIn', 'admin'],
+        shared: (w) => ({ game: w.G, id: 'G-help' }),
+        fresh: freshHelp,
+        intact: helpIntact,
+        request: async (w, t) => {
+          const id = t.id === 'G-help' ? await openHelpOf(w, w.G) : t.id;
+          return json('POST', `/api/help/${id}/${action}`, { text: 'Try the other NIC.' });
+        },
+      },
+    ],
+  })),
+  {
+    method: 'POST',
+    url: '/api/help/:id/cancel',
+    cases: [
+      {
+        allow: G_PLAYER,
+        shared: (w) => ({ game: w.G, id: 'G-help' }),
+        fresh: freshHelp,
+        intact: helpIntact,
+        request: async (w, t) => {
+          const id = t.id === 'G-help' ? await openHelpOf(w, w.G) : t.id;
+          return json('POST', `/api/help/${id}/cancel`, {});
+        },
       },
     ],
   },
