@@ -21,6 +21,7 @@ import { userRoutes } from '../http/user/routes';
 import { guestFileRoutes } from '../http/vm/files';
 import { vmRoutes } from '../http/vm/routes';
 import { vmClipboardRoutes } from '../http/vm/clipboardRoutes';
+import { wallRoutes } from '../http/wall/routes';
 import { createVmClipboard } from '../core/vmClipboard';
 import { createGuestFileService } from '../core/guestFiles';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
@@ -54,6 +55,8 @@ export const routesPlugin = fp<{ version: string }>(
     await fastify.register(hubRoutes, { hub, authenticator, cache });
     await fastify.register(gradingRoutes, { grading: services.grading });
     await fastify.register(gameEventRoutes, { events: services.gameEventReader });
+    // The instructor wall (core/wall.ts).
+    await fastify.register(wallRoutes, { wall: services.wall });
     await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
     await fastify.register(adminRoutes, {
       hub,

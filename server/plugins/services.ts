@@ -21,6 +21,7 @@ import { createTemplateService } from '../core/templates';
 import type { UserDefaults } from '../core/actor';
 import { createUserService } from '../core/users';
 import { createVmService, type VmPublisher } from '../core/vms';
+import { createWallService } from '../core/wall';
 import { createConsoleRecordings } from '../console/recordings';
 import { untagged } from '../hypervisor';
 import { accountDirectory } from '../identity/accounts';
@@ -215,6 +216,8 @@ function createServices(fastify: FastifyInstance) {
     grading,
     /** Who reads a gamespace's event log (GET /api/gamespace/{id}/events). */
     gameEventReader: createGameEventReader(repositories, gameEvents),
+    /** The instructor wall (GET /api/wall). */
+    wall: createWallService({ repositories, driver, clock }),
     dispatches,
     isos,
     recordings,
