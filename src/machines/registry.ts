@@ -22,6 +22,8 @@ import { gamespaceBrowserMachine } from './gamespaceBrowserMachine';
 import { gamespaceCleanupMachine } from './gamespaceCleanupMachine';
 import { gamespaceDetailMachine } from './gamespaceDetailMachine';
 import { recordingListMachine } from './recordingListMachine';
+import { thumbnailMachine } from './thumbnailMachine';
+import { wallMachine } from './wallMachine';
 import { replayPlayerMachine } from './replayPlayerMachine';
 import { gamespaceActionMachine } from './gamespaceActionMachine';
 import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
@@ -136,6 +138,8 @@ export const machines = {
   gamespaceBrowser: gamespaceBrowserMachine,
   gamespaceDetail: gamespaceDetailMachine,
   recordingList: recordingListMachine,
+  wall: wallMachine,
+  thumbnail: thumbnailMachine,
   replayPlayer: replayPlayerMachine,
   dispatcherConsole: dispatcherConsoleMachine,
   questionSet: questionSetMachine,
