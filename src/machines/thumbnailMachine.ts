@@ -7,6 +7,7 @@ import {
   type ActorRefFrom,
   type SnapshotFrom,
 } from 'xstate';
+import { httpStatusOf } from '../domain/errors';
 import { errorMessage } from '../domain/text';
 
 /** A tile in view asks for its machine's picture this often. */
@@ -83,9 +84,9 @@ export const thumbnailMachine = setup({
   },
   guards: {
     // Graph traversals send done events bare: read as no change.
-    isUnchanged: ({ event }) =>
-      ((event as { output?: ThumbnailOutcome }).output?.kind ?? 'unchanged') === 'unchanged',
-    isRefused: ({ event }) => (event as { error?: { status?: unknown } }).error?.status === 403,
+    isUnchanged: (_, { outcome }: { outcome: ThumbnailOutcome | undefined }) =>
+      (outcome?.kind ?? 'unchanged') === 'unchanged',
+    isRefused: (_, { error }: { error: unknown }) => httpStatusOf(error) === 403,
   },
   delays: {
     refreshInterval: THUMBNAIL_REFRESH_MS,
@@ -118,7 +119,11 @@ export const thumbnailMachine = setup({
             src: 'fetchThumbnail',
             input: ({ context }) => ({ vmId: context.vmId, etag: context.etag }),
             onDone: [
-              { guard: 'isUnchanged', target: 'waiting', actions: assign({ error: null }) },
+              {
+                guard: { type: 'isUnchanged', params: ({ event }) => ({ outcome: event.output }) },
+                target: 'waiting',
+                actions: assign({ error: null }),
+              },
               {
                 target: 'waiting',
                 actions: [
@@ -132,7 +137,7 @@ export const thumbnailMachine = setup({
             ],
             onError: [
               {
-                guard: 'isRefused',
+                guard: { type: 'isRefused', params: ({ event }) => ({ error: event.error }) },
                 target: '#thumbnail.refused',
                 actions: assign({ error: ({ event }) => errorMessage(event.error) }),
               },

@@ -99,9 +99,8 @@ export const wallMachine = setup({
   },
   guards: {
     /** Whether an answer left out a pinned gamespace. */
-    hasGonePins: ({ context, event }) => {
-      const output = (event as { output?: WallEntry[] }).output ?? [];
-      const present = new Set(output.map((e) => e.gamespaceId));
+    hasGonePins: ({ context }, { entries }: { entries: WallEntry[] | undefined }) => {
+      const present = new Set((entries ?? []).map((e) => e.gamespaceId));
       return context.pinned.some((id) => !present.has(id));
     },
   },
@@ -151,7 +150,7 @@ export const wallMachine = setup({
         src: 'loadWall',
         onDone: [
           {
-            guard: 'hasGonePins',
+            guard: { type: 'hasGonePins', params: ({ event }) => ({ entries: event.output }) },
             target: 'loaded',
             actions: [
               { type: 'showAnswer', params: ({ event }) => event.output },
