@@ -29,6 +29,7 @@ import { vmRoutes } from '../http/vm/routes';
 import { vmClipboardRoutes } from '../http/vm/clipboardRoutes';
 import { vmThumbnailRoutes } from '../http/vm/thumbnailRoutes';
 import { createThumbnails } from '../console/thumbnails';
+import { wallRoutes } from '../http/wall/routes';
 import { createVmClipboard } from '../core/vmClipboard';
 import { createGuestFileService } from '../core/guestFiles';
 import { workspaceIsoRoutes } from '../http/workspace/isoRoutes';
@@ -75,6 +76,8 @@ export const routesPlugin = fp<{ version: string }>(
         clock: fastify.clock,
       }),
     });
+    // The instructor wall (core/wall.ts).
+    await fastify.register(wallRoutes, { wall: services.wall });
     await fastify.register(dispatchRoutes, { dispatches: services.dispatches });
     // The results table of a workspace and a player's own history (core/results.ts).
     await fastify.register(resultRoutes, {

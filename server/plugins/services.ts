@@ -22,6 +22,7 @@ import { createTemplateService } from '../core/templates';
 import type { UserDefaults } from '../core/actor';
 import { createUserService } from '../core/users';
 import { createVmService, type VmPublisher } from '../core/vms';
+import { createWallService } from '../core/wall';
 import { createConsoleRecordings } from '../console/recordings';
 import { untagged } from '../hypervisor';
 import { accountDirectory } from '../identity/accounts';
@@ -228,6 +229,8 @@ function createServices(fastify: FastifyInstance) {
     gameEventReader,
     /** Answer-sharing alerts (GET /api/alerts). */
     alerts,
+    /** The instructor wall (GET /api/wall). */
+    wall: createWallService({ repositories, driver, clock }),
     dispatches,
     isos,
     recordings,

@@ -39,6 +39,11 @@ export interface HttpRequest {
   textResponse?: boolean;
   /** The response is binary (an archive): a successful body reaches the codec as a Blob. */
   blobResponse?: boolean;
+  /**
+   * Response headers the caller needs (an ETag): a successful answer then reaches the codec as
+   * `{ status, headers, body }`, `headers` holding those of the names the response has.
+   */
+  responseHeaders?: readonly string[];
 }
 
 export interface HttpClient {
@@ -146,8 +151,21 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
         if (!response.ok) return E.left(errorFromResponse(response, body));
 
+        const names = request.responseHeaders;
+        const decoded = names
+          ? {
+              status: response.status,
+              headers: Object.fromEntries(
+                names.flatMap((name) => {
+                  const value = response.headers.get(name);
+                  return value === null ? [] : [[name, value]];
+                }),
+              ),
+              body,
+            }
+          : body;
         return pipe(
-          codec.decode(body),
+          codec.decode(decoded),
           E.mapLeft((): ApiError => ({
             status: response.status,
             message: INVALID_RESPONSE_MESSAGE,

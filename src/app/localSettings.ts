@@ -15,6 +15,8 @@ const LocalSettingsCodec = t.partial({
   last: t.string,
   browseMode: t.string,
   keyboardLayouts: t.record(t.string, t.string),
+  /** The gamespaces pinned on the instructor wall, first pinned first. */
+  wallPins: t.array(t.string),
 });
 
 /** What the SPA keeps in the browser between visits, per host. */

@@ -40,6 +40,7 @@ function lazyView(load: () => Promise<{ default: ComponentType }>): LazyView {
 const AboutView = lazyView(() => import('../views/about/AboutView'));
 const NotFoundView = lazyView(() => import('../views/notFound/NotFoundView'));
 const ObserveRoute = lazyView(() => import('./routes/GamespaceBrowserRoute'));
+const WallRoute = lazyView(() => import('./routes/WallRoute'));
 const GamespaceRoute = lazyView(() => import('./routes/GamespaceRoute'));
 const GamespaceInvitationRoute = lazyView(() => import('./routes/GamespaceInvitationRoute'));
 const WorkspaceInvitationRoute = lazyView(() => import('./routes/WorkspaceInvitationRoute'));
@@ -197,6 +198,7 @@ export function appRoutes({ local, uploadEnabled }: RouteDependencies): RouteObj
         },
         { path: 'profile', element: guarded(ProfileRoute) },
         { path: 'observe', element: guarded(ObserveRoute, 'observer') },
+        { path: 'observe/wall', element: guarded(WallRoute, 'observer') },
         {
           path: 'observe/replay/:gamespaceId/:recordingId',
           // A replay's address is handed around: who may not watch it is told so, not sent home.

@@ -25,6 +25,8 @@ import { gamespaceDetailMachine } from './gamespaceDetailMachine';
 import { recordingListMachine } from './recordingListMachine';
 import { workspaceResultsMachine } from './workspaceResultsMachine';
 import { myResultsMachine } from './myResultsMachine';
+import { thumbnailMachine } from './thumbnailMachine';
+import { wallMachine } from './wallMachine';
 import { replayPlayerMachine } from './replayPlayerMachine';
 import { gamespaceActionMachine } from './gamespaceActionMachine';
 import { gamespaceLaunchMachine } from './gamespaceLaunchMachine';
@@ -143,6 +145,8 @@ export const machines = {
   recordingList: recordingListMachine,
   workspaceResults: workspaceResultsMachine,
   myResults: myResultsMachine,
+  wall: wallMachine,
+  thumbnail: thumbnailMachine,
   replayPlayer: replayPlayerMachine,
   dispatcherConsole: dispatcherConsoleMachine,
   questionSet: questionSetMachine,

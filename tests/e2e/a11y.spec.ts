@@ -507,6 +507,14 @@ test('the admin, observer and launch-link screens have their titles and no serio
     `Observe — ${APP}`,
     observer.getByRole('heading', { level: 1 }),
   );
+  // Its instructor wall.
+  await observer.getByRole('link', { name: 'Instructor wall' }).click();
+  await checkScreen(
+    observer,
+    'instructor wall',
+    `Instructor wall — ${APP}`,
+    observer.getByRole('heading', { name: 'Instructor wall', level: 1 }),
+  );
   await observerContext.close();
 
   // A registered student's launch link, in a browser not signed in.

@@ -55,6 +55,23 @@ describe.each(testEngines())('the game event log stored on %s', (engine) => {
     return { ...repositories, log, warn };
   };
 
+  it('tells when the latest event of each gamespace asked about happened, in one read', async () => {
+    const { log, gameEvents } = await open();
+    await log.record({ gamespaceId: 'g1', kind: 'deploy', at: 1_000 });
+    await log.record({ gamespaceId: 'g1', kind: 'console.open', at: 7_000 });
+    await log.record({ gamespaceId: 'g1', kind: 'console.close', at: 4_000 });
+    await log.record({ gamespaceId: 'g2', kind: 'deploy', at: 2_000 });
+    await log.record({ gamespaceId: 'g3', kind: 'deploy', at: 9_000 });
+    // g3 is not asked about; g4 has no events.
+    expect(await gameEvents.latestOf(['g1', 'g2', 'g4'])).toEqual(
+      new Map([
+        ['g1', 7_000],
+        ['g2', 2_000],
+      ]),
+    );
+    expect(await gameEvents.latestOf([])).toEqual(new Map());
+  });
+
   it('reads a gamespace’s events back oldest first, with what was recorded and no more', async () => {
     const { log } = await open();
     await log.record({ gamespaceId: 'g1', kind: 'console.open', at: 5_000, actorId: 'u1' });

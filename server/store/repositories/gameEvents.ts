@@ -21,6 +21,21 @@ export function createGameEventRepository(db: Db) {
         .orderBy('id')
         .execute(),
 
+    /**
+     * When the latest event of each of these gamespaces happened (those without any are absent):
+     * one grouped read for all of them, each group's maximum found by the index.
+     */
+    async latestOf(gamespaceIds: readonly string[]): Promise<Map<string, number>> {
+      if (gamespaceIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('gameEvents')
+        .select(['gamespaceId', (eb) => eb.fn.max('at').as('at')])
+        .where('gamespaceId', 'in', gamespaceIds)
+        .groupBy('gamespaceId')
+        .execute();
+      return new Map(rows.map((row) => [row.gamespaceId, Number(row.at)]));
+    },
+
     async removeFor(gamespaceId: string): Promise<void> {
       await db.deleteFrom('gameEvents').where('gamespaceId', '=', gamespaceId).execute();
     },

@@ -64,6 +64,24 @@ export function createPlayerRepository(db: Db) {
         .execute();
     },
 
+    /** The players of each of these gamespaces, in the game state's order: one read for all. */
+    async inGamespaces(gamespaceIds: readonly string[]): Promise<Map<string, PlayerTable[]>> {
+      const byGamespace = new Map<string, PlayerTable[]>();
+      if (gamespaceIds.length === 0) return byGamespace;
+      const rows = await db
+        .selectFrom('players')
+        .selectAll()
+        .where('gamespaceId', 'in', gamespaceIds)
+        .execute();
+      for (const player of rows.sort(inStateOrder)) {
+        byGamespace.set(player.gamespaceId, [
+          ...(byGamespace.get(player.gamespaceId) ?? []),
+          player,
+        ]);
+      }
+      return byGamespace;
+    },
+
     /** The players' names of each of these gamespaces, in the game state's order. */
     async namesIn(gamespaceIds: readonly string[]): Promise<Map<string, string[]>> {
       const names = new Map<string, string[]>();

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { Link } from 'react-router';
 import { useTitle } from '../common/useTitle';
 
 /**
@@ -16,6 +17,10 @@ export default function ObserveView({
   return (
     <div className="tp-page">
       <h1>Observe Dashboard</h1>
+      <p>
+        <Link to="/observe/wall">Instructor wall</Link>: every running gamespace at a glance, with
+        its machines' consoles.
+      </p>
       {alerts && (
         <section aria-labelledby="tp-observe-alerts">
           <h2 id="tp-observe-alerts">Alerts</h2>

@@ -1614,6 +1614,19 @@ export const POLICY: PolicyRow[] = [
     ],
   },
   {
+    method: 'GET',
+    url: '/api/wall',
+    cases: [
+      {
+        // Observers (creators are observers too) see the running gamespaces of the audiences
+        // their scope reaches, administrators all of them; players and their credentials none.
+        allow: ['observerIn', 'observerOut', 'creator', 'admin'],
+        request: () => ({ url: '/api/wall' }),
+        secret: { what: 'G', value: (w) => w.G.id, seenBy: ['observerIn', 'admin'] },
+      },
+    ],
+  },
+  {
     method: 'POST',
     url: '/api/gamespace/grade',
     cases: [
