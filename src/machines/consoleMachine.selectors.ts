@@ -81,3 +81,28 @@ export const selectCanPasteClipboard = (snapshot: ConsoleSnapshot): boolean =>
 /** Why the clipboard was not pasted, until dismissed or pasted again. */
 export const selectPasteError = (snapshot: ConsoleSnapshot): string | null =>
   snapshot.context.pasteError;
+
+/** The console only watches the machine: its ticket is view-only. */
+export const selectIsViewOnly = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.context.console?.viewOnly === true;
+
+/** An administrator watching may take control now. */
+export const selectCanTakeControl = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.can({ type: 'console.takeControlRequested' });
+
+/**
+ * Who else is on the console, for its player: observers and administrators other than the user,
+ * e.g. "Ada (observer) is watching this console"; null when nobody is.
+ */
+export const selectOthersOnConsole = (snapshot: ConsoleSnapshot): string | null => {
+  const { viewers, userId } = snapshot.context;
+  const others = viewers.filter((v) => v.id !== userId && v.role !== 'player');
+  if (others.length === 0) return null;
+  return others
+    .map((v) =>
+      v.control
+        ? `${v.name} (${v.role}) has taken control`
+        : `${v.name} (${v.role}) is watching this console`,
+    )
+    .join('; ');
+};
