@@ -21,6 +21,8 @@ export interface GamespaceRow {
   startTime: string | null;
   endTime: string | null;
   expirationTime: string | null;
+  /** Its workspace, whose observe channel tells of its events; null when unknown. */
+  workspaceId?: string | null;
 }
 
 /** Spec §9: both browsers take 100; the gamespace browser waits 500 ms and reloads every 60 s. */
@@ -42,7 +44,8 @@ export type GamespaceBrowserEvent =
   | { type: 'clock.ticked'; now: number }
   | { type: 'filter.toggled'; filter: BrowserFilter }
   /** View: expands the row, or collapses it when it is the one expanded. */
-  | { type: 'gamespace.viewToggled'; id: string }
+  /** `workspaceId`: the row's, for its live Events tab. */
+  | { type: 'gamespace.viewToggled'; id: string; workspaceId?: string | null }
   | { type: 'gamespace.selectionToggled'; id: string }
   /** 'select all': the rows shown are all selected, or none when all were. */
   | { type: 'gamespace.allSelectionToggled'; ids: readonly string[] }
@@ -126,7 +129,11 @@ export const gamespaceBrowserMachine = setup({
         viewed: ({ spawn }) =>
           spawn('gamespaceDetail', {
             id: `detail-${event.id}`,
-            input: { gamespaceId: event.id, fullAdminView: context.fullAdminView },
+            input: {
+              gamespaceId: event.id,
+              workspaceId: event.workspaceId ?? null,
+              fullAdminView: context.fullAdminView,
+            },
           }),
       });
     }),
