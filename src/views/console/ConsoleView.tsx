@@ -327,7 +327,7 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           enabled={live}
           onClick={() => session.send({ type: 'console.fullscreenRequested' })}
         />
-        {network ? <NetworkSwitcher network={network} /> : null}
+        {network && !viewOnly ? <NetworkSwitcher network={network} /> : null}
       </header>
       <div className="tp-console-strip">
         {viewOnly ? (
@@ -344,9 +344,16 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
             ) : null}
           </span>
         ) : null}
-        {others ? (
-          <span className="tp-console-watched" role="status">
-            {others}
+        {others.length > 0 ? (
+          <span className="tp-console-others" role="status" aria-label="Others on this console">
+            {others.map((other) => (
+              <span
+                key={other.id}
+                className={`tp-console-watched${other.control ? ' tp-console-controlled' : ''}`}
+              >
+                {other.text}
+              </span>
+            ))}
           </span>
         ) : null}
         {recorded ? <span className="tp-console-recorded">This console is recorded</span> : null}
