@@ -120,6 +120,9 @@ test('an observer watches a console view only, and an administrator takes contro
   await expect(page.getByText('View only')).toBeVisible();
   const takeControl = page.getByRole('button', { name: 'Take control' });
   await expect(takeControl).toBeVisible();
+  // Watching, nothing is pasted from the page, though an administrator may once in control.
+  const copyOnly = page.getByText('Copy only: nothing can be typed into this machine now.');
+  await expect(copyOnly).toBeVisible();
   await expect(others).toContainText('Administrator (admin) is watching this console', {
     timeout: 20_000,
   });
@@ -128,6 +131,7 @@ test('an observer watches a console view only, and an administrator takes contro
   await expect(adminBar.getByRole('status')).toHaveText('connected', { timeout: 20_000 });
   await expect(page.getByText('View only')).toHaveCount(0);
   await expect(adminBar.getByRole('button', { name: 'Ctrl-Alt-Del' })).toBeVisible();
+  await expect(copyOnly).toHaveCount(0);
   await expect(notice).toHaveText(
     ['Observer (observer) is watching this console', 'Administrator (admin) has taken control'],
     {

@@ -358,7 +358,9 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
         ) : null}
         {recorded ? <span className="tp-console-recorded">This console is recorded</span> : null}
         {viewOnly ? null : <KeyboardLayoutSelect session={session} />}
-        {clipboard ? <ClipboardStrip clipboard={clipboard} live={live} /> : null}
+        {clipboard ? (
+          <ClipboardStrip clipboard={clipboard} live={live} viewOnly={viewOnly} />
+        ) : null}
       </div>
       <main className="tp-console-main" {...(files && !viewOnly ? fileDropHandlers(files) : {})}>
         <div
