@@ -247,6 +247,7 @@ const typed = (text: string) =>
   [...text].reduce((t, char) => applyInput(t, { kind: 'char', char }), newTerminal('kali'));
 
 const PLAYER: ConsoleSubject = { id: 'player-1', name: 'Player One' };
+const OBSERVER: ConsoleSubject = { id: 'observer-1', name: 'Ada' };
 
 /** Viewers by subject id: who may open the machines, and whose cookie the upgrade request carries. */
 function fakeViewers(allowed: Set<string>, machines: Map<string, Machine>): ConsoleViewers {
@@ -257,7 +258,13 @@ function fakeViewers(allowed: Set<string>, machines: Map<string, Machine>): Cons
       return typeof cookie === 'string' ? actor(cookie) : null;
     },
     actorOf: async (subject) => actor(subject.id),
-    mayOpen: async (viewer, machineId) => machines.has(machineId) && allowed.has(viewer.id),
+    // Subjects whose id starts with `observer` only watch.
+    mayOpen: async (viewer, machineId) =>
+      !machines.has(machineId) || !allowed.has(viewer.id)
+        ? null
+        : viewer.id.startsWith('observer')
+          ? { role: 'observer', mayControl: false }
+          : { role: 'player', mayControl: true },
   };
 }
 
@@ -287,7 +294,10 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
       limits,
       slots,
       sessions: {
-        opened: (s) => sessionLog.push(`opened ${s.subject.id} ${s.machineId} ${s.machineName}`),
+        opened: (s) =>
+          sessionLog.push(
+            `opened ${s.subject.id} ${s.machineId} ${s.machineName}${s.viewOnly ? ' view-only' : ''}`,
+          ),
         closed: (s) => sessionLog.push(`closed ${s.subject.id} ${s.machineId} ${s.machineName}`),
       },
     });
@@ -303,7 +313,7 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
     fake = fakeDriver(machines, clock);
     cache = createMemoryCache();
     tickets = createConsoleTickets(cache);
-    allowed = new Set([PLAYER.id, 'player-2', 'player-3']);
+    allowed = new Set([PLAYER.id, 'player-2', 'player-3', OBSERVER.id]);
     sessionLog = [];
     await start();
   });
@@ -547,6 +557,77 @@ describe('console WebSocket (GET /api/console/vnc/:id)', () => {
       expect((await stolen.closed).code).toBe(CLOSE_POLICY_VIOLATION);
       const own = await open((await ticketFor()).url, { 'x-test-viewer': PLAYER.id });
       expect(await own.handshake()).toBe('kali');
+    });
+  });
+
+  describe('view only', () => {
+    /** Reads updates until the screen shows one of `terminals`; returns which. */
+    async function screenOf(viewer: Viewer, terminals: Record<string, ReturnType<typeof typed>>) {
+      const screens = Object.entries(terminals).map(([label, terminal]) => ({
+        label,
+        pixels: renderScreen({ name: 'kali', state: 'running', running: true, terminal }).pixels,
+      }));
+      for (;;) {
+        const shown = screens.find((x) => differing(viewer.pixels, x.pixels) === 0);
+        if (shown) return shown.label;
+        viewer.request(true);
+        await viewer.update();
+      }
+    }
+
+    function pointer(viewer: Viewer) {
+      viewer.send([5, 1, 0, 10, 0, 10]);
+      viewer.send([5, 0, 0, 10, 0, 10]);
+    }
+
+    it("drops an observer's keys, pointer and clipboard, and still draws the screen for them", async () => {
+      const observer = await open((await ticketFor(VM_ID, OBSERVER)).url);
+      await observer.handshake();
+      observer.request(false);
+      await observer.update();
+      observer.type('ls');
+      observer.key(KEY.controlLeft);
+      observer.key(KEY.altLeft);
+      observer.key(KEY.delete);
+      pointer(observer);
+      observer.send([6, 0, 0, 0, 0, 0, 0, 3, 0x6c, 0x73, 0x0d]);
+      // QEMU's extended key event, split over two frames.
+      observer.send([255, 0, 0, 1, 0, 0]);
+      observer.send([0, 0x78, 0, 0, 0, 0x2d]);
+      await observer.roundTrip();
+      expect(observer.socket.readyState).toBe(WebSocket.OPEN);
+      expect(sessionLog).toContain(`opened ${OBSERVER.id} ${VM_ID} kali#5f0c1d view-only`);
+
+      const player = await open((await ticketFor()).url);
+      await player.handshake();
+      player.request(false);
+      await player.update();
+      player.type('x');
+      expect(await screenOf(player, { x: typed('x'), leaked: typed('lsx') })).toBe('x');
+      // The observer sees what the player typed.
+      expect(await screenOf(observer, { x: typed('x') })).toBe('x');
+    });
+
+    it('keeps a ticket handed view-only so, though its holder may drive the machine', async () => {
+      const viewer = await open((await ticketFor(VM_ID, { ...PLAYER, viewOnly: true })).url);
+      await viewer.handshake();
+      viewer.request(false);
+      await viewer.update();
+      viewer.type('ls');
+      await viewer.roundTrip();
+      const player = await open((await ticketFor(VM_ID, { id: 'player-2', name: 'Two' })).url);
+      await player.handshake();
+      player.request(false);
+      await player.update();
+      player.type('x');
+      expect(await screenOf(player, { x: typed('x'), leaked: typed('lsx') })).toBe('x');
+    });
+
+    it('closes a view-only viewer that sends a message of unknown length', async () => {
+      const observer = await open((await ticketFor(VM_ID, OBSERVER)).url);
+      await observer.handshake();
+      observer.send([7, 0, 0, 0]);
+      expect((await observer.closed).code).toBe(1002);
     });
   });
 

@@ -15,6 +15,8 @@ import {
   ViewerProtocolError,
 } from '../hypervisor/rfb';
 import type { Actor } from '../core/actor';
+import type { ConsoleAccess, ConsoleRole } from '../core/vmViews';
+import { createViewOnlyFilter } from './viewOnly';
 import type { ConsoleSubject, ConsoleTicketStore } from './tickets';
 import {
   createConsoleSlots,
@@ -39,6 +41,10 @@ import type { ConsoleRecorder, ConsoleRecordings, RecordedSession } from './reco
 // answers holds a timer and a few bytes, not a screen buffer or a connection to the machine.
 // Viewers over a cap (./limits.ts) are told why in the RFB handshake's failure reason, which
 // noVNC reports as a security failure with that text, so the console page shows it.
+//
+// Ours: a view-only viewer (its ticket says so, or its right to the machine is only to watch it)
+// is bridged through ./viewOnly.ts, which drops its keys, pointer and clipboard: the machine sees
+// only its requests for the screen, and its ClientInit always asks to share the machine.
 
 export const CLOSE_POLICY_VIOLATION = 1008;
 /** The reason a viewer of a machine that is not running is refused with. */
@@ -52,11 +58,16 @@ export const INVALID_TICKET = 'Invalid ticket';
 export const MAX_EARLY_BYTES = 4_096;
 export const TOO_MUCH_EARLY = 'The viewer sent too much before the console opened.';
 
+/** ClientInit with the shared flag set. */
+const SHARED = Buffer.from([1]);
+
 type Admission =
   | {
       machineId: string;
       machineName: string;
       subject: ConsoleSubject;
+      role: ConsoleRole;
+      viewOnly: boolean;
       recorded: RecordedSession | null;
     }
   | { refused: string };
@@ -67,6 +78,10 @@ export interface ConsoleSessionInfo {
   machineId: string;
   /** `{template}#{tag}`, as the driver names it. */
   machineName: string;
+  /** How the viewer reaches the machine (VmService.consoleAccess). */
+  role: ConsoleRole;
+  /** The viewer only watches: its input is dropped. */
+  viewOnly: boolean;
 }
 
 const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
@@ -83,7 +98,8 @@ const asBuffer = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
 export interface ConsoleViewers {
   viewerOf(request: FastifyRequest): Promise<Actor | null>;
   actorOf(subject: ConsoleSubject): Promise<Actor | null>;
-  mayOpen(viewer: Actor, machineId: string): Promise<boolean>;
+  /** How the viewer may use this machine's console now; null: not at all. */
+  mayOpen(viewer: Actor, machineId: string): Promise<ConsoleAccess | null>;
 }
 
 export interface ConsoleRouteOptions {
@@ -135,7 +151,8 @@ export async function consoleRoutes(
     const viewer = await viewers.viewerOf(request);
     if (viewer && viewer.id !== subject.id) return { refused: INVALID_TICKET };
     const actor = viewer ?? (await viewers.actorOf(subject));
-    if (!actor || !(await viewers.mayOpen(actor, machineId))) return { refused: INVALID_TICKET };
+    const access = actor ? await viewers.mayOpen(actor, machineId) : null;
+    if (!access) return { refused: INVALID_TICKET };
     const machine = await driver.load(machineId);
     const running = machine?.status === 'deployed' && machine.state === 'running';
     if (!running || machine.id !== machineId) return { refused: MACHINE_NOT_RUNNING };
@@ -149,7 +166,9 @@ export async function consoleRoutes(
           userName: subject.name,
         }
       : null;
-    return { machineId, machineName: machine.name, subject, recorded };
+    // The ticket's word, and the right checked now: a ticket never gives more than its holder has.
+    const viewOnly = subject.viewOnly === true || !access.mayControl;
+    return { machineId, machineName: machine.name, subject, role: access.role, viewOnly, recorded };
   };
 
   /**
@@ -165,6 +184,7 @@ export async function consoleRoutes(
   ): void {
     const { machineId } = viewer;
     const handshake = createByteReader();
+    const input = viewer.viewOnly ? createViewOnlyFilter() : null;
     let session: ConsoleSession | null = null;
     let gone = false;
     const close = (code: number, reason: string) => {
@@ -176,10 +196,23 @@ export async function consoleRoutes(
       () => close(CLOSE_POLICY_VIOLATION, HANDSHAKE_TIMEOUT_REASON),
       limits.handshakeTimeoutMs,
     );
+    /** What of the viewer's bytes reaches the machine; a protocol error closes the viewer. */
+    const toMachine = (bytes: Buffer): Buffer | null => {
+      if (!input) return bytes;
+      try {
+        return input.push(bytes);
+      } catch (error) {
+        if (!(error instanceof ViewerProtocolError)) throw error;
+        close(CLOSE_PROTOCOL_ERROR, error.message);
+        return null;
+      }
+    };
     socket.on('message', (data: Buffer | ArrayBuffer | Buffer[]) => {
       const bytes = asBuffer(data);
-      if (session) session.receive(bytes);
-      else if (handshake.length + bytes.length > MAX_EARLY_BYTES) {
+      if (session) {
+        const passed = toMachine(bytes);
+        if (passed && passed.length > 0) session.receive(passed);
+      } else if (handshake.length + bytes.length > MAX_EARLY_BYTES) {
         close(CLOSE_PROTOCOL_ERROR, TOO_MUCH_EARLY);
       } else handshake.push(bytes);
     });
@@ -223,8 +256,12 @@ export async function consoleRoutes(
         session = opened;
         options.sessions?.opened(viewer);
         recorder?.keep();
-        // The ClientInit, and whatever the viewer sent while the console was opening.
-        opened.receive(Buffer.concat([clientInit, handshake.drain()]));
+        // The ClientInit, and whatever the viewer sent while the console was opening. A viewer
+        // who only watches shares the machine: its ClientInit never asks for it alone, which a
+        // VNC server answers by dropping the machine's other viewers.
+        const early = toMachine(handshake.drain());
+        if (!early) return;
+        opened.receive(Buffer.concat([input ? SHARED : clientInit, early]));
       } catch (error) {
         // The machine stopped or went between the ticket and now: refused like an off machine.
         if (!isDriverError(error)) app.log.warn({ err: error }, 'console failed to open');

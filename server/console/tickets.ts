@@ -26,6 +26,8 @@ export interface ConsoleSubject {
   gamespaceId?: string;
   /** The gamespace's agent. */
   agent?: boolean;
+  /** Ours: the console opens to watch only; its input is dropped (./viewOnly.ts). */
+  viewOnly?: boolean;
 }
 
 export interface ConsoleTicketStore extends ConsoleTickets {
@@ -81,6 +83,7 @@ export function createConsoleTickets(cache: Cache): ConsoleTicketStore {
           name: subject.name,
           ...(subject.gamespaceId ? { gamespaceId: subject.gamespaceId } : {}),
           ...(subject.agent ? { agent: true } : {}),
+          ...(subject.viewOnly ? { viewOnly: true } : {}),
         },
       };
       await cache.set(keyOf(ticket), JSON.stringify(bound), CONSOLE_TICKET_TTL_MS);

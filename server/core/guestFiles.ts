@@ -47,7 +47,11 @@ export interface GuestFilePut {
 
 export interface GuestFileServiceOptions {
   driver: HypervisorDriver;
-  vms: { mayOpenConsole(actor: Actor, id: string): Promise<boolean> };
+  vms: {
+    mayOpenConsole(actor: Actor, id: string): Promise<boolean>;
+    /** Observers watch a machine: they put no file into it. */
+    mayControlConsole(actor: Actor, id: string): Promise<boolean>;
+  };
   gamespaces: { find(id: string): Promise<{ id: string } | undefined> };
   /** Where `file.put` events go; none: not recorded. */
   events?: GameEventLog;
@@ -86,9 +90,11 @@ export function createGuestFileService(options: GuestFileServiceOptions) {
       const machine = await authorized(actor, id);
       const reason = !how
         ? 'Files cannot be put into machines of this hypervisor.'
-        : machine.state !== 'running'
-          ? 'The machine is not running.'
-          : null;
+        : !(await vms.mayControlConsole(actor, id))
+          ? 'You are watching this machine: files cannot be put into it.'
+          : machine.state !== 'running'
+            ? 'The machine is not running.'
+            : null;
       return { available: reason === null, how, maxBytes: MAX_GUEST_FILE_BYTES, reason };
     },
 
@@ -107,6 +113,7 @@ export function createGuestFileService(options: GuestFileServiceOptions) {
     /** Checks that the actor may put files into the machine, before its file is read. */
     async authorize(actor: Actor, id: string): Promise<void> {
       const machine = await authorized(actor, id);
+      if (!(await vms.mayControlConsole(actor, id))) throw forbidden();
       if (!how || !driver.putFile) {
         throw new DomainError(
           'InvalidOperation',

@@ -43,6 +43,7 @@ function setup(
   const clipboard = createVmClipboard({
     driver,
     mayOpenConsole: async () => options.allowed ?? true,
+    mayControlConsole: async () => options.allowed ?? true,
     isGamespace: async (tag) => tag === GAME,
     events,
   });

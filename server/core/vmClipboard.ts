@@ -33,6 +33,11 @@ export interface VmClipboardOptions {
   driver: HypervisorDriver;
   /** Whether the actor may use the machine's console (VmService.mayOpenConsole). */
   mayOpenConsole(actor: Actor, id: string): Promise<boolean>;
+  /**
+   * Whether the actor may put input into the machine (VmService.mayControlConsole): an observer
+   * may read its clipboard, never paste into it.
+   */
+  mayControlConsole(actor: Actor, id: string): Promise<boolean>;
   /** Whether an isolation tag is a gamespace's: only gamespaces keep game events. */
   isGamespace(tag: string): Promise<boolean>;
   /** The gamespaces' event log; without it nothing is recorded. */
@@ -80,7 +85,8 @@ export function createVmClipboard(options: VmClipboardOptions) {
       const running = machine.status === 'deployed' && machine.state === 'running';
       const guest = running ? await driver.guestClipboard?.(machine.id) : undefined;
       const copy = guest?.copy ?? false;
-      return { copy, paste: running, ...(copy && guest?.via ? { via: guest.via } : {}) };
+      const paste = running && (await options.mayControlConsole(actor, id));
+      return { copy, paste, ...(copy && guest?.via ? { via: guest.via } : {}) };
     },
 
     /** POST /api/vm/{id}/clipboard/copy: the text last copied inside the machine. */
@@ -95,6 +101,7 @@ export function createVmClipboard(options: VmClipboardOptions) {
     /** POST /api/vm/{id}/clipboard/paste: the console pasted into the machine (in the browser). */
     async pasted(actor: Actor, id: string): Promise<void> {
       const machine = await machineFor(actor, id);
+      if (!(await options.mayControlConsole(actor, id))) throw forbidden();
       await record(actor, machine, 'paste');
     },
   };

@@ -142,6 +142,19 @@ export interface VmConsole {
   isRunning: boolean;
   /** Ours: this console's sessions are recorded (the player is told so). */
   recorded: boolean;
+  /** Ours: the ticket opens the console to watch only; the server drops the viewer's input. */
+  viewOnly: boolean;
+  /** Ours: a view-only console its viewer may reopen with control (`?control=true`): admins. */
+  mayTakeControl: boolean;
+}
+
+/** How someone reaches a machine's console (VmService.consoleAccess). */
+export type ConsoleRole = 'player' | 'admin' | 'observer';
+
+export interface ConsoleAccess {
+  role: ConsoleRole;
+  /** Whether they may drive the machine (keys, pointer, paste, files): not an observer. */
+  mayControl: boolean;
 }
 
 /**

@@ -13,6 +13,8 @@ import {
   type Vm,
   type VmAnswer,
   type VmChange,
+  type ConsoleAccess,
+  type ConsoleRole,
   type VmConsole,
   type VmOperation,
   type VmOptions,
@@ -136,6 +138,29 @@ export function createVmService(
     if (actor.id === tag) return true;
     if (actor.isObserver && audienceReaches(await audienceOf(tag), actor.scope)) return true;
     return canInteract(actor, tag);
+  }
+
+  /**
+   * How the actor reaches a machine's console (its tag), null for not at all: as a `player` (the
+   * gamespace's players and manager, its agent, the workspace's workers), an `admin`, or an
+   * `observer` of its audience. Only players and admins may drive it; an observer only watches.
+   */
+  async function consoleRole(actor: Actor, tag: string): Promise<ConsoleRole | null> {
+    if (actor.id === tag || (await canInteract(actor, tag))) return 'player';
+    if (actor.isAdmin) return 'admin';
+    if (actor.isObserver && audienceReaches(await audienceOf(tag), actor.scope)) return 'observer';
+    return null;
+  }
+
+  /**
+   * How the actor may use the machine's console now (the console socket asks again), null for
+   * not at all: `role` as consoleRole says, and whether they may drive it (`mayControl`).
+   */
+  async function consoleAccess(actor: Actor, id: string): Promise<ConsoleAccess | null> {
+    const tag = await tagFor(id);
+    if (!actor.isAdmin && (await isOverGame(tag))) return null;
+    const role = await consoleRole(actor, tag);
+    return role ? { role, mayControl: role !== 'observer' } : null;
   }
 
   /** CanDeleteVm: only those who take part in the workspace or gamespace (and admins). */
@@ -397,9 +422,28 @@ export function createVmService(
       }
     },
 
-    /** GET /api/vm-console/{id}: the driver's console address and ticket. */
-    async console(actor: Actor, id: string): Promise<VmConsole> {
-      await authorize(actor, id);
+    consoleAccess,
+
+    /**
+     * Whether the actor may put input into the machine other than through its console (paste,
+     * files): players and admins, not those who only watch it.
+     */
+    async mayControlConsole(actor: Actor, id: string): Promise<boolean> {
+      return (await consoleAccess(actor, id))?.mayControl ?? false;
+    },
+
+    /**
+     * GET /api/vm-console/{id}: the driver's console address and ticket. Ours: the ticket is
+     * view-only for an observer, and for an administrator watching a gamespace's machine unless
+     * they ask for `control`; an observer asking for control is refused.
+     */
+    async console(actor: Actor, id: string, control = false): Promise<VmConsole> {
+      const tag = await authorize(actor, id);
+      const role = await consoleRole(actor, tag);
+      if (!role) throw forbidden();
+      if (control && role === 'observer') throw forbidden();
+      const watching = role === 'admin' && (await gamespaces.find(tag)) !== undefined;
+      const viewOnly = role === 'observer' || (watching && !control);
       const machine = await driver.load(id);
       if (!machine) throw notFound();
       const display = await driver.display(machine.id);
@@ -409,9 +453,12 @@ export function createVmService(
           name: actor.name,
           ...(actor.grant ? { gamespaceId: actor.grant.gamespaceId } : {}),
           ...(actor.isAgent ? { agent: true } : {}),
+          ...(viewOnly ? { viewOnly: true } : {}),
         });
       }
       return {
+        viewOnly,
+        mayTakeControl: viewOnly && role === 'admin',
         id: display.machineId,
         isolationId: tagOf(machine.name),
         name: untagged(machine.name),

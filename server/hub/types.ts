@@ -17,7 +17,9 @@ export type HubEventName =
   | 'GameEvent'
   | 'DispatchEvent'
   // Ours: the observers' live feed (server/core/observeFeed.ts).
-  | 'ObserveEvent';
+  | 'ObserveEvent'
+  // Ours: who has a machine's console open, to its gamespace (server/console/viewers.ts).
+  | 'ConsoleEvent';
 
 export interface HubActor {
   id: string;

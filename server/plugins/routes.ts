@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import { readCredentials } from '../auth/authenticate';
 import { recordingRoutes } from '../console/recordingRoutes';
 import { consoleRoutes } from '../console/routes';
+import { createConsoleViewers } from '../console/viewers';
 import { createDiskImageStore } from '../core/diskImages';
 import { consoleEventRecorder } from '../core/gameEventLog';
 import { adminDiskImageRoutes } from '../http/admin/diskImageRoutes';
@@ -111,12 +112,21 @@ export const routesPlugin = fp<{ version: string }>(
     });
     await diskImages.removeStale();
     await fastify.register(adminDiskImageRoutes, { diskImages });
-    await fastify.register(vmRoutes, { vms: services.vms, workspaces: services.workspaces });
+    // Who has each machine's console open, told to its gamespace (server/console/viewers.ts).
+    const consoleViewers = createConsoleViewers({
+      publish: (channel, payload) => fastify.hub.toGroup(channel).send('ConsoleEvent', payload),
+    });
+    await fastify.register(vmRoutes, {
+      vms: services.vms,
+      workspaces: services.workspaces,
+      consoleViewers,
+    });
     // Clipboard use, each one a `clipboard.copy` or `clipboard.paste` event of its gamespace.
     await fastify.register(vmClipboardRoutes, {
       clipboard: createVmClipboard({
         driver,
         mayOpenConsole: (actor, id) => services.vms.mayOpenConsole(actor, id),
+        mayControlConsole: (actor, id) => services.vms.mayControlConsole(actor, id),
         isGamespace: async (tag) => (await fastify.repositories.gamespaces.find(tag)) !== undefined,
         events: fastify.gameEvents,
         log: fastify.log,
@@ -131,6 +141,11 @@ export const routesPlugin = fp<{ version: string }>(
         events: fastify.gameEvents,
       }),
     });
+    const eventRecorder = consoleEventRecorder(
+      fastify.repositories,
+      fastify.gameEvents,
+      fastify.log,
+    );
     await fastify.register(consoleRoutes, {
       driver,
       tickets: fastify.consoleTickets,
@@ -145,10 +160,20 @@ export const routesPlugin = fp<{ version: string }>(
             : null;
         },
         actorOf: (subject) => authenticator.actorForSubject(subject),
-        mayOpen: (viewer, machineId) => services.vms.mayOpenConsole(viewer, machineId),
+        mayOpen: (viewer, machineId) => services.vms.consoleAccess(viewer, machineId),
       },
-      // Console opens and closes of a gamespace's machines go into its event log.
-      sessions: consoleEventRecorder(fastify.repositories, fastify.gameEvents, fastify.log),
+      // Console opens and closes of a gamespace's machines go into its event log, and to the
+      // gamespace's players as who is on the machine's console.
+      sessions: {
+        opened(session) {
+          eventRecorder.opened(session);
+          consoleViewers.opened(session);
+        },
+        closed(session) {
+          eventRecorder.closed(session);
+          consoleViewers.closed(session);
+        },
+      },
     });
     // The instructor's wall: thumbnails of running machines from the server's own console
     // captures, one per machine however many watch, ended when nobody watches.

@@ -8,6 +8,16 @@ import { Vm, VmCapabilities, VmNic } from './vm';
 // tab: it signs in once with POST user/login, which sets the `topomojo.mks` cookie that
 // authorizes the machine calls and the heartbeat from then on.
 
+/** Ours: someone with the machine's console open (server/console/viewers.ts). */
+export const ConsoleViewer = t.type({
+  id: t.string,
+  name: t.string,
+  role: t.keyof({ player: null, admin: null, observer: null }),
+  /** Whether their console drives the machine (false: view only). */
+  control: t.boolean,
+});
+export type ConsoleViewer = t.TypeOf<typeof ConsoleViewer>;
+
 /** Console address and ticket of a machine (wire reference §2.5 VmConsole). */
 export const VmConsole = t.intersection([
   t.type({ id: t.string, isRunning: t.boolean }),
@@ -20,6 +30,12 @@ export const VmConsole = t.intersection([
     ticket: nullable(t.string),
     /** Ours: the console's sessions are recorded (the page says so). */
     recorded: t.boolean,
+    /** Ours: the ticket only watches; the server drops this viewer's input. */
+    viewOnly: t.boolean,
+    /** Ours: a view-only console its viewer may reopen with control (administrators). */
+    mayTakeControl: t.boolean,
+    /** Ours: who has the console open now. */
+    viewers: t.array(ConsoleViewer),
   }),
 ]);
 export type VmConsole = t.TypeOf<typeof VmConsole>;
@@ -62,10 +78,11 @@ export const pingConsole =
 /** GET vm-console/{id}: a fresh one-time ticket and the WebSocket address, if it runs. */
 export const getVmConsole =
   (http: HttpClient) =>
-  (vmId: string, signal: AbortSignal): TE.TaskEither<ApiError, VmConsole> =>
+  (vmId: string, signal: AbortSignal, control = false): TE.TaskEither<ApiError, VmConsole> =>
     http.request(VmConsole, {
       method: 'GET',
-      path: `vm-console/${encodeURIComponent(vmId)}`,
+      // Ours: `control=true` asks for a console that drives the machine (administrators).
+      path: `vm-console/${encodeURIComponent(vmId)}${control ? '?control=true' : ''}`,
       signal,
     });
 

@@ -1,7 +1,10 @@
 import type RFB from '@novnc/novnc';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import { fromCallback, fromPromise } from 'xstate';
+import { fromCallback, fromPromise, type EventObject } from 'xstate';
+import type { HubConnectionActorRef } from '../machines/hubConnectionMachine';
+import type { HubEventSource } from '../streams/hub';
+import { machineViewers$ } from '../streams/consoleViewers';
 import { fromTaskEither } from '../api/actor';
 import {
   changeVmNet,
@@ -118,6 +121,8 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
           wsProtocols: ['binary'],
         });
         rfb.scaleViewport = true;
+        // Watching only: noVNC sends no keys or pointer (the server drops them anyway).
+        rfb.viewOnly = input.viewOnly;
         rfb.background = '#000000';
         keys = typeOnLayout(rfb, () => layout);
         rfb.addEventListener('connect', () => report({ type: 'rfb.connected' }));
@@ -170,6 +175,28 @@ const rfbActor = fromCallback<RfbCommand | { type: 'rfb.credentials' }, RfbInput
   },
 );
 
+/** The app's hub, for who else is on the console; a page signed in by a launch link has none. */
+export interface ConsoleHub {
+  hub: HubConnectionActorRef;
+  hubEvents: HubEventSource;
+}
+
+/**
+ * Listens on the machine's gamespace channel while the console is attached, and reports who has
+ * the console open as the server tells it (CONSOLE.VIEWERS).
+ */
+const viewersLogic = (deps: ConsoleHub | null) =>
+  fromCallback<EventObject, { vmId: string; channelId: string }>(({ input, sendBack }) => {
+    if (!deps || input.channelId === '') return undefined;
+    const { hub, hubEvents } = deps;
+    hub.send({ type: 'hub.listenRequested', channelId: input.channelId });
+    const told = machineViewers$(hubEvents, input.vmId).subscribe((event) => sendBack(event));
+    return () => {
+      told.unsubscribe();
+      hub.send({ type: 'hub.leaveRequested', channelId: input.channelId });
+    };
+  });
+
 /** What the console page reaches in the browser besides the server. */
 export interface ConsoleBrowser {
   clipboard: Pick<Clipboard, 'readText' | 'writeText'>;
@@ -190,14 +217,16 @@ export function consoleImplementations(
   http: HttpClient,
   browser: ConsoleBrowser,
   putFile: GuestFilePutter,
+  hub: ConsoleHub | null = null,
 ): Implementations {
   return {
     actors: {
       files: guestFilesLogic(http, putFile),
       signIn: fromTaskEither((_: void, signal) => pipe(signInConsole(http)(signal), TE.asUnit)),
-      loadConsole: fromTaskEither(({ vmId }: { vmId: string }, signal) =>
-        getVmConsole(http)(vmId, signal),
+      loadConsole: fromTaskEither(({ vmId, control }: { vmId: string; control: boolean }, signal) =>
+        getVmConsole(http)(vmId, signal, control),
       ),
+      viewers: viewersLogic(hub),
       loadVm: fromTaskEither(({ vmId }: { vmId: string }, signal) => loadVm(http)(vmId, signal)),
       rfb: rfbActor,
       readClipboard: fromPromise(() => browser.clipboard.readText()),

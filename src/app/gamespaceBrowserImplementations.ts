@@ -31,6 +31,10 @@ import { gamespaceDetailMachine, type GamespaceDetail } from '../machines/gamesp
 import type { PageQuery } from '../machines/pagedSearchMachine';
 import { splitVmName } from '../machines/vmControllerRules';
 import { clockTicks$ } from '../streams/clock';
+import { gamespaceEvents$ } from '../streams/gameTimeline';
+import { observeChannel, snapshots$ } from '../streams/hub';
+import { selectIsChannelJoined } from '../machines/hubConnectionMachine.selectors';
+import { distinctUntilChanged, map, merge } from 'rxjs';
 import { gamespaceDispatches$ } from '../streams/dispatches';
 import { gameVmLogic } from './vmControllerImplementations';
 import type { WorkspaceDependencies } from './workspaceImplementations';
@@ -78,6 +82,31 @@ const loadDetail = (deps: WorkspaceDependencies) =>
     ),
   );
 
+/**
+ * The Events tab's live feed: while shown it listens on the workspace's observe channel, tells
+ * the timeline whether that channel is joined, and passes on the gamespace's recorded events.
+ */
+const liveTimelineLogic = ({ hub, hubEvents }: WorkspaceDependencies) =>
+  fromCallback<EventObject, { gamespaceId: string; workspaceId: string | null }>(
+    ({ input, sendBack }) => {
+      if (input.workspaceId === null) return undefined;
+      const channelId = observeChannel(input.workspaceId);
+      hub.send({ type: 'hub.listenRequested', channelId });
+      const told = merge(
+        snapshots$(hub).pipe(
+          map(selectIsChannelJoined(channelId)),
+          distinctUntilChanged(),
+          map((live) => ({ type: 'timeline.liveChanged' as const, live })),
+        ),
+        gamespaceEvents$(hubEvents, input.gamespaceId),
+      ).subscribe((event) => sendBack(event));
+      return () => {
+        told.unsubscribe();
+        hub.send({ type: 'hub.leaveRequested', channelId });
+      };
+    },
+  );
+
 /** The deletes run one after another; each failure is reported with the gamespace's id. */
 const deleteEach = (deps: WorkspaceDependencies) =>
   fromPromise<DeleteOutcome, { ids: string[] }>(async ({ input, signal }) => {
@@ -113,6 +142,7 @@ export function gamespaceBrowserLogic(deps: WorkspaceDependencies) {
               loadEvents: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
                 listGameEvents(deps.http)(gamespaceId, signal),
               ),
+              liveEvents: liveTimelineLogic(deps),
             },
           }),
         },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gameEventLine, localTimeOf } from './gameEvents';
+import { gameEventLabel, gameEventLine, localTimeOf } from './gameEvents';
 
 describe('gameEventLine', () => {
   it('names who did what to which machine, with the detail and the score', () => {
@@ -24,6 +24,16 @@ describe('gameEventLine', () => {
     expect(
       gameEventLine({ id: 'e2', kind: 'console.open', at, actorName: 'Ann', machineName: 'kali' }),
     ).toMatchObject({ what: 'Console opened: kali', detail: '' });
+  });
+
+  it('reads a kind added after this SPA was built as its name, not as a failure', () => {
+    const at = '2026-11-30T14:00:00.000Z';
+    expect(gameEventLine({ id: 'a', kind: 'help.requested', at }).what).toBe('Help requested');
+    expect(gameEventLine({ id: 'b', kind: 'alert', at, machineName: 'kali' }).what).toBe(
+      'Alert: kali',
+    );
+    expect(gameEventLabel('help_closed')).toBe('Help closed');
+    expect(gameEventLabel('...')).toBe('Event');
   });
 
   it('says System when no one did it', () => {

@@ -40,7 +40,8 @@ export const GAME_EVENT_LABELS: Readonly<Record<GameEventKindName, string>> = {
 /** An event as it comes over the wire (src/api/gameEvents.ts). */
 export interface GameEventFacts {
   readonly id: string;
-  readonly kind: GameEventKindName;
+  /** A GameEventKindName, or a kind added later. */
+  readonly kind: string;
   /** ISO 8601. */
   readonly at: string;
   readonly actorName?: string;
@@ -71,8 +72,21 @@ export function localTimeOf(at: string): string {
   return `${date} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
+const isKnownKind = (kind: string): kind is GameEventKindName =>
+  Object.prototype.hasOwnProperty.call(GAME_EVENT_LABELS, kind);
+
+/**
+ * The words for an event's kind: its label, or for a kind added after this SPA was built, its
+ * name in words (`help.requested`: `Help requested`).
+ */
+export function gameEventLabel(kind: string): string {
+  if (isKnownKind(kind)) return GAME_EVENT_LABELS[kind];
+  const words = kind.replace(/[._-]+/g, ' ').trim();
+  return words === '' ? 'Event' : words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 export function gameEventLine(event: GameEventFacts): GameEventLine {
-  const label = GAME_EVENT_LABELS[event.kind] ?? event.kind;
+  const label = gameEventLabel(event.kind);
   return {
     id: event.id,
     time: localTimeOf(event.at),

@@ -10,6 +10,18 @@ export const selectClipboardSentence = (snapshot: ConsoleClipboardSnapshot): str
     : 'Paste only: whether this machine can copy out could not be checked.';
 };
 
+/**
+ * The sentence for a console that only watches the machine: nothing is pasted from it, whatever
+ * the machine could take (an administrator watching may paste once they take control).
+ */
+export const selectWatchingClipboardSentence = (
+  snapshot: ConsoleClipboardSnapshot,
+): string | null => {
+  if (snapshot.matches('idle') || snapshot.matches('loading')) return null;
+  const { directions } = snapshot.context;
+  return clipboardSentence({ copy: directions?.copy ?? false, paste: false });
+};
+
 export const selectCanCopy = (snapshot: ConsoleClipboardSnapshot): boolean =>
   snapshot.can({ type: 'console.copyRequested' });
 

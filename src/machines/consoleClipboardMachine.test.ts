@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, createMachine, fromCallback, fromPromise, waitFor } from 'xstate';
 import {
   BOTH_WAYS,
+  COPY_ONLY,
   DESKTOP_BOTH_WAYS,
   PASTE_ONLY,
   copiedNotice,
@@ -11,6 +12,7 @@ import { consoleClipboardMachine, type ConsoleClipboardReport } from './consoleC
 import {
   selectCanCopy,
   selectClipboardSentence,
+  selectWatchingClipboardSentence,
   selectUnwrittenText,
 } from './consoleClipboardMachine.selectors';
 import { deferred, flush, type Deferred } from './testing/deferred';
@@ -56,6 +58,8 @@ describe('consoleClipboard', () => {
     await waitFor(actor, (s) => s.matches('ready'));
     expect(selectClipboardSentence(actor.getSnapshot())).toBe(BOTH_WAYS);
     expect(selectCanCopy(actor.getSnapshot())).toBe(true);
+    // A console that only watches pastes nothing, whatever the machine takes.
+    expect(selectWatchingClipboardSentence(actor.getSnapshot())).toBe(COPY_ONLY);
   });
 
   it('copies what the machine copied onto the browser clipboard and says so', async () => {

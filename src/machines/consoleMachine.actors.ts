@@ -1,4 +1,4 @@
-import { fromCallback, fromPromise } from 'xstate';
+import { fromCallback, fromPromise, type EventObject } from 'xstate';
 import type { VmConsole } from '../api/console';
 import type { Vm } from '../api/vm';
 import { consoleClipboardMachine } from './consoleClipboardMachine';
@@ -20,8 +20,15 @@ export const consoleActors = {
     throw notProvided('signIn');
   }),
   /** GET vm-console/{id}: a new ticket each time. */
-  loadConsole: fromPromise<VmConsole, { vmId: string }>(() => {
+  loadConsole: fromPromise<VmConsole, { vmId: string; control: boolean }>(() => {
     throw notProvided('loadConsole');
+  }),
+  /**
+   * Listens on the machine's gamespace channel while the console is attached and reports who
+   * has the console open (`console.viewersChanged`).
+   */
+  viewers: fromCallback<EventObject, { vmId: string; channelId: string }>(() => {
+    throw notProvided('viewers');
   }),
   /** GET vm/{id}: whether a lost connection means the machine stopped. */
   loadVm: fromPromise<Vm | null, { vmId: string }>(() => {

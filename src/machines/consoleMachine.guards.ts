@@ -44,4 +44,9 @@ export const consoleGuards = {
     event.type === 'console.pasteRequested' && event.text !== '',
   /** The machine's desktop shares its clipboard: pastes go onto it, not typed. */
   sharesClipboard: ({ context }: Args) => sharesClipboard(context.clipboardDirections),
+  /** The console drives the machine: its ticket is not view-only. */
+  hasControl: ({ context }: Args) => context.console?.viewOnly !== true,
+  /** A view-only console its viewer may reopen with control (an administrator watching). */
+  mayTakeControl: ({ context }: Args) =>
+    context.console?.viewOnly === true && context.console.mayTakeControl === true,
 };

@@ -1,3 +1,4 @@
+import type { ConsoleViewer } from '../api/console';
 import type { ConsoleSnapshot } from './consoleMachine';
 import type { ConsoleClipboardActorRef } from './consoleClipboardMachine';
 import type { ConsoleNetworkActorRef } from './consoleNetworkMachine';
@@ -81,3 +82,44 @@ export const selectCanPasteClipboard = (snapshot: ConsoleSnapshot): boolean =>
 /** Why the clipboard was not pasted, until dismissed or pasted again. */
 export const selectPasteError = (snapshot: ConsoleSnapshot): string | null =>
   snapshot.context.pasteError;
+
+/** The console only watches the machine: its ticket is view-only. */
+export const selectIsViewOnly = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.context.console?.viewOnly === true;
+
+/** An administrator watching may take control now. */
+export const selectCanTakeControl = (snapshot: ConsoleSnapshot): boolean =>
+  snapshot.can({ type: 'console.takeControlRequested' });
+
+/** One line of who else is on the console; `control`: they drive the machine too. */
+export interface OtherOnConsole {
+  id: string;
+  text: string;
+  control: boolean;
+}
+
+// The lines of each list of viewers, so that a snapshot that did not change them gives the same.
+const othersOf = new WeakMap<ConsoleViewer[], readonly OtherOnConsole[]>();
+const NO_ONE: readonly OtherOnConsole[] = [];
+
+/**
+ * Who else is on the console, for its player: observers and administrators other than the user,
+ * e.g. "Ada (observer) is watching this console", "Root (admin) has taken control".
+ */
+export const selectOthersOnConsole = (snapshot: ConsoleSnapshot): readonly OtherOnConsole[] => {
+  const { viewers, userId } = snapshot.context;
+  const known = othersOf.get(viewers);
+  if (known) return known;
+  const others = viewers
+    .filter((v) => v.id !== userId && v.role !== 'player')
+    .map((v) => ({
+      id: v.id,
+      control: v.control,
+      text: v.control
+        ? `${v.name} (${v.role}) has taken control`
+        : `${v.name} (${v.role}) is watching this console`,
+    }));
+  const lines = others.length === 0 ? NO_ONE : others;
+  othersOf.set(viewers, lines);
+  return lines;
+};

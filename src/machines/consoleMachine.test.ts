@@ -1,5 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createActor, createMachine, fromCallback, fromPromise, SimulatedClock } from 'xstate';
+import {
+  createActor,
+  createMachine,
+  fromCallback,
+  fromPromise,
+  SimulatedClock,
+  type EventObject,
+} from 'xstate';
 import type { NetChange, VmConsole } from '../api/console';
 import type { Vm } from '../api/vm';
 import type { ClipboardDirections } from '../domain/clipboard';
@@ -21,6 +28,9 @@ import {
   selectCanPasteClipboard,
   selectCanReconnect,
   selectCanRetry,
+  selectCanTakeControl,
+  selectIsViewOnly,
+  selectOthersOnConsole,
   selectIsRecorded,
   selectConsoleError,
   selectConsoleStatus,
@@ -96,6 +106,10 @@ interface Options {
 function start(options: Options = {}) {
   const consoles = [...(options.consoles ?? [running('t1'), running('t2'), running('t3')])];
   const calls = { signIn: 0, loadConsole: 0, ping: 0, loadVm: 0, changes: [] as NetChange[] };
+  /** Whether each ticket was asked for with control. */
+  const controls: boolean[] = [];
+  /** The channels the viewers actor listened on, and left. */
+  const listens: string[] = [];
   const rfb = {
     starts: [] as RfbInput[],
     commands: [] as Array<RfbCommand | { type: 'rfb.credentials' }>,
@@ -112,8 +126,9 @@ function start(options: Options = {}) {
         calls.signIn += 1;
         if (options.signIn) await options.signIn();
       }),
-      loadConsole: fromPromise(async () => {
+      loadConsole: fromPromise(async ({ input }: { input: { vmId: string; control: boolean } }) => {
         calls.loadConsole += 1;
+        controls.push(input.control);
         const next = consoles.shift() ?? OFF;
         if (next instanceof Error) throw next;
         return next;
@@ -171,6 +186,10 @@ function start(options: Options = {}) {
           };
         },
       ),
+      viewers: fromCallback<EventObject, { vmId: string; channelId: string }>(({ input }) => {
+        listens.push(input.channelId);
+        return () => listens.push(`left ${input.channelId}`);
+      }),
     },
     actions: {
       requestFullscreen: (_, params) => requestFullscreen(params.screen),
@@ -184,6 +203,7 @@ function start(options: Options = {}) {
       fullbleed: false,
       jitter: options.jitter,
       keyboardLayout: options.keyboardLayout,
+      userId: 'player-1',
     },
     clock,
   });
@@ -204,6 +224,8 @@ function start(options: Options = {}) {
     status,
     calls,
     rfb,
+    controls,
+    listens,
     clock,
     requestFullscreen,
     rememberKeyboardLayout,
@@ -237,6 +259,7 @@ describe('console machine', () => {
         ticket: 't1',
         screen: SCREEN,
         keyboardLayout: 'us',
+        viewOnly: false,
       },
     ]);
     t.send({ type: 'rfb.connected' });
@@ -260,6 +283,61 @@ describe('console machine', () => {
     await flush();
     expect(t.status()).toBe('connecting');
     expect(t.rfb.starts[0]?.ticket).toBe('t2');
+  });
+
+  it('watches only with a view-only ticket: noVNC sends nothing, no keys nor paste are offered', async () => {
+    const t = await connected({ consoles: [{ ...running('t1'), viewOnly: true }] });
+    const snapshot = () => t.actor.getSnapshot();
+    expect(t.rfb.starts[0]?.viewOnly).toBe(true);
+    expect(selectIsViewOnly(snapshot())).toBe(true);
+    expect(snapshot().can({ type: 'console.ctrlAltDelRequested' })).toBe(false);
+    expect(snapshot().can({ type: 'console.pasteRequested', text: 'ls' })).toBe(false);
+    expect(selectCanPasteClipboard(snapshot())).toBe(false);
+    t.send({ type: 'console.ctrlAltDelRequested' });
+    t.send({ type: 'console.pasteRequested', text: 'ls' });
+    expect(t.rfb.commands).toEqual([]);
+    // An observer may not take control.
+    expect(selectCanTakeControl(snapshot())).toBe(false);
+  });
+
+  it('takes control for an administrator watching: a new ticket asked with control', async () => {
+    const watching = { ...running('t1'), viewOnly: true, mayTakeControl: true };
+    const t = await connected({ consoles: [watching, running('t2')] });
+    expect(selectCanTakeControl(t.actor.getSnapshot())).toBe(true);
+    t.send({ type: 'console.takeControlRequested' });
+    await flush();
+    expect(t.controls).toEqual([false, true]);
+    expect(t.rfb.stops).toBe(1);
+    expect(t.rfb.starts.at(-1)).toMatchObject({ ticket: 't2', viewOnly: false });
+    t.send({ type: 'rfb.connected' });
+    expect(selectIsViewOnly(t.actor.getSnapshot())).toBe(false);
+    expect(selectCanTakeControl(t.actor.getSnapshot())).toBe(false);
+    // A reconnection keeps control.
+    t.send({ type: 'console.reconnectRequested' });
+    await flush();
+    expect(t.controls).toEqual([false, true, true]);
+  });
+
+  it('names the others on the console from the ticket answer, then as the hub tells', async () => {
+    const ada = { id: 'ada', name: 'Ada', role: 'observer' as const, control: false };
+    const self = { id: 'player-1', name: 'Pat', role: 'player' as const, control: true };
+    const t = await connected({ consoles: [{ ...running('t1'), viewers: [self, ada] }] });
+    expect(t.listens).toEqual(['ws-1']);
+    const others = () => selectOthersOnConsole(t.actor.getSnapshot()).map((o) => o.text);
+    expect(others()).toEqual(['Ada (observer) is watching this console']);
+    // The same list reads as the same lines.
+    expect(selectOthersOnConsole(t.actor.getSnapshot())).toBe(
+      selectOthersOnConsole(t.actor.getSnapshot()),
+    );
+    const admin = { id: 'root', name: 'Root', role: 'admin' as const, control: true };
+    t.send({ type: 'console.viewersChanged', viewers: [self, admin] });
+    expect(others()).toEqual(['Root (admin) has taken control']);
+    // Teammates on the same machine are no news.
+    t.send({ type: 'console.viewersChanged', viewers: [self, { ...self, id: 'p2', name: 'Bo' }] });
+    expect(others()).toEqual([]);
+    // Leaving the session leaves the channel.
+    t.send({ type: 'console.reconnectRequested' });
+    expect(t.listens).toEqual(['ws-1', 'left ws-1']);
   });
 
   it('says the console is recorded when its ticket answer says so', async () => {
@@ -749,7 +827,10 @@ describe('consoleMachine against the page model', () => {
     | { type: 'RECONNECT' }
     | { type: 'CTRL_ALT_DEL' }
     | { type: 'PASTE' }
-    | { type: 'FULLSCREEN' };
+    | { type: 'FULLSCREEN' }
+    /** A view-only ticket that may take control (an administrator watching). */
+    | { type: 'WATCH_TICKET' }
+    | { type: 'TAKE_CONTROL' };
 
   // noVNC's events while it runs, whether or not it has asked for the ticket yet.
   const novnc = {
@@ -768,6 +849,7 @@ describe('consoleMachine against the page model', () => {
       loading: {
         on: {
           TICKET: 'connecting',
+          WATCH_TICKET: 'connectingToWatch',
           MACHINE_OFF: 'stopped',
           LOAD_FAILED: 'failed',
           SERVER_AWAY: 'reconnecting',
@@ -789,6 +871,17 @@ describe('consoleMachine against the page model', () => {
         on: { ...novnc, CONNECTED: 'connected', CREDENTIALS_ASKED: 'credentialsGiven' },
       },
       credentialsGiven: { on: { ...novnc, CONNECTED: 'connected', CREDENTIALS_ASKED: 'failed' } },
+      // Watching: noVNC sends nothing, keys and paste do nothing; control is a new ticket.
+      connectingToWatch: { on: { ...novnc, CONNECTED: 'watching', TAKE_CONTROL: 'loading' } },
+      watching: {
+        on: {
+          ...novnc,
+          TAKE_CONTROL: 'loading',
+          CTRL_ALT_DEL: 'watching',
+          PASTE: 'watching',
+          FULLSCREEN: 'watching',
+        },
+      },
       connected: {
         on: { ...novnc, CTRL_ALT_DEL: 'connected', PASTE: 'connected', FULLSCREEN: 'connected' },
       },
@@ -817,6 +910,8 @@ describe('consoleMachine against the page model', () => {
           connecting: 'open.attached.connecting',
           credentialsGiven: 'open.attached.connecting',
           connected: 'open.attached.connected',
+          connectingToWatch: 'open.attached.connecting',
+          watching: 'open.attached.connected',
           checking: 'open.checking',
           reconnecting: 'open.reconnecting',
           stopped: 'open.stopped',
@@ -843,6 +938,8 @@ describe('consoleMachine against the page model', () => {
           CTRL_ALT_DEL: 'console.ctrlAltDelRequested',
           PASTE: 'console.pasteRequested',
           FULLSCREEN: 'console.fullscreenRequested',
+          WATCH_TICKET: 'xstate.done.actor.loadConsole',
+          TAKE_CONTROL: 'console.takeControlRequested',
         },
         // The screen is attached before the ticket arrives on every path (see above); waiting
         // for it, the keyboard layout and the clipboard are covered by the tests above.
@@ -854,6 +951,8 @@ describe('consoleMachine against the page model', () => {
           // The clipboard of a desktop that shares it (tests above, and consoleClipboardMachine's).
           'rfb.clipboard',
           'clipboard.directionsKnown',
+          // Who else is on the console changes no state (the tests above).
+          'console.viewersChanged',
         ],
       }),
     ).toEqual([]);
@@ -870,6 +969,8 @@ describe('consoleMachine against the page model', () => {
   function startPage() {
     const signIns: Array<Deferred<void>> = [];
     const consoles: Array<Deferred<VmConsole>> = [];
+    /** Whether each ticket was asked for with control. */
+    const controls: boolean[] = [];
     const vms: Array<Deferred<Vm | null>> = [];
     const rfb = {
       starts: [] as RfbInput[],
@@ -887,7 +988,11 @@ describe('consoleMachine against the page model', () => {
       consoleMachine.provide({
         actors: {
           signIn: fromPromise(() => pending(signIns)),
-          loadConsole: fromPromise(() => pending(consoles)),
+          loadConsole: fromPromise(({ input }: { input: { vmId: string; control: boolean } }) => {
+            controls.push(input.control);
+            return pending(consoles);
+          }),
+          viewers: fromCallback(() => undefined),
           loadVm: fromPromise(() => pending(vms)),
           network: consoleNetworkMachine.provide({
             actors: {
@@ -923,7 +1028,7 @@ describe('consoleMachine against the page model', () => {
       else call.resolve(outcome);
       await flush();
     };
-    return { actor, signIns, consoles, vms, rfb, requestFullscreen, settle, clock };
+    return { actor, signIns, consoles, controls, vms, rfb, requestFullscreen, settle, clock };
   }
 
   for (const path of paths) {
@@ -931,6 +1036,8 @@ describe('consoleMachine against the page model', () => {
       const page = startPage();
       let tickets = 0;
       let ticketsAsked = 0;
+      /** Control was taken: every ticket from then on is asked for with it. */
+      let tookControl = false;
       let signInsAsked = 0;
       const snapshot = () => page.actor.getSnapshot();
       const novncRunning = () => page.rfb.starts.length - page.rfb.stops;
@@ -977,12 +1084,24 @@ describe('consoleMachine against the page model', () => {
             expectPage('loading', false);
             expect(selectIsBusy(snapshot())).toBe(true);
             expect(page.consoles.length).toBe(++ticketsAsked);
+            expect(page.controls.at(-1)).toBe(tookControl);
           },
           connecting: () => {
             expectPage('connecting', true);
             expect(page.rfb.starts.at(-1)?.ticket).toBe(`t${tickets}`);
+            expect(page.rfb.starts.at(-1)?.viewOnly).toBe(false);
             expect(page.rfb.commands).toEqual([]);
             expectOffered(false, true);
+          },
+          connectingToWatch: () => {
+            expectPage('connecting', true);
+            expect(page.rfb.starts.at(-1)).toMatchObject({ ticket: `t${tickets}`, viewOnly: true });
+            expect(selectCanTakeControl(snapshot())).toBe(true);
+          },
+          watching: () => {
+            expectPage('connected', true);
+            expect(selectIsViewOnly(snapshot())).toBe(true);
+            expect(selectCanTakeControl(snapshot())).toBe(true);
           },
           credentialsGiven: () => {
             expectPage('connecting', true);
@@ -991,6 +1110,7 @@ describe('consoleMachine against the page model', () => {
           connected: () => {
             expectPage('connected', true);
             expectOffered(false, true);
+            expect(selectIsViewOnly(snapshot())).toBe(false);
           },
           checking: () => {
             expectPage('loading', false);
@@ -1029,6 +1149,17 @@ describe('consoleMachine against the page model', () => {
             await flush();
           },
           TICKET: () => page.settle(page.consoles, running(`t${++tickets}`)),
+          WATCH_TICKET: () =>
+            page.settle(page.consoles, {
+              ...running(`t${++tickets}`),
+              viewOnly: true,
+              mayTakeControl: true,
+            }),
+          TAKE_CONTROL: async () => {
+            tookControl = true;
+            page.actor.send({ type: 'console.takeControlRequested' });
+            await flush();
+          },
           MACHINE_OFF: () => page.settle(page.consoles, OFF),
           LOAD_FAILED: () => page.settle(page.consoles, new Error('ResourceNotFound')),
           SERVER_AWAY: () => page.settle(page.consoles, UNREACHABLE),
@@ -1055,12 +1186,16 @@ describe('consoleMachine against the page model', () => {
             await flush();
           },
           CTRL_ALT_DEL: () => {
+            const sent = page.rfb.commands.length;
             page.actor.send({ type: 'console.ctrlAltDelRequested' });
-            expect(page.rfb.commands.at(-1)).toEqual({ type: 'rfb.sendCtrlAltDel' });
+            if (selectIsViewOnly(snapshot())) expect(page.rfb.commands).toHaveLength(sent);
+            else expect(page.rfb.commands.at(-1)).toEqual({ type: 'rfb.sendCtrlAltDel' });
           },
           PASTE: () => {
+            const sent = page.rfb.commands.length;
             page.actor.send({ type: 'console.pasteRequested', text: 'ls\n' });
-            expect(page.rfb.commands.at(-1)).toEqual({ type: 'rfb.paste', text: 'ls\n' });
+            if (selectIsViewOnly(snapshot())) expect(page.rfb.commands).toHaveLength(sent);
+            else expect(page.rfb.commands.at(-1)).toEqual({ type: 'rfb.paste', text: 'ls\n' });
           },
           FULLSCREEN: () => {
             page.actor.send({ type: 'console.fullscreenRequested' });

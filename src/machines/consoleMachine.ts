@@ -96,8 +96,12 @@ export const consoleMachine = setup({
     keyboardLayout: input.keyboardLayout ?? DEFAULT_KEYBOARD_LAYOUT,
     pasteError: null,
     clipboardDirections: null,
+    userId: input.userId ?? null,
+    control: false,
+    viewers: [],
   }),
   on: {
+    'console.viewersChanged': { actions: assign({ viewers: ({ event }) => event.viewers }) },
     'clipboard.directionsKnown': {
       actions: assign({ clipboardDirections: ({ event }) => event.directions }),
     },
@@ -147,12 +151,15 @@ export const consoleMachine = setup({
           invoke: {
             id: 'loadConsole',
             src: 'loadConsole',
-            input: ({ context }) => ({ vmId: context.vmId }),
+            input: ({ context }) => ({ vmId: context.vmId, control: context.control }),
             onDone: [
               {
                 guard: { type: 'canConnect', params: ({ event }) => ({ console: event.output }) },
                 target: 'awaitingScreen',
-                actions: assign({ console: ({ event }) => event.output }),
+                actions: assign({
+                  console: ({ event }) => event.output,
+                  viewers: ({ event }) => event.output.viewers ?? [],
+                }),
               },
               { target: 'stopped', actions: assign({ console: ({ event }) => event.output }) },
             ],
@@ -183,17 +190,28 @@ export const consoleMachine = setup({
         },
         /** noVNC runs while here: leaving (Reconnect, a lost connection) disconnects it. */
         attached: {
-          invoke: {
-            id: 'rfb',
-            src: 'rfb',
-            input: ({ context }) => ({
-              url: context.console?.url ?? '',
-              ticket: context.console?.ticket ?? '',
-              // awaitingScreen lets the session in only with a screen.
-              screen: context.screen as ConsoleScreen,
-              keyboardLayout: context.keyboardLayout,
-            }),
-          },
+          invoke: [
+            {
+              id: 'rfb',
+              src: 'rfb',
+              input: ({ context }) => ({
+                url: context.console?.url ?? '',
+                ticket: context.console?.ticket ?? '',
+                // awaitingScreen lets the session in only with a screen.
+                screen: context.screen as ConsoleScreen,
+                keyboardLayout: context.keyboardLayout,
+                viewOnly: context.console?.viewOnly === true,
+              }),
+            },
+            {
+              id: 'viewers',
+              src: 'viewers',
+              input: ({ context }) => ({
+                vmId: context.vmId,
+                channelId: context.console?.isolationId ?? '',
+              }),
+            },
+          ],
           on: {
             // The session types on the new layout at once.
             'console.keyboardLayoutChosen': {
@@ -217,6 +235,12 @@ export const consoleMachine = setup({
               }),
             },
             'console.reconnectRequested': 'loading',
+            // A new ticket, with control: the view-only session ends as the new one opens.
+            'console.takeControlRequested': {
+              guard: 'mayTakeControl',
+              target: 'loading',
+              actions: assign({ control: true }),
+            },
           },
           initial: 'connecting',
           states: {
@@ -248,11 +272,12 @@ export const consoleMachine = setup({
               ],
               on: {
                 'console.ctrlAltDelRequested': {
+                  guard: 'hasControl',
                   actions: sendTo('rfb', { type: 'rfb.sendCtrlAltDel' }),
                 },
                 'console.pasteRequested': [
                   {
-                    guard: and(['isPasteWithText', 'sharesClipboard']),
+                    guard: and(['hasControl', 'isPasteWithText', 'sharesClipboard']),
                     actions: [
                       sendTo('rfb', ({ event }) => ({
                         type: 'rfb.clipboardPaste' as const,
@@ -262,7 +287,7 @@ export const consoleMachine = setup({
                     ],
                   },
                   {
-                    guard: { type: 'hasText', params: ({ event }) => ({ text: event.text }) },
+                    guard: and(['hasControl', 'isPasteWithText']),
                     actions: [
                       sendTo('rfb', ({ event }) => ({ type: 'rfb.paste', text: event.text })),
                       sendTo('clipboard', { type: 'console.pasted' }),
@@ -288,6 +313,7 @@ export const consoleMachine = setup({
                 ready: {
                   on: {
                     'console.clipboardPasteRequested': {
+                      guard: 'hasControl',
                       target: 'readingClipboard',
                       actions: assign({ pasteError: null }),
                     },

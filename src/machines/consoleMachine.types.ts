@@ -1,4 +1,5 @@
-import type { VmConsole } from '../api/console';
+import type { ConsoleViewer, VmConsole } from '../api/console';
+import type { ConsoleViewersEvent } from '../streams/consoleViewers';
 import type { ClipboardDirections } from '../domain/clipboard';
 import type { KeyboardLayout } from '../domain/keyboardLayouts';
 import type { ConsoleClipboardReport } from './consoleClipboardMachine';
@@ -33,6 +34,10 @@ export type ConsoleEvent =
   | { type: 'console.pasteErrorDismissed' }
   | { type: 'console.keyboardLayoutChosen'; layout: KeyboardLayout }
   | { type: 'console.fullscreenRequested' }
+  /** An administrator watching asks for a console that drives the machine. */
+  | { type: 'console.takeControlRequested' }
+  /** Who has the machine's console open changed (CONSOLE.VIEWERS on the hub). */
+  | ConsoleViewersEvent
   // From the rfb actor (noVNC's events).
   | { type: 'rfb.connected' }
   | { type: 'rfb.disconnected'; clean: boolean }
@@ -55,6 +60,8 @@ export interface ConsoleInput {
   jitter?: number;
   /** The keyboard layout of the machine, as the user chose it last (keyboardLayouts.ts). */
   keyboardLayout?: KeyboardLayout;
+  /** The signed-in user: others on the console are named, not them. */
+  userId?: string | null;
 }
 
 export interface RfbInput {
@@ -63,6 +70,8 @@ export interface RfbInput {
   ticket: string;
   screen: ConsoleScreen;
   keyboardLayout: KeyboardLayout;
+  /** noVNC sends no input (the server drops it anyway). */
+  viewOnly: boolean;
 }
 
 export interface ConsoleContext {
@@ -96,4 +105,10 @@ export interface ConsoleContext {
    * shares its clipboard is pasted onto that clipboard instead of typed.
    */
   clipboardDirections: ClipboardDirections | null;
+  /** The signed-in user (ConsoleInput.userId). */
+  userId: string | null;
+  /** Tickets are asked for with control (an administrator took it). */
+  control: boolean;
+  /** Who has the machine's console open, as the server last said. */
+  viewers: ConsoleViewer[];
 }

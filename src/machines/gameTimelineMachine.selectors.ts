@@ -14,3 +14,7 @@ export const selectIsTimelineLoading = (snapshot: GameTimelineSnapshot): boolean
   snapshot.hasTag('loading');
 
 export type { GameEventLine };
+
+/** New events arrive on their own (the workspace's observe channel is joined). */
+export const selectIsTimelineLive = (snapshot: GameTimelineSnapshot): boolean =>
+  snapshot.context.live;

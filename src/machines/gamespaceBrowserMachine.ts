@@ -17,7 +17,10 @@ import { createPagedSearchMachine } from './pagedSearchMachine';
 export interface GamespaceRow {
   id: string;
   name: string;
-  /** Its workspace, whose results table the row links to; absent once the workspace is gone. */
+  /**
+   * Its workspace, whose results table the row links to and whose observe channel tells of its
+   * events; absent or null once the workspace is gone.
+   */
   workspaceId?: string | null;
   managerName: string;
   startTime: string | null;
@@ -44,7 +47,8 @@ export type GamespaceBrowserEvent =
   | { type: 'clock.ticked'; now: number }
   | { type: 'filter.toggled'; filter: BrowserFilter }
   /** View: expands the row, or collapses it when it is the one expanded. */
-  | { type: 'gamespace.viewToggled'; id: string }
+  /** `workspaceId`: the row's, for its live Events tab. */
+  | { type: 'gamespace.viewToggled'; id: string; workspaceId?: string | null }
   | { type: 'gamespace.selectionToggled'; id: string }
   /** 'select all': the rows shown are all selected, or none when all were. */
   | { type: 'gamespace.allSelectionToggled'; ids: readonly string[] }
@@ -128,7 +132,11 @@ export const gamespaceBrowserMachine = setup({
         viewed: ({ spawn }) =>
           spawn('gamespaceDetail', {
             id: `detail-${event.id}`,
-            input: { gamespaceId: event.id, fullAdminView: context.fullAdminView },
+            input: {
+              gamespaceId: event.id,
+              workspaceId: event.workspaceId ?? null,
+              fullAdminView: context.fullAdminView,
+            },
           }),
       });
     }),

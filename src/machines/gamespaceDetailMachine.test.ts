@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createActor, createMachine, fromPromise } from 'xstate';
+import { createActor, createMachine, fromCallback, fromPromise } from 'xstate';
+import { gameTimelineMachine } from './gameTimelineMachine';
+import type { GameEvent } from '../api/gameEvents';
 import type { GameVm } from '../api/play';
 import {
   detailSummary,
@@ -42,9 +44,17 @@ function startDetail(fullAdminView: boolean) {
           return {};
         },
       }) as never,
+      gameTimeline: gameTimelineMachine.provide({
+        actors: {
+          loadEvents: fromPromise(async (): Promise<GameEvent[]> => []),
+          liveEvents: fromCallback(() => undefined),
+        },
+      }),
     },
   });
-  const actor = createActor(logic, { input: { gamespaceId: 'gs-1', fullAdminView } }).start();
+  const actor = createActor(logic, {
+    input: { gamespaceId: 'gs-1', workspaceId: 'ws-1', fullAdminView },
+  }).start();
   return { actor, loads, controllerInputs, snapshot: () => actor.getSnapshot() };
 }
 
@@ -88,6 +98,8 @@ describe('gamespaceDetailMachine', () => {
     const d = startDetail(false);
     const timeline = () => selectDetailTimeline(d.snapshot()).getSnapshot().value;
     expect(timeline()).toBe('hidden');
+    // Its log is heard on the gamespace's workspace's observe channel.
+    expect(selectDetailTimeline(d.snapshot()).getSnapshot().context.workspaceId).toBe('ws-1');
     d.actor.send({ type: 'detail.tabSelected', tab: 'events' });
     expect(timeline()).toMatchObject({ shown: expect.any(String) });
     d.actor.send({ type: 'detail.tabSelected', tab: 'json' });

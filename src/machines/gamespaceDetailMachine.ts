@@ -35,6 +35,8 @@ export type GamespaceDetailEvent =
 
 export interface GamespaceDetailInput {
   gamespaceId: string;
+  /** The gamespace's workspace (its Events tab listens on its observe channel); null: unknown. */
+  workspaceId?: string | null;
   /** The admin route's full view: machine Delete is offered only there. */
   fullAdminView: boolean;
 }
@@ -95,7 +97,7 @@ export const gamespaceDetailMachine = setup({
     controllers: {},
     timeline: spawn('gameTimeline', {
       id: 'timeline',
-      input: { gamespaceId: input.gamespaceId },
+      input: { gamespaceId: input.gamespaceId, workspaceId: input.workspaceId ?? null },
     }),
   }),
   initial: 'loading',

@@ -37,6 +37,8 @@ export const HUB_EVENT_NAMES = [
   'DispatchEvent',
   // Ours: the observers' live feed on a workspace's `observe:{workspaceId}` channel.
   'ObserveEvent',
+  // Ours: who has a machine's console open, on its gamespace's channel.
+  'ConsoleEvent',
 ] as const;
 export type HubEventName = (typeof HUB_EVENT_NAMES)[number];
 
@@ -435,6 +437,21 @@ export const observeEvents$ = (
   options: HubStreamOptions = {},
 ): Observable<ObserveHubEvent> =>
   hubEvents$(source, 'ObserveEvent', identifiedEvents(OBSERVE_ACTIONS), options);
+
+// Ours: who has a machine's console open (server/console/viewers.ts), on the machine's gamespace
+// channel; the model is `{ id: machineId, viewers }`, checked by who reads it.
+const CONSOLE_ACTIONS = { 'CONSOLE.VIEWERS': 'console.viewers' } as const;
+export type ConsoleHubEvent = {
+  type: (typeof CONSOLE_ACTIONS)[keyof typeof CONSOLE_ACTIONS];
+  actor: HubActor;
+  model: IdentifiedModel;
+};
+
+export const consoleEvents$ = (
+  source: HubEventSource,
+  options: HubStreamOptions = {},
+): Observable<ConsoleHubEvent> =>
+  hubEvents$(source, 'ConsoleEvent', identifiedEvents(CONSOLE_ACTIONS), options);
 
 /** The hub channel of a workspace's observers (server/core/observeFeed.ts). */
 export const observeChannel = (workspaceId: string) => `observe:${workspaceId}`;

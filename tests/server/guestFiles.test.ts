@@ -134,7 +134,7 @@ describe('the guest file service', () => {
     const recorded: NewGameEvent[] = [];
     const files = createGuestFileService({
       driver: fakeDriver(),
-      vms: { mayOpenConsole: async () => true },
+      vms: { mayOpenConsole: async () => true, mayControlConsole: async () => true },
       gamespaces: { find: async (id) => (id === 'game1' ? { id } : undefined) },
       events: {
         record: async (event) => void recorded.push(event),
@@ -161,7 +161,7 @@ describe('the guest file service', () => {
     const driver = fakeDriver();
     const files = createGuestFileService({
       driver,
-      vms: { mayOpenConsole: async () => false },
+      vms: { mayOpenConsole: async () => false, mayControlConsole: async () => false },
       gamespaces: { find: async () => undefined },
     });
     const stream = Readable.from([Buffer.from('x')]);

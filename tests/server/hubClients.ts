@@ -21,6 +21,7 @@ export const EVENT_NAMES: HubEventName[] = [
   'GameEvent',
   'DispatchEvent',
   'ObserveEvent',
+  'ConsoleEvent',
 ];
 
 export const RS = '\x1e';

@@ -664,6 +664,10 @@ describe.each(testEngines())('VM routes on %s', (engine) => {
         ticket: null,
         isRunning: false,
         recorded: false,
+        // Ours: the player drives their machine; nobody else has its console open.
+        viewOnly: false,
+        mayTakeControl: false,
+        viewers: [],
       });
       expect(res.text).toContain('"ticket":null');
     });

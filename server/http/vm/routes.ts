@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { VmAnswer, VmConsole } from '../../core/vmViews';
 import type { VmService, WorkspaceAccess } from '../../core/vms';
+import type { ConsoleViewer, ConsoleViewers } from '../../console/viewers';
 import { invalid } from '../../core/fields';
 import { actorOf } from '../auth';
 import { bodyErrorResponses, doneResponses, errorResponses } from '../schemas';
@@ -35,10 +36,15 @@ export function absoluteConsoleUrl(url: string, request: FastifyRequest): string
 
 export async function vmRoutes(
   fastify: FastifyInstance,
-  options: { vms: VmService; workspaces: WorkspaceAccess },
+  options: {
+    vms: VmService;
+    workspaces: WorkspaceAccess;
+    /** Who has each machine's console open (server/console/viewers.ts). */
+    consoleViewers?: Pick<ConsoleViewers, 'of'>;
+  },
 ) {
   const app = typed(fastify);
-  const { vms, workspaces } = options;
+  const { vms, workspaces, consoleViewers } = options;
   caseInsensitiveQuery(app);
 
   app.get(
@@ -143,11 +149,28 @@ export async function vmRoutes(
     '/api/vm-console/:id',
     {
       config: { auth: 'anyUser' },
-      schema: { params: idParams, response: { 200: vmConsoleSchema, ...errorResponses } },
+      schema: {
+        params: idParams,
+        // Ours: an administrator watching a gamespace's machine takes control with it; an
+        // observer asking for it is refused (403).
+        querystring: {
+          type: 'object',
+          properties: { control: { type: 'boolean', default: false } },
+        } as const,
+        response: { 200: vmConsoleSchema, ...errorResponses },
+      },
     },
-    async (request): Promise<VmConsole> => {
-      const display = await vms.console(actorOf(request), request.params.id);
-      return { ...display, url: absoluteConsoleUrl(display.url, request) };
+    async (request): Promise<VmConsole & { viewers: ConsoleViewer[] }> => {
+      const display = await vms.console(
+        actorOf(request),
+        request.params.id,
+        request.query.control === true,
+      );
+      return {
+        ...display,
+        url: absoluteConsoleUrl(display.url, request),
+        viewers: consoleViewers?.of(display.id) ?? [],
+      };
     },
   );
 

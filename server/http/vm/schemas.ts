@@ -153,6 +153,24 @@ export const vmConsoleSchema = {
     isRunning: { type: 'boolean' },
     // Ours: the console's sessions are recorded (server/console/recordings.ts).
     recorded: { type: 'boolean' },
+    // Ours: watch only (the console route drops the viewer's input), and whether the viewer may
+    // ask again with ?control=true.
+    viewOnly: { type: 'boolean' },
+    mayTakeControl: { type: 'boolean' },
+    // Ours: who has the console open now (server/console/viewers.ts), as CONSOLE.VIEWERS says.
+    viewers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          name: { type: 'string' },
+          role: { type: 'string', enum: ['player', 'admin', 'observer'] },
+          control: { type: 'boolean' },
+        },
+        required: ['id', 'name', 'role', 'control'],
+      },
+    },
   },
 } as const;
 

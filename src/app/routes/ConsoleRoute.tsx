@@ -29,14 +29,22 @@ function MachineConsole({
           workspace.http,
           consoleBrowser(local, userId),
           createGuestFilePutter({ baseUrl: apiBaseUrl(workspace.apphost) }),
+          { hub: workspace.hub, hubEvents: workspace.hubEvents },
         ),
       ),
-    [workspace.http, workspace.apphost, local, userId],
+    [workspace.http, workspace.apphost, workspace.hub, workspace.hubEvents, local, userId],
   );
   // Drawn once per page: pages dropped together spread their reconnections.
   const [jitter] = useState(Math.random);
   const session = useActorRef(machine, {
-    input: { vmId, name, fullbleed, jitter, keyboardLayout: keyboardLayoutOf(local, userId) },
+    input: {
+      vmId,
+      name,
+      fullbleed,
+      jitter,
+      userId,
+      keyboardLayout: keyboardLayoutOf(local, userId),
+    },
     inspect,
   });
   return <ConsoleView session={session} />;

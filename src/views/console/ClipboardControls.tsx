@@ -3,6 +3,7 @@ import type { ConsoleClipboardActorRef } from '../../machines/consoleClipboardMa
 import {
   selectCanCopy,
   selectClipboardSentence,
+  selectWatchingClipboardSentence,
   selectCopyError,
   selectCopyNotice,
   selectIsCopying,
@@ -42,11 +43,17 @@ function CopyButton({
 export function ClipboardStrip({
   clipboard,
   live,
+  viewOnly,
 }: {
   clipboard: ConsoleClipboardActorRef;
   live: boolean;
+  /** The console only watches: nothing is pasted from it. */
+  viewOnly: boolean;
 }) {
-  const sentence = useSelector(clipboard, selectClipboardSentence);
+  const sentence = useSelector(
+    clipboard,
+    viewOnly ? selectWatchingClipboardSentence : selectClipboardSentence,
+  );
   const notice = useSelector(clipboard, selectCopyNotice);
   const error = useSelector(clipboard, selectCopyError);
   const unwritten = useSelector(clipboard, selectUnwrittenText);

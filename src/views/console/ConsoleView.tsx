@@ -9,6 +9,9 @@ import type { ConsoleActorRef } from '../../machines/consoleMachine';
 import {
   selectCanPasteClipboard,
   selectCanReconnect,
+  selectCanTakeControl,
+  selectIsViewOnly,
+  selectOthersOnConsole,
   selectClipboardActor,
   selectCanRetry,
   selectConsoleError,
@@ -281,6 +284,9 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
   const clipboard = useSelector(session, selectClipboardActor);
   const files = useSelector(session, selectFilesActor);
   const recorded = useSelector(session, selectIsRecorded);
+  const viewOnly = useSelector(session, selectIsViewOnly);
+  const canTakeControl = useSelector(session, selectCanTakeControl);
+  const others = useSelector(session, selectOthersOnConsole);
   useTitle(name);
   // noVNC draws into this element; the machine is told once it exists.
   const attachScreen = useCallback(
@@ -303,28 +309,60 @@ export default function ConsoleView({ session }: { session: ConsoleActorRef }) {
           enabled={canReconnect}
           onClick={() => session.send({ type: 'console.reconnectRequested' })}
         />
-        <ToolButton
-          label="Ctrl-Alt-Del"
-          icon={piPowerOff}
-          enabled={live}
-          onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
-        />
-        <PasteForm session={session} enabled={live} />
-        {files ? <UploadFileButton files={files} /> : null}
+        {viewOnly ? null : (
+          <>
+            <ToolButton
+              label="Ctrl-Alt-Del"
+              icon={piPowerOff}
+              enabled={live}
+              onClick={() => session.send({ type: 'console.ctrlAltDelRequested' })}
+            />
+            <PasteForm session={session} enabled={live} />
+            {files ? <UploadFileButton files={files} /> : null}
+          </>
+        )}
         <ToolButton
           label="Full screen"
           icon={piWindowMaximize}
           enabled={live}
           onClick={() => session.send({ type: 'console.fullscreenRequested' })}
         />
-        {network ? <NetworkSwitcher network={network} /> : null}
+        {network && !viewOnly ? <NetworkSwitcher network={network} /> : null}
       </header>
       <div className="tp-console-strip">
+        {viewOnly ? (
+          <span className="tp-console-view-only">
+            View only
+            {canTakeControl ? (
+              <button
+                type="button"
+                className="p-button p-component p-button-sm p-button-warning"
+                onClick={() => session.send({ type: 'console.takeControlRequested' })}
+              >
+                Take control
+              </button>
+            ) : null}
+          </span>
+        ) : null}
+        {others.length > 0 ? (
+          <span className="tp-console-others" role="status" aria-label="Others on this console">
+            {others.map((other) => (
+              <span
+                key={other.id}
+                className={`tp-console-watched${other.control ? ' tp-console-controlled' : ''}`}
+              >
+                {other.text}
+              </span>
+            ))}
+          </span>
+        ) : null}
         {recorded ? <span className="tp-console-recorded">This console is recorded</span> : null}
-        <KeyboardLayoutSelect session={session} />
-        {clipboard ? <ClipboardStrip clipboard={clipboard} live={live} /> : null}
+        {viewOnly ? null : <KeyboardLayoutSelect session={session} />}
+        {clipboard ? (
+          <ClipboardStrip clipboard={clipboard} live={live} viewOnly={viewOnly} />
+        ) : null}
       </div>
-      <main className="tp-console-main" {...(files ? fileDropHandlers(files) : {})}>
+      <main className="tp-console-main" {...(files && !viewOnly ? fileDropHandlers(files) : {})}>
         <div
           ref={attachScreen}
           className="tp-console-screen"

@@ -2,6 +2,7 @@ import { useSelector } from '@xstate/react';
 import { useMemo } from 'react';
 import type { GameTimelineActorRef } from '../../machines/gameTimelineMachine';
 import {
+  selectIsTimelineLive,
   selectIsTimelineLoading,
   selectTimelineError,
   selectTimelineEvents,
@@ -10,12 +11,14 @@ import {
 
 /**
  * The Events tab: the gamespace's event log, oldest first: when, who, what (and to which
- * machine), and the detail or score. It refreshes itself while shown; Refresh loads it now.
+ * machine), and the detail or score. New events show as they are recorded (Live), or within a
+ * few seconds while the hub is away; Refresh loads it now.
  */
 export function GameTimeline({ timeline }: { timeline: GameTimelineActorRef }) {
   const events = useSelector(timeline, selectTimelineEvents);
   const error = useSelector(timeline, selectTimelineError);
   const loading = useSelector(timeline, selectIsTimelineLoading);
+  const live = useSelector(timeline, selectIsTimelineLive);
   const lines = useMemo(() => timelineLines(events), [events]);
 
   return (
@@ -29,6 +32,7 @@ export function GameTimeline({ timeline }: { timeline: GameTimelineActorRef }) {
         >
           Refresh
         </button>
+        {live ? <span className="tp-muted">Live</span> : null}
         {error && (
           <span className="tp-browser-error" role="alert">
             {error}

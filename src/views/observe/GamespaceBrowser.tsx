@@ -185,7 +185,13 @@ function Row({
           type="button"
           className={`${buttonClass} p-button-outlined`}
           aria-expanded={expanded}
-          onClick={() => browser.send({ type: 'gamespace.viewToggled', id: row.id })}
+          onClick={() =>
+            browser.send({
+              type: 'gamespace.viewToggled',
+              id: row.id,
+              workspaceId: row.workspaceId,
+            })
+          }
         >
           View
         </button>

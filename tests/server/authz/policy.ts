@@ -116,6 +116,9 @@ const VM_G_ANY: readonly ActorKind[] = [
   'launchCookie',
 ];
 const VM_P2_ANY: readonly ActorKind[] = [...P2_ANY, 'observerIn'];
+/** Who may drive G's machine (keys, paste, files): not an observer, who only watches it. */
+const VM_G_DRIVE = VM_G_ANY.filter((a) => a !== 'observerIn');
+const VM_P2_DRIVE = VM_P2_ANY.filter((a) => a !== 'observerIn');
 /** ws.CanEdit of W. */
 const W_EDIT: readonly ActorKind[] = ['editor', 'wsManager', 'admin'];
 /** ws.CanManage of W. */
@@ -1962,6 +1965,12 @@ export const POLICY: PolicyRow[] = [
         allow: VM_P2_ANY,
         request: (w) => ({ url: `/api/vm-console/${w.p2Vm}` }),
       },
+      {
+        // Ours: control of a console; an observer only watches.
+        name: "control of G's machine",
+        allow: VM_G_DRIVE,
+        request: (w) => ({ url: `/api/vm-console/${w.gVm}?control=true` }),
+      },
     ],
   },
   // The wall's console thumbnails: an observer's view, as the gamespace's event log (not its
@@ -1977,7 +1986,7 @@ export const POLICY: PolicyRow[] = [
       },
     ],
   },
-  // The console's clipboard: whoever may open the machine's console.
+  // The console's clipboard: whoever may open the machine's console; pasting, whoever may drive it.
   {
     method: 'GET',
     url: '/api/vm/:id/clipboard',
@@ -2011,17 +2020,17 @@ export const POLICY: PolicyRow[] = [
     cases: [
       {
         name: "G's machine",
-        allow: VM_G_ANY,
+        allow: VM_G_DRIVE,
         request: (w) => ({ method: 'POST', url: `/api/vm/${w.gVm}/clipboard/paste` }),
       },
       {
         name: "P2's machine",
-        allow: VM_P2_ANY,
+        allow: VM_P2_DRIVE,
         request: (w) => ({ method: 'POST', url: `/api/vm/${w.p2Vm}/clipboard/paste` }),
       },
     ],
   },
-  // Files into a machine: whoever may open its console (server/core/guestFiles.ts).
+  // Files into a machine: whoever may drive it from its console (server/core/guestFiles.ts).
   {
     method: 'GET',
     url: '/api/vm/:id/files',
@@ -2040,7 +2049,7 @@ export const POLICY: PolicyRow[] = [
     cases: [
       {
         name: "G's machine",
-        allow: VM_G_ANY,
+        allow: VM_G_DRIVE,
         request: (w) => ({
           method: 'POST',
           url: `/api/vm/${w.gVm}/files`,
