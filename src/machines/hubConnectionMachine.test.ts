@@ -417,8 +417,8 @@ describe('hubConnectionMachine', () => {
       hub.send({ type: 'hub.listenRequested', channelId: 'ws-1' });
       hub.send({ type: 'hub.listenRequested', channelId: 'ws-2' });
       expect(selectHubChannels(hub.snapshot())).toEqual({
-        'ws-1': { joined: false },
-        'ws-2': { joined: false },
+        'ws-1': { joined: false, listeners: 1 },
+        'ws-2': { joined: false, listeners: 1 },
       });
       expect(hub.joins).toHaveLength(0);
 
@@ -463,8 +463,8 @@ describe('hubConnectionMachine', () => {
       ]);
       await settle(hub.joins[2], undefined);
       expect(selectHubChannels(hub.snapshot())).toEqual({
-        'ws-1': { joined: true },
-        'ws-2': { joined: true },
+        'ws-1': { joined: true, listeners: 1 },
+        'ws-2': { joined: true, listeners: 1 },
       });
     });
 
@@ -480,6 +480,38 @@ describe('hubConnectionMachine', () => {
       expect(hub.invocations.map((call) => call.label)).toEqual(['Leave(ws-1)@c1']);
       hub.clock.increment(REJOIN_RETRY_MS * 5);
       expect(hub.joins).toHaveLength(1);
+    });
+
+    it('leaves a channel only when the last of its listeners leaves it', async () => {
+      const hub = startHub();
+      await hub.started('c1');
+      // The help queue and a timeline listen on the same observe channel.
+      hub.send({ type: 'hub.listenRequested', channelId: 'observe:w' });
+      hub.send({ type: 'hub.listenRequested', channelId: 'observe:w' });
+      await settle(hub.joins[0], undefined);
+      expect(hub.joins).toHaveLength(1);
+
+      hub.send({ type: 'hub.leaveRequested', channelId: 'observe:w' });
+      expect(selectIsChannelJoined('observe:w')(hub.snapshot())).toBe(true);
+      expect(hub.invocations).toEqual([]);
+
+      hub.send({ type: 'hub.leaveRequested', channelId: 'observe:w' });
+      expect(selectHubChannels(hub.snapshot())).toEqual({});
+      expect(hub.invocations.map((call) => call.label)).toEqual(['Leave(observe:w)@c1']);
+      // A leave too many changes nothing.
+      hub.send({ type: 'hub.leaveRequested', channelId: 'observe:w' });
+      expect(hub.invocations).toHaveLength(1);
+    });
+
+    it('keeps counting listeners across a reconnect', async () => {
+      const hub = startHub();
+      hub.send({ type: 'hub.listenRequested', channelId: 'ws-1' });
+      hub.send({ type: 'hub.listenRequested', channelId: 'ws-1' });
+      await hub.started('c1');
+      await settle(hub.joins[0], undefined);
+      hub.lose('c1');
+      hub.send({ type: 'hub.leaveRequested', channelId: 'ws-1' });
+      expect(Object.keys(selectHubChannels(hub.snapshot()))).toEqual(['ws-1']);
     });
 
     it('forgets a channel left while disconnected without sending Leave to the next connection', async () => {
@@ -528,7 +560,9 @@ describe('hubConnectionMachine', () => {
 
       // Sending the Leave after the second Listen would leave the channel the view is back on.
       expect(hub.wire).toEqual(['open', 'Greet(ws-9)@c1', 'Listen(ws-1)@c1', 'Listen(ws-1)@c1']);
-      expect(selectHubChannels(hub.snapshot())).toEqual({ 'ws-1': { joined: false } });
+      expect(selectHubChannels(hub.snapshot())).toEqual({
+        'ws-1': { joined: false, listeners: 1 },
+      });
     });
   });
 

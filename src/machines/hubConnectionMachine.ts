@@ -14,7 +14,11 @@ import { errorMessage } from '../domain/text';
 import { hubChannelMachine, REJOIN_RETRY_MS } from './hubChannelMachine';
 import { hubConnectorMachine, INITIAL_RETRY_MS, RECONNECT_DELAYS_MS } from './hubConnectorMachine';
 import { hubOutboxMachine, type HubInvocation, type HubMethod } from './hubOutboxMachine';
-import type { HubConnectionContext, HubConnectionEvent } from './hubConnectionMachine.types';
+import type {
+  HubChannelState,
+  HubConnectionContext,
+  HubConnectionEvent,
+} from './hubConnectionMachine.types';
 
 export { INITIAL_RETRY_MS, RECONNECT_DELAYS_MS, REJOIN_RETRY_MS };
 export type { HubInvocation, HubMethod };
@@ -91,7 +95,27 @@ export const hubConnectionMachine = setup({
     addChannel: assign({
       channels: ({ context, event }) => {
         assertEvent(event, 'hub.listenRequested');
-        return { ...context.channels, [event.channelId]: { joined: false } };
+        return { ...context.channels, [event.channelId]: { joined: false, listeners: 1 } };
+      },
+    }),
+    countListener: assign({
+      channels: ({ context, event }) => {
+        assertEvent(event, 'hub.listenRequested');
+        const channel = context.channels[event.channelId] as HubChannelState;
+        return {
+          ...context.channels,
+          [event.channelId]: { ...channel, listeners: channel.listeners + 1 },
+        };
+      },
+    }),
+    uncountListener: assign({
+      channels: ({ context, event }) => {
+        assertEvent(event, 'hub.leaveRequested');
+        const channel = context.channels[event.channelId] as HubChannelState;
+        return {
+          ...context.channels,
+          [event.channelId]: { ...channel, listeners: channel.listeners - 1 },
+        };
       },
     }),
     removeChannel: assign({
@@ -104,13 +128,19 @@ export const hubConnectionMachine = setup({
     markJoined: assign({
       channels: ({ context, event }) => {
         assertEvent(event, 'hub.channelJoined');
-        return { ...context.channels, [event.channelId]: { joined: true } };
+        const channel = context.channels[event.channelId] as HubChannelState;
+        return { ...context.channels, [event.channelId]: { ...channel, joined: true } };
       },
     }),
     /** The server dropped this connection's groups with it. */
     markChannelsLeft: assign({
       channels: ({ context }) =>
-        Object.fromEntries(Object.keys(context.channels).map((id) => [id, { joined: false }])),
+        Object.fromEntries(
+          Object.entries(context.channels).map(([id, channel]) => [
+            id,
+            { ...channel, joined: false },
+          ]),
+        ),
     }),
     joinChannels: enqueueActions(
       ({ context, enqueue, self }, { channelIds }: { channelIds: string[] }) => {
@@ -155,6 +185,11 @@ export const hubConnectionMachine = setup({
       assertEvent(event, ['hub.leaveRequested', 'hub.channelJoined']);
       return event.channelId in context.channels;
     },
+    /** The channel's last listener is leaving it. */
+    isLastListener: ({ context, event }) => {
+      assertEvent(event, 'hub.leaveRequested');
+      return context.channels[event.channelId]?.listeners === 1;
+    },
   },
 }).createMachine({
   id: 'hubConnection',
@@ -164,8 +199,14 @@ export const hubConnectionMachine = setup({
   invoke: { id: 'outbox', src: 'outbox', input: ({ self }) => ({ parentRef: self }) },
   // Wherever the connection is, the channel list and the outbox are kept for the next one.
   on: {
-    'hub.listenRequested': { guard: 'isNewChannel', actions: 'addChannel' },
-    'hub.leaveRequested': { guard: 'isListenedChannel', actions: 'removeChannel' },
+    'hub.listenRequested': [
+      { guard: 'isNewChannel', actions: 'addChannel' },
+      { actions: 'countListener' },
+    ],
+    'hub.leaveRequested': [
+      { guard: 'isLastListener', actions: 'removeChannel' },
+      { guard: 'isListenedChannel', actions: 'uncountListener' },
+    ],
     'hub.invokeRequested': { actions: 'enqueueInvocation' },
   },
   initial: 'disconnected',
@@ -201,22 +242,28 @@ export const hubConnectionMachine = setup({
         input: ({ context }) => ({ connectionId: context.connectionId as string }),
       },
       on: {
-        'hub.listenRequested': {
-          guard: 'isNewChannel',
-          actions: [
-            'addChannel',
-            'cancelPendingLeave',
-            { type: 'joinChannels', params: requestedChannel },
-          ],
-        },
-        'hub.leaveRequested': {
-          guard: 'isListenedChannel',
-          actions: [
-            { type: 'stopJoins', params: requestedChannel },
-            'removeChannel',
-            'enqueueLeave',
-          ],
-        },
+        'hub.listenRequested': [
+          {
+            guard: 'isNewChannel',
+            actions: [
+              'addChannel',
+              'cancelPendingLeave',
+              { type: 'joinChannels', params: requestedChannel },
+            ],
+          },
+          { actions: 'countListener' },
+        ],
+        'hub.leaveRequested': [
+          {
+            guard: 'isLastListener',
+            actions: [
+              { type: 'stopJoins', params: requestedChannel },
+              'removeChannel',
+              'enqueueLeave',
+            ],
+          },
+          { guard: 'isListenedChannel', actions: 'uncountListener' },
+        ],
         'hub.channelJoined': { guard: 'isListenedChannel', actions: 'markJoined' },
         // The join retries by itself; the error is kept for diagnosis.
         'hub.channelJoinFailed': { actions: recordError },

@@ -28,6 +28,12 @@ export type HubConnectionEvent =
 export interface HubChannelState {
   /** The server has this connection in the channel's group; false while joining or retrying. */
   joined: boolean;
+  /**
+   * How many listeners asked for the channel and have not left it: the Leave goes out with the
+   * last one, so that one view leaving (a timeline tab closed) does not deafen another on the
+   * same channel (the help queue of that workspace).
+   */
+  listeners: number;
 }
 
 export interface HubConnectionContext {
