@@ -46,6 +46,7 @@ function setup(count: number) {
       alerts: {
         append: async (row) => void stored.push(row),
         list: async () => [],
+        countsOf: async () => new Map(),
         async gamespacesPlaying(_workspaceId, _variant, exceptId) {
           reads.ids += 1;
           return [...challenges.keys()].filter((id) => id !== exceptId);

@@ -48,12 +48,19 @@ export interface WallEntry {
   state: WallState;
   /** When its latest game event happened; null when it has none yet. */
   lastActivity: string | null;
+  /** Its open help request (a raised hand), with who is on it; null when none. */
+  help: { id: string; message: string; raisedAt: string; claimedByName: string | null } | null;
+  /** How many answer-sharing alerts its submissions raised. */
+  alerts: number;
   /** By name. */
   machines: WallMachine[];
 }
 
 export interface WallDeps {
-  repositories: Pick<Repositories, 'gamespaces' | 'workspaces' | 'players' | 'gameEvents'>;
+  repositories: Pick<
+    Repositories,
+    'gamespaces' | 'workspaces' | 'players' | 'gameEvents' | 'helpRequests' | 'alerts'
+  >;
   driver: Pick<HypervisorDriver, 'find'>;
   clock?: Clock;
 }
@@ -81,7 +88,7 @@ export function wallState(machines: readonly WallMachine[]): WallState {
 }
 
 export function createWallService(deps: WallDeps) {
-  const { gamespaces, workspaces, players, gameEvents } = deps.repositories;
+  const { gamespaces, workspaces, players, gameEvents, helpRequests, alerts } = deps.repositories;
   const clock = deps.clock ?? realClock;
 
   return {
@@ -99,12 +106,15 @@ export function createWallService(deps: WallDeps) {
       }
       if (rows.length === 0) return [];
       const ids = rows.map((g) => g.id);
-      const [names, playersOf, latest, machines] = await Promise.all([
+      const [names, playersOf, latest, machines, hands, alertCounts] = await Promise.all([
         workspaces.namesOf([...new Set(rows.map((g) => g.workspaceId!))]),
         players.inGamespaces(ids),
         gameEvents.latestOf(ids),
         machinesByTag(deps.driver),
+        helpRequests.openIn(ids),
+        alerts.countsOf(ids),
       ]);
+      const handOf = new Map(hands.map((h) => [h.gamespaceId, h]));
       const workspaceNames = new Map(names.map((w) => [w.id, w.name]));
       return rows.map((g): WallEntry => {
         const spec = parseChallengeText(g.challenge);
@@ -112,6 +122,7 @@ export function createWallService(deps: WallDeps) {
           a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
         );
         const last = latest.get(g.id);
+        const hand = handOf.get(g.id);
         return {
           gamespaceId: g.id,
           workspaceId: g.workspaceId!,
@@ -130,6 +141,15 @@ export function createWallService(deps: WallDeps) {
           maxAttempts: spec.maxAttempts,
           state: wallState(own),
           lastActivity: last === undefined ? null : isoDate(last),
+          help: hand
+            ? {
+                id: hand.id,
+                message: hand.message,
+                raisedAt: isoDate(hand.raisedAt),
+                claimedByName: hand.claimedByName || null,
+              }
+            : null,
+          alerts: alertCounts.get(g.id) ?? 0,
           machines: own,
         };
       });

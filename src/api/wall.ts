@@ -16,7 +16,16 @@ export type WallMachine = t.TypeOf<typeof WallMachine>;
 /** What its machines say of a gamespace; a state this version does not know reads as it is. */
 export const WallState = t.string;
 
-export const WallEntry = t.type({
+/** A gamespace's raised hand: its open help request, with who is on it. */
+export const WallHelp = t.type({
+  id: t.string,
+  message: t.string,
+  raisedAt: t.string,
+  claimedByName: t.union([t.string, t.null]),
+});
+export type WallHelp = t.TypeOf<typeof WallHelp>;
+
+const WallEntryFields = t.type({
   gamespaceId: t.string,
   workspaceId: t.string,
   workspaceName: t.string,
@@ -33,6 +42,12 @@ export const WallEntry = t.type({
   lastActivity: t.union([t.string, t.null]),
   machines: t.array(WallMachine),
 });
+
+export const WallEntry = t.intersection([
+  WallEntryFields,
+  // Help requests and alerts came after the first wall: a server without them says nothing.
+  t.partial({ help: t.union([WallHelp, t.null]), alerts: t.number }),
+]);
 export type WallEntry = t.TypeOf<typeof WallEntry>;
 
 /** GET wall: the running gamespaces the viewer may observe. */

@@ -107,6 +107,17 @@ const liveTimelineLogic = ({ hub, hubEvents }: WorkspaceDependencies) =>
     },
   );
 
+/** A gamespace's timeline, loaded once and then live (the Events tab, the wall's cards). */
+export const gameTimelineLogic = (deps: WorkspaceDependencies) =>
+  gameTimelineMachine.provide({
+    actors: {
+      loadEvents: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
+        listGameEvents(deps.http)(gamespaceId, signal),
+      ),
+      liveEvents: liveTimelineLogic(deps),
+    },
+  });
+
 /** The deletes run one after another; each failure is reported with the gamespace's id. */
 const deleteEach = (deps: WorkspaceDependencies) =>
   fromPromise<DeleteOutcome, { ids: string[] }>(async ({ input, signal }) => {
@@ -137,14 +148,7 @@ export function gamespaceBrowserLogic(deps: WorkspaceDependencies) {
         actors: {
           loadDetail: loadDetail(deps),
           vmController: gameVmLogic(deps),
-          gameTimeline: gameTimelineMachine.provide({
-            actors: {
-              loadEvents: fromTaskEither(({ gamespaceId }: { gamespaceId: string }, signal) =>
-                listGameEvents(deps.http)(gamespaceId, signal),
-              ),
-              liveEvents: liveTimelineLogic(deps),
-            },
-          }),
+          gameTimeline: gameTimelineLogic(deps),
         },
       }),
       clock: fromEventObservable(() => clockTicks$()),

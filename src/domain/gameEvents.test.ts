@@ -29,8 +29,8 @@ describe('gameEventLine', () => {
   it('reads a kind added after this SPA was built as its name, not as a failure', () => {
     const at = '2026-11-30T14:00:00.000Z';
     expect(gameEventLine({ id: 'a', kind: 'help.requested', at }).what).toBe('Help requested');
-    expect(gameEventLine({ id: 'b', kind: 'alert', at, machineName: 'kali' }).what).toBe(
-      'Alert: kali',
+    expect(gameEventLine({ id: 'b', kind: 'hint', at, machineName: 'kali' }).what).toBe(
+      'Hint: kali',
     );
     expect(gameEventLabel('help_closed')).toBe('Help closed');
     expect(gameEventLabel('...')).toBe('Event');

@@ -81,8 +81,9 @@ describe('console thumbnails', () => {
     const png = decodePng(Buffer.from(await first.arrayBuffer()));
     expect([png.width, png.height]).toEqual([320, 192]);
 
-    // What a real console viewer of the machine sees, shrunk, is the thumbnail.
-    const viewer = await openScreenViewer(await lab.consoleUrl('admin'));
+    // What a real console viewer of the machine sees, shrunk, is the thumbnail. The player's own
+    // console: an administrator's is view-only until they take control.
+    const viewer = await openScreenViewer(await lab.consoleUrl('player'));
     try {
       await viewer.refresh();
       const shrunk = () =>

@@ -162,4 +162,45 @@ describe.each(testEngines())('the instructor wall on %s', (engine) => {
       expect(after.lastActivity).not.toBe(before.lastActivity);
     });
   });
+  it('shows a raised hand with who is on it, and how many alerts a gamespace raised', async () => {
+    const entryOf = async () =>
+      (await wallOf('observer')).find((e) => e.gamespaceId === played.id)!;
+    expect(await entryOf()).toMatchObject({ help: null, alerts: 0 });
+    const raised = await ok(
+      call('player', 'POST', `/gamespace/${played.id}/help`, { message: 'Stuck on the flag' }),
+    );
+    expect(await entryOf()).toMatchObject({
+      help: { id: raised.id, message: 'Stuck on the flag', claimedByName: null },
+    });
+    await ok(call('observer', 'POST', `/help/${raised.id}/claim`));
+    expect((await entryOf()).help).toMatchObject({ claimedByName: 'Observer' });
+    await ok(call('observer', 'POST', `/help/${raised.id}/answer`, { text: 'Look in /etc.' }));
+    expect((await entryOf()).help).toBeNull();
+
+    // As the answer-sharing check stores them (server/core/answerAlerts.ts).
+    const alert = {
+      at: Date.now(),
+      workspaceId: lab,
+      kind: 'shared',
+      gamespaceId: played.id,
+      otherGamespaceId: adminLab.id,
+      sectionIndex: 0,
+      sectionName: 'Only',
+      questionIndex: 0,
+      questionText: 'The flag?',
+      submitterNames: 'Player',
+      ownerNames: 'Administrator',
+      answer: 'x',
+    };
+    await server.app.store.db
+      .insertInto('alerts')
+      .values([
+        { ...alert, id: 'alert-1' },
+        { ...alert, id: 'alert-2' },
+      ])
+      .execute();
+    expect(await entryOf()).toMatchObject({ alerts: 2 });
+    const others = (await wallOf('admin')).filter((e) => e.gamespaceId !== played.id);
+    expect(others.map((e) => e.alerts)).toEqual(others.map(() => 0));
+  });
 });

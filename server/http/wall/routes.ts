@@ -30,6 +30,8 @@ export const wallEntrySchema = {
     'maxAttempts',
     'state',
     'lastActivity',
+    'help',
+    'alerts',
     'machines',
   ],
   properties: {
@@ -62,6 +64,18 @@ export const wallEntrySchema = {
       type: ['string', 'null'],
       description: 'When its latest game event happened (ISO 8601); null when it has none.',
     },
+    help: {
+      type: ['object', 'null'],
+      description: 'Its open help request (a raised hand); null when none.',
+      required: ['id', 'message', 'raisedAt', 'claimedByName'],
+      properties: {
+        id: str,
+        message: str,
+        raisedAt: date,
+        claimedByName: { type: ['string', 'null'], description: 'Who is on it; null: nobody yet.' },
+      },
+    },
+    alerts: { type: 'integer', description: 'Answer-sharing alerts its submissions raised.' },
     machines: {
       type: 'array',
       items: {

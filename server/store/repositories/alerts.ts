@@ -23,6 +23,18 @@ export function createAlertRepository(db: Db) {
       return query.orderBy('at', 'desc').orderBy('id', 'desc').limit(options.limit).execute();
     },
 
+    /** How many alerts each of these gamespaces raised, for those with any (the wall). */
+    async countsOf(gamespaceIds: readonly string[]): Promise<Map<string, number>> {
+      if (gamespaceIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('alerts')
+        .select(['gamespaceId', (eb) => eb.fn.countAll<number | string>().as('count')])
+        .where('gamespaceId', 'in', [...gamespaceIds])
+        .groupBy('gamespaceId')
+        .execute();
+      return new Map(rows.map((r) => [r.gamespaceId, Number(r.count)]));
+    },
+
     /** The ids of the workspace's gamespaces playing `variant`, but `exceptId`. */
     async gamespacesPlaying(
       workspaceId: string,

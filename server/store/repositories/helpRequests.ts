@@ -65,6 +65,19 @@ export function createHelpRequestRepository(db: Db) {
       return row && withNumbers(row);
     },
 
+    /** The open request of each of these gamespaces that has one (the wall's raised hands). */
+    openIn: async (gamespaceIds: readonly string[]): Promise<HelpRequestTable[]> =>
+      gamespaceIds.length === 0
+        ? []
+        : (
+            await db
+              .selectFrom('helpRequests')
+              .selectAll()
+              .where('gamespaceId', 'in', [...gamespaceIds])
+              .where('status', '=', 'open')
+              .execute()
+          ).map(withNumbers),
+
     /** The gamespace's requests, oldest first. */
     ofGamespace: async (gamespaceId: string): Promise<HelpRequestTable[]> =>
       (

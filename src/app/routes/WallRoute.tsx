@@ -2,8 +2,16 @@ import { useActorRef } from '@xstate/react';
 import { useCallback, useMemo, useState } from 'react';
 import type { ThumbnailActorRef } from '../../machines/thumbnailMachine';
 import { WallThumbnail } from '../../views/observe/WallThumbnail';
-import WallView, { type ThumbnailSlot } from '../../views/observe/WallView';
+import { GameTimeline } from '../../views/observe/GameTimeline';
+import WallView, {
+  type AsideSlot,
+  type ThumbnailSlot,
+  type TimelineSlot,
+} from '../../views/observe/WallView';
+import { gameTimelineLogic } from '../gamespaceBrowserImplementations';
 import { useAppServices } from '../services';
+import { AlertsSection } from './AlertsSection';
+import { HelpQueueSection } from './HelpQueueSection';
 import { rememberedPins, thumbnailLogic, wallLogic } from '../wallImplementations';
 
 type ThumbnailLogic = ReturnType<typeof thumbnailLogic>;
@@ -16,6 +24,35 @@ function ThumbnailSection({ logic, vmId }: { logic: ThumbnailLogic; vmId: string
   const thumbnail: ThumbnailActorRef = useActorRef(logic, { input: { vmId } });
   return <WallThumbnail thumbnail={thumbnail} />;
 }
+
+type TimelineLogic = ReturnType<typeof gameTimelineLogic>;
+
+/** A tile's timeline, alive while it is open: loaded once, then live on the observe channel. */
+function TimelineSection({
+  logic,
+  gamespaceId,
+  workspaceId,
+}: {
+  logic: TimelineLogic;
+  gamespaceId: string;
+  workspaceId: string;
+}) {
+  const { inspect } = useAppServices();
+  const timeline = useActorRef(logic, { input: { gamespaceId, workspaceId }, inspect });
+  return <GameTimeline timeline={timeline} />;
+}
+
+/** The help queue and the alerts of the workspace the wall shows, or of every one it observes. */
+const aside: AsideSlot = (workspaceId) => (
+  <>
+    {/* The queue heads itself ("Help requests"). */}
+    <HelpQueueSection workspaceId={workspaceId ?? undefined} />
+    <section aria-labelledby="tp-wall-alerts">
+      <h2 id="tp-wall-alerts">Alerts</h2>
+      <AlertsSection key={workspaceId ?? ''} {...(workspaceId ? { workspaceId } : {})} />
+    </section>
+  </>
+);
 
 /** /observe/wall (observers; loaded on demand): the instructor wall. */
 export default function WallRoute() {
@@ -30,5 +67,10 @@ export default function WallRoute() {
     (vm) => <ThumbnailSection key={vm.id} logic={pictures} vmId={vm.id} />,
     [pictures],
   );
-  return <WallView wall={wall} thumbnail={thumbnail} />;
+  const timelines = useMemo(() => gameTimelineLogic(workspace), [workspace]);
+  const timeline: TimelineSlot = useCallback(
+    (game) => <TimelineSection logic={timelines} {...game} />,
+    [timelines],
+  );
+  return <WallView wall={wall} thumbnail={thumbnail} timeline={timeline} aside={aside} />;
 }

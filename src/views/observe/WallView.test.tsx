@@ -60,7 +60,10 @@ afterEach(() => {
   root = null;
 });
 
-async function renderWall(entries: WallEntry[]) {
+async function renderWall(
+  entries: WallEntry[],
+  extra: Pick<Parameters<typeof WallView>[0], 'timeline' | 'aside'> = {},
+) {
   const ticks = testClock();
   const wall = createActor(
     wallMachine.provide({
@@ -84,6 +87,7 @@ async function renderWall(entries: WallEntry[]) {
           slots.push(vm.id);
           return <span data-testid="picture">{vm.name}</span>;
         }}
+        {...extra}
       />,
     ),
   );
@@ -92,6 +96,47 @@ async function renderWall(entries: WallEntry[]) {
 }
 
 describe('WallView', () => {
+  it('marks a raised hand, who is on it, and alerts on the tile', async () => {
+    const { host } = await renderWall([
+      entry('g1', 'Ada', {
+        help: { id: 'h1', message: 'Stuck', raisedAt: '', claimedByName: 'Grace' },
+        alerts: 2,
+      }),
+      entry('g2', 'Bob', { help: null, alerts: 0 }),
+    ]);
+    const [ada, bob] = [...host.querySelectorAll('li.tp-wall-card')];
+    expect(ada!.getAttribute('data-hand')).toBe('raised');
+    expect(ada!.querySelector('.tp-wall-hand')?.textContent).toBe(
+      'Hand raised (Grace is on it): Stuck',
+    );
+    expect(ada!.querySelector('.tp-wall-alert')?.textContent).toBe(
+      '2 alerts: an answer generated for another gamespace',
+    );
+    expect(bob!.hasAttribute('data-hand')).toBe(false);
+    expect(bob!.querySelector('.tp-wall-hand, .tp-wall-alert')).toBeNull();
+  });
+
+  it("opens a tile's timeline from its button, and the workspace's queue beside the grid", async () => {
+    const asked: Array<string | null> = [];
+    const { host, wall } = await renderWall([entry('g1', 'Ada')], {
+      timeline: (game) => <p data-testid="timeline">{`${game.gamespaceId}@${game.workspaceId}`}</p>,
+      aside: (workspaceId) => {
+        asked.push(workspaceId);
+        return <p data-testid="aside">{workspaceId ?? 'all'}</p>;
+      },
+    });
+    expect(host.querySelector('[data-testid="aside"]')?.textContent).toBe('all');
+    const toggle = host.querySelector<HTMLButtonElement>('.tp-wall-timeline-toggle')!;
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(host.querySelector('[data-testid="timeline"]')).toBeNull();
+    act(() => toggle.click());
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(host.querySelector('[data-testid="timeline"]')?.textContent).toBe('g1@ws-a');
+    act(() => wall.send({ type: 'wall.workspaceChosen', workspaceId: 'ws-a' }));
+    expect(host.querySelector('[data-testid="aside"]')?.textContent).toBe('ws-a');
+    expect(asked.at(-1)).toBe('ws-a');
+  });
+
   it('shows each gamespace as a tile with its facts and its machines’ console links', async () => {
     const { host } = await renderWall([entry('g1', 'Ada')]);
     const tile = host.querySelector('li.tp-wall-card')!;

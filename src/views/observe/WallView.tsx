@@ -1,5 +1,5 @@
 import { useSelector } from '@xstate/react';
-import { memo, type ReactNode } from 'react';
+import { memo, useState, type ReactNode } from 'react';
 import { isWallSort, teamName, type WallSort } from '../../domain/wall';
 import { consoleUrl } from '../../machines/vmControllerRules';
 import type { WallActorRef, WallEntry } from '../../machines/wallMachine';
@@ -23,6 +23,15 @@ import './wall.css';
 
 /** What the page gives a tile for each running machine: its picture. */
 export type ThumbnailSlot = (vm: { id: string; name: string }) => ReactNode;
+
+/** What the page gives a tile whose timeline is open: the gamespace's live event log. */
+export type TimelineSlot = (game: { gamespaceId: string; workspaceId: string }) => ReactNode;
+
+/**
+ * What the page shows beside the grid: the help queue and the alerts, of the chosen workspace or
+ * (null) of every workspace the viewer observes.
+ */
+export type AsideSlot = (workspaceId: string | null) => ReactNode;
 
 const SORT_LABELS: Record<WallSort, string> = {
   timeLeft: 'Time left',
@@ -162,18 +171,28 @@ const Card = memo(function Card({
   wall,
   id,
   thumbnail,
+  timeline,
 }: {
   wall: WallActorRef;
   id: string;
   thumbnail: ThumbnailSlot;
+  timeline: TimelineSlot | undefined;
 }) {
   const entry = useSelector(wall, (s) => selectWallEntry(s, id));
   const pinned = useSelector(wall, (s) => selectIsPinned(s, id));
+  const [showTimeline, setShowTimeline] = useState(false);
   if (!entry) return null;
   const team = teamName(entry);
   const headingId = `wall-${id}`;
+  const alerts = entry.alerts ?? 0;
   return (
-    <li className="tp-wall-card" aria-labelledby={headingId} data-pinned={pinned}>
+    <li
+      className="tp-wall-card"
+      aria-labelledby={headingId}
+      data-pinned={pinned}
+      data-hand={entry.help ? 'raised' : undefined}
+      data-alerts={alerts > 0 ? alerts : undefined}
+    >
       <div className="tp-wall-card-head">
         <h2 id={headingId} title={team}>
           {team}
@@ -223,12 +242,46 @@ const Card = memo(function Card({
           </dd>
         </div>
       </dl>
+      {entry.help && (
+        <p className="tp-wall-hand">
+          <strong>Hand raised</strong>
+          {entry.help.claimedByName ? ` (${entry.help.claimedByName} is on it)` : ''}:{' '}
+          <span className="tp-wall-hand-message">{entry.help.message}</span>
+        </p>
+      )}
+      {alerts > 0 && (
+        <p className="tp-wall-alert">
+          <strong>{alerts === 1 ? '1 alert' : `${alerts} alerts`}</strong>: an answer generated for
+          another gamespace
+        </p>
+      )}
       <Machines entry={entry} team={team} thumbnail={thumbnail} />
+      {timeline && (
+        <>
+          <button
+            type="button"
+            className="p-button p-component p-button-text p-button-sm tp-wall-timeline-toggle"
+            aria-expanded={showTimeline}
+            onClick={() => setShowTimeline((shown) => !shown)}
+          >
+            {showTimeline ? 'Hide timeline' : 'Timeline'}
+          </button>
+          {showTimeline && timeline({ gamespaceId: id, workspaceId: entry.workspaceId })}
+        </>
+      )}
     </li>
   );
 });
 
-function Grid({ wall, thumbnail }: { wall: WallActorRef; thumbnail: ThumbnailSlot }) {
+function Grid({
+  wall,
+  thumbnail,
+  timeline,
+}: {
+  wall: WallActorRef;
+  thumbnail: ThumbnailSlot;
+  timeline: TimelineSlot | undefined;
+}) {
   const ids = useSelector(wall, selectWallIds);
   const total = useSelector(wall, selectWallTotal);
   const firstLoading = useSelector(wall, selectIsWallFirstLoading);
@@ -243,7 +296,7 @@ function Grid({ wall, thumbnail }: { wall: WallActorRef; thumbnail: ThumbnailSlo
       {ids.length > 0 && (
         <ul className="tp-wall-grid" aria-label="Running gamespaces">
           {ids.map((id) => (
-            <Card key={id} wall={wall} id={id} thumbnail={thumbnail} />
+            <Card key={id} wall={wall} id={id} thumbnail={thumbnail} timeline={timeline} />
           ))}
         </ul>
       )}
@@ -255,12 +308,17 @@ function Grid({ wall, thumbnail }: { wall: WallActorRef; thumbnail: ThumbnailSlo
 export default function WallView({
   wall,
   thumbnail,
+  timeline,
+  aside,
 }: {
   wall: WallActorRef;
   thumbnail: ThumbnailSlot;
+  timeline?: TimelineSlot;
+  aside?: AsideSlot;
 }) {
   useTitle('Instructor wall');
   const error = useSelector(wall, selectWallError);
+  const workspaceId = useSelector(wall, (s) => selectWallFilter(s).workspaceId);
   return (
     <div className="tp-page tp-wall-page">
       <h1>Instructor wall</h1>
@@ -270,7 +328,8 @@ export default function WallView({
           {error}
         </div>
       )}
-      <Grid wall={wall} thumbnail={thumbnail} />
+      {aside && <div className="tp-wall-aside">{aside(workspaceId ?? null)}</div>}
+      <Grid wall={wall} thumbnail={thumbnail} timeline={timeline} />
     </div>
   );
 }
