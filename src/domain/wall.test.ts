@@ -88,6 +88,24 @@ describe('wall order', () => {
     ]);
   });
 
+  it('puts raised hands first, the longest waiting first, pinned ones before them', () => {
+    const hand = (minutes: number) => ({ help: { raisedAt: at(minutes) } });
+    const tiles = [
+      tile('top', { score: 90 }),
+      tile('late', { score: 10, ...hand(-1) }),
+      tile('early', { score: 20, ...hand(-9) }),
+      tile('pin', { score: 0 }),
+      tile('none', { score: 50, help: null }),
+    ];
+    expect(wallOrder(tiles, { ...opts, sort: 'score', pinned: ['pin'] })).toEqual([
+      'pin',
+      'early',
+      'late',
+      'top',
+      'none',
+    ]);
+  });
+
   it('leaves out what the filter does not keep, pinned or not', () => {
     const tiles = [tile('a'), tile('b', { workspaceId: 'ws-b' })];
     expect(

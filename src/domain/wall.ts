@@ -1,6 +1,8 @@
 /**
  * The instructor wall's rules (GET /api/wall): which gamespaces a filter keeps, in which order
- * they are shown, and what a tile says of a team and of its time. Pinned gamespaces come first.
+ * they are shown, and what a tile says of a team and of its time. Pinned gamespaces come first;
+ * within pinned and unpinned, a raised hand comes before the rest (the longest waiting first),
+ * since an instructor must not have to scroll to find who asks for help.
  */
 import { sessionCountdown, sessionWindow, type SessionTimes } from './session';
 import { clockText, countdownText, isUnsetDate } from './time';
@@ -21,6 +23,8 @@ export interface WallTile extends SessionTimes {
   score: number;
   lastActivity: string | null;
   machines: ReadonlyArray<{ name: string }>;
+  /** Its open help request, if any. */
+  help?: { raisedAt: string } | null;
 }
 
 export interface WallFilter {
@@ -87,13 +91,25 @@ function compareBy(sort: WallSort): (a: WallTile, b: WallTile) => number {
   };
 }
 
-/** The ids of the tiles the filter keeps, pinned ones first, each part in the sort's order. */
+/** A raised hand first, the one raised longest ago before the others; then `then`. */
+const handsFirst =
+  (then: (a: WallTile, b: WallTile) => number) =>
+  (a: WallTile, b: WallTile): number => {
+    const raised = (tile: WallTile) => (tile.help ? (timeOf(tile.help.raisedAt) ?? 0) : null);
+    const primary = byPresent(raised(a), raised(b), false);
+    return primary !== 0 ? primary : then(a, b);
+  };
+
+/**
+ * The ids of the tiles the filter keeps, pinned ones first; within each part raised hands first,
+ * then the sort's order.
+ */
 export function wallOrder(
   tiles: readonly WallTile[],
   options: { filter: WallFilter; sort: WallSort; pinned: readonly string[] },
 ): string[] {
   const pinned = new Set(options.pinned);
-  const compare = compareBy(options.sort);
+  const compare = handsFirst(compareBy(options.sort));
   const kept = tiles.filter((tile) => matchesWallFilter(tile, options.filter));
   const first = kept.filter((t) => pinned.has(t.gamespaceId)).sort(compare);
   const rest = kept.filter((t) => !pinned.has(t.gamespaceId)).sort(compare);

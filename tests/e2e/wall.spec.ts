@@ -136,6 +136,14 @@ test('an observer watches the running gamespaces of its audience on the wall', a
     'true',
   );
 
+  // A tile's timeline opens across the row, with the game's events, live.
+  await adaTile.getByRole('button', { name: 'Timeline' }).click();
+  await expect(adaTile).toHaveAttribute('data-expanded', 'true');
+  await expect(adaTile.getByRole('cell', { name: /^Machine deployed: / })).toBeVisible();
+  await expect(adaTile.getByText('Live', { exact: true })).toBeVisible();
+  await adaTile.getByRole('button', { name: 'Hide timeline' }).click();
+  await expect(adaTile.getByRole('cell', { name: /^Machine deployed: / })).toHaveCount(0);
+
   // A machine's picture opens its console in a tab of its own.
   const vm = adaGame.vms[0]!;
   const [consolePage] = await Promise.all([

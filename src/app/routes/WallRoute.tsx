@@ -1,5 +1,5 @@
 import { useActorRef } from '@xstate/react';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ThumbnailActorRef } from '../../machines/thumbnailMachine';
 import { WallThumbnail } from '../../views/observe/WallThumbnail';
 import { GameTimeline } from '../../views/observe/GameTimeline';
@@ -39,6 +39,8 @@ function TimelineSection({
 }) {
   const { inspect } = useAppServices();
   const timeline = useActorRef(logic, { input: { gamespaceId, workspaceId }, inspect });
+  // The tile shows it as long as it lives (the browser's Events tab shows and hides its own).
+  useEffect(() => timeline.send({ type: 'timeline.shown' }), [timeline]);
   return <GameTimeline timeline={timeline} />;
 }
 

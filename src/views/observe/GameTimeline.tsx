@@ -8,6 +8,7 @@ import {
   selectTimelineEvents,
   timelineLines,
 } from '../../machines/gameTimelineMachine.selectors';
+import './observe.css';
 
 /**
  * The Events tab: the gamespace's event log, oldest first: when, who, what (and to which

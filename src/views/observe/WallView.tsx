@@ -192,6 +192,7 @@ const Card = memo(function Card({
       data-pinned={pinned}
       data-hand={entry.help ? 'raised' : undefined}
       data-alerts={alerts > 0 ? alerts : undefined}
+      data-expanded={showTimeline || undefined}
     >
       <div className="tp-wall-card-head">
         <h2 id={headingId} title={team}>
