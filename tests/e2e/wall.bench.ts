@@ -17,6 +17,8 @@ const NAMES = ['Ada', 'Bo', 'Cy', 'Dee', 'Eve', 'Fay', 'Gus', 'Hal', 'Ivy', 'Jo'
 
 interface Gaps {
   frames: number;
+  /** Frames a second over the whole run: what a person sees as the frame rate. */
+  fps: number;
   median: number;
   p95: number;
   max: number;
@@ -47,10 +49,12 @@ const frameGaps = (page: Page, scroll: boolean): Promise<Gaps> =>
       for (let i = 0; i < 120; i++) await nextFrame();
     }
     running = false;
+    const seconds = gaps.reduce((sum, gap) => sum + gap, 0) / 1000;
     gaps.sort((a, b) => a - b);
     const at = (q: number) => Math.round(gaps[Math.floor((gaps.length - 1) * q)]!);
     return {
       frames: gaps.length,
+      fps: Math.round(gaps.length / seconds),
       median: at(0.5),
       p95: at(0.95),
       max: at(1),
