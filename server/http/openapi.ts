@@ -183,6 +183,9 @@ const TAGS: ReadonlyArray<[RegExp, string]> = [
   [/^admin$/, 'Admin'],
   [/^dispatch(es)?$/, 'Dispatch'],
   [/^console$/, 'Console'],
+  // Ours: what observers watch (the wall, help requests, alerts, recordings), a caller's own.
+  [/^(wall|help|alerts|recording)$/, 'Observe'],
+  [/^my$/, 'User'],
 ];
 
 function tagOf(url: string): string {

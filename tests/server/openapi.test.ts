@@ -38,6 +38,16 @@ describe('the OpenAPI document and its page', () => {
     expect(document.paths['/api/user']?.get?.tags).toEqual(['User']);
   });
 
+  it('files every route under its resource: the catch-all Api tag holds the document alone', () => {
+    // The page renders the groups as they come into view: a crowded first group pushes the
+    // others out of the first screen.
+    const untagged = operations()
+      .filter(({ operation }) => operation.tags?.includes('Api'))
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+    expect(untagged).toEqual(['GET /api/openapi.json']);
+    expect(document.paths['/api/wall']?.get?.tags).toEqual(['Observe']);
+  });
+
   it("shows the product's page: its title, no Swagger top bar or Explore box", async () => {
     const page = await (await fetch(`${server.url}/api/static/index.html`)).text();
     expect(page).toContain('<title>Topoplay API</title>');
