@@ -45,16 +45,20 @@ const LAUNCH_CONCURRENCY = 8;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
 
-/** Whether a /proc/{pid}/stat line is a QEMU process's: the machines, not the server. */
-const isQemu = (stat: string) => stat.slice(stat.indexOf('(') + 1).startsWith('qemu');
+/**
+ * Whether process `pid` is a QEMU's: the machines, not the server. The driver names its QEMU
+ * processes after their machines (`-name …,process=topoplay-{id}`), so the command line tells.
+ */
+const isQemu = async (pid: string) =>
+  (await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')).startsWith('qemu-system');
 
 /** CPU seconds of every QEMU process on the host: the machines' own work. */
 async function qemuCpuSeconds(): Promise<number> {
   let ticks = 0;
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
+    if (!(await isQemu(entry))) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (!isQemu(stat)) continue;
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
   }
@@ -66,8 +70,8 @@ async function rssBytes(pid: number): Promise<number> {
   const parents = new Map<number, number>();
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
+    if (await isQemu(entry)) continue;
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (isQemu(stat)) continue;
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     parents.set(Number(entry), Number(fields[1]));
   }
@@ -215,6 +219,20 @@ async function main() {
     const token = (await signIn(server.url, 'admin', SEED_PASSWORD)).accessToken!;
 
     await sleep(5_000);
+    if (QEMU) {
+      // Restored or booting machines work hard at first: measure once they have settled (the
+      // QEMU processes under half a core for 5 s), or after three minutes.
+      const settledBy = performance.now() + 180_000;
+      for (;;) {
+        const q0 = await qemuCpuSeconds();
+        await sleep(5_000);
+        const busy = ((await qemuCpuSeconds()) - q0) / 5;
+        if (busy < 0.5 || performance.now() > settledBy) {
+          console.log(`machines settled: QEMU processes ${(busy * 100).toFixed(0)}% of a core`);
+          break;
+        }
+      }
+    }
     const none = await usage(server.pid, SECONDS);
 
     const watcher = watch(server.url, token, vms);
