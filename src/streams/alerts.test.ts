@@ -1,25 +1,6 @@
+import { fakeHubSource } from './testing/fakeHubSource';
 import { describe, expect, it } from 'vitest';
 import { alertsRaised$, type AlertRaisedEvent } from './alerts';
-import type { HubEventHandler, HubEventSource } from './hub';
-
-function fakeSource() {
-  const handlers = new Map<string, Set<HubEventHandler>>();
-  const source: HubEventSource = {
-    on(name, handler) {
-      const key = name.toLowerCase();
-      handlers.set(key, (handlers.get(key) ?? new Set()).add(handler));
-    },
-    off(name, handler) {
-      handlers.get(name.toLowerCase())?.delete(handler);
-    },
-  };
-  return {
-    source,
-    emit: (name: string, payload: unknown) =>
-      [...(handlers.get(name.toLowerCase()) ?? [])].forEach((handler) => handler(payload)),
-    attached: (name: string) => handlers.get(name.toLowerCase())?.size ?? 0,
-  };
-}
 
 const actor = { id: 'u-1', name: 'Admin' };
 const recorded = (kind: string) => ({
@@ -30,7 +11,7 @@ const recorded = (kind: string) => ({
 
 describe('alertsRaised$', () => {
   it('passes on the alert events observers hear, and nothing else', () => {
-    const hub = fakeSource();
+    const hub = fakeHubSource();
     const seen: AlertRaisedEvent[] = [];
     const subscription = alertsRaised$(hub.source).subscribe((e) => seen.push(e));
     hub.emit('ObserveEvent', recorded('submission'));

@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gamespaceDispatches$, type DispatchRecordEvent } from './dispatches';
-import type { HubEventHandler, HubEventSource, InvalidHubEvent } from './hub';
-
-function fakeSource() {
-  const handlers = new Map<string, Set<HubEventHandler>>();
-  const source: HubEventSource = {
-    on(name, handler) {
-      const key = name.toLowerCase();
-      handlers.set(key, (handlers.get(key) ?? new Set()).add(handler));
-    },
-    off(name, handler) {
-      handlers.get(name.toLowerCase())?.delete(handler);
-    },
-  };
-  return {
-    source,
-    emit: (name: string, payload: unknown) =>
-      [...(handlers.get(name.toLowerCase()) ?? [])].forEach((handler) => handler(payload)),
-    attached: (name: string) => handlers.get(name.toLowerCase())?.size ?? 0,
-  };
-}
+import type { InvalidHubEvent } from './hub';
+import { fakeHubSource } from './testing/fakeHubSource';
 
 const actor = { id: 'u-1', name: 'Admin' };
 const record = (id: string, targetGroup = 'gs-1') => ({
@@ -35,7 +17,7 @@ const record = (id: string, targetGroup = 'gs-1') => ({
 
 describe('gamespaceDispatches$', () => {
   it("passes on the gamespace's created, updated and deleted dispatches, and no other's", () => {
-    const hub = fakeSource();
+    const hub = fakeHubSource();
     const seen: DispatchRecordEvent[] = [];
     const subscription = gamespaceDispatches$(hub.source, 'gs-1', {
       onInvalid: () => undefined,
@@ -60,7 +42,7 @@ describe('gamespaceDispatches$', () => {
   });
 
   it('reports and drops a record that is not a dispatch, and goes on', () => {
-    const hub = fakeSource();
+    const hub = fakeHubSource();
     const invalid: InvalidHubEvent[] = [];
     const seen: DispatchRecordEvent[] = [];
     gamespaceDispatches$(hub.source, 'gs-1', { onInvalid: (i) => invalid.push(i) }).subscribe((e) =>

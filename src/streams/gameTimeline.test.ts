@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { gamespaceEvents$, type TimelineRecordedEvent } from './gameTimeline';
-import type { HubEventHandler, HubEventSource, InvalidHubEvent } from './hub';
-
-function fakeSource() {
-  const handlers = new Map<string, Set<HubEventHandler>>();
-  const source: HubEventSource = {
-    on(name, handler) {
-      const key = name.toLowerCase();
-      handlers.set(key, (handlers.get(key) ?? new Set()).add(handler));
-    },
-    off(name, handler) {
-      handlers.get(name.toLowerCase())?.delete(handler);
-    },
-  };
-  return {
-    source,
-    emit: (name: string, payload: unknown) =>
-      [...(handlers.get(name.toLowerCase()) ?? [])].forEach((handler) => handler(payload)),
-    attached: (name: string) => handlers.get(name.toLowerCase())?.size ?? 0,
-  };
-}
+import type { InvalidHubEvent } from './hub';
+import { fakeHubSource } from './testing/fakeHubSource';
 
 const actor = { id: 'u-1', name: 'Ann' };
 const event = (id: string, gamespaceId = 'gs-1', kind = 'deploy') => ({
@@ -31,7 +13,7 @@ const event = (id: string, gamespaceId = 'gs-1', kind = 'deploy') => ({
 
 describe('gamespaceEvents$', () => {
   it("passes on the gamespace's recorded events, of any kind, and no other gamespace's", () => {
-    const hub = fakeSource();
+    const hub = fakeHubSource();
     const seen: TimelineRecordedEvent[] = [];
     const invalid: InvalidHubEvent[] = [];
     const subscription = gamespaceEvents$(hub.source, 'gs-1', {

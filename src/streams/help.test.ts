@@ -1,25 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { helpUpdates$, type HelpUpdatedEvent } from './help';
-import type { HubEventHandler, HubEventSource, InvalidHubEvent } from './hub';
-
-function fakeSource() {
-  const handlers = new Map<string, Set<HubEventHandler>>();
-  const source: HubEventSource = {
-    on(name, handler) {
-      const key = name.toLowerCase();
-      handlers.set(key, (handlers.get(key) ?? new Set()).add(handler));
-    },
-    off(name, handler) {
-      handlers.get(name.toLowerCase())?.delete(handler);
-    },
-  };
-  return {
-    source,
-    emit: (name: string, payload: unknown) =>
-      [...(handlers.get(name.toLowerCase()) ?? [])].forEach((handler) => handler(payload)),
-    attached: (name: string) => handlers.get(name.toLowerCase())?.size ?? 0,
-  };
-}
+import type { InvalidHubEvent } from './hub';
+import { fakeHubSource } from './testing/fakeHubSource';
 
 const actor = { id: 'u-1', name: 'Olga' };
 const request = (id: string, gamespaceId = 'gs-1') => ({
@@ -36,7 +18,7 @@ const request = (id: string, gamespaceId = 'gs-1') => ({
 
 describe('helpUpdates$', () => {
   it('passes on the help requests it wants, validated, and nothing else the channel tells', () => {
-    const hub = fakeSource();
+    const hub = fakeHubSource();
     const seen: HelpUpdatedEvent[] = [];
     const invalid: InvalidHubEvent[] = [];
     const subscription = helpUpdates$(hub.source, (r) => r.gamespaceId === 'gs-1', {

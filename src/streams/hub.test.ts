@@ -14,32 +14,11 @@ import {
   tokenTransitions$,
   topoEvents$,
   vmEvents$,
-  type HubEventHandler,
   type HubEventSource,
   type InvalidHubEvent,
   type SessionTokenState,
 } from './hub';
-
-/** An event source like SignalR's: handlers by name, matched case-insensitively. */
-function fakeSource() {
-  const handlers = new Map<string, Set<HubEventHandler>>();
-  const source: HubEventSource = {
-    on(name, handler) {
-      const key = name.toLowerCase();
-      handlers.set(key, (handlers.get(key) ?? new Set()).add(handler));
-    },
-    off(name, handler) {
-      handlers.get(name.toLowerCase())?.delete(handler);
-    },
-  };
-  return {
-    source,
-    /** The server sends `name` with `args`. */
-    emit: (name: string, ...args: unknown[]) =>
-      [...(handlers.get(name.toLowerCase()) ?? [])].forEach((handler) => handler(...args)),
-    attached: (name: string) => handlers.get(name.toLowerCase())?.size ?? 0,
-  };
-}
+import { fakeHubSource } from './testing/fakeHubSource';
 
 const ADA = { id: 'u-ada', name: 'Ada' };
 
@@ -52,7 +31,7 @@ function collect<A>(
     subscribe(next: (value: A) => void): { unsubscribe(): void };
   },
 ) {
-  const server = fakeSource();
+  const server = fakeHubSource();
   const received: A[] = [];
   const invalid: InvalidHubEvent[] = [];
   const subscription = factory(server.source, { onInvalid: (i) => invalid.push(i) }).subscribe(
