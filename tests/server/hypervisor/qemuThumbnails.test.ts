@@ -83,7 +83,11 @@ describe('a thumbnail of a qemu machine', () => {
     try {
       /** The thumbnail now and the screen now agree but for a blinking cursor. */
       const agreeing = async (notEtag?: string) => {
-        let seen = { etag: '', rgb: new Uint8Array(), width: 0 };
+        let seen: { etag: string; rgb: Uint8Array; width: number } = {
+          etag: '',
+          rgb: new Uint8Array(),
+          width: 0,
+        };
         await vi.waitFor(
           async () => {
             const answer = await thumbnails.thumbnail(machineId);
